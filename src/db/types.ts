@@ -1,0 +1,18 @@
+/**
+ * The one database interface every module uses. Implementations (PGlite, PostgreSQL) normalise
+ * results identically: int8 → number, numeric → string, timestamptz → Date, jsonb → parsed value,
+ * bytea → Buffer.
+ */
+export type SqlParam = string | number | boolean | null | Date | Buffer | Uint8Array | object | bigint;
+
+export interface Queryable {
+  /** Runs one statement with $1… parameters and returns its rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Runs fn in one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
