@@ -8,7 +8,8 @@ before(async () => {
 });
 after(() => server.close());
 
-function assertEnvelopeError(body: Record<string, unknown>, code: number, message: string) {
+function assertEnvelopeError(json: unknown, code: number, message: string) {
+  const body = json as Record<string, unknown>;
   assert.match(body.responseId as string, /^[0-9a-f]{16}$/);
   assert.match(body.responseTime as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.equal(body.status, 'error');
