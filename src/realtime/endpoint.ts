@@ -8,9 +8,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { Clock } from '../clock.ts';
+import { WEBSOCKET_PATH } from '../sessions/sessions.ts';
 import { Connection } from './connection.ts';
 import type { DeliveryFilter } from './filter.ts';
-import { compileFilter, formatsOf } from './filter.ts';
+import { formatsOf } from '../sessions/sessions.ts';
+import { compileFilter } from './filter.ts';
 import type { Heartbeat } from './heartbeat.ts';
 import type { Hub } from './hub.ts';
 import {
@@ -22,8 +24,6 @@ import {
   pongMessage,
   startMessage,
 } from './protocol.ts';
-
-export const WEBSOCKET_PATH = '/v2/websocket';
 
 /** The session a valid ticket opens. */
 export interface OpenedSession {
@@ -42,8 +42,8 @@ export interface Refusal {
 export interface SessionGate {
   /** Redeems a ticket (single-use: a failed attempt uses it too) and marks the session open. */
   open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal>;
-  /** The connection of an opened session ended, for whatever reason. */
-  closed(socketId: number): void;
+  /** The connection of an opened session ended, for whatever reason (`code`: the close code). */
+  closed(socketId: number, code: number): void;
 }
 
 export interface EndpointOptions {
@@ -115,7 +115,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     if ('code' in opened) return refuse(ws, opened.code, opened.message);
     if (ws.readyState !== 1 || !accepting) {
       if (ws.readyState === 1) refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart);
-      gate.closed(opened.socketId);
+      gate.closed(opened.socketId, closeCodes.serverRestart);
       return;
     }
     const conn = new Connection(
@@ -147,9 +147,9 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
       else if (msg.type === 'pong') heartbeat.pong(conn, msg.pingId);
       else if (msg.type === 'invalid') conn.fail(closeCodes.notJson, closeMessages.notJson, false);
     });
-    ws.on('close', () => {
+    ws.on('close', (code) => {
       hub.remove(conn);
-      gate.closed(conn.socketId);
+      gate.closed(conn.socketId, code);
     });
   }
 

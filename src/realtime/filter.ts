@@ -2,9 +2,8 @@
  * Delivery filters of a WebSocket session (service.md "Events" 1): which telegrams a connection
  * receives. Connections with equal filters form one subscription group.
  */
+import type { FormatMode } from '../sessions/sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
-
-export type FormatMode = 'raw' | 'json';
 
 export interface DeliveryFilter {
   classifications: readonly string[];
@@ -12,11 +11,6 @@ export interface DeliveryFilter {
   types: readonly string[] | null;
   test: 'no' | 'including';
   formatMode: FormatMode;
-}
-
-/** Formats a connection receives in each mode (service.md "Events" 1, behaviour.md §10). */
-export function formatsOf(mode: FormatMode): string[] {
-  return mode === 'raw' ? ['xml', 'a/n', 'binary'] : ['a/n', 'binary', 'json'];
 }
 
 /** A filter compiled for fast matching; `key` identifies its subscription group. */

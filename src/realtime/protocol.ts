@@ -3,9 +3,9 @@
  * the parser of client messages. Pure functions; the endpoint and the hub do the I/O.
  */
 import { randomBytes } from 'node:crypto';
+import { CLOSED_BY_ACCOUNT } from '../sessions/sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
-export const PROTOCOL = 'service.v2';
 /** Subprotocols a client may offer; the one offered is echoed back. */
 const ACCEPTED_PROTOCOLS = ['service.v2', 'dmdata.v2'] as const;
 
@@ -18,7 +18,7 @@ export const closeCodes = {
   pingIdMismatch: 4640,
   notJson: 4641,
   contractEnded: 4807,
-  closedByAccount: 4808,
+  closedByAccount: CLOSED_BY_ACCOUNT,
   pingTimeout: 4891,
 } as const;
 
