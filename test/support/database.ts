@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
 
 /** PostgreSQL server for tests, when set (CI sets it); otherwise tests use PGlite. */
 export const testDatabaseUrl = process.env.NAMAZU_TEST_DATABASE_URL || null;
@@ -57,6 +58,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
+  const db = await openPostgres(url.toString(), 1);
+  await migrate(db);
+  await db.close();
   return {
     databaseUrl: url.toString(),
     dataDir,
