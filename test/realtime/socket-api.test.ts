@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are inspected loosely */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
@@ -48,10 +49,10 @@ async function call(method: string, path: string, key: string) {
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, any>) : null };
 }
 
-function assertError(r: { status: number; json: Record<string, any> }, code: number, message: string) {
+function assertError(r: { status: number; json: Record<string, any> | null }, code: number, message: string) {
   assert.equal(r.status, code, JSON.stringify(r.json));
-  assert.equal(r.json.status, 'error');
-  assert.deepEqual(r.json.error, { message, code });
+  assert.equal(r.json!.status, 'error');
+  assert.deepEqual(r.json!.error, { message, code });
 }
 
 test('POST /v2/socket starts a session for the contracted classifications', async () => {
