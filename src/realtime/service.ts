@@ -48,16 +48,16 @@ function parseJson<T>(payload: string): Partial<T> {
   }
 }
 
+/** The real-time surface; `loader` gives the function that reads a telegram by serial. */
+export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord | Promise<LoadRecord>): Surface {
+  return async (app, ctx) =>
+    startRealtime(app, ctx, await loader(ctx), sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
+}
+
 /** Reads a telegram by serial for delivery. Replaced by the telegram store's reader once it lands. */
 const loadNothing: LoadRecord = async () => null;
 
 export const registerRealtime: Surface = realtimeSurface(() => loadNothing);
-
-/** The real-time surface; `loader` gives the function that reads a telegram by serial. */
-export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord): Surface {
-  return (app, ctx) =>
-    startRealtime(app, ctx, loader(ctx), sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
-}
 
 async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;
