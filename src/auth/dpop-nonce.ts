@@ -43,3 +43,8 @@ export class DpopNonces {
     return safeEqual(nonce, current) || safeEqual(nonce, previous);
   }
 }
+
+/** The nonce key of an installation, derived from its pepper so every process shares it. */
+export function dpopNonceKey(pepper: Buffer): Buffer {
+  return createHmac('sha256', pepper).update('namazu dpop nonce key').digest();
+}

@@ -104,30 +104,30 @@ export async function storeTokens(
   return values;
 }
 
-/** The unexpired token with this digest, or null. */
-export async function findLiveToken(q: Queryable, digest: string, now: number): Promise<TokenRecord | null> {
-  const rows = await q.query<TokenRow>('SELECT * FROM oauth_tokens WHERE digest = $1 AND expires_at > $2', [
-    digest,
-    new Date(now),
-  ]);
-  return rows[0] ? toRecord(rows[0]) : null;
-}
-
 /**
- * An unexpired access token whose client is still registered: what a resource server trusts.
- * Deleting a client therefore ends its tokens at once.
+ * The unexpired token with this digest whose client is still registered, or null: deleting a client
+ * therefore ends its tokens at once.
  */
-export async function findLiveAccessToken(
-  q: Queryable,
-  digest: string,
-  now: number,
-): Promise<TokenRecord | null> {
+export async function findLiveToken(q: Queryable, digest: string, now: number): Promise<TokenRecord | null> {
   const rows = await q.query<TokenRow>(
     `SELECT t.* FROM oauth_tokens t JOIN oauth_clients c ON c.client_id = t.client_id
-     WHERE t.digest = $1 AND t.kind = 'access' AND t.expires_at > $2 AND c.revoked_at IS NULL`,
+     WHERE t.digest = $1 AND t.expires_at > $2 AND c.revoked_at IS NULL`,
     [digest, new Date(now)],
   );
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** A token's owner, live or not (for revocation, which must not depend on expiry). */
+export async function findTokenOwner(
+  q: Queryable,
+  digest: string,
+): Promise<{ kind: TokenKind; clientId: string; grantId: number | null } | null> {
+  const rows = await q.query<{ kind: TokenKind; client_id: string; grant_id: number | null }>(
+    'SELECT kind, client_id, grant_id FROM oauth_tokens WHERE digest = $1',
+    [digest],
+  );
+  const r = rows[0];
+  return r ? { kind: r.kind, clientId: r.client_id, grantId: r.grant_id } : null;
 }
 
 /**

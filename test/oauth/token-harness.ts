@@ -1,0 +1,161 @@
+// Boots the real server (PGlite in a temp dir, or PostgreSQL when NAMAZU_TEST_DATABASE_URL is set)
+// with the conformance fixtures of oauth.md: confidential C1, C2, CC and public native P1.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createAccount, type Account } from '../../src/accounts/accounts.ts';
+import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
+import { issueCode, type CodeRequest } from '../../src/auth/codes.ts';
+import { s256Challenge } from '../../src/auth/pkce.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { defaults, type Config } from '../../src/config.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+
+export interface TestClient {
+  client: OAuthClient;
+  id: string;
+  secret: string | null;
+}
+
+export interface AuthHarness {
+  server: RunningServer;
+  clock: ManualClock;
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  introspectUrl: string;
+  account: Account;
+  C1: TestClient;
+  C2: TestClient;
+  CC: TestClient;
+  P1: TestClient;
+  addClient(input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>): Promise<TestClient>;
+  /** A code as the authorization endpoint would issue it (PKCE S256 for P1 by default). */
+  code(client: TestClient, o?: Partial<CodeRequest> & { verifier?: string | null }): Promise<{ code: string; verifier: string | null; grantId: number }>;
+  close(): Promise<void>;
+}
+
+export const ALL_SCOPES = ['telegram.list', 'telegram.data', 'telegram.get.earthquake', 'contract.list', 'gd.earthquake'];
+
+export function testConfig(overrides: Partial<Config> = {}): { config: Config; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'namazu-oauth-'));
+  const config: Config = {
+    ...defaults(),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: dir,
+    databaseUrl: process.env.NAMAZU_TEST_DATABASE_URL || null,
+    logLevel: 'silent',
+    demo: false,
+    dpopNonce: false,
+    ...overrides,
+  };
+  return { config, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function newVerifier(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export async function startAuthHarness(overrides: Partial<Config> = {}, clock = new ManualClock()): Promise<AuthHarness> {
+  const { config, cleanup } = testConfig(overrides);
+  const server = await startServer(config, { clock });
+  const { db, pepper } = server.ctx;
+  const origin = `http://127.0.0.1:${server.port}`;
+  const tag = randomBytes(6).toString('hex');
+  const account = await createAccount(db, { email: `owner-${tag}@example.com`, password: 'correct horse battery' });
+
+  async function addClient(input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>): Promise<TestClient> {
+    const { client, clientSecret } = await createClient(db, pepper, {
+      accountId: account.id,
+      name: `client ${tag}`,
+      redirectUris: ['https://app.example/cb'],
+      scopes: ALL_SCOPES,
+      ...input,
+    });
+    return { client, id: client.clientId, secret: clientSecret };
+  }
+
+  const C1 = await addClient({ type: 'confidential', grants: ['authorization_code', 'refresh_token', 'client_credentials'] });
+  const C2 = await addClient({ type: 'confidential', grants: ['authorization_code', 'refresh_token', 'client_credentials'] });
+  const CC = await addClient({ type: 'confidential', grants: ['client_credentials'], redirectUris: [] });
+  const P1 = await addClient({
+    type: 'public',
+    grants: ['authorization_code', 'refresh_token'],
+    redirectUris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
+  });
+
+  return {
+    server,
+    clock,
+    origin,
+    tokenUrl: `${origin}/account/oauth2/v1/token`,
+    revokeUrl: `${origin}/account/oauth2/v1/revoke`,
+    introspectUrl: `${origin}/account/oauth2/v1/introspect`,
+    account,
+    C1,
+    C2,
+    CC,
+    P1,
+    addClient,
+    async code(client, o = {}) {
+      const verifier = o.verifier === undefined ? (client.client.type === 'public' ? newVerifier() : null) : o.verifier;
+      const { code, grantId } = await issueCode(db, pepper, clock, {
+        clientId: client.id,
+        accountId: account.id,
+        redirectUri: client.client.redirectUris[0] ?? null,
+        scopes: ['telegram.list', 'telegram.data'],
+        codeChallenge: verifier === null ? null : s256Challenge(verifier),
+        codeChallengeMethod: verifier === null ? null : 'S256',
+        dpopJkt: null,
+        ...o,
+      });
+      return { code, verifier, grantId };
+    },
+    async close() {
+      await server.close();
+      cleanup();
+    },
+  };
+}
+
+/** POSTs a form (raw, for malformed cases) and returns status, headers and parsed JSON (if any). */
+export async function postForm(
+  url: string,
+  form: Record<string, string | string[]> | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> | null; text: string }> {
+  let body: string;
+  if (typeof form === 'string') body = form;
+  else {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) p.append(k, one);
+    body = p.toString();
+  }
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+/** RFC 6749 Appendix B: form-urlencode, then Basic. */
+export function basic(id: string, secret: string): string {
+  const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+  return 'Basic ' + Buffer.from(`${enc(id)}:${enc(secret)}`).toString('base64');
+}
+
+/** Basic without the Appendix B encoding (what many clients send). */
+export function basicPlain(id: string, secret: string): string {
+  return 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
+}
