@@ -33,7 +33,8 @@ export async function handleIntrospectRequest(
 ): Promise<IntrospectionResponse> {
   const presented = presentedClient(request.headers.authorization, params);
   const client = await authenticateClient(iss.db, iss.pepper, presented);
-  if (client.type !== 'confidential') throw invalidClient(presented, 'introspection needs a confidential client');
+  if (client.type !== 'confidential')
+    throw invalidClient(presented, 'introspection needs a confidential client');
   const token = requiredParam(params, 'token');
   if (token.length > 200) return { active: false };
   const t = await findLiveToken(iss.db, digestSecret(iss.pepper, token), iss.clock.now());

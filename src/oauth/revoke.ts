@@ -12,11 +12,23 @@ export const REVOKE_PATH = '/account/oauth2/v1/revoke';
  * alone (and the answer is the same, so revocation reveals nothing). Revoking a refresh token ends
  * its whole authorization: every access token issued from it stops too.
  */
-export async function handleRevokeRequest(iss: Issuer, request: FastifyRequest, params: FormParams): Promise<void> {
-  const client = await authenticateClient(iss.db, iss.pepper, presentedClient(request.headers.authorization, params));
+export async function handleRevokeRequest(
+  iss: Issuer,
+  request: FastifyRequest,
+  params: FormParams,
+): Promise<void> {
+  const client = await authenticateClient(
+    iss.db,
+    iss.pepper,
+    presentedClient(request.headers.authorization, params),
+  );
   const token = requiredParam(params, 'token');
   // token_type_hint is only a hint (RFC 7009 §2.1): the token's own kind decides.
-  if (token.length > 200 || !(token.startsWith(prefixes.accessToken) || token.startsWith(prefixes.refreshToken))) return;
+  if (
+    token.length > 200 ||
+    !(token.startsWith(prefixes.accessToken) || token.startsWith(prefixes.refreshToken))
+  )
+    return;
   const digest = digestSecret(iss.pepper, token);
   const owner = await findTokenOwner(iss.db, digest);
   if (!owner || owner.clientId !== client.clientId) return;

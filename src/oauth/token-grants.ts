@@ -17,7 +17,13 @@ import { channels } from '../bus/types.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
-import { invalidGrant, invalidRequest, invalidScope, OAuthError, unauthorizedClient } from './token-errors.ts';
+import {
+  invalidGrant,
+  invalidRequest,
+  invalidScope,
+  OAuthError,
+  unauthorizedClient,
+} from './token-errors.ts';
 import { param, requiredParam, type FormParams } from './token-params.ts';
 
 /**
@@ -53,7 +59,12 @@ function accessToken(now: number, t: Omit<NewToken, 'kind' | 'expiresAt'>): NewT
   return { ...t, kind: 'access', expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) };
 }
 
-function response(access: string, scopes: string[], proof: VerifiedProof | null, refresh?: string): TokenResponse {
+function response(
+  access: string,
+  scopes: string[],
+  proof: VerifiedProof | null,
+  refresh?: string,
+): TokenResponse {
   return {
     access_token: access,
     token_type: proof ? 'DPoP' : 'Bearer',
@@ -82,14 +93,23 @@ function redemptionFailure(
   proof: VerifiedProof | null,
 ): OAuthError | null {
   if (code.redirectUri !== null) {
-    if (redirectUri === undefined) return invalidRequest('redirect_uri was sent at authorization and is required');
+    if (redirectUri === undefined)
+      return invalidRequest('redirect_uri was sent at authorization and is required');
     if (redirectUri !== code.redirectUri) {
-      return new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri differs from the authorization request');
+      return new OAuthError(
+        400,
+        'invalid_redirect_uri',
+        'redirect_uri differs from the authorization request',
+      );
     }
-  } else if (redirectUri !== undefined && (client.redirectUris.length !== 1 || redirectUri !== client.redirectUris[0])) {
+  } else if (
+    redirectUri !== undefined &&
+    (client.redirectUris.length !== 1 || redirectUri !== client.redirectUris[0])
+  ) {
     return new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri differs from the authorization request');
   }
-  if (client.type === 'public' && code.codeChallenge === null) return invalidGrant('public clients must use PKCE');
+  if (client.type === 'public' && code.codeChallenge === null)
+    return invalidGrant('public clients must use PKCE');
   const pkce = checkPkce({ challenge: code.codeChallenge, method: code.codeChallengeMethod }, verifier);
   if (pkce === 'failed') return new OAuthError(400, 'invalid_code_verifier', 'code_verifier does not match');
   if (pkce === 'downgrade') {
@@ -107,7 +127,8 @@ export async function authorizationCodeGrant(
   params: FormParams,
   proof: VerifiedProof | null,
 ): Promise<TokenResponse> {
-  if (!client.grants.includes('authorization_code')) throw unauthorizedClient('client may not use this grant');
+  if (!client.grants.includes('authorization_code'))
+    throw unauthorizedClient('client may not use this grant');
   const code = requiredParam(params, 'code');
   const redirectUri = param(params, 'redirect_uri');
   const verifier = param(params, 'code_verifier');
@@ -171,9 +192,11 @@ export async function refreshTokenGrant(
     throw invalidGrant('refresh token not found');
   }
   const scopes = narrowedScopes(scope, token.scopes) ?? token.scopes;
-  if (token.jkt !== null && proof?.jkt !== token.jkt) throw invalidGrant('the refresh token is bound to another DPoP key');
+  if (token.jkt !== null && proof?.jkt !== token.jkt)
+    throw invalidGrant('the refresh token is bound to another DPoP key');
   const access = await iss.db.tx(async (q) => {
-    if (!(await slideRefreshToken(q, digest, now, iss.refreshMaxAgeMs))) throw invalidGrant('refresh token not found');
+    if (!(await slideRefreshToken(q, digest, now, iss.refreshMaxAgeMs)))
+      throw invalidGrant('refresh token not found');
     const [value] = await storeForGrant(q, iss, now, [
       accessToken(now, {
         grantId: token.grantId,
@@ -194,15 +217,24 @@ export async function clientCredentialsGrant(
   params: FormParams,
   proof: VerifiedProof | null,
 ): Promise<TokenResponse> {
-  if (client.type !== 'confidential') throw unauthorizedClient('public clients cannot use client_credentials');
-  if (!client.grants.includes('client_credentials')) throw unauthorizedClient('client may not use this grant');
+  if (client.type !== 'confidential')
+    throw unauthorizedClient('public clients cannot use client_credentials');
+  if (!client.grants.includes('client_credentials'))
+    throw unauthorizedClient('client may not use this grant');
   const scopes = parseScopeList(requiredParam(params, 'scope'));
   const refused = scopes.filter((s) => !isKnownScope(s) || !client.scopes.includes(s));
-  if (scopes.length === 0 || refused.length > 0) throw invalidScope(`scope not allowed: ${refused.join(' ')}`);
+  if (scopes.length === 0 || refused.length > 0)
+    throw invalidScope(`scope not allowed: ${refused.join(' ')}`);
   const now = iss.clock.now();
   // The token acts for the account that owns the client; it belongs to no user authorization.
   const [access] = await storeTokens(iss.db, iss.pepper, now, [
-    accessToken(now, { grantId: null, clientId: client.clientId, accountId: client.accountId, scopes, jkt: proof?.jkt ?? null }),
+    accessToken(now, {
+      grantId: null,
+      clientId: client.clientId,
+      accountId: client.accountId,
+      scopes,
+      jkt: proof?.jkt ?? null,
+    }),
   ]);
   return response(access!, scopes, proof);
 }

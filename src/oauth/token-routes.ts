@@ -35,14 +35,16 @@ function namedClient(request: FastifyRequest): string {
 }
 
 function formOf(request: FastifyRequest): FormParams {
-  if (typeof request.body !== 'string') throw invalidRequest('the body must be application/x-www-form-urlencoded');
+  if (typeof request.body !== 'string')
+    throw invalidRequest('the body must be application/x-www-form-urlencoded');
   return parseForm(request.body);
 }
 
 /** OAuth errors and anything Fastify throws, as RFC 6749 §5.2 JSON; never a stack or internal detail. */
 function asOAuthError(err: FastifyError | OAuthError): OAuthError {
   if (err instanceof OAuthError) return err;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new OAuthError(413, 'invalid_request', 'body too large');
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new OAuthError(413, 'invalid_request', 'body too large');
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return invalidRequest('malformed request');
   return new OAuthError(500, 'server_error', 'server error');
@@ -59,11 +61,18 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
   };
   const endpoint: TokenEndpoint = {
     issuer,
-    dpop: { db: ctx.db, clock: ctx.clock, nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null },
+    dpop: {
+      db: ctx.db,
+      clock: ctx.clock,
+      nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null,
+    },
     url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
   };
   const maxKeys = 100_000;
-  const perIp = new FailureLimiter({ limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs, maxKeys }, ctx.clock);
+  const perIp = new FailureLimiter(
+    { limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
+    ctx.clock,
+  );
   const perClient = new FailureLimiter(
     { limit: FAILURE_LIMITS.perIpAndClient, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
     ctx.clock,
@@ -78,19 +87,25 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
       (_request, body, done) => done(null, body),
     );
     // Any other body (JSON included) is read, bounded, and refused by the handler as invalid_request.
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (_request, _body, done) =>
-      done(null, NOT_A_FORM),
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT },
+      (_request, _body, done) => done(null, NOT_A_FORM),
     );
 
     scope.addHook('onRequest', async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       const wait = perIp.retryAfter([request.ip]);
-      if (wait > 0) throw new OAuthError(429, 'invalid_request', 'too many failed requests', { 'retry-after': String(wait) });
+      if (wait > 0)
+        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
+          'retry-after': String(wait),
+        });
     });
 
     scope.setErrorHandler((err: FastifyError | OAuthError, request, reply) => {
       const e = asOAuthError(err);
-      if (e.status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
+      if (e.status >= 500)
+        request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
       else if (e.status !== 429 && e.error !== 'use_dpop_nonce') {
         perIp.fail([request.ip]);
         perClient.fail([`${request.ip} ${namedClient(request)}`]);
@@ -101,7 +116,10 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
     const admit = (request: FastifyRequest): FormParams => {
       const wait = perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
-      if (wait > 0) throw new OAuthError(429, 'invalid_request', 'too many failed requests', { 'retry-after': String(wait) });
+      if (wait > 0)
+        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
+          'retry-after': String(wait),
+        });
       return formOf(request);
     };
 

@@ -35,7 +35,12 @@ export function dpopHeader(request: FastifyRequest): string | undefined {
 
 /** A DPoP failure as the token endpoint reports it: 400, with a fresh nonce when one is wanted. */
 export function dpopFailure(e: DpopError, nonce: string | null): OAuthError {
-  return new OAuthError(400, e.code, e.message, e.code === 'use_dpop_nonce' && nonce ? { 'dpop-nonce': nonce } : {});
+  return new OAuthError(
+    400,
+    e.code,
+    e.message,
+    e.code === 'use_dpop_nonce' && nonce ? { 'dpop-nonce': nonce } : {},
+  );
 }
 
 export interface TokenEndpoint {
@@ -65,7 +70,8 @@ export async function handleTokenRequest(
   let proof: VerifiedProof | null = null;
   try {
     const header = dpopHeader(request);
-    if (header !== undefined) proof = await checkDpopProof(endpoint.dpop, header, { htm: 'POST', htu: endpoint.url(request) });
+    if (header !== undefined)
+      proof = await checkDpopProof(endpoint.dpop, header, { htm: 'POST', htu: endpoint.url(request) });
   } catch (e) {
     if (e instanceof DpopError) throw dpopFailure(e, nonce);
     throw e;

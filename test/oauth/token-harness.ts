@@ -33,11 +33,20 @@ export interface AuthHarness {
   P1: TestClient;
   addClient(input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>): Promise<TestClient>;
   /** A code as the authorization endpoint would issue it (PKCE S256 for P1 by default). */
-  code(client: TestClient, o?: Partial<CodeRequest> & { verifier?: string | null }): Promise<{ code: string; verifier: string | null; grantId: number }>;
+  code(
+    client: TestClient,
+    o?: Partial<CodeRequest> & { verifier?: string | null },
+  ): Promise<{ code: string; verifier: string | null; grantId: number }>;
   close(): Promise<void>;
 }
 
-export const ALL_SCOPES = ['telegram.list', 'telegram.data', 'telegram.get.earthquake', 'contract.list', 'gd.earthquake'];
+export const ALL_SCOPES = [
+  'telegram.list',
+  'telegram.data',
+  'telegram.get.earthquake',
+  'contract.list',
+  'gd.earthquake',
+];
 
 export function testConfig(overrides: Partial<Config> = {}): { config: Config; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'namazu-oauth-'));
@@ -59,15 +68,23 @@ export function newVerifier(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export async function startAuthHarness(overrides: Partial<Config> = {}, clock = new ManualClock()): Promise<AuthHarness> {
+export async function startAuthHarness(
+  overrides: Partial<Config> = {},
+  clock = new ManualClock(),
+): Promise<AuthHarness> {
   const { config, cleanup } = testConfig(overrides);
   const server = await startServer(config, { clock });
   const { db, pepper } = server.ctx;
   const origin = `http://127.0.0.1:${server.port}`;
   const tag = randomBytes(6).toString('hex');
-  const account = await createAccount(db, { email: `owner-${tag}@example.com`, password: 'correct horse battery' });
+  const account = await createAccount(db, {
+    email: `owner-${tag}@example.com`,
+    password: 'correct horse battery',
+  });
 
-  async function addClient(input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>): Promise<TestClient> {
+  async function addClient(
+    input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>,
+  ): Promise<TestClient> {
     const { client, clientSecret } = await createClient(db, pepper, {
       accountId: account.id,
       name: `client ${tag}`,
@@ -78,8 +95,14 @@ export async function startAuthHarness(overrides: Partial<Config> = {}, clock = 
     return { client, id: client.clientId, secret: clientSecret };
   }
 
-  const C1 = await addClient({ type: 'confidential', grants: ['authorization_code', 'refresh_token', 'client_credentials'] });
-  const C2 = await addClient({ type: 'confidential', grants: ['authorization_code', 'refresh_token', 'client_credentials'] });
+  const C1 = await addClient({
+    type: 'confidential',
+    grants: ['authorization_code', 'refresh_token', 'client_credentials'],
+  });
+  const C2 = await addClient({
+    type: 'confidential',
+    grants: ['authorization_code', 'refresh_token', 'client_credentials'],
+  });
   const CC = await addClient({ type: 'confidential', grants: ['client_credentials'], redirectUris: [] });
   const P1 = await addClient({
     type: 'public',
@@ -101,7 +124,8 @@ export async function startAuthHarness(overrides: Partial<Config> = {}, clock = 
     P1,
     addClient,
     async code(client, o = {}) {
-      const verifier = o.verifier === undefined ? (client.client.type === 'public' ? newVerifier() : null) : o.verifier;
+      const verifier =
+        o.verifier === undefined ? (client.client.type === 'public' ? newVerifier() : null) : o.verifier;
       const { code, grantId } = await issueCode(db, pepper, clock, {
         clientId: client.id,
         accountId: account.id,
@@ -158,4 +182,21 @@ export function basic(id: string, secret: string): string {
 /** Basic without the Appendix B encoding (what many clients send). */
 export function basicPlain(id: string, secret: string): string {
   return 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
+}
+
+/** The authorization server as oauth4webapi sees it (plain http is allowed for loopback tests). */
+export function serverMeta(h: AuthHarness): import('oauth4webapi').AuthorizationServer {
+  return {
+    issuer: h.origin,
+    token_endpoint: h.tokenUrl,
+    revocation_endpoint: h.revokeUrl,
+    introspection_endpoint: h.introspectUrl,
+  };
+}
+
+/** Whether a token is live, asked through RFC 7662 introspection as C2 (a confidential client). */
+export async function isActive(h: AuthHarness, token: string): Promise<boolean> {
+  const r = await postForm(h.introspectUrl, { token }, { authorization: basic(h.C2.id, h.C2.secret!) });
+  if (r.status !== 200) throw new Error(`introspection failed: ${r.status} ${r.text}`);
+  return r.json!.active === true;
 }
