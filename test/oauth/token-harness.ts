@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { AuthorizationServer } from 'oauth4webapi';
 import { createAccount, type Account } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { issueCode, type CodeRequest } from '../../src/auth/codes.ts';
@@ -185,7 +186,7 @@ export function basicPlain(id: string, secret: string): string {
 }
 
 /** The authorization server as oauth4webapi sees it (plain http is allowed for loopback tests). */
-export function serverMeta(h: AuthHarness): import('oauth4webapi').AuthorizationServer {
+export function serverMeta(h: AuthHarness): AuthorizationServer {
   return {
     issuer: h.origin,
     token_endpoint: h.tokenUrl,
