@@ -93,7 +93,7 @@ describe('client credentials grant', () => {
     const as = serverMeta(h);
     const client = { client_id: h.CC.id };
     const keyPair = await oauth.generateKeyPair('ES256');
-    const DPoP = oauth.DPoP(client, keyPair);
+    const DPoP = oauth.DPoP({}, keyPair);
     const res = await oauth.clientCredentialsGrantRequest(
       as,
       client,

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { AuthorizationServer } from 'oauth4webapi';
 import { createAccount, type Account } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
@@ -200,4 +201,29 @@ export async function isActive(h: AuthHarness, token: string): Promise<boolean> 
   const r = await postForm(h.introspectUrl, { token }, { authorization: basic(h.C2.id, h.C2.secret!) });
   if (r.status !== 200) throw new Error(`introspection failed: ${r.status} ${r.text}`);
   return r.json!.active === true;
+}
+
+/**
+ * A POST through node:http, for what fetch cannot send: a header repeated on several lines, or a
+ * Host header of the test's choosing.
+ */
+export function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string | string[]>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(text) }));
+    });
+    req.end(body);
+  });
 }
