@@ -1,18 +1,15 @@
-// Boots the real server (PGlite in a temp dir, or PostgreSQL when NAMAZU_TEST_DATABASE_URL is set)
-// with the conformance fixtures of oauth.md: confidential C1, C2, CC and public native P1.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Boots the real server (test/support: a fresh PGlite, or PostgreSQL when NAMAZU_TEST_DATABASE_URL
+// is set) with the conformance fixtures of oauth.md: confidential C1, C2, CC and public native P1.
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { AuthorizationServer } from 'oauth4webapi';
-import { createAccount, type Account } from '../../src/accounts/accounts.ts';
+import type { Account } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { issueCode, type CodeRequest } from '../../src/auth/codes.ts';
 import { s256Challenge } from '../../src/auth/pkce.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { defaults, type Config } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import type { Config } from '../../src/config.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 export interface TestClient {
   client: OAuthClient;
@@ -21,7 +18,7 @@ export interface TestClient {
 }
 
 export interface AuthHarness {
-  server: RunningServer;
+  server: TestServer;
   clock: ManualClock;
   /** http://127.0.0.1:<port> */
   origin: string;
@@ -50,22 +47,6 @@ export const ALL_SCOPES = [
   'gd.earthquake',
 ];
 
-export function testConfig(overrides: Partial<Config> = {}): { config: Config; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'namazu-oauth-'));
-  const config: Config = {
-    ...defaults(),
-    port: 0,
-    host: '127.0.0.1',
-    dataDir: dir,
-    databaseUrl: process.env.NAMAZU_TEST_DATABASE_URL || null,
-    logLevel: 'silent',
-    demo: false,
-    dpopNonce: false,
-    ...overrides,
-  };
-  return { config, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
 export function newVerifier(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -74,15 +55,11 @@ export async function startAuthHarness(
   overrides: Partial<Config> = {},
   clock = new ManualClock(),
 ): Promise<AuthHarness> {
-  const { config, cleanup } = testConfig(overrides);
-  const server = await startServer(config, { clock });
+  const server = await startTestServer({ clock, config: { dpopNonce: false, ...overrides } });
   const { db, pepper } = server.ctx;
-  const origin = `http://127.0.0.1:${server.port}`;
+  const origin = server.url;
   const tag = randomBytes(6).toString('hex');
-  const account = await createAccount(db, {
-    email: `owner-${tag}@example.com`,
-    password: 'correct horse battery',
-  });
+  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
 
   async function addClient(
     input: Partial<NewClient> & Pick<NewClient, 'type' | 'grants'>,
@@ -140,10 +117,7 @@ export async function startAuthHarness(
       });
       return { code, verifier, grantId };
     },
-    async close() {
-      await server.close();
-      cleanup();
-    },
+    close: () => server.close(),
   };
 }
 
