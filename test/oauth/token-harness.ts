@@ -185,11 +185,19 @@ export function rawPost(
   url: string,
   body: string,
   headers: Record<string, string | string[]>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: Record<string, unknown> }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: Record<string, unknown>;
+}> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': Buffer.byteLength(body),
+        ...headers,
+      },
     });
     req.on('error', reject);
     req.on('response', (res) => {
