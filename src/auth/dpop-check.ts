@@ -19,7 +19,7 @@ export interface DpopPolicy {
 export async function checkDpopProof(
   policy: DpopPolicy,
   proof: string,
-  expected: { htm: string; htu: string; accessToken?: string },
+  expected: { htm: string; htu: string | readonly string[]; accessToken?: string },
 ): Promise<VerifiedProof> {
   const now = policy.clock.now();
   const verified = await verifyDpopProof(proof, { ...expected, now });
@@ -32,4 +32,19 @@ export async function checkDpopProof(
     throw new DpopError('invalid_dpop_proof', 'proof already used');
   }
   return verified;
+}
+
+/**
+ * The `DPoP` header's value from a request's raw header list; undefined when absent. Several DPoP
+ * headers make the proof invalid (RFC 9449 §4.3), which a joined header value would hide.
+ */
+export function readDpopHeader(rawHeaders: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'dpop') {
+      if (value !== undefined) throw new DpopError('invalid_dpop_proof', 'more than one DPoP header');
+      value = rawHeaders[i + 1]!;
+    }
+  }
+  return value;
 }

@@ -28,8 +28,11 @@ const invalid = (why: string) => new DpopError('invalid_dpop_proof', why);
 export interface ProofExpectations {
   /** HTTP method of the request, upper case. */
   htm: string;
-  /** The request's URL as clients address it (public origin + path); query and fragment ignored. */
-  htu: string;
+  /**
+   * The request's URL as clients address it (public origin + path), or each URL it may be known by;
+   * query and fragment are ignored.
+   */
+  htu: string | readonly string[];
   /** Server time in milliseconds. */
   now: number;
   /** At a resource server: the access token the proof must be bound to through `ath`. */
@@ -157,8 +160,10 @@ export async function verifyDpopProof(proof: string, expected: ProofExpectations
   }
   if (htm !== expected.htm) throw invalid('htm does not match the request');
   const htuSeen = htu.length <= 2048 ? normaliseHtu(htu) : null;
-  if (htuSeen === null || htuSeen !== normaliseHtu(expected.htu))
+  const accepted = typeof expected.htu === 'string' ? [expected.htu] : expected.htu;
+  if (htuSeen === null || !accepted.some((u) => normaliseHtu(u) === htuSeen)) {
     throw invalid('htu does not match the request');
+  }
   if (Math.abs(iat - expected.now / 1000) > DPOP_IAT_WINDOW_S)
     throw invalid('iat outside the accepted window');
   if (expected.accessToken !== undefined) {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { checkDpopProof, type DpopPolicy } from '../auth/dpop-check.ts';
+import { checkDpopProof, readDpopHeader, type DpopPolicy } from '../auth/dpop-check.ts';
 import { DpopError, type VerifiedProof } from '../auth/dpop.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
@@ -19,19 +19,6 @@ const grants = {
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
 } as const;
-
-/** The DPoP header's value; undefined when absent. More than one DPoP header is an invalid proof. */
-export function dpopHeader(request: FastifyRequest): string | undefined {
-  const raw = request.raw.rawHeaders;
-  let value: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'dpop') {
-      if (value !== undefined) throw new DpopError('invalid_dpop_proof', 'more than one DPoP header');
-      value = raw[i + 1]!;
-    }
-  }
-  return value;
-}
 
 /** A DPoP failure as the token endpoint reports it: 400, with a fresh nonce when one is wanted. */
 export function dpopFailure(e: DpopError, nonce: string | null): OAuthError {
@@ -69,7 +56,7 @@ export async function handleTokenRequest(
   const nonce = endpoint.dpop.nonces?.current(endpoint.issuer.clock.now()) ?? null;
   let proof: VerifiedProof | null = null;
   try {
-    const header = dpopHeader(request);
+    const header = readDpopHeader(request.raw.rawHeaders);
     if (header !== undefined)
       proof = await checkDpopProof(endpoint.dpop, header, { htm: 'POST', htu: endpoint.url(request) });
   } catch (e) {
