@@ -1,5 +1,6 @@
-import { findClient, verifyClientSecret, type OAuthClient } from '../auth/clients.ts';
-import type { Queryable } from '../db/types.ts';
+import type { OAuthClient } from '../auth/clients.ts';
+import type { ClientLookup } from '../auth/token-clients.ts';
+import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
 import { param, type FormParams } from './token-params.ts';
 
@@ -68,13 +69,14 @@ export function invalidClient(presented: Pick<PresentedClient, 'basic'>, descrip
  * client_secret_post); a public client authenticates with `none` and must not send a secret.
  */
 export async function authenticateClient(
-  q: Queryable,
+  clients: ClientLookup,
   pepper: Buffer,
   presented: PresentedClient,
 ): Promise<OAuthClient> {
   if (presented.clientId.length > 200) throw invalidClient(presented, 'client authentication failed');
-  const client = await findClient(q, presented.clientId);
-  if (!client) throw invalidClient(presented, 'client authentication failed');
+  const found = await clients.find(presented.clientId);
+  if (!found) throw invalidClient(presented, 'client authentication failed');
+  const { client, secretDigest } = found;
   if (client.type === 'public') {
     if (presented.secret !== null) throw invalidClient(presented, 'a public client has no secret');
     return client;
@@ -82,7 +84,8 @@ export async function authenticateClient(
   if (presented.secret === null) throw invalidClient(presented, 'client secret missing');
   if (
     presented.secret.length > 200 ||
-    !(await verifyClientSecret(q, pepper, client.clientId, presented.secret))
+    secretDigest === null ||
+    !safeEqual(secretDigest, digestSecret(pepper, presented.secret))
   ) {
     throw invalidClient(presented, 'client authentication failed');
   }

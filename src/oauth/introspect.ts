@@ -32,7 +32,7 @@ export async function handleIntrospectRequest(
   params: FormParams,
 ): Promise<IntrospectionResponse> {
   const presented = presentedClient(request.headers.authorization, params);
-  const client = await authenticateClient(iss.db, iss.pepper, presented);
+  const client = await authenticateClient(iss.clients, iss.pepper, presented);
   if (client.type !== 'confidential')
     throw invalidClient(presented, 'introspection needs a confidential client');
   const token = requiredParam(params, 'token');

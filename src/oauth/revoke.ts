@@ -18,7 +18,7 @@ export async function handleRevokeRequest(
   params: FormParams,
 ): Promise<void> {
   const client = await authenticateClient(
-    iss.db,
+    iss.clients,
     iss.pepper,
     presentedClient(request.headers.authorization, params),
   );

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
 import { FailureLimiter } from '../auth/token-limits.ts';
+import { ClientLookup } from '../auth/token-clients.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -11,6 +12,9 @@ import { scheduleTokenCleanup } from './token-cleanup.ts';
 import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
 import { parseForm, type FormParams } from './token-params.ts';
+
+/** How long a client record is reused at these endpoints before it is read again. */
+export const CLIENT_CACHE_MS = 5_000;
 
 /** Largest form body the token, revocation and introspection endpoints read. */
 export const FORM_BODY_LIMIT = 16 * 1024;
@@ -54,6 +58,7 @@ function asOAuthError(err: FastifyError | OAuthError): OAuthError {
 export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
   const issuer: Issuer = {
     db: ctx.db,
+    clients: new ClientLookup(ctx.db, ctx.clock, CLIENT_CACHE_MS),
     bus: ctx.bus,
     clock: ctx.clock,
     pepper: ctx.pepper,

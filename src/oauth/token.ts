@@ -52,7 +52,7 @@ export async function handleTokenRequest(
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type not supported');
   }
   const presented = presentedClient(request.headers.authorization, params);
-  const client = await authenticateClient(endpoint.issuer.db, endpoint.issuer.pepper, presented);
+  const client = await authenticateClient(endpoint.issuer.clients, endpoint.issuer.pepper, presented);
   const nonce = endpoint.dpop.nonces?.current(endpoint.issuer.clock.now()) ?? null;
   let proof: VerifiedProof | null = null;
   try {

@@ -159,6 +159,8 @@ describe('refresh token grant', () => {
       `UPDATE oauth_clients SET grants = '{authorization_code}' WHERE client_id = $1`,
       [client.id],
     );
+    // Client records are reused for up to five seconds at the token endpoint.
+    h.clock.advance(5_001);
     const r = await refresh(client, { refresh_token: rt });
     assert.equal(r.status, 400);
     assert.equal(r.json!.error, 'unauthorized_client');
