@@ -190,5 +190,7 @@ print(
   await runWrk(dpopScript, [proofFile]),
 );
 
+// Let requests wrk left in flight finish before the database closes.
+await new Promise((resolve) => setTimeout(resolve, 1000));
 await server.close();
 rmSync(dir, { recursive: true, force: true });
