@@ -1,3 +1,4 @@
+import { channels, type Bus } from '../bus/types.ts';
 import type { Queryable, SqlParam } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 
@@ -173,4 +174,9 @@ export async function pruneExpiredTokens(q: Queryable, now: number, batch = 5000
     [new Date(now), batch],
   );
   return rows.length;
+}
+
+/** Tells every process's resource-server cache to forget these tokens (after the delete commits). */
+export async function announceRevoked(bus: Bus, digests: readonly string[]): Promise<void> {
+  for (const digest of digests) await bus.publish(channels.revoked, JSON.stringify({ digest }));
 }

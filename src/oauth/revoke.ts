@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { deleteGrantTokens, deleteToken, findTokenOwner } from '../auth/tokens.ts';
+import { announceRevoked, deleteGrantTokens, deleteToken, findTokenOwner } from '../auth/tokens.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
-import { announceRevoked, type Issuer } from './token-grants.ts';
+import type { Issuer } from './token-grants.ts';
 import { requiredParam, type FormParams } from './token-params.ts';
 
 export const REVOKE_PATH = '/account/oauth2/v1/revoke';

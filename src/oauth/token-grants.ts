@@ -6,6 +6,7 @@ import { checkPkce } from '../auth/pkce.ts';
 import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
 import {
   ACCESS_TOKEN_TTL_S,
+  announceRevoked,
   deleteGrantTokens,
   findLiveToken,
   REFRESH_TOKEN_TTL_MS,
@@ -14,7 +15,6 @@ import {
   type NewToken,
 } from '../auth/tokens.ts';
 import type { Bus } from '../bus/types.ts';
-import { channels } from '../bus/types.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
@@ -52,11 +52,6 @@ export interface TokenResponse {
 }
 
 const MAX_SECRET_CHARS = 200;
-
-/** Tells every process's resource-server cache to forget these tokens. */
-export async function announceRevoked(bus: Bus, digests: readonly string[]): Promise<void> {
-  for (const digest of digests) await bus.publish(channels.revoked, JSON.stringify({ digest }));
-}
 
 function accessToken(now: number, t: Omit<NewToken, 'kind' | 'expiresAt'>): NewToken {
   return { ...t, kind: 'access', expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) };
