@@ -1,0 +1,51 @@
+import type { OAuthClient } from '../auth/clients.ts';
+import { scopeDescriptions } from '../auth/scopes.ts';
+import { html, page, safeHref } from './html.ts';
+
+export interface ConsentView {
+  action: string;
+  csrf: string;
+  /** The authorization request's query string, posted back with the decision and checked again. */
+  request: string;
+  client: OAuthClient;
+  scopes: string[];
+  /** Who is signed in, so the user knows which account grants access. */
+  accountEmail: string;
+  signoutAction: string;
+}
+
+function link(label: string, value: string | null) {
+  const href = safeHref(value);
+  if (href !== null) return html`<li>${label}: <a href="${href}" rel="noopener noreferrer">${href}</a></li>`;
+  return html`<li>${label}: ${value ?? 'not given'}</li>`;
+}
+
+/** Names the client and what it asks for, in plain words; approve or deny. */
+export function renderConsentPage(v: ConsentView): string {
+  const c = v.client;
+  return page(
+    `Allow ${c.name}?`,
+    html`<h1>Allow <strong>${c.name}</strong> to use your account?</h1>
+      <p>Signed in as ${v.accountEmail}.</p>
+      <p>${c.name} asks to:</p>
+      <ul>
+        ${v.scopes.map((s) => html`<li>${scopeDescriptions[s] ?? s} <span class="muted">(${s})</span></li> `)}
+      </ul>
+      <p>About this application:</p>
+      <ul>
+        ${link('Maker contact', c.contact)} ${link('Application', c.appUrl)}
+        ${link('Terms of use', c.termsUrl)} ${link('Privacy policy', c.privacyUrl)}
+      </ul>
+      <form method="post" action="${v.action}">
+        <input type="hidden" name="csrf" value="${v.csrf}" />
+        <input type="hidden" name="request" value="${v.request}" />
+        <button type="submit" name="decision" value="approve">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>
+      <form method="post" action="${v.signoutAction}">
+        <input type="hidden" name="csrf" value="${v.csrf}" />
+        <button type="submit">Not you? Sign out</button>
+      </form>
+      <p class="muted">You can withdraw this permission at any time from your account page.</p>`,
+  );
+}
