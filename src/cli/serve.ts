@@ -21,13 +21,19 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const server = await startServer(config);
   const { ctx } = server;
   ctx.log.info(
-    { port: server.port, engine: ctx.db.engine, bus: config.bus, startupMs: Math.round(performance.now() - startedAt) },
+    {
+      port: server.port,
+      engine: ctx.db.engine,
+      bus: config.bus,
+      startupMs: Math.round(performance.now() - startedAt),
+    },
     'namazu listening',
   );
   if (config.demo) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-    if (demo) process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
+    if (demo)
+      process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
   }
 
   let stopping = false;

@@ -1,14 +1,14 @@
 import { html, page } from './html.ts';
 
-/** The page shown when an authorization request fails and cannot be sent back to the client. */
-export function renderErrorPage(message: string): string {
+export const authorizationHint =
+  "Nothing was sent to the application. Return to it and start again; if this keeps happening, contact the application's maker.";
+
+/** A page for a request that cannot be completed: what went wrong, and optionally what to do. */
+export function renderErrorPage(message: string, hint?: string): string {
   return page(
-    'Authorization failed',
-    html`<h1>This authorization request cannot be completed</h1>
+    'Request failed',
+    html`<h1>This request cannot be completed</h1>
       <p class="error">${message}</p>
-      <p class="muted">
-        Nothing was sent to the application. Return to it and start again; if this keeps happening, contact
-        the application's maker.
-      </p>`,
+      ${hint ? html`<p class="muted">${hint}</p>` : null}`,
   );
 }

@@ -3,6 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerOps } from '../ops/routes.ts';
+import { registerConsole } from '../console/routes.ts';
+import { registerAuthorize } from '../oauth/authorize-routes.ts';
+import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
@@ -17,7 +20,7 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps];
+const surfaces: Surface[] = [registerOps, registerMetadata, registerAuthorize, registerConsole];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
@@ -25,7 +28,8 @@ function validationMessage(err: FastifyError): string {
   if (err.validationContext === 'querystring' && v) {
     const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
     if (missing) return messages.queryRequired;
-    const name = v.instancePath.split('/')[1] ?? (v.params as { additionalProperty?: string })?.additionalProperty;
+    const name =
+      v.instancePath.split('/')[1] ?? (v.params as { additionalProperty?: string })?.additionalProperty;
     if (name) return messages.unexpectedQuery(name);
   }
   return err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() || 'Bad request.';
@@ -44,7 +48,8 @@ export function describeError(err: FastifyError | HttpError): { status: number; 
       break;
   }
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return { status, message: status === 400 ? 'Bad request.' : err.message };
+  if (status >= 400 && status < 500)
+    return { status, message: status === 400 ? 'Bad request.' : err.message };
   return { status: 500, message: messages.serverError };
 }
 
@@ -84,7 +89,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     const { status, message } = describeError(err);
     if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
     if (err instanceof HttpError) reply.headers(err.headers);
-    reply.code(status).type('application/json; charset=utf-8').send(errorBody(status, message, ctx.clock.now()));
+    reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(status, message, ctx.clock.now()));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -93,7 +101,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply
       .code(status)
       .type('application/json; charset=utf-8')
-      .send(errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()));
+      .send(
+        errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()),
+      );
   });
 
   for (const surface of surfaces) await surface(app as unknown as App, ctx);

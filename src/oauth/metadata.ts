@@ -1,3 +1,6 @@
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { publicUrls } from '../http/public-urls.ts';
 import { knownScopes } from '../auth/scopes.ts';
 
 /** Paths of the OAuth endpoints under the public auth URL (service.md "OAuth endpoints"). */
@@ -39,4 +42,11 @@ export function authorizationServerMetadata(authUrl: string) {
     dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'PS256', 'RS256'],
     authorization_response_iss_parameter_supported: true,
   };
+}
+
+export function registerMetadata(app: App, ctx: AppContext): void {
+  app.get(oauthPaths.metadata, async (request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return authorizationServerMetadata(publicUrls(ctx.config, request).auth);
+  });
 }

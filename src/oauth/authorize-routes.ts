@@ -1,0 +1,153 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { getAccount } from '../accounts/accounts.ts';
+import { findClient } from '../auth/clients.ts';
+import { issueCode } from '../auth/codes.ts';
+import type { AppContext } from '../context.ts';
+import { renderConsentPage } from '../console/consent-page.ts';
+import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
+import { consolePaths, signinUrl } from '../console/routes.ts';
+import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from '../console/web.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/web-session.ts';
+import type { App } from '../http/app.ts';
+import { parseQuery, validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
+import { errorReply, successReply, type AuthorizeReply } from './authorize-response.ts';
+import { issuerOf, oauthPaths } from './metadata.ts';
+import { redirectSource } from './redirect-uri.ts';
+
+/**
+ * The authorization endpoint: GET validates the request, signs the user in when needed and shows
+ * the consent page; the consent form POSTs the decision with the original query, which is checked
+ * again before a code is issued.
+ */
+
+export const consentPath = '/account/oauth2/v1/auth/consent';
+
+function sendAuthorizeReply(reply: FastifyReply, r: AuthorizeReply): FastifyReply {
+  if (r.kind === 'redirect') return reply.code(303).headers(r.headers).header('location', r.location).send();
+  return reply.code(200).headers(r.headers).type('text/html; charset=utf-8').send(r.html);
+}
+
+function rawQueryOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? '';
+  const q = url.indexOf('?');
+  return q === -1 ? '' : url.slice(q + 1);
+}
+
+const pageError = (reply: FastifyReply, message: string) =>
+  sendPage(reply, 400, renderErrorPage(message, authorizationHint));
+
+export async function registerAuthorize(app: App, ctx: AppContext): Promise<void> {
+  const lookupClient = (clientId: string) => findClient(ctx.db, clientId);
+
+  /** Validates a raw authorization query; answers the request itself unless the query is valid. */
+  async function validOrAnswer(request: FastifyRequest, reply: FastifyReply, rawQuery: string) {
+    const params = parseQuery(rawQuery);
+    if (!params) return { answered: pageError(reply, 'The query string of the request is malformed.') };
+    const outcome: AuthorizeOutcome = await validateAuthorizationRequest(params, lookupClient);
+    if (outcome.kind === 'page_error') return { answered: pageError(reply, outcome.message) };
+    if (outcome.kind === 'redirect_error') {
+      const issuer = issuerOf(authOrigin(ctx, request));
+      return {
+        answered: sendAuthorizeReply(
+          reply,
+          errorReply(outcome.delivery, issuer, outcome.error, outcome.description),
+        ),
+      };
+    }
+    return { valid: outcome };
+  }
+
+  await app.register(async (scope) => {
+    asWebScope(scope);
+
+    scope.get(oauthPaths.authorize, async (request, reply) => {
+      const rawQuery = rawQueryOf(request);
+      const checked = await validOrAnswer(request, reply, rawQuery);
+      if (!checked.valid) return checked.answered;
+      const { delivery, request: authz } = checked.valid;
+      const origin = authOrigin(ctx, request);
+      const issuer = issuerOf(origin);
+      const session = await currentSession(ctx, request);
+      if (!session) {
+        if (authz.promptNone) {
+          return sendAuthorizeReply(
+            reply,
+            errorReply(
+              delivery,
+              issuer,
+              'no_signin',
+              'The user is not signed in and prompt=none forbids asking.',
+            ),
+          );
+        }
+        return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
+      }
+      if (authz.promptNone) {
+        return sendAuthorizeReply(
+          reply,
+          errorReply(
+            delivery,
+            issuer,
+            'access_denied',
+            'The user must approve this application; prompt=none forbids asking.',
+          ),
+        );
+      }
+      const account = await getAccount(ctx.db, session.accountId);
+      return sendPage(
+        reply,
+        200,
+        renderConsentPage({
+          action: origin + consentPath,
+          csrf: sessionCsrf(ctx, session),
+          request: rawQuery,
+          client: authz.client,
+          scopes: authz.scopes,
+          accountEmail: account?.email ?? '',
+          signoutAction: origin + consolePaths.signout,
+        }),
+        { formAction: [redirectSource(delivery.redirectUri)] },
+      );
+    });
+
+    scope.post(consentPath, async (request, reply) => {
+      const form = formOf(request);
+      const rawQuery = form ? field(form, 'request') : null;
+      if (!form || rawQuery === null) return pageError(reply, 'The consent form was malformed.');
+      const origin = authOrigin(ctx, request);
+      const session = await currentSession(ctx, request);
+      if (!session) return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
+      if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
+        return sendPage(
+          reply,
+          403,
+          renderErrorPage('The consent form expired or was not sent from this site.', authorizationHint),
+        );
+      }
+      const checked = await validOrAnswer(request, reply, rawQuery);
+      if (!checked.valid) return checked.answered;
+      const { delivery, request: authz } = checked.valid;
+      const issuer = issuerOf(origin);
+      const decision = field(form, 'decision');
+      if (decision === 'deny') {
+        return sendAuthorizeReply(
+          reply,
+          errorReply(delivery, issuer, 'access_denied', 'The user denied the request.'),
+        );
+      }
+      if (decision !== 'approve') return pageError(reply, 'The consent form was malformed.');
+      const { code } = await ctx.db.tx((q) =>
+        issueCode(q, ctx.pepper, ctx.clock, {
+          clientId: authz.client.clientId,
+          accountId: session.accountId,
+          redirectUri: authz.requestedRedirectUri,
+          scopes: authz.scopes,
+          codeChallenge: authz.codeChallenge,
+          codeChallengeMethod: authz.codeChallengeMethod,
+          dpopJkt: authz.dpopJkt,
+        }),
+      );
+      return sendAuthorizeReply(reply, successReply(delivery, issuer, code));
+    });
+  });
+}
