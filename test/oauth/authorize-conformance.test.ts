@@ -135,7 +135,8 @@ describe('authorization endpoint', () => {
     const code = result.get('code')!;
     assert.match(code, /^ACe\.[A-Za-z0-9_-]{43}$/);
     const rows = await h.server.ctx.db.query<Record<string, unknown>>(
-      'SELECT redirect_uri, code_challenge, code_challenge_method, dpop_jkt, scopes, account_id, digest FROM oauth_codes',
+      'SELECT redirect_uri, code_challenge, code_challenge_method, dpop_jkt, scopes, account_id, digest FROM oauth_codes WHERE client_id = $1',
+      [h.clients.P1.client.clientId],
     );
     const row = rows.find((r) => r.code_challenge === challenge)!;
     assert.equal(row.redirect_uri, 'http://127.0.0.1:53682/callback');
@@ -410,7 +411,11 @@ describe('authorization endpoint', () => {
     ]);
 
     // Missing or wrong CSRF token: rejected, no code issued.
-    const before = await h.server.ctx.db.query('SELECT count(*)::int AS n FROM oauth_codes');
+    const codesOfC1 = () =>
+      h.server.ctx.db.query('SELECT count(*)::int AS n FROM oauth_codes WHERE client_id = $1', [
+        h.clients.C1.client.clientId,
+      ]);
+    const before = await codesOfC1();
     for (const csrf of [null, 'wrong', form.fields.find(([k]) => k === 'csrf')![1].slice(0, -1) + 'x']) {
       const fields = form.fields.filter(([k]) => k !== 'csrf');
       if (csrf !== null) fields.push(['csrf', csrf]);
@@ -422,7 +427,7 @@ describe('authorization endpoint', () => {
     const other = await signedIn();
     const stolen = await other.post(form.action, [...form.fields, ['decision', 'approve']]);
     assert.equal(stolen.status, 403);
-    const afterRows = await h.server.ctx.db.query('SELECT count(*)::int AS n FROM oauth_codes');
+    const afterRows = await codesOfC1();
     assert.deepEqual(afterRows, before);
   });
 
