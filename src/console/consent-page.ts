@@ -1,6 +1,6 @@
 import type { OAuthClient } from '../auth/clients.ts';
 import { scopeDescriptions } from '../auth/scopes.ts';
-import { html, page, safeHref } from './html.ts';
+import { markup, page, safeHref } from './html.ts';
 
 export interface ConsentView {
   action: string;
@@ -14,10 +14,11 @@ export interface ConsentView {
   signoutAction: string;
 }
 
-function link(label: string, value: string | null) {
+function item(label: string, value: string | null) {
   const href = safeHref(value);
-  if (href !== null) return html`<li>${label}: <a href="${href}" rel="noopener noreferrer">${href}</a></li>`;
-  return html`<li>${label}: ${value ?? 'not given'}</li>`;
+  if (href !== null)
+    return markup`<li>${label}: <a href="${href}" rel="noopener noreferrer">${href}</a></li>`;
+  return markup`<li>${label}: ${value ?? 'not given'}</li>`;
 }
 
 /** Names the client and what it asks for, in plain words; approve or deny. */
@@ -25,27 +26,28 @@ export function renderConsentPage(v: ConsentView): string {
   const c = v.client;
   return page(
     `Allow ${c.name}?`,
-    html`<h1>Allow <strong>${c.name}</strong> to use your account?</h1>
-      <p>Signed in as ${v.accountEmail}.</p>
-      <p>${c.name} asks to:</p>
-      <ul>
-        ${v.scopes.map((s) => html`<li>${scopeDescriptions[s] ?? s} <span class="muted">(${s})</span></li> `)}
-      </ul>
-      <p>About this application:</p>
-      <ul>
-        ${link('Maker contact', c.contact)} ${link('Application', c.appUrl)}
-        ${link('Terms of use', c.termsUrl)} ${link('Privacy policy', c.privacyUrl)}
-      </ul>
-      <form method="post" action="${v.action}">
-        <input type="hidden" name="csrf" value="${v.csrf}" />
-        <input type="hidden" name="request" value="${v.request}" />
-        <button type="submit" name="decision" value="approve">Allow</button>
-        <button type="submit" name="decision" value="deny">Deny</button>
-      </form>
-      <form method="post" action="${v.signoutAction}">
-        <input type="hidden" name="csrf" value="${v.csrf}" />
-        <button type="submit">Not you? Sign out</button>
-      </form>
-      <p class="muted">You can withdraw this permission at any time from your account page.</p>`,
+    markup`<h1>Allow <strong>${c.name}</strong> to use your account?</h1>
+<p>Signed in as ${v.accountEmail}.</p>
+<p>${c.name} asks to:</p>
+<ul>
+${v.scopes.map((s) => markup`<li>${scopeDescriptions[s] ?? s} <span class="muted">(${s})</span></li>\n`)}</ul>
+<p>About this application:</p>
+<ul>
+${item('Maker contact', c.contact)}
+${item('Application', c.appUrl)}
+${item('Terms of use', c.termsUrl)}
+${item('Privacy policy', c.privacyUrl)}
+</ul>
+<form method="post" action="${v.action}">
+<input type="hidden" name="csrf" value="${v.csrf}">
+<input type="hidden" name="request" value="${v.request}">
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>
+<form method="post" action="${v.signoutAction}">
+<input type="hidden" name="csrf" value="${v.csrf}">
+<button type="submit">Not you? Sign out</button>
+</form>
+<p class="muted">You can withdraw this permission at any time from your account page.</p>`,
   );
 }

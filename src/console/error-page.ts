@@ -1,4 +1,4 @@
-import { html, page } from './html.ts';
+import { markup, page } from './html.ts';
 
 export const authorizationHint =
   "Nothing was sent to the application. Return to it and start again; if this keeps happening, contact the application's maker.";
@@ -7,8 +7,8 @@ export const authorizationHint =
 export function renderErrorPage(message: string, hint?: string): string {
   return page(
     'Request failed',
-    html`<h1>This request cannot be completed</h1>
-      <p class="error">${message}</p>
-      ${hint ? html`<p class="muted">${hint}</p>` : null}`,
+    markup`<h1>This request cannot be completed</h1>
+<p class="error">${message}</p>
+${hint ? markup`<p class="muted">${hint}</p>` : null}`,
   );
 }

@@ -1,4 +1,4 @@
-import { html, page } from './html.ts';
+import { markup, page } from './html.ts';
 
 export interface SigninView {
   action: string;
@@ -11,31 +11,16 @@ export interface SigninView {
 export function renderSigninPage(v: SigninView): string {
   return page(
     'Sign in',
-    html`<h1>Sign in</h1>
-      ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : null}
-      <form method="post" action="${v.action}">
-        <input type="hidden" name="csrf" value="${v.csrf}" />
-        <input type="hidden" name="return_to" value="${v.returnTo}" />
-        <label for="email">E-mail address</label>
-        <input
-          id="email"
-          type="email"
-          name="email"
-          value="${v.email ?? ''}"
-          autocomplete="username"
-          required
-          maxlength="254"
-        />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          name="password"
-          autocomplete="current-password"
-          required
-          maxlength="1024"
-        />
-        <button type="submit">Sign in</button>
-      </form>`,
+    markup`<h1>Sign in</h1>
+${v.error ? markup`<p class="error" role="alert">${v.error}</p>` : null}
+<form method="post" action="${v.action}">
+<input type="hidden" name="csrf" value="${v.csrf}">
+<input type="hidden" name="return_to" value="${v.returnTo}">
+<label for="email">E-mail address</label>
+<input id="email" type="email" name="email" value="${v.email ?? ''}" autocomplete="username" required maxlength="254">
+<label for="password">Password</label>
+<input id="password" type="password" name="password" autocomplete="current-password" required maxlength="1024">
+<button type="submit">Sign in</button>
+</form>`,
   );
 }

@@ -1,4 +1,4 @@
-import { SafeHtml, html, page, scriptHash, securityHeaders } from '../console/html.ts';
+import { SafeHtml, markup, page, scriptHash, securityHeaders } from '../console/html.ts';
 import type { AuthorizeErrorCode, Delivery } from './authorize-request.ts';
 import { redirectSource } from './redirect-uri.ts';
 
@@ -27,15 +27,13 @@ function withIssuerAndState(
 
 function reply(delivery: Delivery, fields: [string, string][]): AuthorizeReply {
   if (delivery.mode === 'form_post') {
-    const body = html`<form method="post" action="${delivery.redirectUri}">
-        ${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" /> `)}<noscript
-          ><p>Continue to the application.</p>
-          <button type="submit">Continue</button></noscript
-        >
-      </form>
-      <script>
-        ${new SafeHtml(AUTO_SUBMIT)};
-      </script>`;
+    const inputs = fields.map(
+      ([name, value]) => markup`<input type="hidden" name="${name}" value="${value}">\n`,
+    );
+    const body = markup`<form method="post" action="${delivery.redirectUri}">
+${inputs}<noscript><p>Continue to the application.</p><button type="submit">Continue</button></noscript>
+</form>
+<script>${new SafeHtml(AUTO_SUBMIT)}</script>`;
     return {
       kind: 'page',
       html: page('Returning to the application', body),

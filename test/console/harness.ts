@@ -1,19 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { defaults } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * A running service on an ephemeral port with the conformance fixtures of oauth.md: an account that
- * signs in, confidential clients C1 and C2, client-credentials-only CC, and public native client P1.
- * PGlite in a temp dir, or PostgreSQL when NAMAZU_TEST_DATABASE_URL is set.
+ * A running service (test/support: fresh PGlite, or PostgreSQL with NAMAZU_TEST_DATABASE_URL) with
+ * the conformance fixtures of oauth.md: an account that signs in, confidential clients C1 and C2,
+ * client-credentials-only CC, and public native client P1. The clock only moves when told to.
  */
 export interface Harness {
-  server: RunningServer;
+  server: TestServer;
   clock: ManualClock;
   origin: string;
   user: { id: number; email: string; password: string };
@@ -24,26 +20,12 @@ export interface Harness {
 const allScopes = ['telegram.list', 'telegram.data', 'telegram.get.earthquake', 'contract.list'];
 
 export async function startHarness(): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'namazu-authz-'));
   const clock = new ManualClock();
-  const server = await startServer(
-    {
-      ...defaults(),
-      port: 0,
-      host: '127.0.0.1',
-      dataDir,
-      databaseUrl: process.env.NAMAZU_TEST_DATABASE_URL || null,
-      demo: false,
-      logLevel: 'silent',
-    },
-    { clock },
-  );
-  const db = server.ctx.db;
-  const pepper = server.ctx.pepper;
-  const unique = Math.random().toString(36).slice(2, 10);
+  const server = await startTestServer({ clock });
+  const { db, pepper } = server.ctx;
   const password = 'correct horse battery staple';
-  const account = await createAccount(db, { email: `user-${unique}@example.com`, password, name: 'User' });
-  const maker = await createAccount(db, { email: `maker-${unique}@example.com`, password });
+  const account = await createAccount(db, { email: 'user@example.com', password, name: 'User' });
+  const { account: maker } = await server.createAccount();
   const make = async (input: Omit<NewClient, 'accountId'>) => {
     const { client, clientSecret } = await createClient(db, pepper, { accountId: maker.id, ...input });
     return { client, secret: clientSecret };
@@ -93,13 +75,10 @@ export async function startHarness(): Promise<Harness> {
   return {
     server,
     clock,
-    origin: `http://127.0.0.1:${server.port}`,
+    origin: server.url,
     user: { id: account.id, email: account.email, password },
     clients,
-    async close() {
-      await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () => server.close(),
   };
 }
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, html, safeHref } from '../../src/console/html.ts';
+import { escapeHtml, markup, safeHref } from '../../src/console/html.ts';
 import { csrfToken, csrfValid } from '../../src/auth/csrf.ts';
 import { renderConsentPage } from '../../src/console/consent-page.ts';
 
 test('interpolated values are escaped; nested html is not double-escaped', () => {
   assert.equal(escapeHtml(`<a href="x">'&\``), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#96;');
-  const inner = html`<b>${'<i>'}</b>`;
-  assert.equal(html`<p>${inner}${['<', html`<br />`]}</p>`.value, '<p><b>&lt;i&gt;</b>&lt;<br></p>');
+  const inner = markup`<b>${'<i>'}</b>`;
+  assert.equal(markup`<p>${inner}${['<', markup`<br>`]}</p>`.value, '<p><b>&lt;i&gt;</b>&lt;<br></p>');
 });
 
 test('only http(s) URLs become links', () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
@@ -351,7 +352,11 @@ describe('authorization endpoint', () => {
     const csp = page.headers.get('content-security-policy')!;
     assert.match(csp, /form-action 'self' http:\/\/127\.0\.0\.1:53682/);
     assert.match(csp, /script-src 'sha256-/);
-    const [form] = parseForms(await page.text());
+    const pageHtml = await page.text();
+    // The auto-submit script is exactly what the CSP's hash allows, so a browser runs it.
+    const script = /<script>([^<]*)<\/script>/.exec(pageHtml)![1]!;
+    assert.ok(csp.includes(`'sha256-${createHash('sha256').update(script).digest('base64')}'`));
+    const [form] = parseForms(pageHtml);
     assert.equal(form!.method, 'post');
     assert.equal(form!.action, 'http://127.0.0.1:53682/callback');
     const body = new URLSearchParams(form!.fields);
