@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance } from 
 import type { AppContext } from '../context.ts';
 import { registerOps } from '../ops/routes.ts';
 import { registerConsole } from '../console/routes.ts';
-import { registerAuthorize } from '../oauth/authorize-routes.ts';
+import { registerAuthorize } from '../console/authorize-routes.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';

@@ -3,28 +3,34 @@ import { getAccount } from '../accounts/accounts.ts';
 import { findClient } from '../auth/clients.ts';
 import { issueCode } from '../auth/codes.ts';
 import type { AppContext } from '../context.ts';
-import { renderConsentPage } from '../console/consent-page.ts';
-import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
-import { consolePaths, signinUrl } from '../console/routes.ts';
-import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from '../console/web.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/web-session.ts';
 import type { App } from '../http/app.ts';
-import { parseQuery, validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
-import { errorReply, successReply, type AuthorizeReply } from './authorize-response.ts';
-import { issuerOf, oauthPaths } from './metadata.ts';
-import { redirectSource } from './redirect-uri.ts';
+import {
+  parseQuery,
+  validateAuthorizationRequest,
+  type AuthorizeOutcome,
+} from '../oauth/authorize-request.ts';
+import { errorResponse, successResponse, type AuthorizeResponse } from '../oauth/authorize-response.ts';
+import { issuerOf, oauthPaths } from '../oauth/metadata.ts';
+import { redirectSource } from '../oauth/redirect-uri.ts';
+import { renderConsentPage } from './consent-page.ts';
+import { authorizationHint, renderErrorPage } from './error-page.ts';
+import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
+import { consolePaths, signinUrl } from './routes.ts';
+import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from './web.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from './web-session.ts';
 
 /**
- * The authorization endpoint: GET validates the request, signs the user in when needed and shows
+ * The pages of the authorization endpoint (service.md, oauth.md): GET validates the request, signs the user in when needed and shows
  * the consent page; the consent form POSTs the decision with the original query, which is checked
  * again before a code is issued.
  */
 
 export const consentPath = '/account/oauth2/v1/auth/consent';
 
-function sendAuthorizeReply(reply: FastifyReply, r: AuthorizeReply): FastifyReply {
-  if (r.kind === 'redirect') return reply.code(303).headers(r.headers).header('location', r.location).send();
-  return reply.code(200).headers(r.headers).type('text/html; charset=utf-8').send(r.html);
+/** Sends an authorization response: a 303 to the redirect URI, or the form_post page. */
+function sendAuthorizeResponse(reply: FastifyReply, r: AuthorizeResponse): FastifyReply {
+  if (r.kind === 'redirect') return sendRedirect(reply, r.location);
+  return sendPage(reply, 200, renderFormPostPage(r.action, r.fields), formPostCsp(redirectSource(r.action)));
 }
 
 function rawQueryOf(request: FastifyRequest): string {
@@ -48,9 +54,9 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
     if (outcome.kind === 'redirect_error') {
       const issuer = issuerOf(authOrigin(ctx, request));
       return {
-        answered: sendAuthorizeReply(
+        answered: sendAuthorizeResponse(
           reply,
-          errorReply(outcome.delivery, issuer, outcome.error, outcome.description),
+          errorResponse(outcome.delivery, issuer, outcome.error, outcome.description),
         ),
       };
     }
@@ -70,9 +76,9 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
       const session = await currentSession(ctx, request);
       if (!session) {
         if (authz.promptNone) {
-          return sendAuthorizeReply(
+          return sendAuthorizeResponse(
             reply,
-            errorReply(
+            errorResponse(
               delivery,
               issuer,
               'no_signin',
@@ -83,9 +89,9 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
         return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
       }
       if (authz.promptNone) {
-        return sendAuthorizeReply(
+        return sendAuthorizeResponse(
           reply,
-          errorReply(
+          errorResponse(
             delivery,
             issuer,
             'access_denied',
@@ -130,9 +136,9 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
       const issuer = issuerOf(origin);
       const decision = field(form, 'decision');
       if (decision === 'deny') {
-        return sendAuthorizeReply(
+        return sendAuthorizeResponse(
           reply,
-          errorReply(delivery, issuer, 'access_denied', 'The user denied the request.'),
+          errorResponse(delivery, issuer, 'access_denied', 'The user denied the request.'),
         );
       }
       if (decision !== 'approve') return pageError(reply, 'The consent form was malformed.');
@@ -147,7 +153,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
           dpopJkt: authz.dpopJkt,
         }),
       );
-      return sendAuthorizeReply(reply, successReply(delivery, issuer, code));
+      return sendAuthorizeResponse(reply, successResponse(delivery, issuer, code));
     });
   });
 }
