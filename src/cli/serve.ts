@@ -17,6 +17,14 @@ const serveFlags = {
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, serveFlags);
   const config = loadConfig(process.env, configFlags(values, Object.keys(serveFlags)));
+  // Signals during startup are honoured once the server is up, so it always closes cleanly.
+  let stopRequested: string | null = null;
+  let stop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const startedAt = performance.now();
   const server = await startServer(config);
   const { ctx } = server;
@@ -37,7 +45,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
 
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     ctx.log.info({ signal }, 'shutting down');
@@ -49,8 +57,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested) stop(stopRequested);
 }
 
 /** namazu migrate [--data-dir D] [--database-url U] */
