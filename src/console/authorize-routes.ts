@@ -111,6 +111,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
           scopes: authz.scopes,
           accountEmail: account?.email ?? '',
           signoutAction: origin + consolePaths.signout,
+          signoutReturnTo: `${oauthPaths.authorize}?${rawQuery}`,
         }),
         { formAction: [redirectSource(delivery.redirectUri)] },
       );

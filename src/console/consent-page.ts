@@ -12,6 +12,8 @@ export interface ConsentView {
   /** Who is signed in, so the user knows which account grants access. */
   accountEmail: string;
   signoutAction: string;
+  /** Where signing out leads back to: this authorization request, to sign in as someone else. */
+  signoutReturnTo: string;
 }
 
 function item(label: string, value: string | null) {
@@ -46,6 +48,7 @@ ${item('Privacy policy', c.privacyUrl)}
 </form>
 <form method="post" action="${v.signoutAction}">
 <input type="hidden" name="csrf" value="${v.csrf}">
+<input type="hidden" name="return_to" value="${v.signoutReturnTo}">
 <button type="submit">Not you? Sign out</button>
 </form>
 <p class="muted">You can withdraw this permission at any time from your account page.</p>`,

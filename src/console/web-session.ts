@@ -59,7 +59,10 @@ export function preSigninCsrfValid(ctx: AppContext, request: FastifyRequest, sub
   return value !== undefined && csrfValid(ctx.pepper, `pre:${value}`, submitted);
 }
 
-/** Starts a session for the account and sets its cookie (the pre-sign-in cookie is dropped). */
+/**
+ * Starts a session for the account and sets its cookie (the pre-sign-in cookie is dropped). A
+ * session the browser already had is ended: a sign-in never continues an earlier session.
+ */
 export async function signIn(
   ctx: AppContext,
   request: FastifyRequest,
@@ -68,6 +71,8 @@ export async function signIn(
 ): Promise<void> {
   const secure = isSecure(ctx, request);
   const names = cookieNames(secure);
+  const previous = await currentSession(ctx, request);
+  if (previous) await deleteSession(ctx.db, previous.digest);
   const { token } = await createSession(ctx.db, ctx.pepper, ctx.clock, accountId);
   reply.header('set-cookie', [
     serializeCookie(names.session, token, { maxAge: SESSION_TTL_MS / 1000, secure }),

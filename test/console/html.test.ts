@@ -39,6 +39,7 @@ test('the consent page escapes registered attributes and never links unsafe URLs
     scopes: ['telegram.list'],
     accountEmail: 'user@example.com',
     signoutAction: '/signout',
+    signoutReturnTo: '/account/oauth2/v1/auth?a=1',
   });
   assert.ok(!page.includes('<img'));
   assert.ok(!page.includes('href="javascript:'));

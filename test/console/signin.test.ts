@@ -181,3 +181,45 @@ test('malformed and oversized form bodies are 4xx pages, never 5xx', async () =>
   assert.match(big.headers.get('content-type')!, /^text\/html/);
   assert.equal((await post('{"email":"x"}', 'application/json')).status, 400);
 });
+
+test('"Not you?" on the consent page signs out and comes back to the same request as someone else', async () => {
+  const browser = new Browser();
+  await signInThroughForm(browser, signinPage(), h.user.email, h.user.password);
+  const authorize = `${h.origin}/account/oauth2/v1/auth?${new URLSearchParams({
+    client_id: h.clients.C1.client.clientId,
+    response_type: 'code',
+    scope: 'telegram.list',
+    state: 'not-you',
+  })}`;
+  const consent = await (await browser.get(authorize)).text();
+  assert.ok(consent.includes(h.user.email));
+  const out = await browser.submit(consent, '/account/signout');
+  assert.equal(out.status, 303);
+  const signinAgain = out.headers.get('location')!;
+  const { account, password } = await h.server.createAccount();
+  const back = await signInThroughForm(browser, signinAgain, account.email, password);
+  assert.equal(back.headers.get('location'), authorize);
+  const second = await (await browser.get(authorize)).text();
+  assert.ok(second.includes(account.email));
+  assert.ok(!second.includes(h.user.email));
+});
+
+test('signing in again ends the session the browser had', async () => {
+  const first = new Browser();
+  await signInThroughForm(first, signinPage(), h.user.email, h.user.password);
+  const firstSession = first.cookies.get('namazu_session')!;
+  assert.equal((await first.get(`${h.origin}/account`)).status, 200);
+
+  // The same browser fetches a sign-in form (before its session cookie is set) and signs in again.
+  const again = new Browser();
+  const html = await (await again.get(signinPage())).text();
+  again.cookies.set('namazu_session', firstSession);
+  const { account, password } = await h.server.createAccount();
+  const res = await again.submit(html, '/account/signin', [
+    ['email', account.email],
+    ['password', password],
+  ]);
+  assert.equal(res.status, 303);
+  assert.notEqual(again.cookies.get('namazu_session'), firstSession);
+  assert.equal((await first.get(`${h.origin}/account`)).status, 303);
+});
