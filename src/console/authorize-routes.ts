@@ -143,17 +143,32 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
         );
       }
       if (decision !== 'approve') return pageError(reply, 'The consent form was malformed.');
-      const { code } = await ctx.db.tx((q) =>
-        issueCode(q, ctx.pepper, ctx.clock, {
-          clientId: authz.client.clientId,
-          accountId: session.accountId,
-          redirectUri: authz.requestedRedirectUri,
-          scopes: authz.scopes,
-          codeChallenge: authz.codeChallenge,
-          codeChallengeMethod: authz.codeChallengeMethod,
-          dpopJkt: authz.dpopJkt,
-        }),
-      );
+      let code: string;
+      try {
+        ({ code } = await ctx.db.tx((q) =>
+          issueCode(q, ctx.pepper, ctx.clock, {
+            clientId: authz.client.clientId,
+            accountId: session.accountId,
+            redirectUri: authz.requestedRedirectUri,
+            scopes: authz.scopes,
+            codeChallenge: authz.codeChallenge,
+            codeChallengeMethod: authz.codeChallengeMethod,
+            dpopJkt: authz.dpopJkt,
+          }),
+        ));
+      } catch (err) {
+        // The redirect URI is trusted by now, so the client hears of the failure (RFC 6749 §4.1.2.1).
+        request.log.error({ err }, 'issuing an authorization code failed');
+        return sendAuthorizeResponse(
+          reply,
+          errorResponse(
+            delivery,
+            issuer,
+            'server_error',
+            'The authorization could not be recorded; try again.',
+          ),
+        );
+      }
       return sendAuthorizeResponse(reply, successResponse(delivery, issuer, code));
     });
   });

@@ -64,7 +64,7 @@ const STYLE =
   '.error{color:#a00}.muted{color:#666;font-size:.9rem}table{border-collapse:collapse;width:100%}' +
   'td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left;vertical-align:top}';
 
-export const styleHash = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+const styleHash = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 export function page(title: string, body: SafeHtml): string {
   return markup`<!doctype html>

@@ -460,4 +460,17 @@ describe('authorization endpoint', () => {
     ]);
     expectPage400(await decide(browser, html, 'approve'));
   });
+
+  test('a failure while recording the approval is sent to the client as server_error', async () => {
+    const browser = await signedIn();
+    const params = p1Params();
+    const html = await consentPage(browser, authorizeUrl(params));
+    const db = h.server.ctx.db;
+    await db.query('ALTER TABLE oauth_grants ADD CONSTRAINT refuse_all CHECK (false) NOT VALID');
+    try {
+      expectRedirectError(await decide(browser, html, 'approve'), 'P1', 'server_error', params.state!);
+    } finally {
+      await db.query('ALTER TABLE oauth_grants DROP CONSTRAINT refuse_all');
+    }
+  });
 });
