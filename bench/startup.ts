@@ -13,7 +13,10 @@ const env = { ...process.env, NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'warn', NAMAZU
 
 async function once(port: number): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env,
+    stdio: 'ignore',
+  });
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -37,4 +40,6 @@ const times: number[] = [];
 for (let i = 0; i < runs; i++) times.push(await once(port));
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)]!;
-console.log(`start on an existing database, ${runs} runs: median ${median.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`);
+console.log(
+  `start on an existing database, ${runs} runs: median ${median.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`,
+);

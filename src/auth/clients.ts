@@ -32,7 +32,7 @@ export interface NewClient {
   privacyUrl?: string | null;
 }
 
-interface ClientRow {
+export interface ClientRow {
   id: number;
   client_id: string;
   secret_digest: string | null;
@@ -48,7 +48,7 @@ interface ClientRow {
   privacy_url: string | null;
 }
 
-function toClient(r: ClientRow): OAuthClient {
+export function toClient(r: ClientRow): OAuthClient {
   return {
     id: r.id,
     clientId: r.client_id,

@@ -2,9 +2,13 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { registerTokenEndpoints } from '../oauth/token-routes.ts';
 import { registerOps } from '../ops/routes.ts';
 import { registerSocketApi } from '../api/socket.ts';
 import { registerRealtime } from '../realtime/service.ts';
+import { registerConsole } from '../console/routes.ts';
+import { registerAuthorize } from '../console/authorize-routes.ts';
+import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
@@ -19,7 +23,15 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps, registerSocketApi, registerRealtime];
+const surfaces: Surface[] = [
+  registerOps,
+  registerMetadata,
+  registerAuthorize,
+  registerTokenEndpoints,
+  registerConsole,
+  registerSocketApi,
+  registerRealtime,
+];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
