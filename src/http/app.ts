@@ -21,7 +21,13 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps, registerMetadata, registerAuthorize, registerTokenEndpoints, registerConsole];
+const surfaces: Surface[] = [
+  registerOps,
+  registerMetadata,
+  registerAuthorize,
+  registerTokenEndpoints,
+  registerConsole,
+];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
@@ -48,6 +54,10 @@ export function describeError(err: FastifyError | HttpError): { status: number; 
     default:
       break;
   }
+  // SQLSTATE class 22 (data exception: a NUL in text, an out-of-range number…) comes from input
+  // that no valid request carries; domain code screens most of it, this is the safety net.
+  if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code))
+    return { status: 400, message: 'Bad request.' };
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500)
     return { status, message: status === 400 ? 'Bad request.' : err.message };
