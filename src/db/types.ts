@@ -8,6 +8,8 @@ export type SqlParam = string | number | boolean | null | Date | Buffer | Uint8A
 export interface Queryable {
   /** Runs one statement with $1… parameters and returns its rows. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
 }
 
 export interface Db extends Queryable {

@@ -1,0 +1,63 @@
+import type { Queryable } from '../db/types.ts';
+import { hashPassword, verifyPassword } from '../security/secrets.ts';
+
+export interface Account {
+  id: number;
+  email: string;
+  name: string | null;
+  isAdmin: boolean;
+}
+
+export class AccountError extends Error {}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+
+interface AccountRow {
+  id: number;
+  email: string;
+  name: string | null;
+  is_admin: boolean;
+  password_hash: string;
+}
+
+const toAccount = (r: AccountRow): Account => ({ id: r.id, email: r.email, name: r.name, isAdmin: r.is_admin });
+
+export async function createAccount(
+  q: Queryable,
+  input: { email: string; password: string; name?: string | null; isAdmin?: boolean },
+): Promise<Account> {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email)) throw new AccountError(`not an email address: ${input.email}`);
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw new AccountError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const existing = await q.query('SELECT 1 FROM accounts WHERE email = $1', [email]);
+  if (existing.length > 0) throw new AccountError(`an account with email ${email} exists already`);
+  const rows = await q.query<AccountRow>(
+    'INSERT INTO accounts (email, name, password_hash, is_admin) VALUES ($1, $2, $3, $4) RETURNING *',
+    [email, input.name ?? null, await hashPassword(input.password), input.isAdmin ?? false],
+  );
+  return toAccount(rows[0]!);
+}
+
+export async function findAccountByEmail(q: Queryable, email: string): Promise<Account | null> {
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [email.trim().toLowerCase()]);
+  return rows[0] ? toAccount(rows[0]) : null;
+}
+
+export async function getAccount(q: Queryable, id: number): Promise<Account | null> {
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
+  return rows[0] ? toAccount(rows[0]) : null;
+}
+
+/** The account when email and password match; null otherwise (same work either way). */
+export async function checkPassword(q: Queryable, email: string, password: string): Promise<Account | null> {
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [email.trim().toLowerCase()]);
+  const row = rows[0];
+  // Hash against a fixed dummy when the account does not exist, so timing does not reveal it.
+  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
+  return row && ok ? toAccount(row) : null;
+}
+
+let dummy: Promise<string> | undefined;
+const dummyHash = () => (dummy ??= hashPassword('namazu-dummy-password'));

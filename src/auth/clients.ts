@@ -1,0 +1,120 @@
+import type { Queryable } from '../db/types.ts';
+import { digestSecret, newSecret, prefixes, safeEqual } from '../security/secrets.ts';
+
+export type ClientType = 'confidential' | 'public';
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+export interface OAuthClient {
+  id: number;
+  clientId: string;
+  accountId: number;
+  name: string;
+  type: ClientType;
+  redirectUris: string[];
+  grants: GrantType[];
+  scopes: string[];
+  contact: string | null;
+  appUrl: string | null;
+  termsUrl: string | null;
+  privacyUrl: string | null;
+}
+
+export interface NewClient {
+  accountId: number;
+  name: string;
+  type: ClientType;
+  redirectUris: string[];
+  grants: GrantType[];
+  scopes: string[];
+  contact?: string | null;
+  appUrl?: string | null;
+  termsUrl?: string | null;
+  privacyUrl?: string | null;
+}
+
+interface ClientRow {
+  id: number;
+  client_id: string;
+  secret_digest: string | null;
+  account_id: number;
+  name: string;
+  type: ClientType;
+  redirect_uris: string[];
+  grants: GrantType[];
+  scopes: string[];
+  contact: string | null;
+  app_url: string | null;
+  terms_url: string | null;
+  privacy_url: string | null;
+}
+
+function toClient(r: ClientRow): OAuthClient {
+  return {
+    id: r.id,
+    clientId: r.client_id,
+    accountId: r.account_id,
+    name: r.name,
+    type: r.type,
+    redirectUris: r.redirect_uris,
+    grants: r.grants,
+    scopes: r.scopes,
+    contact: r.contact,
+    appUrl: r.app_url,
+    termsUrl: r.terms_url,
+    privacyUrl: r.privacy_url,
+  };
+}
+
+/** Registers a client. Returns the secret once (confidential clients only); only its digest is kept. */
+export async function createClient(
+  q: Queryable,
+  pepper: Buffer,
+  input: NewClient,
+): Promise<{ client: OAuthClient; clientSecret: string | null }> {
+  const clientId = newSecret(prefixes.clientId);
+  const clientSecret = input.type === 'confidential' ? newSecret(prefixes.clientSecret) : null;
+  const rows = await q.query<ClientRow>(
+    `INSERT INTO oauth_clients (client_id, secret_digest, account_id, name, type, redirect_uris, grants,
+       scopes, contact, app_url, terms_url, privacy_url)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING *`,
+    [
+      clientId,
+      clientSecret === null ? null : digestSecret(pepper, clientSecret),
+      input.accountId,
+      input.name,
+      input.type,
+      input.redirectUris,
+      input.grants,
+      input.scopes,
+      input.contact ?? null,
+      input.appUrl ?? null,
+      input.termsUrl ?? null,
+      input.privacyUrl ?? null,
+    ],
+  );
+  return { client: toClient(rows[0]!), clientSecret };
+}
+
+/** A registered, not revoked client, or null. */
+export async function findClient(q: Queryable, clientId: string): Promise<OAuthClient | null> {
+  const rows = await q.query<ClientRow>(
+    'SELECT * FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
+    [clientId],
+  );
+  return rows[0] ? toClient(rows[0]) : null;
+}
+
+/** True when `secret` is the client's secret (constant-time on the digests). */
+export async function verifyClientSecret(
+  q: Queryable,
+  pepper: Buffer,
+  clientId: string,
+  secret: string,
+): Promise<boolean> {
+  const rows = await q.query<{ secret_digest: string | null }>(
+    'SELECT secret_digest FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
+    [clientId],
+  );
+  const stored = rows[0]?.secret_digest;
+  return typeof stored === 'string' && safeEqual(stored, digestSecret(pepper, secret));
+}

@@ -1,0 +1,82 @@
+import { createAccount, findAccountByEmail, AccountError } from '../accounts/accounts.ts';
+import { createApiKey } from '../accounts/api-keys.ts';
+import { addContract, removeContract } from '../accounts/contracts.ts';
+import { channels } from '../bus/types.ts';
+import { openBus } from '../bus/open.ts';
+import { parseScopeList } from '../auth/scopes.ts';
+import type { Queryable } from '../db/types.ts';
+import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
+import { withDatabase } from './database.ts';
+
+async function accountByEmail(q: Queryable, email: string) {
+  const account = await findAccountByEmail(q, email);
+  if (!account) throw new AccountError(`no account with email ${email}`);
+  return account;
+}
+
+/** namazu account create --email E --password P [--name N] [--admin] */
+export async function accountCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'create') throw new UsageError('usage: namazu account create --email E --password P [--name N] [--admin]');
+  const { values } = parseFlags(rest, {
+    ...databaseFlags,
+    email: { type: 'string' },
+    password: { type: 'string' },
+    name: { type: 'string' },
+    admin: { type: 'boolean' },
+  });
+  const email = required(values, 'email');
+  const password = required(values, 'password');
+  const account = await withDatabase(values, ({ db }) =>
+    createAccount(db, { email, password, name: values.name ?? null, isAdmin: values.admin ?? false }),
+  );
+  printJson({ id: account.id, email: account.email });
+}
+
+/** namazu apikey create --account E --scopes "s1 s2" */
+export async function apikeyCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'create') throw new UsageError('usage: namazu apikey create --account E --scopes "s1 s2"');
+  const { values } = parseFlags(rest, { ...databaseFlags, account: { type: 'string' }, scopes: { type: 'string' } });
+  const email = required(values, 'account');
+  const scopes = parseScopeList(required(values, 'scopes'));
+  const { key } = await withDatabase(values, async ({ db, pepper }) =>
+    createApiKey(db, pepper, (await accountByEmail(db, email)).id, scopes),
+  );
+  printJson({ key, scopes });
+}
+
+/** namazu contract add|remove --account E --plan P */
+export async function contractCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'add' && sub !== 'remove') throw new UsageError('usage: namazu contract add|remove --account E --plan P');
+  const { values } = parseFlags(rest, { ...databaseFlags, account: { type: 'string' }, plan: { type: 'string' } });
+  const email = required(values, 'account');
+  const plan = required(values, 'plan');
+  const result = await withDatabase(values, async ({ config, db }) => {
+    const account = await accountByEmail(db, email);
+    const out =
+      sub === 'add'
+        ? await addContract(db, account.id, plan).then((c) => ({
+            id: c.id,
+            account: account.email,
+            plan: c.plan.classification,
+            planId: c.plan.id,
+            start: c.start.toISOString(),
+            isValid: true,
+          }))
+        : await removeContract(db, account.id, plan).then((ended) => ({
+            account: account.email,
+            plan,
+            removed: ended,
+          }));
+    // Running servers apply contract changes to live connections when told over the shared bus.
+    if (config.bus !== 'memory') {
+      const bus = await openBus(config);
+      await bus.publish(channels.contracts, JSON.stringify({ accountId: account.id }));
+      await bus.close();
+    }
+    return out;
+  });
+  printJson(result);
+}

@@ -1,0 +1,58 @@
+import { loadConfig } from '../config.ts';
+import { createDemoOnce, demoBanner } from '../demo.ts';
+import { startServer } from '../server.ts';
+import { configFlags, parseFlags } from './args.ts';
+import { withDatabase } from './database.ts';
+
+const serveFlags = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  bus: { type: 'string' },
+  workers: { type: 'string' },
+} as const;
+
+/** namazu serve [--port N] [--data-dir D] [--host H] [--database-url U] [--bus B] [--workers N] */
+export async function serveCommand(argv: string[]): Promise<void> {
+  const { values } = parseFlags(argv, serveFlags);
+  const config = loadConfig(process.env, configFlags(values, Object.keys(serveFlags)));
+  const startedAt = performance.now();
+  const server = await startServer(config);
+  const { ctx } = server;
+  ctx.log.info(
+    { port: server.port, engine: ctx.db.engine, bus: config.bus, startupMs: Math.round(performance.now() - startedAt) },
+    'namazu listening',
+  );
+  if (config.demo) {
+    const demo = await createDemoOnce(ctx.db, ctx.pepper);
+    const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+    if (demo) process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        ctx.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** namazu migrate [--data-dir D] [--database-url U] */
+export async function migrateCommand(argv: string[]): Promise<void> {
+  const { values } = parseFlags(argv, { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } });
+  // withDatabase migrates before running the command; report what the database holds afterwards.
+  const applied = await withDatabase(values, async ({ db }) =>
+    (await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).map((r) => r.name),
+  );
+  process.stdout.write(JSON.stringify({ migrations: applied }) + '\n');
+}

@@ -1,0 +1,188 @@
+import { hostname } from 'node:os';
+
+/**
+ * Every setting of the service, from command-line flags and NAMAZU_* environment variables (a flag
+ * wins over the environment). Validated at start: an unknown NAMAZU_* variable or an invalid value
+ * stops the process with a message naming the setting.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres://… or null for the embedded database. */
+  databaseUrl: string | null;
+  dbPoolSize: number;
+  /** Public origins of the four address roles; null = derived from each request's Host. */
+  authUrl: string | null;
+  baseUrl: string | null;
+  dataUrl: string | null;
+  websocketUrl: string | null;
+  /** HMAC pepper for stored secrets; null = generated once and kept in the database. */
+  secret: string | null;
+  bus: 'memory' | 'postgres' | 'redis';
+  redisUrl: string | null;
+  workers: number;
+  pollingIntervalMs: number;
+  pingIntervalMs: number;
+  dpopNonce: boolean;
+  demo: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  serverName: string;
+  trustProxy: boolean;
+  bodyLimit: number;
+  ingestBodyLimit: number;
+}
+
+export class ConfigError extends Error {}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+const int =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+const bool: Parser<boolean> = (raw, name) => {
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false (1/0), got "${raw}"`);
+};
+
+const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (raw, name) => {
+    if (!(values as string[]).includes(raw))
+      throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return raw as T;
+  };
+
+const text: Parser<string> = (raw, name) => {
+  if (raw.length === 0) throw new ConfigError(`${name} must not be empty`);
+  return raw;
+};
+
+const urlOf =
+  (...protocols: string[]): Parser<string> =>
+  (raw, name) => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(u.protocol))
+      throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+    return raw;
+  };
+
+/** A public origin: scheme, host and optional port; no path, query or fragment. */
+const origin =
+  (...protocols: string[]): Parser<string> =>
+  (raw, name) => {
+    const u = new URL(urlOf(...protocols)(raw, name));
+    if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || u.username)
+      throw new ConfigError(`${name} must be an origin without path, e.g. https://api.example.com`);
+    return u.origin;
+  };
+
+interface Setting<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag?: string;
+  parse: Parser<Config[K]>;
+}
+
+function setting<K extends keyof Config>(key: K, env: string, parse: Parser<Config[K]>, flag?: string): Setting<K> {
+  return { key, env, parse, flag };
+}
+
+export const settings = [
+  setting('port', 'NAMAZU_PORT', int(0, 65535), '--port'),
+  setting('host', 'NAMAZU_HOST', text, '--host'),
+  setting('dataDir', 'NAMAZU_DATA_DIR', text, '--data-dir'),
+  setting('databaseUrl', 'NAMAZU_DATABASE_URL', urlOf('postgres:', 'postgresql:'), '--database-url'),
+  setting('dbPoolSize', 'NAMAZU_DB_POOL_SIZE', int(1, 200)),
+  setting('authUrl', 'NAMAZU_AUTH_URL', origin('http:', 'https:')),
+  setting('baseUrl', 'NAMAZU_BASE_URL', origin('http:', 'https:')),
+  setting('dataUrl', 'NAMAZU_DATA_URL', origin('http:', 'https:')),
+  setting('websocketUrl', 'NAMAZU_WEBSOCKET_URL', origin('ws:', 'wss:')),
+  setting('secret', 'NAMAZU_SECRET', text),
+  setting('bus', 'NAMAZU_BUS', oneOf('memory', 'postgres', 'redis'), '--bus'),
+  setting('redisUrl', 'NAMAZU_REDIS_URL', urlOf('redis:', 'rediss:')),
+  setting('workers', 'NAMAZU_WORKERS', int(1, 64), '--workers'),
+  setting('pollingIntervalMs', 'NAMAZU_POLLING_INTERVAL_MS', int(0, 3_600_000)),
+  setting('pingIntervalMs', 'NAMAZU_PING_INTERVAL_MS', int(1000, 3_600_000)),
+  setting('dpopNonce', 'NAMAZU_DPOP_NONCE', bool),
+  setting('demo', 'NAMAZU_DEMO', bool),
+  setting('logLevel', 'NAMAZU_LOG_LEVEL', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')),
+  setting('serverName', 'NAMAZU_SERVER_NAME', text),
+  setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
+  setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),
+  setting('ingestBodyLimit', 'NAMAZU_INGEST_BODY_LIMIT', int(1024, 64 * 1024 * 1024)),
+] as const;
+
+export function defaults(): Config {
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    dataDir: './data',
+    databaseUrl: null,
+    dbPoolSize: 20,
+    authUrl: null,
+    baseUrl: null,
+    dataUrl: null,
+    websocketUrl: null,
+    secret: null,
+    bus: 'memory',
+    redisUrl: null,
+    workers: 1,
+    pollingIntervalMs: 2000,
+    pingIntervalMs: 30_000,
+    dpopNonce: true,
+    demo: true,
+    logLevel: 'info',
+    serverName: hostname(),
+    trustProxy: false,
+    bodyLimit: 64 * 1024,
+    ingestBodyLimit: 4 * 1024 * 1024,
+  };
+}
+
+/**
+ * Builds the configuration from the environment and from flags already split out of the command
+ * line (flag name → value). Throws ConfigError naming the setting on anything unknown or invalid.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string> = {}): Config {
+  const cfg = defaults() as unknown as Record<string, unknown>;
+  const knownEnv = new Set<string>(settings.map((s) => s.env));
+  // Variables other tools or test harnesses use under our prefix, not settings of the server.
+  const foreign = /^NAMAZU_(TEST_|FIXTURES$|BENCH_)/;
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('NAMAZU_') && !knownEnv.has(name) && !foreign.test(name))
+      throw new ConfigError(`unknown setting ${name}`);
+  }
+  for (const s of settings) {
+    const raw = env[s.env];
+    if (raw !== undefined && raw !== '') cfg[s.key] = s.parse(raw, s.env);
+  }
+  const knownFlags = new Map<string, (typeof settings)[number]>();
+  for (const s of settings) if ('flag' in s && s.flag) knownFlags.set(s.flag, s);
+  for (const [flag, raw] of Object.entries(flags)) {
+    const s = knownFlags.get(flag);
+    if (!s) throw new ConfigError(`unknown option ${flag}`);
+    cfg[s.key] = s.parse(raw, flag);
+  }
+  const c = cfg as unknown as Config;
+  if (c.bus === 'postgres' && !c.databaseUrl)
+    throw new ConfigError('NAMAZU_BUS=postgres needs NAMAZU_DATABASE_URL (a PostgreSQL server)');
+  if (c.bus === 'redis' && !c.redisUrl) throw new ConfigError('NAMAZU_BUS=redis needs NAMAZU_REDIS_URL');
+  if (c.workers > 1 && !c.databaseUrl)
+    throw new ConfigError('--workers above 1 needs NAMAZU_DATABASE_URL (a PostgreSQL server)');
+  if (c.workers > 1 && c.bus === 'memory')
+    throw new ConfigError('--workers above 1 needs a shared bus: NAMAZU_BUS=postgres or redis');
+  return c;
+}

@@ -1,0 +1,23 @@
+import type { Bus } from './bus/types.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/types.ts';
+import type { Logger } from './log.ts';
+import type { Metrics } from './ops/metrics.ts';
+
+/** What every surface and domain service of one running process shares. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** HMAC key for stored secrets (src/security/secrets.ts). */
+  pepper: Buffer;
+  /**
+   * Functions to run at shutdown, newest first (e.g. closing WebSockets with 4503, stopping timers).
+   * Surfaces push to it while registering.
+   */
+  onShutdown: Array<() => Promise<void> | void>;
+}

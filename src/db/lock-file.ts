@@ -1,0 +1,43 @@
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class DataDirLockedError extends Error {}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the exclusive lock on an embedded data directory: a file created with O_EXCL holding our
+ * pid. A lock left by a process that no longer runs is taken over. Returns the release function.
+ */
+export function lockDataDir(dir: string): () => void {
+  const path = join(dir, 'namazu.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+        throw new DataDirLockedError(`data directory ${dir} is in use by process ${pid}`);
+      }
+      unlinkSync(path);
+    }
+  }
+  throw new DataDirLockedError(`data directory ${dir} could not be locked`);
+}

@@ -1,0 +1,35 @@
+import { mkdirSync } from 'node:fs';
+import { lockDataDir } from './lock-file.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+import type { Db } from './types.ts';
+
+export interface DbSettings {
+  /** postgres://… URL, or null for the embedded database in dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize: number;
+}
+
+/** Opens the configured database. The embedded one is locked to this process while open. */
+export async function openDb(s: DbSettings): Promise<Db> {
+  if (s.databaseUrl) return openPostgres(s.databaseUrl, s.poolSize);
+  mkdirSync(s.dataDir, { recursive: true });
+  const release = lockDataDir(s.dataDir);
+  try {
+    const db = await openPglite(`${s.dataDir}/pg`);
+    return {
+      ...db,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { createAccount, findAccountByEmail } from './accounts/accounts.ts';
+import { createApiKey } from './accounts/api-keys.ts';
+import { addContract } from './accounts/contracts.ts';
+import { plans } from './accounts/plans.ts';
+import { createClient } from './auth/clients.ts';
+import { knownScopes } from './auth/scopes.ts';
+import type { Db } from './db/types.ts';
+
+export const DEMO_EMAIL = 'demo@namazu.local';
+
+export interface DemoCredentials {
+  email: string;
+  password: string;
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * On the first start of a new installation: a demo account with every plan contracted, an API key
+ * with every scope, and a confidential OAuth client for all three grants. Returns null when the
+ * installation has been set up before (the marker row exists) or the account exists.
+ */
+export async function createDemoOnce(db: Db, pepper: Buffer): Promise<DemoCredentials | null> {
+  return db.tx(async (q) => {
+    const marked = await q.query(
+      `INSERT INTO server_settings (name, value) VALUES ('demo_created', now()::text)
+       ON CONFLICT (name) DO NOTHING RETURNING name`,
+    );
+    if (marked.length === 0 || (await findAccountByEmail(q, DEMO_EMAIL))) return null;
+    const password = randomBytes(12).toString('base64url');
+    const account = await createAccount(q, { email: DEMO_EMAIL, password, name: 'Demo', isAdmin: true });
+    for (const p of plans) await addContract(q, account.id, p.classification);
+    const scopes = [...knownScopes];
+    const { key } = await createApiKey(q, pepper, account.id, scopes);
+    const { client, clientSecret } = await createClient(q, pepper, {
+      accountId: account.id,
+      name: 'Namazu demo client',
+      type: 'confidential',
+      redirectUris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
+      grants: ['authorization_code', 'refresh_token', 'client_credentials'],
+      scopes,
+      contact: DEMO_EMAIL,
+      appUrl: 'http://127.0.0.1/',
+      termsUrl: 'http://127.0.0.1/terms',
+      privacyUrl: 'http://127.0.0.1/privacy',
+    });
+    return { email: DEMO_EMAIL, password, apiKey: key, clientId: client.clientId, clientSecret: clientSecret! };
+  });
+}
+
+/** The text printed once after the first start: where things are and a ready curl line. */
+export function demoBanner(d: DemoCredentials, origin: string): string {
+  return [
+    '',
+    'Namazu is running with a demo setup (shown once; set NAMAZU_DEMO=0 to skip it on a new installation).',
+    `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
+    `  API reference:  ${origin}/docs`,
+    `  Account:        ${d.email} / ${d.password}  (admin, every plan contracted)`,
+    `  API key:        ${d.apiKey}`,
+    `  OAuth client:   ${d.clientId}`,
+    `  Client secret:  ${d.clientSecret}`,
+    '  Try:',
+    `    curl -s '${origin}/v2/contract' -u '${d.apiKey}:'`,
+    `    curl -s '${origin}/account/oauth2/v1/token' -u '${d.clientId}:${d.clientSecret}' -d grant_type=client_credentials -d scope=telegram.list`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,44 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The service's Prometheus instruments, one registry per app instance. */
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  openWebSockets: Gauge;
+  telegramsIngested: Counter<'classification'>;
+  /** Seconds from a telegram's commit to its send on a WebSocket. */
+  deliveryLatency: Histogram<'classification'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'namazu_http_request_duration_seconds',
+      help: 'HTTP request latency by route',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    openWebSockets: new Gauge({
+      name: 'namazu_websocket_open_connections',
+      help: 'WebSocket connections open on this process',
+      registers: [registry],
+    }),
+    telegramsIngested: new Counter({
+      name: 'namazu_telegrams_ingested_total',
+      help: 'Telegrams stored (duplicates not counted)',
+      labelNames: ['classification'],
+      registers: [registry],
+    }),
+    deliveryLatency: new Histogram({
+      name: 'namazu_delivery_latency_seconds',
+      help: 'Seconds from a telegram being committed to its send on a WebSocket',
+      labelNames: ['classification'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+  };
+}

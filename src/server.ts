@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import { openBus } from './bus/open.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { migrate } from './db/migrate.ts';
+import { openDb } from './db/open.ts';
+import { buildApp, type App } from './http/app.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createMetrics } from './ops/metrics.ts';
+import { loadPepper } from './security/pepper.ts';
+
+export interface RunningServer {
+  app: App;
+  ctx: AppContext;
+  /** The bound port (useful with port 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Listen on the configured host and port (default true). False builds the app only. */
+  listen?: boolean;
+}
+
+/** Opens the database (migrating it), the bus and the app, and starts listening. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  let bus;
+  try {
+    await migrate(db);
+    bus = await openBus(config);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const ctx: AppContext = {
+    config,
+    db,
+    bus,
+    clock: options.clock ?? systemClock,
+    log,
+    metrics: createMetrics(),
+    pepper: await loadPepper(db, config.secret),
+    onShutdown: [],
+  };
+  const app = await buildApp(ctx);
+  if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
+  else await app.ready();
+  const address = app.server.address() as AddressInfo | null;
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    for (const fn of [...ctx.onShutdown].reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log.warn({ err }, 'shutdown step failed');
+      }
+    }
+    await app.close();
+    await bus!.close();
+    await db.close();
+  }
+  return { app, ctx, port: address?.port ?? config.port, close: () => (closing ??= close()) };
+}
