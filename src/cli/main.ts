@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
 import { UsageError } from './args.ts';
+import { ingestCommand } from './ingest.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -14,6 +15,7 @@ const commands: Record<string, Command> = {
   account: accountCommand,
   apikey: apikeyCommand,
   contract: contractCommand,
+  ingest: ingestCommand,
 };
 
 const USAGE = `usage: namazu <command> [options]

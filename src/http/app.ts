@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { registerDataApi } from '../api/routes.ts';
 import { registerOps } from '../ops/routes.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';
@@ -17,7 +18,7 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps];
+const surfaces: Surface[] = [registerOps, registerDataApi];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {

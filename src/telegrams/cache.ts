@@ -24,6 +24,8 @@ export interface TelegramCacheOptions {
  *
  * Invariant: every stored telegram with a serial above `completeAbove` is held.
  */
+const shared = new WeakMap<Queryable, Promise<{ cache: TelegramCache; stop: () => Promise<void> }>>();
+
 export class TelegramCache {
   /** Ascending by serial. */
   private items: TelegramRecord[] = [];
@@ -40,6 +42,23 @@ export class TelegramCache {
   ) {
     this.maxItems = options.maxItems ?? 2000;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /**
+   * The one cache of a process for this database: every surface that asks (data API, real-time
+   * delivery) shares it. Whoever owns the process calls stop() at shutdown.
+   */
+  static shared(
+    db: Queryable,
+    bus: Bus,
+    options: TelegramCacheOptions = {},
+  ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
+    let started = shared.get(db);
+    if (!started) {
+      started = TelegramCache.start(db, bus, options);
+      shared.set(db, started);
+    }
+    return started;
   }
 
   /** Loads the newest telegrams and follows the bus. Call stop() at shutdown. */

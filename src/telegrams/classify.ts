@@ -77,9 +77,3 @@ export function classify(type: string, xml: boolean): Classification | null {
 }
 
 export const isEew = (classification: string) => classification.startsWith('eew.');
-
-/** The class scope a client needs to read telegrams of a classification (behaviour.md §6). */
-export function classScope(classification: string): string {
-  const [group, name] = classification.split('.');
-  return `${group}.get.${name}`;
-}

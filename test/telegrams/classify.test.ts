@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classify, classScope } from '../../src/telegrams/classify.ts';
+import { classify } from '../../src/telegrams/classify.ts';
 
 describe('classify', () => {
   it('listed codes', () => {
@@ -39,10 +39,5 @@ describe('classify', () => {
     assert.equal(classify('SMJP01', false), 'telegram.observation');
     assert.equal(classify('WEPA60', false), 'telegram.earthquake');
     assert.equal(classify('WWJP27', false), 'telegram.scheduled');
-  });
-
-  it('class scopes', () => {
-    assert.equal(classScope('telegram.earthquake'), 'telegram.get.earthquake');
-    assert.equal(classScope('eew.forecast'), 'eew.get.forecast');
   });
 });

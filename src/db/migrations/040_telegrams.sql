@@ -22,3 +22,5 @@ CREATE TABLE telegrams (
 -- Type filters (exact codes and prefixes) walk newest first per type.
 CREATE INDEX telegrams_type_serial ON telegrams (type text_pattern_ops, serial DESC);
 CREATE INDEX telegrams_received_time ON telegrams (received_time);
+-- test=only lists walk the few test telegrams only.
+CREATE INDEX telegrams_test_serial ON telegrams (serial DESC) WHERE test;
