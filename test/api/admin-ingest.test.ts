@@ -27,7 +27,7 @@ describe('POST /admin/v1/telegrams', () => {
   });
   after(() => server.close());
 
-  const post = (body: BodyInit, query = '', key = adminKey, contentType = 'application/xml') =>
+  const post = (body: string | Buffer, query = '', key = adminKey, contentType = 'application/xml') =>
     getJson(server, `/admin/v1/telegrams?key=${key}${query}`, {
       method: 'POST',
       body,
@@ -70,7 +70,7 @@ describe('POST /admin/v1/telegrams', () => {
 
   it('rejects invalid telegrams with the reason and stores nothing', async () => {
     const n = await count();
-    const cases: [BodyInit, string, string][] = [
+    const cases: [string | Buffer, string, string][] = [
       ['<Report><Control></Report>', '', /^Telegram rejected: malformed XML/.source],
       ['', '', '^Telegram rejected: empty telegram\\.$'],
       ['AAXX 11001 47401=', '', 'needs a JMA header or a type'],

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { fixture } from '../telegrams/fixtures.ts';
+import { getJson } from './helpers.ts';
 
 /** Raw HTTP GET (fetch would decode gzip itself). */
 function rawGet(url: string, headers: Record<string, string> = {}) {
@@ -130,9 +131,9 @@ describe('GET /v2/contract', () => {
   it('every plan; contracted ones with id, start and isValid', async () => {
     const { account } = await server.createAccount({ contracts: ['telegram.earthquake', 'websocket.plus2'] });
     const key = await server.createApiKey(account.id, ['contract.list']);
-    const r = await fetch(`${server.url}/v2/contract?key=${key}`);
+    const r = await getJson(server, `/v2/contract?key=${key}`);
     assert.equal(r.status, 200);
-    const body = await r.json();
+    const body = r.body;
     assert.equal(body.status, 'ok');
     const quake = body.items.find(
       (i: { classification: string }) => i.classification === 'telegram.earthquake',
@@ -165,9 +166,9 @@ describe('GET /v2/contract', () => {
   it('needs contract.list', async () => {
     const { account } = await server.createAccount();
     const key = await server.createApiKey(account.id, ['telegram.list']);
-    const r = await fetch(`${server.url}/v2/contract?key=${key}`);
+    const r = await getJson(server, `/v2/contract?key=${key}`);
     assert.equal(r.status, 403);
-    assert.equal((await r.json()).error.message, 'Insufficient scope for `contract.list`.');
+    assert.equal(r.body.error.message, 'Insufficient scope for `contract.list`.');
     assert.equal((await fetch(`${server.url}/v2/contract`)).status, 401);
   });
 });
