@@ -96,7 +96,12 @@ interface Setting<K extends keyof Config> {
   parse: Parser<Config[K]>;
 }
 
-function setting<K extends keyof Config>(key: K, env: string, parse: Parser<Config[K]>, flag?: string): Setting<K> {
+function setting<K extends keyof Config>(
+  key: K,
+  env: string,
+  parse: Parser<Config[K]>,
+  flag?: string,
+): Setting<K> {
   return { key, env, parse, flag };
 }
 
@@ -118,7 +123,11 @@ export const settings = [
   setting('pingIntervalMs', 'NAMAZU_PING_INTERVAL_MS', int(1000, 3_600_000)),
   setting('dpopNonce', 'NAMAZU_DPOP_NONCE', bool),
   setting('demo', 'NAMAZU_DEMO', bool),
-  setting('logLevel', 'NAMAZU_LOG_LEVEL', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')),
+  setting(
+    'logLevel',
+    'NAMAZU_LOG_LEVEL',
+    oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  ),
   setting('serverName', 'NAMAZU_SERVER_NAME', text),
   setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
   setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),

@@ -46,7 +46,13 @@ export async function createDemoOnce(db: Db, pepper: Buffer): Promise<DemoCreden
       termsUrl: 'http://127.0.0.1/terms',
       privacyUrl: 'http://127.0.0.1/privacy',
     });
-    return { email: DEMO_EMAIL, password, apiKey: key, clientId: client.clientId, clientSecret: clientSecret! };
+    return {
+      email: DEMO_EMAIL,
+      password,
+      apiKey: key,
+      clientId: client.clientId,
+      clientSecret: clientSecret!,
+    };
   });
 }
 

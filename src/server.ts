@@ -28,7 +28,11 @@ export interface StartOptions {
 /** Opens the database (migrating it), the bus and the app, and starts listening. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? createLogger(config.logLevel);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+  });
   let bus;
   try {
     await migrate(db);

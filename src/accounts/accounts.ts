@@ -21,7 +21,12 @@ interface AccountRow {
   password_hash: string;
 }
 
-const toAccount = (r: AccountRow): Account => ({ id: r.id, email: r.email, name: r.name, isAdmin: r.is_admin });
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  isAdmin: r.is_admin,
+});
 
 export async function createAccount(
   q: Queryable,
@@ -41,7 +46,9 @@ export async function createAccount(
 }
 
 export async function findAccountByEmail(q: Queryable, email: string): Promise<Account | null> {
-  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [email.trim().toLowerCase()]);
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
+    email.trim().toLowerCase(),
+  ]);
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
@@ -52,7 +59,9 @@ export async function getAccount(q: Queryable, id: number): Promise<Account | nu
 
 /** The account when email and password match; null otherwise (same work either way). */
 export async function checkPassword(q: Queryable, email: string, password: string): Promise<Account | null> {
-  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [email.trim().toLowerCase()]);
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
+    email.trim().toLowerCase(),
+  ]);
   const row = rows[0];
   // Hash against a fixed dummy when the account does not exist, so timing does not reveal it.
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));

@@ -18,12 +18,19 @@ export interface ContractListItem {
 
 function requirePlan(classification: string): Plan {
   const plan = planByClassification(classification);
-  if (!plan) throw new AccountError(`unknown plan ${classification}; known: ${plans.map((p) => p.classification).join(', ')}`);
+  if (!plan)
+    throw new AccountError(
+      `unknown plan ${classification}; known: ${plans.map((p) => p.classification).join(', ')}`,
+    );
   return plan;
 }
 
 /** Starts a contract; a running contract for the same plan is returned unchanged. */
-export async function addContract(q: Queryable, accountId: number, classification: string): Promise<Contract> {
+export async function addContract(
+  q: Queryable,
+  accountId: number,
+  classification: string,
+): Promise<Contract> {
   const plan = requirePlan(classification);
   await q.query(
     `INSERT INTO contracts (account_id, plan_id) VALUES ($1, $2)
@@ -38,7 +45,11 @@ export async function addContract(q: Queryable, accountId: number, classificatio
 }
 
 /** Ends the running contract for the plan. Returns whether one was running. */
-export async function removeContract(q: Queryable, accountId: number, classification: string): Promise<boolean> {
+export async function removeContract(
+  q: Queryable,
+  accountId: number,
+  classification: string,
+): Promise<boolean> {
   const plan = requirePlan(classification);
   const rows = await q.query(
     'UPDATE contracts SET end_at = now() WHERE account_id = $1 AND plan_id = $2 AND end_at IS NULL RETURNING id',
@@ -63,7 +74,9 @@ export async function contractList(q: Queryable, accountId: number): Promise<Con
   const running = new Map((await runningContracts(q, accountId)).map((c) => [c.plan.id, c]));
   return plans.map((plan) => {
     const c = running.get(plan.id);
-    return c ? { id: c.id, plan, start: c.start, isValid: true } : { id: null, plan, start: null, isValid: false };
+    return c
+      ? { id: c.id, plan, start: c.start, isValid: true }
+      : { id: null, plan, start: null, isValid: false };
   });
 }
 

@@ -33,8 +33,22 @@ export const plans: readonly Plan[] = [
   plan(8, 'telegram.observation', '気象観測関連', 5, 150),
   plan(9, 'telegram.scheduled', '定時関連', 5, 150),
   plan(10, 'telegram.lightning', '雷関連', 5, 150),
-  { id: 11, name: 'WebSocket 同時接続 +2', classification: 'websocket.plus2', connectionCounts: 2, price: { day: 10, month: 300 }, delivers: false },
-  { id: 12, name: 'WebSocket 同時接続 +5', classification: 'websocket.plus5', connectionCounts: 5, price: { day: 20, month: 600 }, delivers: false },
+  {
+    id: 11,
+    name: 'WebSocket 同時接続 +2',
+    classification: 'websocket.plus2',
+    connectionCounts: 2,
+    price: { day: 10, month: 300 },
+    delivers: false,
+  },
+  {
+    id: 12,
+    name: 'WebSocket 同時接続 +5',
+    classification: 'websocket.plus5',
+    connectionCounts: 5,
+    price: { day: 20, month: 600 },
+    delivers: false,
+  },
 ];
 
 export function planByClassification(classification: string): Plan | undefined {

@@ -17,7 +17,8 @@ async function accountByEmail(q: Queryable, email: string) {
 /** namazu account create --email E --password P [--name N] [--admin] */
 export async function accountCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create') throw new UsageError('usage: namazu account create --email E --password P [--name N] [--admin]');
+  if (sub !== 'create')
+    throw new UsageError('usage: namazu account create --email E --password P [--name N] [--admin]');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
     email: { type: 'string' },
@@ -37,7 +38,11 @@ export async function accountCommand(argv: string[]): Promise<void> {
 export async function apikeyCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create') throw new UsageError('usage: namazu apikey create --account E --scopes "s1 s2"');
-  const { values } = parseFlags(rest, { ...databaseFlags, account: { type: 'string' }, scopes: { type: 'string' } });
+  const { values } = parseFlags(rest, {
+    ...databaseFlags,
+    account: { type: 'string' },
+    scopes: { type: 'string' },
+  });
   const email = required(values, 'account');
   const scopes = parseScopeList(required(values, 'scopes'));
   const { key } = await withDatabase(values, async ({ db, pepper }) =>
@@ -49,8 +54,13 @@ export async function apikeyCommand(argv: string[]): Promise<void> {
 /** namazu contract add|remove --account E --plan P */
 export async function contractCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'add' && sub !== 'remove') throw new UsageError('usage: namazu contract add|remove --account E --plan P');
-  const { values } = parseFlags(rest, { ...databaseFlags, account: { type: 'string' }, plan: { type: 'string' } });
+  if (sub !== 'add' && sub !== 'remove')
+    throw new UsageError('usage: namazu contract add|remove --account E --plan P');
+  const { values } = parseFlags(rest, {
+    ...databaseFlags,
+    account: { type: 'string' },
+    plan: { type: 'string' },
+  });
   const email = required(values, 'account');
   const plan = required(values, 'plan');
   const result = await withDatabase(values, async ({ config, db }) => {

@@ -21,7 +21,10 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
 }
 
 /** The config flags (`--flag` → value) among parsed values, for loadConfig. */
-export function configFlags(values: Record<string, unknown>, names: readonly string[]): Record<string, string> {
+export function configFlags(
+  values: Record<string, unknown>,
+  names: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of names) if (typeof values[n] === 'string') out[`--${n}`] = values[n] as string;
   return out;

@@ -31,7 +31,12 @@ Commands that open the database also take --data-dir D and --database-url U.`;
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
 function describeFatal(err: unknown): string {
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'ETIMEDOUT' || e?.code === 'EHOSTUNREACH')
+  if (
+    e?.code === 'ECONNREFUSED' ||
+    e?.code === 'ENOTFOUND' ||
+    e?.code === 'ETIMEDOUT' ||
+    e?.code === 'EHOSTUNREACH'
+  )
     return `cannot reach the database: ${e.code}${e.address ? ` ${e.address}:${e.port}` : ''}`;
   if (e?.code === 'EADDRINUSE') return `port already in use: ${e.address ?? ''}:${e.port ?? ''}`;
   if (e?.code === 'EACCES') return `permission denied: ${e.message}`;

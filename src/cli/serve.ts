@@ -17,21 +17,35 @@ const serveFlags = {
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, serveFlags);
   const config = loadConfig(process.env, configFlags(values, Object.keys(serveFlags)));
+  // Signals during startup are honoured once the server is up, so it always closes cleanly.
+  let stopRequested: string | null = null;
+  let stop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const startedAt = performance.now();
   const server = await startServer(config);
   const { ctx } = server;
   ctx.log.info(
-    { port: server.port, engine: ctx.db.engine, bus: config.bus, startupMs: Math.round(performance.now() - startedAt) },
+    {
+      port: server.port,
+      engine: ctx.db.engine,
+      bus: config.bus,
+      startupMs: Math.round(performance.now() - startedAt),
+    },
     'namazu listening',
   );
   if (config.demo) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-    if (demo) process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
+    if (demo)
+      process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
   }
 
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     ctx.log.info({ signal }, 'shutting down');
@@ -43,8 +57,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested) stop(stopRequested);
 }
 
 /** namazu migrate [--data-dir D] [--database-url U] */

@@ -5,7 +5,8 @@ import type { Db, Queryable, SqlParam } from './types.ts';
 function normaliseRow(row: Record<string, unknown>): Record<string, unknown> {
   for (const key in row) {
     const v = row[key];
-    if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[key] = Buffer.from(v.buffer, v.byteOffset, v.length);
+    if (v instanceof Uint8Array && !Buffer.isBuffer(v))
+      row[key] = Buffer.from(v.buffer, v.byteOffset, v.length);
   }
   return row;
 }

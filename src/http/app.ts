@@ -26,7 +26,8 @@ function validationMessage(err: FastifyError): string {
   if (err.validationContext === 'querystring' && v) {
     const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
     if (missing) return messages.queryRequired;
-    const name = v.instancePath.split('/')[1] ?? (v.params as { additionalProperty?: string })?.additionalProperty;
+    const name =
+      v.instancePath.split('/')[1] ?? (v.params as { additionalProperty?: string })?.additionalProperty;
     if (name) return messages.unexpectedQuery(name);
   }
   return err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() || 'Bad request.';
@@ -45,7 +46,8 @@ export function describeError(err: FastifyError | HttpError): { status: number; 
       break;
   }
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return { status, message: status === 400 ? 'Bad request.' : err.message };
+  if (status >= 400 && status < 500)
+    return { status, message: status === 400 ? 'Bad request.' : err.message };
   return { status: 500, message: messages.serverError };
 }
 
@@ -85,7 +87,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     const { status, message } = describeError(err);
     if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
     if (err instanceof HttpError) reply.headers(err.headers);
-    reply.code(status).type('application/json; charset=utf-8').send(errorBody(status, message, ctx.clock.now()));
+    reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(status, message, ctx.clock.now()));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -94,7 +99,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply
       .code(status)
       .type('application/json; charset=utf-8')
-      .send(errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()));
+      .send(
+        errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()),
+      );
   });
 
   for (const surface of surfaces) await surface(app as unknown as App, ctx);

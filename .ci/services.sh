@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs (when missing) and starts the servers the tests use, on loopback only:
+# PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Prints the environment to export.
+# Usage: eval "$(bash .ci/services.sh)"
+set -euo pipefail
+
+need=()
+command -v redis-server >/dev/null || need+=(redis-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+if [ ${#need[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq "${need[@]}" >&2
+fi
+
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+PGPORT=${NAMAZU_CI_PG_PORT:-55432}
+REDISPORT=${NAMAZU_CI_REDIS_PORT:-56379}
+BASE=$(mktemp -d /tmp/namazu-ci-XXXXXX)
+chmod 755 "$BASE"
+
+# PostgreSQL refuses to run as root: the cluster belongs to the 'postgres' user the package made.
+RUNAS=()
+if [ "$(id -u)" = 0 ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --home "$BASE" postgres
+  chown postgres "$BASE"
+  RUNAS=(runuser -u postgres --)
+fi
+"${RUNAS[@]}" "$PGBIN/initdb" -D "$BASE/pg" -U namazu --auth=trust -E UTF8 >/dev/null
+"${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$BASE/pg" -l "$BASE/pg.log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $BASE -c max_connections=300 -c fsync=off -c synchronous_commit=off" start >/dev/null
+
+redis-server --bind 127.0.0.1 --port "$REDISPORT" --save '' --appendonly no --daemonize yes \
+  --logfile "$BASE/redis.log" --dir "$BASE" >/dev/null
+
+for _ in $(seq 1 50); do
+  redis-cli -p "$REDISPORT" ping >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+echo "export NAMAZU_CI_SERVICES_DIR='$BASE'"
+echo "export NAMAZU_CI_PGBIN='$PGBIN'"
+echo "export NAMAZU_TEST_PG_URL='postgres://namazu@127.0.0.1:$PGPORT/postgres'"
+echo "export NAMAZU_TEST_REDIS_URL='redis://127.0.0.1:$REDISPORT'"

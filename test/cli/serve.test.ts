@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+
+const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
+  return { ...env, NAMAZU_LOG_LEVEL: 'warn', ...extra };
+}
+
+function serve(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): { child: ChildProcess; output: () => string } {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      env: cleanEnv(extra),
+    },
+  );
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out };
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+test('first start on a new embedded database prints the demo setup once; SIGTERM stops cleanly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'namazu-serve-'));
+  const first = serve(dir);
+  await waitFor(() => first.output().includes('curl -s'), 60_000);
+  const out = first.output();
+  const service = /Service:\s+(http:\/\/\S+)/.exec(out)![1]!;
+  const key = /API key:\s+(AKe\.\S+)/.exec(out)![1]!;
+  assert.match(out, /OAuth client:\s+CId\.\S+/);
+  assert.match(out, /Client secret:\s+CSt\.\S+/);
+  assert.match(out, new RegExp(`curl -s '${service}/v2/contract' -u '${key.replace('.', '\\.')}:'`));
+  const health = await fetch(`${service}/healthz`);
+  assert.equal(health.status, 200);
+
+  // The data directory is locked while the server runs.
+  const second = serve(dir);
+  assert.equal(await exited(second.child), 1);
+  assert.match(second.output(), /^namazu serve: data directory .* is in use by process \d+\n$/);
+
+  const done = exited(first.child);
+  first.child.kill('SIGTERM');
+  assert.equal(await done, 0);
+
+  // A second start on the same installation does not create or print a demo again.
+  const again = serve(dir);
+  await waitFor(
+    () => /Server listening|namazu listening/.test(again.output()) || again.output().length > 0,
+    1000,
+  ).catch(() => {});
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.doesNotMatch(again.output(), /API key:/);
+  const stopped = exited(again.child);
+  again.child.kill('SIGINT');
+  assert.equal(await stopped, 0);
+});

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, defaults, loadConfig } from '../src/config.ts';
+
+test('no configuration gives the documented defaults', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.dataDir, './data');
+  assert.equal(c.bus, 'memory');
+  assert.equal(c.pollingIntervalMs, 2000);
+  assert.equal(c.demo, true);
+  assert.deepEqual(c, defaults());
+});
+
+test('environment variables are parsed and flags override them', () => {
+  const c = loadConfig(
+    { NAMAZU_PORT: '9000', NAMAZU_DEMO: '0', NAMAZU_DATABASE_URL: 'postgres://u@127.0.0.1/db' },
+    { '--port': '9100', '--data-dir': '/tmp/x' },
+  );
+  assert.equal(c.port, 9100);
+  assert.equal(c.demo, false);
+  assert.equal(c.dataDir, '/tmp/x');
+  assert.equal(c.databaseUrl, 'postgres://u@127.0.0.1/db');
+});
+
+test('public URLs must be origins and are normalised', () => {
+  assert.equal(
+    loadConfig({ NAMAZU_AUTH_URL: 'https://auth.example.com/' }).authUrl,
+    'https://auth.example.com',
+  );
+  assert.throws(() => loadConfig({ NAMAZU_AUTH_URL: 'https://auth.example.com/x' }), /NAMAZU_AUTH_URL/);
+  assert.throws(
+    () => loadConfig({ NAMAZU_WEBSOCKET_URL: 'http://x' }),
+    /NAMAZU_WEBSOCKET_URL must be a ws: or wss: URL/,
+  );
+});
+
+for (const [env, message] of [
+  [{ NAMAZU_PORT: 'eighty' }, /NAMAZU_PORT must be an integer/],
+  [{ NAMAZU_PORT: '70000' }, /NAMAZU_PORT must be between 0 and 65535/],
+  [{ NAMAZU_BUS: 'kafka' }, /NAMAZU_BUS must be one of memory, postgres, redis/],
+  [{ NAMAZU_DEMO: 'maybe' }, /NAMAZU_DEMO must be true or false/],
+  [{ NAMAZU_DATABASE_URL: 'mysql://x' }, /NAMAZU_DATABASE_URL must be a postgres: or postgresql: URL/],
+  [{ NAMAZU_PROT: '1' }, /unknown setting NAMAZU_PROT/],
+  [{ NAMAZU_BUS: 'postgres' }, /NAMAZU_BUS=postgres needs NAMAZU_DATABASE_URL/],
+  [{ NAMAZU_WORKERS: '2' }, /--workers above 1 needs NAMAZU_DATABASE_URL/],
+] as const) {
+  test(`invalid configuration is refused naming the setting: ${JSON.stringify(env)}`, () => {
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => err instanceof ConfigError && message.test(err.message),
+    );
+  });
+}
+
+test('an unknown flag is refused', () => {
+  assert.throws(() => loadConfig({}, { '--prot': '1' }), /unknown option --prot/);
+});
+
+test('test-harness variables under the prefix are not settings', () => {
+  assert.doesNotThrow(() => loadConfig({ NAMAZU_TEST_DATABASE_URL: 'x', NAMAZU_FIXTURES: '/f' }));
+});

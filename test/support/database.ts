@@ -1,0 +1,75 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { openPglite } from '../../src/db/pglite.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+
+/** PostgreSQL server for tests, when set (CI sets it); otherwise tests use PGlite. */
+export const testDatabaseUrl = process.env.NAMAZU_TEST_DATABASE_URL || null;
+
+export interface TestDatabase {
+  /** postgres://… of a fresh database, or null for PGlite. */
+  databaseUrl: string | null;
+  /** A fresh data directory (PGlite's home when databaseUrl is null). */
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A migrated PGlite directory to copy: creating a PGlite cluster takes seconds, copying one takes
+ * milliseconds. Keyed by the migrations' content so a schema change makes a new one.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const m of listMigrations()) hash.update(m.name).update(m.sql);
+  const dir = join(tmpdir(), `namazu-test-template-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(join(dir, 'pg', 'PG_VERSION'))) return dir;
+  const work = mkdtempSync(join(tmpdir(), 'namazu-template-build-'));
+  const db = await openPglite(join(work, 'pg'));
+  await migrate(db);
+  await db.close();
+  try {
+    renameSync(work, dir);
+  } catch {
+    // another test process made it first
+    rmSync(work, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** A new, empty, migrated database for one test server. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'namazu-test-'));
+  if (!testDatabaseUrl) {
+    cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+    return {
+      databaseUrl: null,
+      dataDir,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `namazu_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  const db = await openPostgres(url.toString(), 1);
+  await migrate(db);
+  await db.close();
+  return {
+    databaseUrl: url.toString(),
+    dataDir,
+    async drop() {
+      rmSync(dataDir, { recursive: true, force: true });
+      const c = new pg.Client({ connectionString: testDatabaseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

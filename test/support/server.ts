@@ -1,0 +1,69 @@
+import { createAccount, type Account } from '../../src/accounts/accounts.ts';
+import { createApiKey } from '../../src/accounts/api-keys.ts';
+import { addContract } from '../../src/accounts/contracts.ts';
+import type { Clock } from '../../src/clock.ts';
+import { defaults, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestServer extends RunningServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  database: TestDatabase;
+  /** Creates an account; `contracts` are plan classifications to contract. */
+  createAccount(options?: { admin?: boolean; contracts?: string[]; email?: string }): Promise<{
+    account: Account;
+    password: string;
+  }>;
+  createApiKey(accountId: number, scopes: string[]): Promise<string>;
+}
+
+let counter = 0;
+
+/**
+ * Boots the real service on an ephemeral loopback port against a fresh database (PGlite, or
+ * PostgreSQL when NAMAZU_TEST_DATABASE_URL is set). Close it at the end of the test.
+ */
+export async function startTestServer(
+  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase } = {},
+): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const config: Config = {
+    ...defaults(),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: database.dataDir,
+    databaseUrl: database.databaseUrl,
+    demo: false,
+    logLevel: 'silent',
+    ...options.config,
+  };
+  const server = await startServer(config, {
+    clock: options.clock,
+    logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
+  });
+  const { db, pepper } = server.ctx;
+  return {
+    ...server,
+    url: `http://127.0.0.1:${server.port}`,
+    database,
+    async close() {
+      await server.close();
+      if (!options.database) await database.drop();
+    },
+    async createAccount(o = {}) {
+      const password = `pw-${counter}-${Math.random().toString(36).slice(2)}`;
+      const account = await createAccount(db, {
+        email: o.email ?? `user${++counter}-${Date.now()}@example.test`,
+        password,
+        isAdmin: o.admin ?? false,
+      });
+      for (const c of o.contracts ?? []) await addContract(db, account.id, c);
+      return { account, password };
+    },
+    async createApiKey(accountId, scopes) {
+      return (await createApiKey(db, pepper, accountId, scopes)).key;
+    },
+  };
+}
