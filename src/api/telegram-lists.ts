@@ -20,7 +20,7 @@ import {
   type RawQuery,
 } from './list-params.ts';
 import { errorResponses, TelegramListV1, TelegramListV2 } from './schemas.ts';
-import { itemV1, itemV2 } from './telegram-items.ts';
+import { itemV1, v2ListJson } from './telegram-items.ts';
 
 const V2 = 'v2t';
 const V1 = 'v1t';
@@ -86,7 +86,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         response: { 200: TelegramListV2, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = await deps.auth.authenticate(request);
       requireScope(principal, 'telegram.list');
       const query = request.query as RawQuery;
@@ -112,13 +112,15 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         before: cursor?.direction === 'older' ? cursor.serial : undefined,
         after: cursor?.direction === 'newer' ? cursor.serial : undefined,
         limit,
+        withXmlReport,
       };
       const page = await readTelegramPage(ctx.db, deps.cache, q);
-      const dataUrl = publicUrls(ctx.config, request).data;
       const last = page.items.at(-1);
-      return okBody(
+      const json = v2ListJson(
+        page.items,
+        publicUrls(ctx.config, request).data,
+        withXmlReport,
         {
-          items: page.items.map((t) => itemV2(t, dataUrl, withXmlReport)),
           ...(q.after === undefined && page.truncated && last
             ? { nextToken: encodeCursor(V2, 'older', last.serial) }
             : {}),
@@ -127,6 +129,8 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         },
         ctx.clock.now(),
       );
+      // Items are pre-serialised per telegram (telegram-items.ts): the text goes out as it is.
+      return reply.type('application/json; charset=utf-8').send(json);
     },
   );
 
@@ -165,6 +169,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         before: older,
         after: older === undefined && newCatch > 0 ? newCatch : undefined,
         limit,
+        withXmlReport: withXml,
       };
       const page = await readTelegramPage(ctx.db, deps.cache, q);
       const dataUrl = publicUrls(ctx.config, request).data;

@@ -159,6 +159,8 @@ export interface TelegramQuery {
   /** Only serials above (polling); the lowest ones above are taken first. */
   after?: number;
   limit: number;
+  /** Whether the caller shows Control/Head; when false the database need not send them. */
+  withXmlReport?: boolean;
 }
 
 /** True when a telegram summary passes a query's filters (not its serial window). */
@@ -170,9 +172,11 @@ export function matches(t: TelegramSummary, f: TelegramQuery): boolean {
   }
   if (f.test === 'no' ? t.head.test : f.test === 'only' ? !t.head.test : false) return false;
   if (f.formats && !f.formats.includes(t.format)) return false;
-  const received = Date.parse(t.receivedTime);
-  if (f.receivedFrom && received < f.receivedFrom.getTime()) return false;
-  if (f.receivedBefore && received >= f.receivedBefore.getTime()) return false;
+  if (f.receivedFrom || f.receivedBefore) {
+    const received = Date.parse(t.receivedTime);
+    if (f.receivedFrom && received < f.receivedFrom.getTime()) return false;
+    if (f.receivedBefore && received >= f.receivedBefore.getTime()) return false;
+  }
   return true;
 }
 
@@ -197,8 +201,9 @@ export async function queryTelegrams(q: Queryable, f: TelegramQuery): Promise<Te
   if (f.before !== undefined) where.push(`serial < ${p(f.before)}`);
   if (f.after !== undefined) where.push(`serial > ${p(f.after)}`);
   const order = f.after !== undefined ? 'ASC' : 'DESC';
+  const columns = f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
   const rows = await q.query<Row>(
-    `SELECT ${SUMMARY_COLUMNS} FROM telegrams WHERE ${where.join(' AND ')} ORDER BY serial ${order} LIMIT ${p(f.limit)}`,
+    `SELECT ${columns} FROM telegrams WHERE ${where.join(' AND ')} ORDER BY serial ${order} LIMIT ${p(f.limit)}`,
     params,
   );
   const out = rows.map(toSummary);
