@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerTokenEndpoints } from '../oauth/token-routes.ts';
+import { registerDataApi } from '../api/routes.ts';
 import { registerOps } from '../ops/routes.ts';
 import { registerConsole } from '../console/routes.ts';
 import { registerAuthorize } from '../console/authorize-routes.ts';
@@ -27,6 +28,7 @@ const surfaces: Surface[] = [
   registerAuthorize,
   registerTokenEndpoints,
   registerConsole,
+  registerDataApi,
 ];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
