@@ -119,7 +119,10 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     onError,
   });
 
-  const dispatcher = new Dispatcher(hub, load, clock, server, onError);
+  // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
+  const dispatcher = new Dispatcher(hub, load, clock, server, onError, (record, seconds) =>
+    metrics.deliveryLatency.observe({ classification: record.classification }, seconds),
+  );
 
   /** A contract ended: live sessions lose its classification; those left with none close (4807). */
   async function contractsChanged(accountId: number) {

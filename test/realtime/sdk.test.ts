@@ -87,6 +87,9 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   const bytes1 = Buffer.from(d1.body, 'base64');
   assert.equal(d1.id, createHash('sha384').update(bytes1).digest('hex'));
   assert.deepEqual(gunzipSync(bytes1), eew, 'the decoded body is the fixture, byte for byte');
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  assert.match(metrics, /namazu_delivery_latency_seconds_count\{classification="eew.forecast"\} 1\n/);
+  assert.match(metrics, /namazu_websocket_open_connections 1\n/);
 
   const season = fixture('01_01_01_091210_VGSK50.xml');
   const data2 = nextEvent<DataEvent>(ws, 'data');
