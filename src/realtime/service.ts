@@ -10,6 +10,7 @@ import type { SessionStoreOptions } from '../sessions/sessions.ts';
 import {
   PONG_TIMEOUT_MS,
   endSession,
+  narrowSession,
   openSession,
   openSessionsOf,
   recordPings,
@@ -132,8 +133,10 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
       if (!conn) continue;
       const kept = conn.filter.filter.classifications.filter((c) => contracted.has(c));
       if (kept.length === 0) conn.fail(closeCodes.contractEnded, closeMessages.contractEnded, true);
-      else if (kept.length < conn.filter.filter.classifications.length)
+      else if (kept.length < conn.filter.filter.classifications.length) {
         hub.refilter(conn, compileFilter({ ...conn.filter.filter, classifications: kept }));
+        await narrowSession(db, s.id, kept);
+      }
     }
   }
 

@@ -273,6 +273,11 @@ export async function openSessionsOf(
   return { sessions: rows, contracted: await contractedClassifications(q, accountId) };
 }
 
+/** A live session lost classifications (a contract ended): the list shows what it still receives. */
+export async function narrowSession(q: Queryable, id: number, classifications: string[]): Promise<void> {
+  await q.query('UPDATE socket_sessions SET classifications = $2 WHERE id = $1', [id, classifications]);
+}
+
 export interface SessionQuery {
   id?: number;
   status?: SessionStatus;

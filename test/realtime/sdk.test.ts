@@ -53,6 +53,7 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   const { account } = await server.createAccount({ contracts: ['eew.forecast', 'telegram.observation'] });
   const key = await server.createApiKey(account.id, [
     'socket.start',
+    'socket.list',
     'eew.get.forecast',
     'telegram.get.observation',
   ]);
@@ -136,5 +137,16 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   await nextEvent(ws, 'ping');
   assert.equal(closedCode, null);
   assert.equal(ws.readyState, 1);
+  // The pong times are recorded once per ping interval: the list shows the latest.
+  let ping: string | null = null;
+  for (let i = 0; i < 40 && ping === null; i++) {
+    const list = (await (await fetch(`${server.url}/v2/socket?id=${start.socketId}&key=${key}`)).json()) as {
+      items: { ping: string | null; status: string }[];
+    };
+    assert.equal(list.items[0]!.status, 'open');
+    ping = list.items[0]!.ping;
+    if (ping === null) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(ping !== null && Date.parse(ping) >= clock.now() - 30_000, `ping recorded: ${ping}`);
   ws.close(1000);
 });

@@ -345,6 +345,10 @@ test('a contract that ends narrows live sessions, and closes those left with not
     { type: 'pong', pingId: 'after' },
     'still open with one classification left',
   );
+  assert.deepEqual(
+    (await call('GET', `/v2/socket?id=${both.websocket.id}`, key)).json!.items[0].classifications,
+    ['telegram.earthquake'],
+  );
   await removeContract(server.ctx.db, accountId, 'telegram.earthquake');
   await server.ctx.bus.publish(channels.contracts, JSON.stringify({ accountId }));
   const err = await c.next();
