@@ -9,7 +9,7 @@ import type { App, Surface } from '../http/app.ts';
 import type { SessionStoreOptions } from '../sessions/sessions.ts';
 import {
   PONG_TIMEOUT_MS,
-  endSession,
+  endSessions,
   narrowSession,
   openSession,
   openSessionsOf,
@@ -103,7 +103,7 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     },
     closed(socketId, code) {
       metrics.openWebSockets.dec();
-      endSession(db, socketId, clock.now(), code).catch(onError);
+      endSessions(db, [socketId], clock.now(), code).catch(onError);
     },
   };
 
@@ -161,8 +161,13 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     while (hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const conn of hub.connections()) conn.ws.terminate();
-    // The close handlers record each end; wait for those writes before the database closes.
-    await Promise.all(conns.map((c) => endSession(db, c.socketId, clock.now(), closeCodes.serverRestart)));
+    // Recorded here in one statement, before the database closes (close handlers may come later).
+    await endSessions(
+      db,
+      conns.map((c) => c.socketId),
+      clock.now(),
+      closeCodes.serverRestart,
+    );
   });
 }
 
