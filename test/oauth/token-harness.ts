@@ -204,7 +204,14 @@ export function rawPost(
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(text) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          json: JSON.parse(text),
+        }),
+      );
     });
     req.end(body);
   });
