@@ -1,7 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { lockDataDir } from './lock-file.ts';
-import { openPglite } from './pglite.ts';
-import { openPostgres } from './postgres.ts';
 import type { Db } from './types.ts';
 
 export interface DbSettings {
@@ -13,10 +11,12 @@ export interface DbSettings {
 
 /** Opens the configured database. The embedded one is locked to this process while open. */
 export async function openDb(s: DbSettings): Promise<Db> {
-  if (s.databaseUrl) return openPostgres(s.databaseUrl, s.poolSize);
+  // Each engine is loaded only when used: PGlite's WebAssembly build is large to load.
+  if (s.databaseUrl) return (await import('./postgres.ts')).openPostgres(s.databaseUrl, s.poolSize);
   mkdirSync(s.dataDir, { recursive: true });
   const release = lockDataDir(s.dataDir);
   try {
+    const { openPglite } = await import('./pglite.ts');
     const db = await openPglite(`${s.dataDir}/pg`);
     return {
       ...db,
