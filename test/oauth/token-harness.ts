@@ -188,6 +188,7 @@ export function rawPost(
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  rawHeaders: string[];
   json: Record<string, unknown>;
 }> {
   return new Promise((resolve, reject) => {
