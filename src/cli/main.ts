@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
 import { UsageError } from './args.ts';
+import { clientCommand } from './client.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -13,6 +14,7 @@ const commands: Record<string, Command> = {
   migrate: migrateCommand,
   account: accountCommand,
   apikey: apikeyCommand,
+  client: clientCommand,
   contract: contractCommand,
 };
 

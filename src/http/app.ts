@@ -4,6 +4,9 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance } from 
 import type { AppContext } from '../context.ts';
 import { registerTokenEndpoints } from '../oauth/token-routes.ts';
 import { registerOps } from '../ops/routes.ts';
+import { registerConsole } from '../console/routes.ts';
+import { registerAuthorize } from '../console/authorize-routes.ts';
+import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
@@ -18,7 +21,7 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps, registerTokenEndpoints];
+const surfaces: Surface[] = [registerOps, registerMetadata, registerAuthorize, registerTokenEndpoints, registerConsole];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
