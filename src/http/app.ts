@@ -21,7 +21,13 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps, registerMetadata, registerAuthorize, registerTokenEndpoints, registerConsole];
+const surfaces: Surface[] = [
+  registerOps,
+  registerMetadata,
+  registerAuthorize,
+  registerTokenEndpoints,
+  registerConsole,
+];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
