@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { toClient, type ClientRow, type OAuthClient } from './clients.ts';
+import { isClientIdShape, toClient, type ClientRow, type OAuthClient } from './clients.ts';
 
 export interface ClientWithSecret {
   client: OAuthClient;
@@ -10,6 +10,7 @@ export interface ClientWithSecret {
 
 /** A registered, not revoked client with its secret digest, in one query. */
 export async function findClientWithSecret(q: Queryable, clientId: string): Promise<ClientWithSecret | null> {
+  if (!isClientIdShape(clientId)) return null;
   const rows = await q.query<ClientRow>(
     'SELECT * FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
     [clientId],
