@@ -14,6 +14,8 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
 const MAX_NAME = 100;
 const MAX_CONTACT = 254;
 const MAX_URIS = 20;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function httpUrl(flag: string, value: string | undefined): string | null {
   if (value === undefined) return null;
@@ -32,8 +34,9 @@ function httpUrl(flag: string, value: string | undefined): string | null {
 /** The client registration the flags describe, or a UsageError saying which flag is wrong. */
 export function clientFromFlags(values: Record<string, string | string[] | boolean | undefined>) {
   const name = required(values, 'name').trim();
-  if (name.length === 0 || name.length > MAX_NAME)
-    throw new UsageError(`--name must be 1 to ${MAX_NAME} characters`);
+  if (name.length === 0 || name.length > MAX_NAME || CONTROL.test(name)) {
+    throw new UsageError(`--name must be 1 to ${MAX_NAME} printable characters`);
+  }
   const type = required(values, 'type');
   if (type !== 'confidential' && type !== 'public')
     throw new UsageError('--type must be confidential or public');
@@ -69,8 +72,11 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
   if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
 
   const contact = values.contact as string | undefined;
-  if (contact !== undefined && (contact.trim().length === 0 || contact.length > MAX_CONTACT)) {
-    throw new UsageError(`--contact must be 1 to ${MAX_CONTACT} characters`);
+  if (
+    contact !== undefined &&
+    (contact.trim().length === 0 || contact.length > MAX_CONTACT || CONTROL.test(contact))
+  ) {
+    throw new UsageError(`--contact must be 1 to ${MAX_CONTACT} printable characters`);
   }
   return {
     name,

@@ -123,6 +123,7 @@ test('bad usage exits 2 with one clear line and creates nothing', () => {
     [replace('--redirect-uri', 'http://app.example/cb'), /--redirect-uri .* may use http only/],
     [replace('--redirect-uri', 'javascript:alert(1)'), /--redirect-uri/],
     [replace('--grant', 'password'), /--grant must be one of/],
+    [replace('--name', 'bad\u0001name'), /--name must be 1 to 100 printable characters/],
     [replace('--app-url', 'ftp://app.example/'), /--app-url must be an http\(s\) URL/],
     [
       [
