@@ -4,6 +4,7 @@ import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
 import { UsageError } from './args.ts';
 import { clientCommand } from './client.ts';
+import { ingestCommand } from './ingest.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -16,6 +17,7 @@ const commands: Record<string, Command> = {
   apikey: apikeyCommand,
   client: clientCommand,
   contract: contractCommand,
+  ingest: ingestCommand,
 };
 
 const USAGE = `usage: namazu <command> [options]

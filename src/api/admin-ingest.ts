@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import { getAccount } from '../accounts/accounts.ts';
+import { requireScope, type Authenticator } from '../auth/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { okBody } from '../http/envelope.ts';
+import { badQuery, HttpError, messages } from '../http/errors.ts';
+import { ingestTelegram } from '../telegrams/ingest.ts';
+import type { IngestHints } from '../telegrams/prepare.ts';
+import { single, type RawQuery } from './list-params.ts';
+import { errorResponses, IngestResult } from './schemas.ts';
+
+const SCOPE = 'admin.telegram.ingest';
+
+const query = Type.Object(
+  {
+    type: Type.Optional(Type.String({ description: 'Data type code, when the body has no JMA header' })),
+    author: Type.Optional(Type.String({ description: 'Issuing office code (4 letters)' })),
+    time: Type.Optional(Type.String({ description: 'head.time (ISO 8601)' })),
+    designation: Type.Optional(Type.String({ description: 'Designation (e.g. CCA)' })),
+    target: Type.Optional(Type.String({ description: 'Target observation point code' })),
+    receivedTime: Type.Optional(Type.String({ description: 'Reception time (ISO 8601; default now)' })),
+    fileName: Type.Optional(
+      Type.String({ description: 'Original file name (JMA feed names carry the type)' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/**
+ * POST /admin/v1/telegrams — ingest one raw telegram (any content type) for an administrator
+ * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged.
+ */
+export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authenticator): Promise<void> {
+  await app.register(async (scoped) => {
+    // The body is the telegram itself, whatever its declared type.
+    scoped.removeAllContentTypeParsers();
+    scoped.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: ctx.config.ingestBodyLimit },
+      (_req, body, done) => done(null, body),
+    );
+    scoped.post(
+      '/admin/v1/telegrams',
+      {
+        bodyLimit: ctx.config.ingestBodyLimit,
+        schema: {
+          summary: 'Ingest a telegram',
+          description:
+            'The request body is one raw telegram: JMA XML, or A/N / binary with a JMA header line. ' +
+            'Administrator accounts with scope `admin.telegram.ingest` only.',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: IngestResult, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const principal = await auth.authenticate(request, { fresh: true });
+        requireScope(principal, SCOPE);
+        const account = await getAccount(ctx.db, principal.accountId);
+        if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
+        const q = request.query as RawQuery;
+        const receivedRaw = single(q, 'receivedTime');
+        const receivedTime = receivedRaw === undefined ? ctx.clock.now() : Date.parse(receivedRaw);
+        if (Number.isNaN(receivedTime)) throw badQuery('receivedTime');
+        const hints: IngestHints = { receivedTime };
+        for (const name of ['type', 'author', 'time', 'designation', 'target', 'fileName'] as const) {
+          const v = single(q, name);
+          if (v !== undefined) hints[name] = v;
+        }
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const outcome = await ingestTelegram(ctx, body, hints);
+        if (!outcome.ok) throw new HttpError(400, `Telegram rejected: ${outcome.reason}.`);
+        return okBody(outcome.stored, ctx.clock.now());
+      },
+    );
+  });
+}

@@ -1,0 +1,39 @@
+import { contractList } from '../accounts/contracts.ts';
+import { requireScope, type Authenticator } from '../auth/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { okBody } from '../http/envelope.ts';
+import { ContractList, errorResponses } from './schemas.ts';
+
+/** GET {base_url}/v2/contract — every plan, contracted or not (behaviour.md §8). */
+export function registerContractList(app: App, ctx: AppContext, auth: Authenticator): void {
+  app.get(
+    '/v2/contract',
+    {
+      schema: {
+        summary: 'Contract list',
+        description:
+          'Every plan with the account’s running contract where there is one. Scope `contract.list`.',
+        tags: ['contracts'],
+        response: { 200: ContractList, ...errorResponses },
+      },
+    },
+    async (request) => {
+      // Contract operations check revocation at once (behaviour.md §2).
+      const principal = await auth.authenticate(request, { fresh: true });
+      requireScope(principal, 'contract.list');
+      const items = (await contractList(ctx.db, principal.accountId)).map((c) => ({
+        id: c.id,
+        planId: c.plan.id,
+        planName: c.plan.name,
+        classification: c.plan.classification,
+        classifications: c.plan.classification,
+        price: c.plan.price,
+        start: c.start?.toISOString() ?? null,
+        isValid: c.isValid,
+        connectionCounts: c.plan.connectionCounts,
+      }));
+      return okBody({ items }, ctx.clock.now());
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { contractedClassifications } from '../accounts/contracts.ts';
+import { CredentialCache } from '../auth/credential-cache.ts';
+import { channels } from '../bus/types.ts';
+import type { AppContext } from '../context.ts';
+
+/** How long an account's contracted classifications are reused without asking the database. */
+const CONTRACTS_TTL_MS = 10_000;
+
+/**
+ * Contracted classifications per account for the list endpoints, cached briefly and dropped at
+ * once when the bus announces a contract change.
+ */
+export async function contractedLookup(
+  ctx: AppContext,
+): Promise<(accountId: number) => Promise<Set<string>>> {
+  const cache = new CredentialCache<Set<string>>(CONTRACTS_TTL_MS, 100_000, () => ctx.clock.now());
+  const unsubscribe = await ctx.bus.subscribe(channels.contracts, (payload) => {
+    try {
+      const { accountId } = JSON.parse(payload) as { accountId?: unknown };
+      if (typeof accountId === 'number') cache.delete(String(accountId));
+    } catch {
+      // a malformed announcement is ignored
+    }
+  });
+  ctx.onShutdown.push(unsubscribe);
+  return async (accountId) => {
+    const key = String(accountId);
+    let found = cache.get(key);
+    if (!found) {
+      found = await contractedClassifications(ctx.db, accountId);
+      cache.set(key, found);
+    }
+    return found;
+  };
+}

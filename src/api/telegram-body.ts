@@ -1,0 +1,84 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { Type } from 'typebox';
+import { requireScope, type Authenticator } from '../auth/authenticate.ts';
+import { classScope } from '../auth/scopes.ts';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { HttpError, messages } from '../http/errors.ts';
+import type { TelegramFormat } from '../telegrams/record.ts';
+import { loadBody } from '../telegrams/store.ts';
+
+const gunzipAsync = promisify(gunzip);
+const ID = /^[0-9a-f]{96}$/;
+
+const CONTENT_TYPES: Record<TelegramFormat, string> = {
+  xml: 'application/xml; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  'a/n': 'text/plain; charset=utf-8',
+  binary: 'application/octet-stream',
+};
+
+/** Whether Accept-Encoding admits gzip (a `q=0` refuses it). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * GET {data_url}/v1/:id — the telegram body, uncompressed unless the client accepts gzip
+ * (behaviour.md §5). Bodies never change, so responses are cacheable forever. Errors on this host
+ * are plain text.
+ */
+export function registerTelegramBody(app: App, ctx: AppContext, auth: Authenticator): void {
+  app.get(
+    '/v1/:id',
+    {
+      schema: {
+        summary: 'Telegram body',
+        description:
+          'The body of a telegram by id (the `url` of list items). Scopes `telegram.data` and the class scope. ' +
+          'XML as application/xml, A/N as text/plain, binary as application/octet-stream; errors are plain text.',
+        tags: ['telegrams'],
+        params: Type.Object({ id: Type.String({ description: 'Telegram id (96 hex characters)' }) }),
+      },
+    },
+    async (request, reply) => {
+      try {
+        const principal = await auth.authenticate(request);
+        requireScope(principal, 'telegram.data');
+        const { id } = request.params as { id: string };
+        const found = ID.test(id) ? await loadBody(ctx.db, id) : null;
+        if (!found) throw new HttpError(404, messages.notFound);
+        requireScope(principal, classScope(found.classification));
+
+        reply.headers({
+          'cache-control': 'private, max-age=31536000, immutable',
+          etag: `"${id}"`,
+          vary: 'Accept-Encoding, Authorization',
+          'content-type': CONTENT_TYPES[found.format],
+        });
+        if (request.headers['if-none-match'] === `"${id}"`) return reply.code(304).send();
+        if (found.compression === 'gzip') {
+          if (acceptsGzip(request.headers['accept-encoding'])) {
+            return reply.header('content-encoding', 'gzip').send(found.body);
+          }
+          return reply.send(await gunzipAsync(found.body));
+        }
+        return reply.send(found.body);
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        return reply
+          .code(err.statusCode)
+          .headers(err.headers)
+          .type('text/plain; charset=utf-8')
+          .send(err.message);
+      }
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import { envelope } from '../http/envelope.ts';
+import type { TelegramSummary } from '../telegrams/store.ts';
+
+export const bodyUrl = (dataUrl: string, id: string) => `${dataUrl}/v1/${id}`;
+
+/**
+ * A v2 list item as JSON text up to its `url` value, without and with xmlReport. Telegrams never
+ * change, so the text is made once per telegram held in memory; only the URL's origin (which
+ * follows the request's Host unless configured) is added per request.
+ */
+const v2Prefixes = new WeakMap<TelegramSummary, [string | undefined, string | undefined]>();
+
+function v2Prefix(t: TelegramSummary, withXmlReport: boolean): string {
+  let cached = v2Prefixes.get(t);
+  if (!cached) v2Prefixes.set(t, (cached = [undefined, undefined]));
+  const slot = withXmlReport && t.xmlReport ? 1 : 0;
+  return (cached[slot] ??= JSON.stringify({
+    serial: t.serial,
+    id: t.id,
+    classification: t.classification,
+    head: t.head,
+    receivedTime: t.receivedTime,
+    ...(slot === 1 ? { xmlReport: t.xmlReport } : {}),
+    format: t.format,
+  }).slice(0, -1));
+}
+
+/** The v2 list response (service.md "Telegram item, list v2") as JSON text. */
+export function v2ListJson(
+  items: readonly TelegramSummary[],
+  dataUrl: string,
+  withXmlReport: boolean,
+  cursors: { nextToken?: string; nextPooling: string; nextPoolingInterval: number },
+  now: number,
+): string {
+  const origin = JSON.stringify(dataUrl).slice(1, -1);
+  const parts = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`);
+  const head = JSON.stringify({ ...envelope(now), status: 'ok' }).slice(0, -1);
+  const tail = JSON.stringify(cursors).slice(1);
+  return `${head},"items":[${parts.join(',')}],${tail}`;
+}
+
+/** A telegram as an item of the deprecated v1 list. */
+export function itemV1(t: TelegramSummary, dataUrl: string, withXml: boolean) {
+  return {
+    classification: t.classification,
+    key: t.id,
+    data: {
+      type: t.head.type,
+      author: t.head.author,
+      time: t.head.time,
+      test: t.head.test,
+      xml: t.head.xml,
+      createTime: t.receivedTime,
+      sendNumber: t.serial,
+    },
+    url: bodyUrl(dataUrl, t.id),
+    ...(withXml && t.xmlReport ? { xmlData: t.xmlReport } : {}),
+  };
+}

@@ -1,0 +1,159 @@
+import { channels, type Bus } from '../bus/types.ts';
+import type { Queryable } from '../db/types.ts';
+import type { TelegramRecord } from './record.ts';
+import {
+  loadNewestTelegrams,
+  loadTelegram,
+  loadTelegramsAfter,
+  matches,
+  type TelegramQuery,
+  type TelegramSummary,
+} from './store.ts';
+
+export interface TelegramCacheOptions {
+  /** Newest telegrams kept (default 2000). */
+  maxItems?: number;
+  /** Bound on the bodies kept, in bytes (default 64 MiB). */
+  maxBytes?: number;
+}
+
+/**
+ * The newest telegrams of this process, kept current from the bus: first list pages and polling
+ * with nextPooling are answered from here, and the real-time delivery reads new telegrams here
+ * instead of asking the database once per telegram.
+ *
+ * Invariant: every stored telegram with a serial above `completeAbove` is held.
+ */
+const shared = new WeakMap<Queryable, Promise<{ cache: TelegramCache; stop: () => Promise<void> }>>();
+
+export class TelegramCache {
+  /** Ascending by serial. */
+  private items: TelegramRecord[] = [];
+  private bySerial = new Map<number, TelegramRecord>();
+  private bytes = 0;
+  private completeAbove = 0;
+  private refreshing: Promise<void> = Promise.resolve();
+  private readonly maxItems: number;
+  private readonly maxBytes: number;
+
+  private constructor(
+    private readonly db: Queryable,
+    options: TelegramCacheOptions,
+  ) {
+    this.maxItems = options.maxItems ?? 2000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /**
+   * The one cache of a process for this database: every surface that asks (data API, real-time
+   * delivery) shares it. Whoever owns the process calls stop() at shutdown.
+   */
+  static shared(
+    db: Queryable,
+    bus: Bus,
+    options: TelegramCacheOptions = {},
+  ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
+    let started = shared.get(db);
+    if (!started) {
+      started = TelegramCache.start(db, bus, options);
+      shared.set(db, started);
+    }
+    return started;
+  }
+
+  /** Loads the newest telegrams and follows the bus. Call stop() at shutdown. */
+  static async start(
+    db: Queryable,
+    bus: Bus,
+    options: TelegramCacheOptions = {},
+  ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
+    const cache = new TelegramCache(db, options);
+    // Subscribe first, so nothing committed while loading is missed.
+    const stop = await bus.subscribe(channels.telegram, () => void cache.refresh().catch(() => undefined));
+    const newest = await loadNewestTelegrams(db, cache.maxItems);
+    newest.reverse();
+    for (const t of newest) cache.add(t);
+    cache.completeAbove = newest.length < cache.maxItems ? 0 : newest[0]!.serial - 1;
+    cache.trim();
+    await cache.refresh();
+    return { cache, stop };
+  }
+
+  /** Highest serial held (0 when none). */
+  get newestSerial(): number {
+    return this.items.at(-1)?.serial ?? this.completeAbove;
+  }
+
+  get(serial: number): TelegramRecord | undefined {
+    return this.bySerial.get(serial);
+  }
+
+  /** The telegram with this serial: from memory once announced, else from the database. */
+  async record(serial: number): Promise<TelegramRecord | null> {
+    if (serial > this.newestSerial) await this.refresh();
+    return this.bySerial.get(serial) ?? (await loadTelegram(this.db, serial));
+  }
+
+  /** Reads whatever was committed after the newest held telegram (serialised: one read at a time). */
+  refresh(): Promise<void> {
+    this.refreshing = this.refreshing.then(async () => {
+      for (;;) {
+        const batch = await loadTelegramsAfter(this.db, this.newestSerial, 500);
+        for (const t of batch) this.add(t);
+        this.trim();
+        if (batch.length < 500) return;
+      }
+    });
+    return this.refreshing;
+  }
+
+  /**
+   * Answers a list query from memory when the held range covers it; undefined when the database
+   * must answer. Results are newest first, like queryTelegrams.
+   */
+  query(f: TelegramQuery): TelegramSummary[] | undefined {
+    const out: TelegramSummary[] = [];
+    if (f.after !== undefined) {
+      if (f.after < this.completeAbove) return undefined;
+      for (let i = this.firstAbove(f.after); i < this.items.length && out.length < f.limit; i++) {
+        if (matches(this.items[i]!, f)) out.push(this.items[i]!);
+      }
+      return out.reverse();
+    }
+    let i = f.before === undefined ? this.items.length - 1 : this.firstAbove(f.before - 1) - 1;
+    for (; i >= 0 && out.length < f.limit; i--) {
+      if (matches(this.items[i]!, f)) out.push(this.items[i]!);
+    }
+    // Ran out of held telegrams with older ones possibly unseen: the database must answer.
+    if (out.length < f.limit && this.completeAbove > 0) return undefined;
+    return out;
+  }
+
+  /** Index of the first held telegram with a serial above `serial`. */
+  private firstAbove(serial: number): number {
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.items[mid]!.serial <= serial) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private add(t: TelegramRecord): void {
+    if (this.bySerial.has(t.serial) || t.serial <= this.newestSerial) return;
+    this.items.push(t);
+    this.bySerial.set(t.serial, t);
+    this.bytes += t.body.length;
+  }
+
+  private trim(): void {
+    while (this.items.length > 1 && (this.items.length > this.maxItems || this.bytes > this.maxBytes)) {
+      const old = this.items.shift()!;
+      this.bySerial.delete(old.serial);
+      this.bytes -= old.body.length;
+      this.completeAbove = old.serial;
+    }
+  }
+}

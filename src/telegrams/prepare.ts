@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { classify } from './classify.ts';
+import { authorFromOffice } from './offices.ts';
+import type { TelegramFormat, TelegramHead, XmlReport } from './record.ts';
+import { typeFromTitle } from './title-codes.ts';
+import { fromFileName, resolveHeaderTime, splitHeader, type TransportHeader } from './transport.ts';
+import { parseXml, XmlRejected } from './xml.ts';
+import { extractXmlReport } from './xml-report.ts';
+
+/** What a source knows about a telegram besides its bytes. Every field is optional. */
+export interface IngestHints {
+  /** File name as received (feed/archive names carry the type, sometimes the author). */
+  fileName?: string;
+  type?: string;
+  author?: string;
+  /** head.time as stated by the source (ISO 8601). */
+  time?: string;
+  designation?: string | null;
+  target?: string;
+  /** When the telegram was received (ms since epoch). */
+  receivedTime: number;
+}
+
+/** A telegram ready to store: everything of a TelegramRecord except its serial. */
+export interface PreparedTelegram {
+  /** SHA-384 hex of the bytes as received (idempotency key). */
+  rawDigest: string;
+  id: string;
+  classification: string;
+  head: TelegramHead;
+  receivedTime: string;
+  format: TelegramFormat;
+  xmlReport: XmlReport | null;
+  compression: 'gzip' | null;
+  encoding: 'base64' | 'utf-8';
+  body: Buffer;
+}
+
+export type Prepared = { ok: true; telegram: PreparedTelegram } | { ok: false; reason: string };
+
+/** Largest telegram accepted from any source. */
+export const MAX_TELEGRAM_BYTES = 2 * 1024 * 1024 + 256;
+
+const TYPE_CODE = /^[A-Z]{4}([0-9]{2}|ii)$/;
+const AUTHOR_CODE = /^[A-Z]{4}$/;
+const DESIGNATION = /^[A-Z]{3}$/;
+const TARGET = /^[0-9A-Za-z]{1,16}$/;
+/** XML bodies that the production service delivers uncompressed. */
+const UNCOMPRESSED_XML = new Set(['VGSK50', 'VGSK55', 'VGSK60']);
+
+const sha384 = (b: Buffer) => createHash('sha384').update(b).digest('hex');
+const reject = (reason: string): Prepared => ({ ok: false, reason });
+
+/**
+ * Turns received bytes into a storable telegram (pure: no I/O). XML is parsed safely and must carry
+ * Control and Head; the type and author come from the transport (header, file name, hints) or, for
+ * XML, from Control/Title and the issuing office; a type that cannot be determined is a rejection.
+ */
+export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
+  if (raw.length === 0) return reject('empty telegram');
+  if (raw.length > MAX_TELEGRAM_BYTES) return reject(`telegram larger than ${MAX_TELEGRAM_BYTES} bytes`);
+  for (const [name, value, pattern] of [
+    ['type', hints.type, TYPE_CODE],
+    ['author', hints.author, AUTHOR_CODE],
+    ['designation', hints.designation ?? undefined, DESIGNATION],
+    ['target', hints.target, TARGET],
+  ] as const) {
+    if (value !== undefined && !pattern.test(value)) return reject(`invalid ${name} "${value}"`);
+  }
+  let statedTime: number | undefined;
+  if (hints.time !== undefined) {
+    statedTime = Date.parse(hints.time);
+    if (Number.isNaN(statedTime)) return reject(`invalid time "${hints.time}"`);
+  }
+
+  const { header, payload } = splitHeader(raw);
+  if (payload.length === 0) return reject('telegram has a header but no body');
+  const named = hints.fileName ? fromFileName(hints.fileName) : null;
+  const xml = looksLikeXml(payload);
+
+  let xmlReport: XmlReport | null = null;
+  if (xml) {
+    try {
+      xmlReport = extractXmlReport(parseXml(payload));
+    } catch (err) {
+      if (err instanceof XmlRejected) return reject(err.message);
+      throw err;
+    }
+  }
+
+  let type = hints.type ?? header?.type ?? named?.type;
+  if (type === undefined) {
+    if (!xmlReport) return reject('data type code unknown: a non-XML telegram needs a JMA header or a type');
+    const byTitle = typeFromTitle(xmlReport.control.title, xmlReport.head.title);
+    if ('reason' in byTitle) return reject(byTitle.reason);
+    type = byTitle.type;
+  }
+  const author =
+    hints.author ??
+    header?.author ??
+    named?.author ??
+    (xmlReport ? authorFromOffice(xmlReport.control.editorialOffice) : undefined);
+  if (author === undefined) {
+    return reject(
+      xmlReport
+        ? `issuing office "${xmlReport.control.editorialOffice}" has no known office code: the transport must give the author`
+        : 'office code unknown: a non-XML telegram needs a JMA header or an author',
+    );
+  }
+
+  const format: TelegramFormat = xml ? 'xml' : isText(payload) ? 'a/n' : 'binary';
+  const classification = classify(type, xml);
+  if (classification === null) return reject(`data type code ${type} belongs to no known classification`);
+
+  const time = headTime(statedTime, header, xmlReport, hints.receivedTime);
+  if (time === null) return reject(`Head/ReportDateTime is not an ISO 8601 time`);
+
+  const head: TelegramHead = {
+    type,
+    author,
+    ...(hints.target !== undefined ? { target: hints.target } : {}),
+    time,
+    designation: hints.designation ?? header?.designation ?? designationOf(xmlReport),
+    test: xmlReport !== null && (xmlReport.control.status === '訓練' || xmlReport.control.status === '試験'),
+    xml,
+  };
+
+  const compressed = xml && !UNCOMPRESSED_XML.has(type);
+  const body = compressed ? gzipSync(payload, { level: 6 }) : payload;
+  return {
+    ok: true,
+    telegram: {
+      rawDigest: sha384(raw),
+      id: sha384(body),
+      classification,
+      head,
+      receivedTime: new Date(hints.receivedTime).toISOString(),
+      format,
+      xmlReport,
+      compression: compressed ? 'gzip' : null,
+      encoding: compressed || format === 'binary' ? 'base64' : 'utf-8',
+      body,
+    },
+  };
+}
+
+function looksLikeXml(payload: Buffer): boolean {
+  let i = payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf ? 3 : 0;
+  while (
+    i < payload.length &&
+    (payload[i] === 0x20 || payload[i] === 0x0a || payload[i] === 0x0d || payload[i] === 0x09)
+  )
+    i++;
+  return payload[i] === 0x3c; // '<'
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A/N: valid UTF-8 without control characters other than CR, LF, tab and ETX/SOH framing. */
+function isText(payload: Buffer): boolean {
+  if (
+    payload.subarray(0, 4).toString('latin1') === 'BUFR' ||
+    payload.subarray(0, 4).toString('latin1') === 'GRIB'
+  ) {
+    return false;
+  }
+  try {
+    utf8.decode(payload);
+  } catch {
+    return false;
+  }
+  for (const b of payload) if (b < 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0x03) return false;
+  return true;
+}
+
+/**
+ * head.time (behaviour.md §5): the transport header's time; without one, Head/ReportDateTime in UTC
+ * truncated to the minute; a non-XML telegram without either takes its reception minute.
+ */
+function headTime(
+  stated: number | undefined,
+  header: TransportHeader | null,
+  report: XmlReport | null,
+  receivedTime: number,
+): string | null {
+  if (stated !== undefined) return new Date(stated).toISOString();
+  const reportTime = report ? Date.parse(report.head.reportDateTime) : undefined;
+  if (reportTime !== undefined && Number.isNaN(reportTime)) return null;
+  if (header) return resolveHeaderTime(header, reportTime ?? receivedTime).toISOString();
+  const base = reportTime ?? receivedTime;
+  return new Date(base - (((base % 60_000) + 60_000) % 60_000)).toISOString();
+}
+
+/** Without a transport designation, corrected and delayed XML reports get the WMO indicators. */
+function designationOf(report: XmlReport | null): string | null {
+  if (report?.head.infoType === '訂正') return 'CCA';
+  if (report?.head.infoType === '遅延') return 'RRA';
+  return null;
+}

@@ -1,0 +1,66 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+
+/** Largest JMA XML accepted (the biggest real telegrams are about 600 KB). */
+export const MAX_XML_BYTES = 2 * 1024 * 1024;
+/** Deepest element nesting accepted (JMA XML stays well under 20). */
+export const MAX_XML_DEPTH = 48;
+
+export class XmlRejected extends Error {}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: true,
+  // No DTD, no entity expansion: the five predefined entities are decoded by decodeText below.
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  maxNestedTags: MAX_XML_DEPTH,
+  // Only Control and Head are read; the validator has already checked the Body is well-formed.
+  stopNodes: ['Report.Body'],
+});
+
+/** A parsed element tree: strings for text-only elements, objects (or arrays of them) otherwise. */
+export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
+
+/**
+ * Parses JMA XML safely: size and depth limits, no DOCTYPE (so no entity definitions), strict
+ * well-formedness of the whole document; the tree returned stops at Report/Body (kept as raw text).
+ * Throws XmlRejected with a reason.
+ */
+export function parseXml(bytes: Buffer): Record<string, XmlNode> {
+  if (bytes.length > MAX_XML_BYTES) throw new XmlRejected(`XML larger than ${MAX_XML_BYTES} bytes`);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new XmlRejected('XML is not valid UTF-8');
+  }
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlRejected('XML with a DOCTYPE or entity declaration');
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw new XmlRejected(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  try {
+    return parser.parse(text) as Record<string, XmlNode>;
+  } catch (err) {
+    throw new XmlRejected(`malformed XML: ${(err as Error).message}`);
+  }
+}
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** Decodes the predefined XML entities and numeric character references of one text value. */
+export function decodeText(raw: string): string {
+  return raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (whole, ref: string) => {
+    if (ref.startsWith('#x')) return safeCodePoint(parseInt(ref.slice(2), 16)) ?? whole;
+    if (ref.startsWith('#')) return safeCodePoint(parseInt(ref.slice(1), 10)) ?? whole;
+    return PREDEFINED[ref] ?? whole;
+  });
+}
+
+function safeCodePoint(n: number): string | undefined {
+  return Number.isInteger(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : undefined;
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { TelegramCache } from '../../src/telegrams/cache.ts';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { prepareTelegram } from '../../src/telegrams/prepare.ts';
+import type { TestServer } from '../support/server.ts';
+import { fixtureIndex, type FixtureEntry } from '../telegrams/fixtures.ts';
+
+/** Ingests fixture files through the server's own pipeline; returns their serials in order. */
+export async function ingestFixtures(server: TestServer, entries: FixtureEntry[]): Promise<number[]> {
+  const serials: number[] = [];
+  for (const entry of entries) {
+    const raw = readFileSync(entry.path);
+    const hints = { fileName: entry.file, receivedTime: server.ctx.clock.now() };
+    const author = prepareTelegram(raw, hints).ok ? undefined : 'JPXX';
+    const outcome = await ingestTelegram(server.ctx, raw, { ...hints, author });
+    if (!outcome.ok) throw new Error(`${entry.file}: ${outcome.reason}`);
+    serials.push(outcome.stored.serial);
+  }
+  await settle(server);
+  return serials;
+}
+
+export const allFixtures = () => fixtureIndex();
+
+/** GET with an API key in the query string; returns status and parsed JSON. */
+export async function getJson(
+  server: TestServer,
+  path: string,
+  init: RequestInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are checked field by field
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(server.url + path, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** Brings the server's telegram cache up to date (bus announcements arrive asynchronously). */
+export async function settle(server: TestServer): Promise<void> {
+  const { cache } = await TelegramCache.shared(server.ctx.db, server.ctx.bus);
+  await cache.refresh();
+}
