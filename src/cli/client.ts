@@ -31,6 +31,20 @@ function httpUrl(flag: string, value: string | undefined): string | null {
   return value;
 }
 
+export const clientFlags = {
+  ...databaseFlags,
+  account: { type: 'string' },
+  name: { type: 'string' },
+  type: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  grant: { type: 'string', multiple: true },
+  scopes: { type: 'string' },
+  contact: { type: 'string' },
+  'app-url': { type: 'string' },
+  'terms-url': { type: 'string' },
+  'privacy-url': { type: 'string' },
+} as const;
+
 /** The client registration the flags describe, or a UsageError saying which flag is wrong. */
 export function clientFromFlags(values: Record<string, string | string[] | boolean | undefined>) {
   const name = required(values, 'name').trim();
@@ -95,19 +109,7 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
 export async function clientCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create') throw new UsageError(USAGE);
-  const { values } = parseFlags(rest, {
-    ...databaseFlags,
-    account: { type: 'string' },
-    name: { type: 'string' },
-    type: { type: 'string' },
-    'redirect-uri': { type: 'string', multiple: true },
-    grant: { type: 'string', multiple: true },
-    scopes: { type: 'string' },
-    contact: { type: 'string' },
-    'app-url': { type: 'string' },
-    'terms-url': { type: 'string' },
-    'privacy-url': { type: 'string' },
-  });
+  const { values } = parseFlags(rest, clientFlags);
   const email = required(values, 'account');
   const input = clientFromFlags(values);
   const { client, clientSecret } = await withDatabase(values, async ({ db, pepper }) => {
