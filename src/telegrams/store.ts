@@ -60,23 +60,28 @@ export interface StoredTelegram {
 }
 
 /**
- * Stores a prepared telegram inside the caller's transaction, unless the same raw bytes (or the
- * same delivered body) are stored already: then the existing one is returned as a duplicate.
+ * Stores a prepared telegram in one statement (its own transaction under autocommit), unless the
+ * same raw bytes or the same delivered body are stored already: then the stored one is returned as
+ * a duplicate. The advisory lock is taken before the serial is drawn and held to COMMIT, so serials
+ * become visible in increasing order. Two processes storing the same telegram at once: the loser
+ * gets a unique violation, which ingestTelegram turns into a duplicate.
  */
 export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
-  await q.query('SELECT pg_advisory_xact_lock($1)', [INGEST_LOCK_KEY]);
-  const existing = await q.query<{ serial: number; id: string; classification: string }>(
-    'SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1',
-    [t.rawDigest, t.id],
-  );
-  if (existing[0]) return { ...existing[0], duplicate: true };
-  const rows = await q.query<{ serial: number }>(
-    `INSERT INTO telegrams (id, raw_digest, classification, type, author, target, head_time, designation, test,
-       format, received_time, xml_report, compression, encoding, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING serial`,
+  const rows = await q.query<StoredTelegram>(
+    `WITH existing AS (
+       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1
+     ), inserted AS (
+       INSERT INTO telegrams (raw_digest, id, classification, type, author, target, head_time, designation, test,
+         format, received_time, xml_report, compression, encoding, body)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
+       FROM pg_advisory_xact_lock($16) WHERE NOT EXISTS (SELECT 1 FROM existing)
+       RETURNING serial, id, classification
+     )
+     SELECT serial, id, classification, false AS duplicate FROM inserted
+     UNION ALL SELECT serial, id, classification, true AS duplicate FROM existing`,
     [
-      t.id,
       t.rawDigest,
+      t.id,
       t.classification,
       t.head.type,
       t.head.author,
@@ -90,9 +95,19 @@ export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<
       t.compression,
       t.encoding,
       t.body,
+      INGEST_LOCK_KEY,
     ],
   );
-  return { serial: rows[0]!.serial, id: t.id, classification: t.classification, duplicate: false };
+  return rows[0]!;
+}
+
+/** The stored telegram with these raw bytes or this delivered body, as a duplicate. */
+export async function findStored(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram | null> {
+  const rows = await q.query<StoredTelegram>(
+    'SELECT serial, id, classification, true AS duplicate FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1',
+    [t.rawDigest, t.id],
+  );
+  return rows[0] ?? null;
 }
 
 /** The full telegram with this serial (the real-time delivery reads it after the bus announces it). */
@@ -201,7 +216,8 @@ export async function queryTelegrams(q: Queryable, f: TelegramQuery): Promise<Te
   if (f.before !== undefined) where.push(`serial < ${p(f.before)}`);
   if (f.after !== undefined) where.push(`serial > ${p(f.after)}`);
   const order = f.after !== undefined ? 'ASC' : 'DESC';
-  const columns = f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
+  const columns =
+    f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
   const rows = await q.query<Row>(
     `SELECT ${columns} FROM telegrams WHERE ${where.join(' AND ')} ORDER BY serial ${order} LIMIT ${p(f.limit)}`,
     params,
