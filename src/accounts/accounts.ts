@@ -46,6 +46,7 @@ export async function createAccount(
 }
 
 export async function findAccountByEmail(q: Queryable, email: string): Promise<Account | null> {
+  if (!EMAIL.test(email.trim().toLowerCase())) return null;
   const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
     email.trim().toLowerCase(),
   ]);
@@ -59,6 +60,10 @@ export async function getAccount(q: Queryable, id: number): Promise<Account | nu
 
 /** The account when email and password match; null otherwise (same work either way). */
 export async function checkPassword(q: Queryable, email: string, password: string): Promise<Account | null> {
+  if (!EMAIL.test(email.trim().toLowerCase())) {
+    await verifyPassword(password, await dummyHash());
+    return null;
+  }
   const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
     email.trim().toLowerCase(),
   ]);

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError, messages } from '../http/errors.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { CredentialCache } from './credential-cache.ts';
+import { AccessTokenCheck } from './token-check.ts';
 import type { Principal } from './principal.ts';
 
 /** How long a checked credential is trusted without asking the database (service.md: ≤ 60 s). */
@@ -46,10 +47,14 @@ function basicKey(credentials: string): string | undefined {
 
 export async function createAuthenticator(ctx: AppContext): Promise<Authenticator> {
   const apiKeys = new CredentialCache<ApiKeyRecord>(CREDENTIAL_CACHE_MS, 100_000, () => ctx.clock.now());
+  const tokens = new AccessTokenCheck(ctx, CREDENTIAL_CACHE_MS);
   const unsubscribe = await ctx.bus.subscribe(channels.revoked, (payload) => {
     try {
       const { digest } = JSON.parse(payload) as { digest?: unknown };
-      if (typeof digest === 'string') apiKeys.delete(digest);
+      if (typeof digest === 'string') {
+        apiKeys.delete(digest);
+        tokens.forget(digest);
+      }
     } catch {
       // a malformed announcement is ignored
     }
@@ -85,6 +90,8 @@ export async function createAuthenticator(ctx: AppContext): Promise<Authenticato
         const space = header.indexOf(' ');
         const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
         const credentials = space === -1 ? '' : header.slice(space + 1).trim();
+        if (scheme === 'bearer') return tokens.bearer(credentials, options);
+        if (scheme === 'dpop') return tokens.dpopBound(request, credentials, options);
         if (scheme === 'basic') {
           const key = basicKey(credentials);
           if (key) return byApiKey(key, options);

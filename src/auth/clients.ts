@@ -32,7 +32,7 @@ export interface NewClient {
   privacyUrl?: string | null;
 }
 
-interface ClientRow {
+export interface ClientRow {
   id: number;
   client_id: string;
   secret_digest: string | null;
@@ -48,7 +48,7 @@ interface ClientRow {
   privacy_url: string | null;
 }
 
-function toClient(r: ClientRow): OAuthClient {
+export function toClient(r: ClientRow): OAuthClient {
   return {
     id: r.id,
     clientId: r.client_id,
@@ -63,6 +63,13 @@ function toClient(r: ClientRow): OAuthClient {
     termsUrl: r.terms_url,
     privacyUrl: r.privacy_url,
   };
+}
+
+const CLIENT_ID = /^CId\.[A-Za-z0-9_-]{43}$/;
+
+/** True for strings shaped like an issued client id; anything else is never looked up. */
+export function isClientIdShape(value: string): boolean {
+  return CLIENT_ID.test(value);
 }
 
 /** Registers a client. Returns the secret once (confidential clients only); only its digest is kept. */
@@ -97,6 +104,7 @@ export async function createClient(
 
 /** A registered, not revoked client, or null. */
 export async function findClient(q: Queryable, clientId: string): Promise<OAuthClient | null> {
+  if (!isClientIdShape(clientId)) return null;
   const rows = await q.query<ClientRow>(
     'SELECT * FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
     [clientId],
@@ -111,6 +119,7 @@ export async function verifyClientSecret(
   clientId: string,
   secret: string,
 ): Promise<boolean> {
+  if (!isClientIdShape(clientId)) return false;
   const rows = await q.query<{ secret_digest: string | null }>(
     'SELECT secret_digest FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
     [clientId],

@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
 import { UsageError } from './args.ts';
+import { clientCommand } from './client.ts';
 import { ingestCommand } from './ingest.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
@@ -14,6 +15,7 @@ const commands: Record<string, Command> = {
   migrate: migrateCommand,
   account: accountCommand,
   apikey: apikeyCommand,
+  client: clientCommand,
   contract: contractCommand,
   ingest: ingestCommand,
 };

@@ -2,8 +2,12 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { registerTokenEndpoints } from '../oauth/token-routes.ts';
 import { registerDataApi } from '../api/routes.ts';
 import { registerOps } from '../ops/routes.ts';
+import { registerConsole } from '../console/routes.ts';
+import { registerAuthorize } from '../console/authorize-routes.ts';
+import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
@@ -18,7 +22,14 @@ export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
  * its encapsulated plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is
  * answered with the data API envelope below.
  */
-const surfaces: Surface[] = [registerOps, registerDataApi];
+const surfaces: Surface[] = [
+  registerOps,
+  registerMetadata,
+  registerAuthorize,
+  registerTokenEndpoints,
+  registerConsole,
+  registerDataApi,
+];
 
 /** Maps a validation failure to behaviour.md §3's messages. */
 function validationMessage(err: FastifyError): string {
@@ -45,6 +56,10 @@ export function describeError(err: FastifyError | HttpError): { status: number; 
     default:
       break;
   }
+  // SQLSTATE class 22 (data exception: a NUL in text, an out-of-range number…) comes from input
+  // that no valid request carries; domain code screens most of it, this is the safety net.
+  if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code))
+    return { status: 400, message: 'Bad request.' };
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500)
     return { status, message: status === 400 ? 'Bad request.' : err.message };

@@ -1,0 +1,60 @@
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/types.ts';
+
+/** The authorizations (oauth_grants rows) an account has given, as its account page lists them. */
+export interface Authorization {
+  id: number;
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  createdAt: Date;
+}
+
+export const MAX_LISTED_AUTHORIZATIONS = 200;
+
+/** Authorizations still in force: a pending code or an unexpired token hangs off them. */
+export async function listAuthorizations(
+  q: Queryable,
+  clock: Clock,
+  accountId: number,
+): Promise<Authorization[]> {
+  const rows = await q.query<{
+    id: number;
+    client_id: string;
+    name: string;
+    scopes: string[];
+    created_at: Date;
+  }>(
+    `SELECT g.id, g.client_id, c.name, g.scopes, g.created_at
+       FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
+      WHERE g.account_id = $1
+        AND (EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = g.id AND t.expires_at > $2)
+          OR EXISTS (SELECT 1 FROM oauth_codes k WHERE k.grant_id = g.id AND k.used_at IS NULL AND k.expires_at > $2))
+      ORDER BY g.created_at DESC, g.id DESC
+      LIMIT $3`,
+    [accountId, new Date(clock.now()), MAX_LISTED_AUTHORIZATIONS],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    clientId: r.client_id,
+    clientName: r.name,
+    scopes: r.scopes,
+    createdAt: r.created_at,
+  }));
+}
+
+/**
+ * Withdraws one of the account's authorizations: deleting the grant deletes its codes and tokens
+ * in the same statement (ON DELETE CASCADE). False when no such grant belongs to the account.
+ */
+export async function revokeAuthorization(
+  q: Queryable,
+  accountId: number,
+  grantId: number,
+): Promise<boolean> {
+  const rows = await q.query('DELETE FROM oauth_grants WHERE id = $1 AND account_id = $2 RETURNING id', [
+    grantId,
+    accountId,
+  ]);
+  return rows.length === 1;
+}

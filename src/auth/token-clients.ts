@@ -1,0 +1,53 @@
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/types.ts';
+import { isClientIdShape, toClient, type ClientRow, type OAuthClient } from './clients.ts';
+
+export interface ClientWithSecret {
+  client: OAuthClient;
+  /** Digest of the client secret; null for public clients. */
+  secretDigest: string | null;
+}
+
+/** A registered, not revoked client with its secret digest, in one query. */
+export async function findClientWithSecret(q: Queryable, clientId: string): Promise<ClientWithSecret | null> {
+  if (!isClientIdShape(clientId)) return null;
+  const rows = await q.query<ClientRow>(
+    'SELECT * FROM oauth_clients WHERE client_id = $1 AND revoked_at IS NULL',
+    [clientId],
+  );
+  const r = rows[0];
+  return r ? { client: toClient(r), secretDigest: r.secret_digest } : null;
+}
+
+/**
+ * Clients recently found, for a few seconds, so a burst of token requests from one client costs one
+ * lookup. A client deleted meanwhile can still obtain tokens for at most `ttlMs`, and those tokens
+ * are refused by resource servers, which check that the client still exists.
+ */
+export class ClientLookup {
+  private readonly entries = new Map<string, { value: ClientWithSecret; expires: number }>();
+
+  constructor(
+    private readonly q: Queryable,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async find(clientId: string): Promise<ClientWithSecret | null> {
+    const now = this.clock.now();
+    const hit = this.entries.get(clientId);
+    if (hit && hit.expires > now) return hit.value;
+    const found = await findClientWithSecret(this.q, clientId);
+    if (!found) {
+      this.entries.delete(clientId);
+      return null;
+    }
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(clientId, { value: found, expires: now + this.ttlMs });
+    return found;
+  }
+}

@@ -1,0 +1,182 @@
+import { channels, type Bus } from '../bus/types.ts';
+import type { Queryable, SqlParam } from '../db/types.ts';
+import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
+
+/** service.md "Limits": access tokens live 21,600 s. */
+export const ACCESS_TOKEN_TTL_S = 21_600;
+/** Refresh tokens live 183 days from their last use (sliding). */
+export const REFRESH_TOKEN_TTL_MS = 183 * 86_400_000;
+
+export type TokenKind = 'access' | 'refresh';
+
+export interface TokenRecord {
+  digest: string;
+  kind: TokenKind;
+  /** The authorization (token family); null for client-credentials tokens. */
+  grantId: number | null;
+  clientId: string;
+  accountId: number;
+  scopes: string[];
+  /** DPoP key thumbprint the token is bound to, or null for a bearer token. */
+  jkt: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+interface TokenRow {
+  digest: string;
+  kind: TokenKind;
+  grant_id: number | null;
+  client_id: string;
+  account_id: number;
+  scopes: string[];
+  jkt: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+function toRecord(r: TokenRow): TokenRecord {
+  return {
+    digest: r.digest,
+    kind: r.kind,
+    grantId: r.grant_id,
+    clientId: r.client_id,
+    accountId: r.account_id,
+    scopes: r.scopes,
+    jkt: r.jkt,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  };
+}
+
+export interface NewToken {
+  kind: TokenKind;
+  grantId: number | null;
+  clientId: string;
+  accountId: number;
+  scopes: string[];
+  jkt: string | null;
+  expiresAt: Date;
+}
+
+/** A fresh token value and the digest stored in its place. */
+export function mintToken(pepper: Buffer, kind: TokenKind): { value: string; digest: string } {
+  const value = newSecret(kind === 'access' ? prefixes.accessToken : prefixes.refreshToken);
+  return { value, digest: digestSecret(pepper, value) };
+}
+
+/**
+ * Stores tokens in one statement (one round trip) and returns their values; only digests are kept.
+ * `now` is the issuing clock's time, so tests can move it.
+ */
+export async function storeTokens(
+  q: Queryable,
+  pepper: Buffer,
+  now: number,
+  tokens: readonly NewToken[],
+): Promise<string[]> {
+  const values: string[] = [];
+  const params: SqlParam[] = [];
+  const tuples: string[] = [];
+  for (const t of tokens) {
+    const { value, digest } = mintToken(pepper, t.kind);
+    values.push(value);
+    const n = params.length;
+    tuples.push(
+      `($${n + 1},$${n + 2},$${n + 3},$${n + 4},$${n + 5},$${n + 6},$${n + 7},$${n + 8},$${n + 9})`,
+    );
+    params.push(
+      digest,
+      t.kind,
+      t.grantId,
+      t.clientId,
+      t.accountId,
+      t.scopes,
+      t.jkt,
+      new Date(now),
+      t.expiresAt,
+    );
+  }
+  await q.query(
+    `INSERT INTO oauth_tokens (digest, kind, grant_id, client_id, account_id, scopes, jkt, created_at, expires_at)
+     VALUES ${tuples.join(',')}`,
+    params,
+  );
+  return values;
+}
+
+/**
+ * The unexpired token with this digest whose client is still registered, or null: deleting a client
+ * therefore ends its tokens at once.
+ */
+export async function findLiveToken(q: Queryable, digest: string, now: number): Promise<TokenRecord | null> {
+  const rows = await q.query<TokenRow>(
+    `SELECT t.* FROM oauth_tokens t JOIN oauth_clients c ON c.client_id = t.client_id
+     WHERE t.digest = $1 AND t.expires_at > $2 AND c.revoked_at IS NULL`,
+    [digest, new Date(now)],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** A token's owner, live or not (for revocation, which must not depend on expiry). */
+export async function findTokenOwner(
+  q: Queryable,
+  digest: string,
+): Promise<{ kind: TokenKind; clientId: string; grantId: number | null } | null> {
+  const rows = await q.query<{ kind: TokenKind; client_id: string; grant_id: number | null }>(
+    'SELECT kind, client_id, grant_id FROM oauth_tokens WHERE digest = $1',
+    [digest],
+  );
+  const r = rows[0];
+  return r ? { kind: r.kind, clientId: r.client_id, grantId: r.grant_id } : null;
+}
+
+/**
+ * Moves a refresh token's expiry to `now` + 183 days, but never past `createdAt` + `absoluteMaxMs`
+ * (the absolute cap). Returns false when the token expired or vanished meanwhile.
+ */
+export async function slideRefreshToken(
+  q: Queryable,
+  digest: string,
+  now: number,
+  absoluteMaxMs: number,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE oauth_tokens
+        SET expires_at = LEAST($2::timestamptz, created_at + make_interval(secs => $3::double precision))
+      WHERE digest = $1 AND kind = 'refresh' AND expires_at > $4
+      RETURNING 1`,
+    [digest, new Date(now + REFRESH_TOKEN_TTL_MS), absoluteMaxMs / 1000, new Date(now)],
+  );
+  return rows.length === 1;
+}
+
+/** Deletes every token of an authorization; returns the deleted digests (for cache eviction). */
+export async function deleteGrantTokens(q: Queryable, grantId: number): Promise<string[]> {
+  const rows = await q.query<{ digest: string }>(
+    'DELETE FROM oauth_tokens WHERE grant_id = $1 RETURNING digest',
+    [grantId],
+  );
+  return rows.map((r) => r.digest);
+}
+
+/** Deletes one token; returns whether it existed. */
+export async function deleteToken(q: Queryable, digest: string): Promise<boolean> {
+  const rows = await q.query('DELETE FROM oauth_tokens WHERE digest = $1 RETURNING 1', [digest]);
+  return rows.length === 1;
+}
+
+/** Deletes up to `batch` expired tokens; returns how many (call again while it returns `batch`). */
+export async function pruneExpiredTokens(q: Queryable, now: number, batch = 5000): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM oauth_tokens WHERE digest IN
+       (SELECT digest FROM oauth_tokens WHERE expires_at < $1 LIMIT $2) RETURNING 1`,
+    [new Date(now), batch],
+  );
+  return rows.length;
+}
+
+/** Tells every process's resource-server cache to forget these tokens (after the delete commits). */
+export async function announceRevoked(bus: Bus, digests: readonly string[]): Promise<void> {
+  for (const digest of digests) await bus.publish(channels.revoked, JSON.stringify({ digest }));
+}

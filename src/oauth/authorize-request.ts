@@ -1,0 +1,204 @@
+import type { OAuthClient } from '../auth/clients.ts';
+import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
+import { resolveRedirectUri } from './redirect-uri.ts';
+
+/**
+ * Validation of an authorization request (service.md "Authorization endpoint", oauth.md). The
+ * outcome says how to answer: an HTML error page when no redirect URI can be trusted, an error sent
+ * to the redirect URI, or a valid request ready for sign-in and consent.
+ */
+
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+export type AuthorizeErrorCode =
+  | 'invalid_request'
+  | 'invalid_scope'
+  | 'unauthorized_client'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'unsupported_code_challenge_method'
+  | 'no_signin'
+  | 'server_error';
+
+/** Where and how a response (success or error) goes back to the client. */
+export interface Delivery {
+  redirectUri: string;
+  mode: ResponseMode;
+  /** The request's `state` when it is valid (echoed byte-identical), else null. */
+  state: string | null;
+}
+
+export interface AuthorizationRequest {
+  client: OAuthClient;
+  /** `redirect_uri` exactly as sent, or null when omitted (kept with the code for the token step). */
+  requestedRedirectUri: string | null;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: 'S256' | 'plain' | null;
+  dpopJkt: string | null;
+  /** `prompt=none`: no sign-in or consent page may be shown. */
+  promptNone: boolean;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'page_error'; message: string }
+  | { kind: 'redirect_error'; delivery: Delivery; error: AuthorizeErrorCode; description: string }
+  | { kind: 'valid'; delivery: Delivery; request: AuthorizationRequest };
+
+export type Params = ReadonlyMap<string, readonly string[]>;
+
+export const MAX_PARAMS = 50;
+export const MAX_STATE_BYTES = 64;
+const MAX_SCOPE_LENGTH = 2000;
+const MAX_CLIENT_ID_LENGTH = 200;
+
+/**
+ * Parses a raw query string strictly: `+` is a space, percent escapes must decode to valid UTF-8,
+ * repeated names keep every value, empty values count as absent (RFC 6749 §3.1). Null when the
+ * string is malformed or has more than MAX_PARAMS parameters.
+ */
+export function parseQuery(raw: string): Params | null {
+  const out = new Map<string, string[]>();
+  let count = 0;
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    if (++count > MAX_PARAMS) return null;
+    const eq = pair.indexOf('=');
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+      value = eq === -1 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
+    } catch {
+      return null;
+    }
+    if (value === '') continue;
+    const list = out.get(name);
+    if (list) list.push(value);
+    else out.set(name, [value]);
+  }
+  return out;
+}
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+const PKCE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
+const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+const RESPONSE_MODES: readonly string[] = ['query', 'fragment', 'form_post'];
+
+function single(params: Params, name: string): string | null {
+  const values = params.get(name);
+  return values && values.length === 1 ? values[0]! : null;
+}
+
+export async function validateAuthorizationRequest(
+  params: Params,
+  lookupClient: (clientId: string) => Promise<OAuthClient | null>,
+): Promise<AuthorizeOutcome> {
+  const clientIds = params.get('client_id');
+  if (!clientIds) return { kind: 'page_error', message: 'The request has no client_id.' };
+  if (clientIds.length > 1) return { kind: 'page_error', message: 'The parameter client_id is repeated.' };
+  const clientId = clientIds[0]!;
+  const client = clientId.length <= MAX_CLIENT_ID_LENGTH ? await lookupClient(clientId) : null;
+  if (!client) return { kind: 'page_error', message: 'The client_id is not a registered client.' };
+
+  const redirectUris = params.get('redirect_uri');
+  if (redirectUris && redirectUris.length > 1) {
+    return { kind: 'page_error', message: 'The parameter redirect_uri is repeated.' };
+  }
+  const requestedRedirectUri = redirectUris ? redirectUris[0]! : null;
+  const redirectUri = resolveRedirectUri(client.redirectUris, requestedRedirectUri);
+  if (redirectUri === null) {
+    return {
+      kind: 'page_error',
+      message:
+        requestedRedirectUri === null
+          ? 'The request has no redirect_uri, and the client does not have exactly one registered redirect URI that can be used without it.'
+          : 'The redirect_uri is not registered for this client.',
+    };
+  }
+
+  // From here on every failure is delivered to the redirect URI.
+  const stateValue = single(params, 'state');
+  const state = stateValue !== null && Buffer.byteLength(stateValue) <= MAX_STATE_BYTES ? stateValue : null;
+  const responseType = single(params, 'response_type');
+  const tokenType = responseType?.split(' ').includes('token') ?? false;
+  const modeValue = single(params, 'response_mode');
+  const mode: ResponseMode =
+    modeValue !== null && RESPONSE_MODES.includes(modeValue)
+      ? (modeValue as ResponseMode)
+      : tokenType
+        ? 'fragment'
+        : 'query';
+  const delivery: Delivery = { redirectUri, mode: mode === 'query' && tokenType ? 'fragment' : mode, state };
+  const fail = (error: AuthorizeErrorCode, description: string): AuthorizeOutcome => ({
+    kind: 'redirect_error',
+    delivery,
+    error,
+    description,
+  });
+
+  for (const [name, values] of params) {
+    if (values.length > 1) return fail('invalid_request', `The parameter ${name} is repeated.`);
+  }
+  if (modeValue !== null && !RESPONSE_MODES.includes(modeValue)) {
+    return fail('invalid_request', 'response_mode must be query, fragment or form_post.');
+  }
+  if (stateValue === null) return fail('invalid_request', 'The parameter state is required.');
+  if (state === null) return fail('invalid_request', `state must be at most ${MAX_STATE_BYTES} bytes.`);
+  if (responseType === null) return fail('invalid_request', 'The parameter response_type is required.');
+  if (tokenType && modeValue === 'query') {
+    return fail('invalid_request', 'response_mode=query cannot be used when response_type contains token.');
+  }
+  if (responseType !== 'code') {
+    return fail('unsupported_response_type', 'Only response_type=code is supported.');
+  }
+  if (!client.grants.includes('authorization_code')) {
+    return fail('unauthorized_client', 'This client may not use the authorization code flow.');
+  }
+
+  const scopeValue = single(params, 'scope');
+  if (scopeValue === null) return fail('invalid_request', 'The parameter scope is required.');
+  if (scopeValue.length > MAX_SCOPE_LENGTH) return fail('invalid_scope', 'The scope is too long.');
+  const scopes = parseScopeList(scopeValue);
+  if (scopes.length === 0 || !scopes.every((s) => SCOPE_TOKEN.test(s))) {
+    return fail('invalid_scope', 'The scope is malformed.');
+  }
+  const unknown = scopes.find((s) => !isKnownScope(s) || !client.scopes.includes(s));
+  if (unknown !== undefined) {
+    return fail('invalid_scope', `The scope ${unknown} is unknown or not allowed for this client.`);
+  }
+
+  const challenge = single(params, 'code_challenge');
+  const method = single(params, 'code_challenge_method');
+  if (method !== null && method !== 'S256' && method !== 'plain') {
+    return fail('unsupported_code_challenge_method', 'code_challenge_method must be S256 or plain.');
+  }
+  if (method !== null && challenge === null) {
+    return fail('invalid_request', 'code_challenge is required when code_challenge_method is present.');
+  }
+  if (challenge !== null && !PKCE_CHALLENGE.test(challenge)) {
+    return fail('invalid_request', 'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+  }
+  if (challenge === null && client.type === 'public') {
+    return fail('invalid_request', 'Public clients must use PKCE (code_challenge).');
+  }
+
+  const dpopJkt = single(params, 'dpop_jkt');
+  if (dpopJkt !== null && !JWK_THUMBPRINT.test(dpopJkt)) {
+    return fail('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint.');
+  }
+
+  return {
+    kind: 'valid',
+    delivery,
+    request: {
+      client,
+      requestedRedirectUri,
+      scopes,
+      codeChallenge: challenge,
+      codeChallengeMethod: challenge === null ? null : ((method ?? 'plain') as 'S256' | 'plain'),
+      dpopJkt,
+      promptNone: (single(params, 'prompt') ?? '').split(' ').includes('none'),
+    },
+  };
+}

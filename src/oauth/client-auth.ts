@@ -1,0 +1,93 @@
+import type { OAuthClient } from '../auth/clients.ts';
+import type { ClientLookup } from '../auth/token-clients.ts';
+import { digestSecret, safeEqual } from '../security/secrets.ts';
+import { invalidRequest, OAuthError } from './token-errors.ts';
+import { param, type FormParams } from './token-params.ts';
+
+/** The client credentials a request presented, before they are checked. */
+export interface PresentedClient {
+  clientId: string;
+  secret: string | null;
+  /** Whether they came in `Authorization: Basic` (failures then carry a Basic challenge). */
+  basic: boolean;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** RFC 6749 Appendix B: form-urlencoding, so `+` is a space and `%XX` a byte of UTF-8. */
+function formDecode(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    throw invalidRequest('malformed Basic credentials');
+  }
+}
+
+function parseBasic(header: string): { clientId: string; secret: string } {
+  const space = header.indexOf(' ');
+  const scheme = space === -1 ? header : header.slice(0, space);
+  if (scheme.toLowerCase() !== 'basic') throw invalidRequest('unsupported Authorization scheme');
+  const encoded = header.slice(space + 1).trim();
+  if (encoded.length > 4096 || !BASE64.test(encoded)) throw invalidRequest('malformed Basic credentials');
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw invalidRequest('malformed Basic credentials');
+  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+}
+
+/**
+ * Reads the client's credentials from `Authorization: Basic` (client_secret_basic) or from the body
+ * (client_secret_post, or a bare client_id for public clients). Using two methods at once, or
+ * naming two different clients, is `invalid_request`.
+ */
+export function presentedClient(authorization: string | undefined, params: FormParams): PresentedClient {
+  const bodyId = param(params, 'client_id');
+  const bodySecret = param(params, 'client_secret');
+  if (authorization !== undefined) {
+    const basic = parseBasic(authorization);
+    if (bodySecret !== undefined) throw invalidRequest('client authenticated with more than one method');
+    if (bodyId !== undefined && bodyId !== basic.clientId)
+      throw invalidRequest('client_id differs from Basic credentials');
+    return { clientId: basic.clientId, secret: basic.secret, basic: true };
+  }
+  if (bodyId === undefined) throw invalidRequest('parameter client_id missing');
+  return { clientId: bodyId, secret: bodySecret ?? null, basic: false };
+}
+
+/** 401 invalid_client, with a Basic challenge when the client tried Basic (RFC 6749 §5.2). */
+export function invalidClient(presented: Pick<PresentedClient, 'basic'>, description: string): OAuthError {
+  return new OAuthError(
+    401,
+    'invalid_client',
+    description,
+    presented.basic ? { 'www-authenticate': 'Basic realm="namazu", charset="UTF-8"' } : {},
+  );
+}
+
+/**
+ * Authenticates the client: a confidential client must prove its secret (client_secret_basic or
+ * client_secret_post); a public client authenticates with `none` and must not send a secret.
+ */
+export async function authenticateClient(
+  clients: ClientLookup,
+  pepper: Buffer,
+  presented: PresentedClient,
+): Promise<OAuthClient> {
+  if (presented.clientId.length > 200) throw invalidClient(presented, 'client authentication failed');
+  const found = await clients.find(presented.clientId);
+  if (!found) throw invalidClient(presented, 'client authentication failed');
+  const { client, secretDigest } = found;
+  if (client.type === 'public') {
+    if (presented.secret !== null) throw invalidClient(presented, 'a public client has no secret');
+    return client;
+  }
+  if (presented.secret === null) throw invalidClient(presented, 'client secret missing');
+  if (
+    presented.secret.length > 200 ||
+    secretDigest === null ||
+    !safeEqual(secretDigest, digestSecret(pepper, presented.secret))
+  ) {
+    throw invalidClient(presented, 'client authentication failed');
+  }
+  return client;
+}

@@ -1,0 +1,33 @@
+import { pruneCodes } from '../auth/code-redemption.ts';
+import { pruneProofJtis } from '../auth/dpop-replay.ts';
+import { pruneExpiredTokens } from '../auth/tokens.ts';
+import type { AppContext } from '../context.ts';
+
+export const CLEANUP_INTERVAL_MS = 60_000;
+/** Used codes are remembered a day past expiry, so a late replay still revokes the authorization. */
+const CODE_KEEP_MS = 86_400_000;
+const TOKEN_BATCH = 5000;
+
+/** One cleanup pass: expired tokens (in batches), DPoP proof ids, old codes and empty authorizations. */
+export async function cleanUpTokens(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<void> {
+  const now = ctx.clock.now();
+  while ((await pruneExpiredTokens(ctx.db, now, TOKEN_BATCH)) === TOKEN_BATCH);
+  await pruneProofJtis(ctx.db, now);
+  await pruneCodes(ctx.db, now, CODE_KEEP_MS);
+}
+
+/** Runs cleanUpTokens every minute in this process until shutdown. */
+export function scheduleTokenCleanup(ctx: AppContext): void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    cleanUpTokens(ctx)
+      .catch((err: unknown) => ctx.log.warn({ err }, 'token cleanup failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, CLEANUP_INTERVAL_MS);
+  timer.unref();
+  ctx.onShutdown.push(() => clearInterval(timer));
+}

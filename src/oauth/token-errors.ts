@@ -1,0 +1,33 @@
+/**
+ * OAuth JSON errors of the token, revocation and introspection endpoints (RFC 6749 §5.2): a status,
+ * an `error` code, an `error_description` and optional headers (WWW-Authenticate, DPoP-Nonce,
+ * Retry-After).
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
+export const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+export const invalidScope = (description: string) => new OAuthError(400, 'invalid_scope', description);
+export const unauthorizedClient = (description: string) =>
+  new OAuthError(400, 'unauthorized_client', description);
+
+/**
+ * RFC 6749 limits error_description to %x20-21 / %x23-5B / %x5D-7E; anything else (CR, LF, TAB,
+ * `"`, `\`, non-ASCII) becomes a space, so no header or JSON consumer can be confused.
+ */
+export function cleanDescription(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, ' ').slice(0, 200);
+}
+
+export function errorJson(e: OAuthError): { error: string; error_description: string } {
+  return { error: e.error, error_description: cleanDescription(e.message) };
+}

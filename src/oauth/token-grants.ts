@@ -1,0 +1,238 @@
+import type { OAuthClient } from '../auth/clients.ts';
+import type { ClientLookup } from '../auth/token-clients.ts';
+import { redeemCode, type RedeemedCode } from '../auth/code-redemption.ts';
+import type { VerifiedProof } from '../auth/dpop.ts';
+import { checkPkce } from '../auth/pkce.ts';
+import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
+import {
+  ACCESS_TOKEN_TTL_S,
+  announceRevoked,
+  deleteGrantTokens,
+  findLiveToken,
+  REFRESH_TOKEN_TTL_MS,
+  slideRefreshToken,
+  storeTokens,
+  type NewToken,
+} from '../auth/tokens.ts';
+import type { Bus } from '../bus/types.ts';
+import type { Clock } from '../clock.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import { digestSecret, prefixes } from '../security/secrets.ts';
+import {
+  invalidGrant,
+  invalidRequest,
+  invalidScope,
+  OAuthError,
+  unauthorizedClient,
+} from './token-errors.ts';
+import { param, requiredParam, type FormParams } from './token-params.ts';
+
+/**
+ * Longest life of an authorization's refresh token, however often it is used: after three years
+ * the user is asked to consent again. Bounds the damage of a refresh token that leaked unnoticed.
+ */
+export const REFRESH_TOKEN_MAX_AGE_MS = 3 * 365 * 86_400_000;
+
+export interface Issuer {
+  db: Db;
+  /** Client records, cached for a few seconds (token-clients.ts). */
+  clients: ClientLookup;
+  bus: Bus;
+  clock: Clock;
+  pepper: Buffer;
+  refreshMaxAgeMs: number;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+const MAX_SECRET_CHARS = 200;
+
+function accessToken(now: number, t: Omit<NewToken, 'kind' | 'expiresAt'>): NewToken {
+  return { ...t, kind: 'access', expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) };
+}
+
+function response(
+  access: string,
+  scopes: string[],
+  proof: VerifiedProof | null,
+  refresh?: string,
+): TokenResponse {
+  return {
+    access_token: access,
+    token_type: proof ? 'DPoP' : 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_S,
+    ...(refresh !== undefined ? { refresh_token: refresh } : {}),
+    scope: scopes.join(' '),
+  };
+}
+
+/** A token insert that lost a race with the deletion of its authorization is an invalid grant. */
+async function storeForGrant(q: Queryable, iss: Issuer, now: number, tokens: NewToken[]): Promise<string[]> {
+  try {
+    return await storeTokens(q, iss.pepper, now, tokens);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '23503') throw invalidGrant('the authorization was revoked');
+    throw err;
+  }
+}
+
+/** Checks of a redeemed code against the token request; returns the failure, if any. */
+function redemptionFailure(
+  code: RedeemedCode,
+  client: OAuthClient,
+  redirectUri: string | undefined,
+  verifier: string | undefined,
+  proof: VerifiedProof | null,
+): OAuthError | null {
+  if (code.redirectUri !== null) {
+    if (redirectUri === undefined)
+      return invalidRequest('redirect_uri was sent at authorization and is required');
+    if (redirectUri !== code.redirectUri) {
+      return new OAuthError(
+        400,
+        'invalid_redirect_uri',
+        'redirect_uri differs from the authorization request',
+      );
+    }
+  } else if (
+    redirectUri !== undefined &&
+    (client.redirectUris.length !== 1 || redirectUri !== client.redirectUris[0])
+  ) {
+    return new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri differs from the authorization request');
+  }
+  if (client.type === 'public' && code.codeChallenge === null)
+    return invalidGrant('public clients must use PKCE');
+  const pkce = checkPkce({ challenge: code.codeChallenge, method: code.codeChallengeMethod }, verifier);
+  if (pkce === 'failed') return new OAuthError(400, 'invalid_code_verifier', 'code_verifier does not match');
+  if (pkce === 'downgrade') {
+    return new OAuthError(400, 'invalid_code_verifier', 'code_verifier sent but no code_challenge was');
+  }
+  if (code.dpopJkt !== null && proof?.jkt !== code.dpopJkt) {
+    return invalidGrant('the code is bound to another DPoP key');
+  }
+  return null;
+}
+
+export async function authorizationCodeGrant(
+  iss: Issuer,
+  client: OAuthClient,
+  params: FormParams,
+  proof: VerifiedProof | null,
+): Promise<TokenResponse> {
+  if (!client.grants.includes('authorization_code'))
+    throw unauthorizedClient('client may not use this grant');
+  const code = requiredParam(params, 'code');
+  const redirectUri = param(params, 'redirect_uri');
+  const verifier = param(params, 'code_verifier');
+  if (!code.startsWith(prefixes.code) || code.length > MAX_SECRET_CHARS) throw invalidGrant('code not found');
+  const now = iss.clock.now();
+  const digest = digestSecret(iss.pepper, code);
+  const outcome = await iss.db.tx(async (q) => {
+    const r = await redeemCode(q, digest, client.clientId, now);
+    if (r.status === 'invalid') return { error: invalidGrant('code not found') };
+    if (r.status === 'reused') {
+      return { error: invalidGrant('code already used'), revoked: await deleteGrantTokens(q, r.grantId) };
+    }
+    const c = r.code;
+    // A failed check returns instead of throwing, so the transaction commits the code as spent.
+    const error = redemptionFailure(c, client, redirectUri, verifier, proof);
+    if (error) return { error };
+    const base = { grantId: c.grantId, clientId: client.clientId, accountId: c.accountId, scopes: c.scopes };
+    const [access, refresh] = await storeForGrant(q, iss, now, [
+      accessToken(now, { ...base, jkt: proof?.jkt ?? null }),
+      {
+        ...base,
+        kind: 'refresh',
+        // Only a public client's refresh token is bound: a confidential client proves itself anyway.
+        jkt: client.type === 'public' ? (proof?.jkt ?? null) : null,
+        expiresAt: new Date(now + Math.min(REFRESH_TOKEN_TTL_MS, iss.refreshMaxAgeMs)),
+      },
+    ]);
+    return { tokens: response(access!, c.scopes, proof, refresh!) };
+  });
+  if ('revoked' in outcome && outcome.revoked) await announceRevoked(iss.bus, outcome.revoked);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.tokens;
+}
+
+/** Scopes asked for in `scope`, each of which must be among `allowed`. */
+function narrowedScopes(requested: string | undefined, allowed: readonly string[]): string[] | null {
+  if (requested === undefined) return null;
+  const scopes = parseScopeList(requested);
+  if (scopes.length === 0) throw invalidScope('scope is empty');
+  const extra = scopes.filter((s) => !allowed.includes(s));
+  if (extra.length > 0) throw invalidScope(`scope not granted: ${extra.join(' ')}`);
+  return scopes;
+}
+
+export async function refreshTokenGrant(
+  iss: Issuer,
+  client: OAuthClient,
+  params: FormParams,
+  proof: VerifiedProof | null,
+): Promise<TokenResponse> {
+  if (!client.grants.includes('refresh_token')) throw unauthorizedClient('client may not use this grant');
+  const value = requiredParam(params, 'refresh_token');
+  const scope = param(params, 'scope');
+  if (!value.startsWith(prefixes.refreshToken) || value.length > MAX_SECRET_CHARS) {
+    throw invalidGrant('refresh token not found');
+  }
+  const now = iss.clock.now();
+  const digest = digestSecret(iss.pepper, value);
+  const token = await findLiveToken(iss.db, digest, now);
+  if (!token || token.kind !== 'refresh' || token.clientId !== client.clientId) {
+    throw invalidGrant('refresh token not found');
+  }
+  const scopes = narrowedScopes(scope, token.scopes) ?? token.scopes;
+  if (token.jkt !== null && proof?.jkt !== token.jkt)
+    throw invalidGrant('the refresh token is bound to another DPoP key');
+  const access = await iss.db.tx(async (q) => {
+    if (!(await slideRefreshToken(q, digest, now, iss.refreshMaxAgeMs)))
+      throw invalidGrant('refresh token not found');
+    const [value] = await storeForGrant(q, iss, now, [
+      accessToken(now, {
+        grantId: token.grantId,
+        clientId: client.clientId,
+        accountId: token.accountId,
+        scopes,
+        jkt: proof?.jkt ?? null,
+      }),
+    ]);
+    return value!;
+  });
+  return response(access, scopes, proof);
+}
+
+export async function clientCredentialsGrant(
+  iss: Issuer,
+  client: OAuthClient,
+  params: FormParams,
+  proof: VerifiedProof | null,
+): Promise<TokenResponse> {
+  if (client.type !== 'confidential')
+    throw unauthorizedClient('public clients cannot use client_credentials');
+  if (!client.grants.includes('client_credentials'))
+    throw unauthorizedClient('client may not use this grant');
+  const scopes = parseScopeList(requiredParam(params, 'scope'));
+  const refused = scopes.filter((s) => !isKnownScope(s) || !client.scopes.includes(s));
+  if (scopes.length === 0 || refused.length > 0)
+    throw invalidScope(`scope not allowed: ${refused.join(' ')}`);
+  const now = iss.clock.now();
+  // The token acts for the account that owns the client; it belongs to no user authorization.
+  const [access] = await storeTokens(iss.db, iss.pepper, now, [
+    accessToken(now, {
+      grantId: null,
+      clientId: client.clientId,
+      accountId: client.accountId,
+      scopes,
+      jkt: proof?.jkt ?? null,
+    }),
+  ]);
+  return response(access!, scopes, proof);
+}

@@ -1,0 +1,151 @@
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
+import { FailureLimiter } from '../auth/token-limits.ts';
+import { ClientLookup } from '../auth/token-clients.ts';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { publicUrls } from '../http/public-urls.ts';
+import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
+import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
+import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
+import { scheduleTokenCleanup } from './token-cleanup.ts';
+import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
+import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
+import { parseForm, type FormParams } from './token-params.ts';
+
+/** How long a client record is reused at these endpoints before it is read again. */
+export const CLIENT_CACHE_MS = 5_000;
+
+/** Largest form body the token, revocation and introspection endpoints read. */
+export const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * Failed requests allowed per minute from one IP, and from one IP for one client id, before 429.
+ * Keying by IP (not by client id alone) means nobody can lock a client out from elsewhere.
+ */
+export const FAILURE_LIMITS = { perIp: 300, perIpAndClient: 30, windowMs: 60_000 } as const;
+
+const NOT_A_FORM = Symbol('not a form');
+
+/** The client id a request names, for keying failures (unverified, never trusted for anything else). */
+function namedClient(request: FastifyRequest): string {
+  const body = request.body;
+  if (typeof body === 'string') {
+    const m = /(?:^|&)client_id=([^&]{1,200})/.exec(body);
+    if (m) return m[1]!;
+  }
+  const auth = request.headers.authorization;
+  return auth ? auth.slice(0, 120) : '-';
+}
+
+function formOf(request: FastifyRequest): FormParams {
+  if (typeof request.body !== 'string')
+    throw invalidRequest('the body must be application/x-www-form-urlencoded');
+  return parseForm(request.body);
+}
+
+/** OAuth errors and anything Fastify throws, as RFC 6749 §5.2 JSON; never a stack or internal detail. */
+function asOAuthError(err: FastifyError | OAuthError): OAuthError {
+  if (err instanceof OAuthError) return err;
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new OAuthError(413, 'invalid_request', 'body too large');
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return invalidRequest('malformed request');
+  return new OAuthError(500, 'server_error', 'server error');
+}
+
+/** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
+export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
+  const issuer: Issuer = {
+    db: ctx.db,
+    clients: new ClientLookup(ctx.db, ctx.clock, CLIENT_CACHE_MS),
+    bus: ctx.bus,
+    clock: ctx.clock,
+    pepper: ctx.pepper,
+    refreshMaxAgeMs: REFRESH_TOKEN_MAX_AGE_MS,
+  };
+  const endpoint: TokenEndpoint = {
+    issuer,
+    dpop: {
+      db: ctx.db,
+      clock: ctx.clock,
+      nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null,
+    },
+    url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
+  };
+  const maxKeys = 100_000;
+  const perIp = new FailureLimiter(
+    { limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
+    ctx.clock,
+  );
+  const perClient = new FailureLimiter(
+    { limit: FAILURE_LIMITS.perIpAndClient, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
+    ctx.clock,
+  );
+  scheduleTokenCleanup(ctx);
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    // Any other body (JSON included) is read, bounded, and refused by the handler as invalid_request.
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT },
+      (_request, _body, done) => done(null, NOT_A_FORM),
+    );
+
+    scope.addHook('onRequest', async (request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      const wait = perIp.retryAfter([request.ip]);
+      if (wait > 0)
+        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
+          'retry-after': String(wait),
+        });
+    });
+
+    scope.setErrorHandler((err: FastifyError | OAuthError, request, reply) => {
+      const e = asOAuthError(err);
+      if (e.status >= 500)
+        request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
+      else if (e.status !== 429 && e.error !== 'use_dpop_nonce') {
+        perIp.fail([request.ip]);
+        perClient.fail([`${request.ip} ${namedClient(request)}`]);
+      }
+      reply.headers(e.headers).code(e.status).type('application/json; charset=utf-8').send(errorJson(e));
+    });
+
+    /** Refuses a request when its IP and client have failed too often; else parses its form. */
+    const admit = (request: FastifyRequest): FormParams => {
+      const wait = perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
+      if (wait > 0)
+        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
+          'retry-after': String(wait),
+        });
+      return formOf(request);
+    };
+
+    scope.post(TOKEN_PATH, async (request, reply) => {
+      const { body, headers } = await handleTokenRequest(endpoint, request, admit(request));
+      return reply.headers(headers).type('application/json; charset=utf-8').send(body);
+    });
+    scope.post(REVOKE_PATH, async (request, reply) => {
+      await handleRevokeRequest(issuer, request, admit(request));
+      return reply.code(200).send();
+    });
+    scope.post(INTROSPECT_PATH, async (request, reply) => {
+      const body = await handleIntrospectRequest(issuer, request, admit(request));
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+
+    const notAllowed = async () => {
+      throw new OAuthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
+    };
+    for (const url of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH]) {
+      scope.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed });
+    }
+  });
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ManualClock } from '../../src/clock.ts';
+import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/types.ts';
+import { countSigninAttempt, forgiveSigninAttempt, type SigninLimits } from '../../src/auth/signin-limits.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+const pepper = Buffer.alloc(32, 3);
+const limits: SigninLimits = { windowMs: 60_000, perEmail: 3, perIp: 5 };
+let database: TestDatabase;
+let db: Db;
+
+before(async () => {
+  database = await createTestDatabase();
+  db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
+});
+after(async () => {
+  await db.close();
+  await database.drop();
+});
+
+test('per address: the attempt over the limit waits until the window ends', async () => {
+  const clock = new ManualClock(1_000_000);
+  for (let i = 0; i < 3; i++)
+    assert.equal(await countSigninAttempt(db, pepper, clock, limits, 'a@x', '10.0.0.1'), 0);
+  clock.advance(10_000);
+  assert.equal(await countSigninAttempt(db, pepper, clock, limits, 'A@X', '10.0.0.2'), 50_000);
+  clock.advance(50_000);
+  assert.equal(await countSigninAttempt(db, pepper, clock, limits, 'a@x', '10.0.0.3'), 0);
+});
+
+test('per IP: many addresses from one IP are limited too; a success gives the attempt back', async () => {
+  const clock = new ManualClock(5_000_000);
+  for (let i = 0; i < 5; i++) {
+    assert.equal(await countSigninAttempt(db, pepper, clock, limits, `u${i}@x`, '10.0.1.1'), 0);
+  }
+  assert.ok((await countSigninAttempt(db, pepper, clock, limits, 'u9@x', '10.0.1.1')) > 0);
+  await forgiveSigninAttempt(db, pepper, 'u9@x', '10.0.1.1');
+  await forgiveSigninAttempt(db, pepper, 'u8@x', '10.0.1.1');
+  assert.equal(await countSigninAttempt(db, pepper, clock, limits, 'u7@x', '10.0.1.1'), 0);
+  // Another IP is not affected.
+  assert.equal(await countSigninAttempt(db, pepper, clock, limits, 'u7@x', '10.0.1.2'), 0);
+});
+
+test('concurrent attempts cannot overtake the count', async () => {
+  const clock = new ManualClock(9_000_000);
+  const waits = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      countSigninAttempt(db, pepper, clock, limits, 'race@x', `10.0.2.${i}`),
+    ),
+  );
+  assert.equal(waits.filter((w) => w === 0).length, 3);
+});
+
+test('only digests of addresses and IPs are stored', async () => {
+  const rows = await db.query<{ key_digest: string }>('SELECT key_digest FROM signin_attempts');
+  assert.ok(rows.length > 0);
+  assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_digest)));
+});

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { digestSecret } from '../../src/security/secrets.ts';
+import { openDb } from '../../src/db/open.ts';
+import { loadPepper } from '../../src/security/pepper.ts';
+
+/** `namazu client create` run as the real executable against a fresh embedded database. */
+
+const dataDir = mkdtempSync(join(tmpdir(), 'namazu-client-cli-'));
+const email = 'maker@example.com';
+
+function namazu(...args: string[]) {
+  const env = { ...process.env };
+  delete env.NAMAZU_DATABASE_URL;
+  const r = spawnSync(process.execPath, ['bin/namazu.js', ...args, '--data-dir', dataDir], {
+    encoding: 'utf8',
+    env,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+before(() => {
+  const r = namazu('account', 'create', '--email', email, '--password', 'a long password');
+  assert.equal(r.status, 0, r.stderr);
+});
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const confidential = [
+  'client',
+  'create',
+  '--account',
+  email,
+  '--name',
+  'Quake App',
+  '--type',
+  'confidential',
+  '--redirect-uri',
+  'https://app.example/cb',
+  '--redirect-uri',
+  'http://127.0.0.1/callback',
+  '--grant',
+  'authorization_code',
+  '--grant',
+  'refresh_token',
+  '--grant',
+  'client_credentials',
+  '--scopes',
+  'telegram.list telegram.data',
+  '--contact',
+  'dev@app.example',
+  '--app-url',
+  'https://app.example/',
+  '--terms-url',
+  'https://app.example/terms',
+  '--privacy-url',
+  'https://app.example/privacy',
+];
+
+test('confidential client: one JSON object with id and secret; only the digest is stored', async () => {
+  const r = namazu(...confidential);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { client_id: string; client_secret: string };
+  assert.deepEqual(Object.keys(out), ['client_id', 'client_secret']);
+  assert.match(out.client_id, /^CId\.[A-Za-z0-9_-]{43}$/);
+  assert.match(out.client_secret, /^CSt\.[A-Za-z0-9_-]{43}$/);
+
+  const db = await openDb({ databaseUrl: null, dataDir, poolSize: 1 });
+  try {
+    const pepper = await loadPepper(db, null);
+    const rows = await db.query<Record<string, unknown>>('SELECT * FROM oauth_clients WHERE client_id = $1', [
+      out.client_id,
+    ]);
+    const row = rows[0]!;
+    assert.equal(row.secret_digest, digestSecret(pepper, out.client_secret));
+    assert.equal(row.name, 'Quake App');
+    assert.equal(row.type, 'confidential');
+    assert.deepEqual(row.redirect_uris, ['https://app.example/cb', 'http://127.0.0.1/callback']);
+    assert.deepEqual(row.grants, ['authorization_code', 'refresh_token', 'client_credentials']);
+    assert.deepEqual(row.scopes, ['telegram.list', 'telegram.data']);
+    assert.equal(row.contact, 'dev@app.example');
+    assert.equal(row.app_url, 'https://app.example/');
+    assert.equal(row.terms_url, 'https://app.example/terms');
+    assert.equal(row.privacy_url, 'https://app.example/privacy');
+  } finally {
+    await db.close();
+  }
+});
+
+test('public client: no secret', () => {
+  const r = namazu(
+    'client',
+    'create',
+    '--account',
+    email,
+    '--name',
+    'Native',
+    '--type',
+    'public',
+    '--redirect-uri',
+    'http://127.0.0.1/callback',
+    '--grant',
+    'authorization_code',
+    '--scopes',
+    'telegram.list',
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(Object.keys(JSON.parse(r.stdout)), ['client_id']);
+});
+
+test('bad usage exits 2 with one clear line and creates nothing', () => {
+  const replace = (flag: string, value: string) => {
+    const args = [...confidential];
+    args[args.indexOf(flag) + 1] = value;
+    return args;
+  };
+  const cases: [string[], RegExp][] = [
+    [replace('--type', 'secret'), /--type must be confidential or public/],
+    [replace('--scopes', 'telegram.list nope'), /unknown scope/],
+    [replace('--redirect-uri', 'http://app.example/cb'), /--redirect-uri .* may use http only/],
+    [replace('--redirect-uri', 'javascript:alert(1)'), /--redirect-uri/],
+    [replace('--grant', 'password'), /--grant must be one of/],
+    [replace('--app-url', 'ftp://app.example/'), /--app-url must be an http\(s\) URL/],
+    [
+      [
+        'client',
+        'create',
+        '--account',
+        email,
+        '--name',
+        'P',
+        '--type',
+        'public',
+        '--grant',
+        'client_credentials',
+        '--scopes',
+        'telegram.list',
+      ],
+      /public clients cannot use the client_credentials grant/,
+    ],
+    [
+      [
+        'client',
+        'create',
+        '--account',
+        email,
+        '--name',
+        'X',
+        '--type',
+        'confidential',
+        '--grant',
+        'authorization_code',
+        '--scopes',
+        'telegram.list',
+      ],
+      /needs at least one --redirect-uri/,
+    ],
+    [['client', 'create', '--account', email, '--type', 'public'], /--name is required/],
+    [['client', 'create', ...confidential.slice(2), '--bogus', 'x'], /bogus/],
+    [['client', 'list'], /usage: namazu client create/],
+  ];
+  for (const [args, message] of cases) {
+    const r = namazu(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('unknown account exits 1', () => {
+  const args = [...confidential];
+  args[args.indexOf('--account') + 1] = 'nobody@example.com';
+  const r = namazu(...args);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /no account with email nobody@example.com/);
+});
