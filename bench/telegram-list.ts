@@ -1,4 +1,4 @@
-// GET /v2/telegram?limit=20 under 100 connections (wrk), side by side with a bare Fastify route
+// GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
 // serving the same JSON bytes: first page, a deep nextToken page and a polling page.
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
 //   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { encodeCursor } from '../src/api/cursor.ts';
+import { createClient } from '../src/auth/clients.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
@@ -44,9 +44,15 @@ for (const c of [
   'telegram.scheduled',
 ])
   await addContract(db, account.id, c);
-const { key } = await createApiKey(db, pepper, account.id, ['telegram.list']);
+const { client, clientSecret } = await createClient(db, pepper, {
+  accountId: account.id,
+  name: 'bench',
+  type: 'confidential',
+  grants: ['client_credentials'],
+  redirectUris: [],
+  scopes: ['telegram.list'],
+});
 await db.close();
-const auth = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
 
 const port = 19000 + Math.floor(Math.random() * 500);
 const barePort = port + 500;
@@ -72,6 +78,18 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
 }
 
 try {
+  await waitFor(`http://127.0.0.1:${port}/healthz`);
+  const tokenRes = await fetch(`http://127.0.0.1:${port}/account/oauth2/v1/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: clientSecret!,
+      scope: 'telegram.list',
+    }),
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const auth = `Bearer ${token}`;
   const base = `http://127.0.0.1:${port}/v2/telegram?limit=20`;
   const first = (await (await waitFor(base, { authorization: auth })).json()) as { nextPooling: string };
   const dir = mkdtempSync(join(tmpdir(), 'namazu-bench-'));
@@ -95,7 +113,7 @@ try {
     ['Namazu polling (nextPooling)', `${base}&cursorToken=${first.nextPooling}`, true],
   ];
   console.log(
-    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: API key (Authorization: Basic)`,
+    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer)`,
   );
   console.log('| run | req/s | p50 | p99 |\n|---|---|---|---|');
   for (const [name, url, withAuth] of runs) {
