@@ -35,16 +35,7 @@ describe('OpenAPI document and reference page', () => {
         .filter((n) => n !== 'key')
         .sort();
     const v2 = names('/v2/telegram');
-    assert.deepEqual(v2, [
-      'cursorToken',
-      'datetime',
-      'formatMode',
-      'key',
-      'limit',
-      'test',
-      'type',
-      'xmlReport',
-    ]);
+    assert.deepEqual(v2, ['cursorToken', 'datetime', 'formatMode', 'limit', 'test', 'type', 'xmlReport']);
     const v1 = names('/telegram/v1/list');
     assert.deepEqual(v1, ['limit', 'newCatch', 'nextToken', 'test', 'type', 'xml']);
     assert.equal(paths['/openapi.json'], undefined, 'the document itself is not listed');
