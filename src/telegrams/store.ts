@@ -201,7 +201,8 @@ export async function queryTelegrams(q: Queryable, f: TelegramQuery): Promise<Te
   if (f.before !== undefined) where.push(`serial < ${p(f.before)}`);
   if (f.after !== undefined) where.push(`serial > ${p(f.after)}`);
   const order = f.after !== undefined ? 'ASC' : 'DESC';
-  const columns = f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
+  const columns =
+    f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
   const rows = await q.query<Row>(
     `SELECT ${columns} FROM telegrams WHERE ${where.join(' AND ')} ORDER BY serial ${order} LIMIT ${p(f.limit)}`,
     params,
