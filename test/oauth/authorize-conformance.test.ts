@@ -408,6 +408,7 @@ describe('authorization endpoint', () => {
       'href="https://app.example/privacy"',
       'List the telegrams you can receive',
       h.user.email,
+      `href="${h.origin}/account"`,
     ]) {
       assert.ok(html.includes(text), text);
     }
