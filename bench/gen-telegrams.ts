@@ -43,7 +43,8 @@ for (const [k, t] of templates.entries()) {
   ]);
 }
 
-const start = (await db.query<{ n: number }>('SELECT coalesce(max(serial), 0)::int AS n FROM telegrams'))[0]!.n;
+const start = (await db.query<{ n: number }>('SELECT coalesce(max(serial), 0)::int AS n FROM telegrams'))[0]!
+  .n;
 const t0 = performance.now();
 for (let done = 0; done < count; done += BATCH) {
   const n = Math.min(BATCH, count - done);

@@ -1,4 +1,4 @@
-// GET /v2/telegram?limit=20 under 100 connections (wrk), side by side with a bare Fastify route
+// GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
 // serving the same JSON bytes: first page, a deep nextToken page and a polling page.
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
 //   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
@@ -8,34 +8,62 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { encodeCursor } from '../src/api/cursor.ts';
+import { createClient } from '../src/auth/clients.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
+// wrk threads (default 2).
+const threads = process.env.NAMAZU_BENCH_WRK_THREADS ?? '2';
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-fastify.ts', import.meta.url));
 const config = loadConfig(process.env);
-if (!config.databaseUrl) throw new Error('set NAMAZU_DATABASE_URL to a database filled by bench/gen-telegrams.ts');
+if (!config.databaseUrl)
+  throw new Error('set NAMAZU_DATABASE_URL to a database filled by bench/gen-telegrams.ts');
 
 const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-const total = (await db.query<{ n: number; max: number }>('SELECT count(*)::int AS n, max(serial)::int AS max FROM telegrams'))[0]!;
+const total = (
+  await db.query<{ n: number; max: number }>(
+    'SELECT count(*)::int AS n, max(serial)::int AS max FROM telegrams',
+  )
+)[0]!;
 const pepper = await loadPepper(db, config.secret);
-const account = await createAccount(db, { email: `bench-${Date.now()}@example.test`, password: 'bench-password' });
-for (const c of ['telegram.earthquake', 'telegram.volcano', 'telegram.weather', 'telegram.forecast', 'telegram.observation', 'telegram.scheduled'])
+const account = await createAccount(db, {
+  email: `bench-${Date.now()}@example.test`,
+  password: 'bench-password',
+});
+for (const c of [
+  'telegram.earthquake',
+  'telegram.volcano',
+  'telegram.weather',
+  'telegram.forecast',
+  'telegram.observation',
+  'telegram.scheduled',
+])
   await addContract(db, account.id, c);
-const { key } = await createApiKey(db, pepper, account.id, ['telegram.list']);
+const { client, clientSecret } = await createClient(db, pepper, {
+  accountId: account.id,
+  name: 'bench',
+  type: 'confidential',
+  grants: ['client_credentials'],
+  redirectUris: [],
+  scopes: ['telegram.list'],
+});
 await db.close();
-const auth = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
 
 const port = 19000 + Math.floor(Math.random() * 500);
 const barePort = port + 500;
 const children: ChildProcess[] = [];
 const env = { ...process.env, NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'warn' };
-children.push(spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: 'inherit' }));
+children.push(
+  spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env,
+    stdio: 'inherit',
+  }),
+);
 
 async function waitFor(url: string, headers: Record<string, string> = {}): Promise<Response> {
   for (;;) {
@@ -50,27 +78,62 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
 }
 
 try {
+  await waitFor(`http://127.0.0.1:${port}/healthz`);
+  const tokenRes = await fetch(`http://127.0.0.1:${port}/account/oauth2/v1/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: clientSecret!,
+      scope: 'telegram.list',
+    }),
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const auth = `Bearer ${token}`;
   const base = `http://127.0.0.1:${port}/v2/telegram?limit=20`;
   const first = (await (await waitFor(base, { authorization: auth })).json()) as { nextPooling: string };
   const dir = mkdtempSync(join(tmpdir(), 'namazu-bench-'));
   writeFileSync(join(dir, 'page.json'), JSON.stringify(first));
-  children.push(spawn(process.execPath, ['--import', 'tsx', BARE, String(barePort), join(dir, 'page.json')], { stdio: 'inherit' }));
+  children.push(
+    spawn(process.execPath, ['--import', 'tsx', BARE, String(barePort), join(dir, 'page.json')], {
+      stdio: 'inherit',
+    }),
+  );
   await waitFor(`http://127.0.0.1:${barePort}/v2/telegram`);
 
   const deep = encodeCursor('v2t', 'older', Math.floor(total.max / 2));
   const runs: [string, string, boolean][] = [
     ['bare Fastify, same JSON', `http://127.0.0.1:${barePort}/v2/telegram`, false],
     ['Namazu first page', base, true],
-    [`Namazu deep nextToken page (serial < ${Math.floor(total.max / 2)})`, `${base}&cursorToken=${deep}`, true],
+    [
+      `Namazu deep nextToken page (serial < ${Math.floor(total.max / 2)})`,
+      `${base}&cursorToken=${deep}`,
+      true,
+    ],
     ['Namazu polling (nextPooling)', `${base}&cursorToken=${first.nextPooling}`, true],
   ];
-  console.log(`database: ${total.n} telegrams; wrk -t2 -c100 -d${seconds}s; credentials: API key (Authorization: Basic)`);
+  console.log(
+    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer)`,
+  );
   console.log('| run | req/s | p50 | p99 |\n|---|---|---|---|');
   for (const [name, url, withAuth] of runs) {
-    execFileSync('wrk', ['-t2', '-c100', '-d2s', ...(withAuth ? ['-H', `Authorization: ${auth}`] : []), url]); // warm-up
+    execFileSync('wrk', [
+      `-t${threads}`,
+      '-c100',
+      '-d2s',
+      ...(withAuth ? ['-H', `Authorization: ${auth}`] : []),
+      url,
+    ]); // warm-up
     const out = execFileSync(
       'wrk',
-      ['-t2', '-c100', `-d${seconds}s`, '--latency', ...(withAuth ? ['-H', `Authorization: ${auth}`] : []), url],
+      [
+        `-t${threads}`,
+        '-c100',
+        `-d${seconds}s`,
+        '--latency',
+        ...(withAuth ? ['-H', `Authorization: ${auth}`] : []),
+        url,
+      ],
       { encoding: 'utf8' },
     );
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];

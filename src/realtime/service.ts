@@ -15,6 +15,7 @@ import {
   recordPings,
   sessionStoreOptions,
 } from '../sessions/sessions.ts';
+import { TelegramCache } from '../telegrams/cache.ts';
 import type { LoadRecord } from './dispatcher.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
@@ -54,10 +55,11 @@ export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord | Promis
     startRealtime(app, ctx, await loader(ctx), sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
 }
 
-/** Reads a telegram by serial for delivery. Replaced by the telegram store's reader once it lands. */
-const loadNothing: LoadRecord = async () => null;
-
-export const registerRealtime: Surface = realtimeSurface(() => loadNothing);
+/** Telegrams come from the process's telegram cache (kept current from the bus), else the database. */
+export const registerRealtime: Surface = realtimeSurface(async (ctx) => {
+  const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
+  return (serial) => cache.record(serial);
+});
 
 async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;

@@ -58,3 +58,28 @@ test('PostgreSQL LISTEN/NOTIFY bus', { skip: pgUrl ? false : 'NAMAZU_TEST_DATABA
 test('Redis pub/sub bus', { skip: redisUrl ? false : 'NAMAZU_TEST_REDIS_URL is not set' }, () =>
   exercise(() => createRedisBus(redisUrl!)),
 );
+
+test(
+  'Redis: installations on different database numbers do not hear each other',
+  { skip: redisUrl ? false : 'NAMAZU_TEST_REDIS_URL is not set' },
+  async () => {
+    const base = redisUrl!.replace(/\/\d*$/, '');
+    const one = await createRedisBus(`${base}/1`);
+    const two = await createRedisBus(`${base}/2`);
+    const alsoOne = await createRedisBus(`${base}/1`);
+    try {
+      const onTwo = collector(1);
+      const onOne = collector(2);
+      await two.subscribe('namazu_test_iso', onTwo.handler);
+      await alsoOne.subscribe('namazu_test_iso', onOne.handler);
+      await one.publish('namazu_test_iso', 'for one');
+      await two.publish('namazu_test_iso', 'for two');
+      await one.publish('namazu_test_iso', 'for one again');
+      await Promise.all([onOne.all, onTwo.all]);
+      assert.deepEqual(onOne.got, ['for one', 'for one again']);
+      assert.deepEqual(onTwo.got, ['for two']);
+    } finally {
+      await Promise.all([one.close(), two.close(), alsoOne.close()]);
+    }
+  },
+);

@@ -362,3 +362,67 @@ test('50 concurrent starts with a limit of 3: exactly 3 succeed', async () => {
   assert.equal(codes.filter((c) => c === 200).length, 3);
   assert.equal(codes.filter((c) => c === 409).length, 47);
 });
+
+test('at connection time: 4409 when contracts shrank the limit, 4807 when nothing is contracted any more', async () => {
+  const { accountId, key } = await accountWith(['telegram.earthquake', 'eew.forecast']); // limit 2
+  const quake = (await start(key, { classifications: ['telegram.earthquake'] })).json;
+  const eew = (await start(key, { classifications: ['eew.forecast'] })).json;
+  const { removeContract } = await import('../../src/accounts/contracts.ts');
+  await removeContract(server.ctx.db, accountId, 'eew.forecast'); // limit 1, two sessions waiting
+  const noContract = new TestClient(eew.websocket.url);
+  assert.deepEqual(await noContract.next(), {
+    type: 'error',
+    error: 'The contract has ended; nothing is left to deliver.',
+    code: 4807,
+    close: true,
+  });
+  assert.equal((await noContract.closed).code, 4807);
+  // The refused session is closed, so the other one now fits.
+  const fits = new TestClient(quake.websocket.url);
+  assert.equal((await fits.next()).type, 'start');
+  fits.ws.close(1000);
+  await fits.closed;
+
+  const { accountId: a2, key: k2 } = await accountWith(['telegram.earthquake', 'eew.forecast']);
+  const first = (await start(k2, { classifications: ['telegram.earthquake'] })).json;
+  const second = (await start(k2, { classifications: ['telegram.earthquake'] })).json;
+  await removeContract(server.ctx.db, a2, 'eew.forecast'); // limit 1, two sessions waiting
+  const full = new TestClient(first.websocket.url);
+  assert.deepEqual(await full.next(), {
+    type: 'error',
+    error: 'The maximum number of simultaneous connections is full.',
+    code: 4409,
+    close: true,
+  });
+  assert.equal((await full.closed).code, 4409);
+  const reused = new TestClient(first.websocket.url);
+  assert.equal((await reused.next()).code, 4404, 'the refused attempt used the ticket');
+  const ok = new TestClient(second.websocket.url);
+  assert.equal((await ok.next()).type, 'start');
+  ok.ws.close(1000);
+});
+
+test('an open session of a process that stopped recording pongs stops counting after the stale delay', async () => {
+  const { key } = await accountWith(['telegram.earthquake']); // limit 1
+  const s = (await start(key, { classifications: ['telegram.earthquake'] })).json;
+  const client = new TestClient(s.websocket.url);
+  assert.equal((await client.next()).type, 'start');
+  assertError(
+    await start(key, { classifications: ['telegram.earthquake'] }),
+    409,
+    'The maximum number of simultaneous connections is full.',
+  );
+  // No pong recorded for 120 s + 2 ping intervals (30 s each): taken for a dead process's session.
+  clock.advance(180_000);
+  assertError(
+    await start(key, { classifications: ['telegram.earthquake'] }),
+    409,
+    'The maximum number of simultaneous connections is full.',
+  );
+  clock.advance(1);
+  assert.equal((await start(key, { classifications: ['telegram.earthquake'] })).status, 200);
+  const item = (await call('GET', `/v2/socket?id=${s.websocket.id}`, key)).json!.items[0];
+  assert.equal(item.status, 'closed');
+  assert.equal(item.end, item.start, 'ended at its last sign of life');
+  client.ws.close(1000);
+});
