@@ -14,8 +14,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-PGPORT=${NAMAZU_CI_PG_PORT:-55432}
-REDISPORT=${NAMAZU_CI_REDIS_PORT:-56379}
+PGPORT=${CI_PG_PORT:-55432}
+REDISPORT=${CI_REDIS_PORT:-56379}
 BASE=$(mktemp -d /tmp/namazu-ci-XXXXXX)
 chmod 755 "$BASE"
 
@@ -38,7 +38,7 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 
-echo "export NAMAZU_CI_SERVICES_DIR='$BASE'"
-echo "export NAMAZU_CI_PGBIN='$PGBIN'"
+echo "export CI_SERVICES_DIR='$BASE'"
+echo "export CI_PGBIN='$PGBIN'"
 echo "export NAMAZU_TEST_PG_URL='postgres://namazu@127.0.0.1:$PGPORT/postgres'"
 echo "export NAMAZU_TEST_REDIS_URL='redis://127.0.0.1:$REDISPORT'"

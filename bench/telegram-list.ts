@@ -1,4 +1,4 @@
-// GET /v2/telegram?limit=20 under 100 connections (wrk), side by side with a bare Fastify route
+// GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
 // serving the same JSON bytes: first page, a deep nextToken page and a polling page.
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
 //   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
@@ -8,14 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { encodeCursor } from '../src/api/cursor.ts';
+import { createClient } from '../src/auth/clients.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
+// wrk threads (default 2).
+const threads = process.env.NAMAZU_BENCH_WRK_THREADS ?? '2';
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-fastify.ts', import.meta.url));
 const config = loadConfig(process.env);
@@ -42,9 +44,15 @@ for (const c of [
   'telegram.scheduled',
 ])
   await addContract(db, account.id, c);
-const { key } = await createApiKey(db, pepper, account.id, ['telegram.list']);
+const { client, clientSecret } = await createClient(db, pepper, {
+  accountId: account.id,
+  name: 'bench',
+  type: 'confidential',
+  grants: ['client_credentials'],
+  redirectUris: [],
+  scopes: ['telegram.list'],
+});
 await db.close();
-const auth = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
 
 const port = 19000 + Math.floor(Math.random() * 500);
 const barePort = port + 500;
@@ -70,6 +78,18 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
 }
 
 try {
+  await waitFor(`http://127.0.0.1:${port}/healthz`);
+  const tokenRes = await fetch(`http://127.0.0.1:${port}/account/oauth2/v1/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: clientSecret!,
+      scope: 'telegram.list',
+    }),
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const auth = `Bearer ${token}`;
   const base = `http://127.0.0.1:${port}/v2/telegram?limit=20`;
   const first = (await (await waitFor(base, { authorization: auth })).json()) as { nextPooling: string };
   const dir = mkdtempSync(join(tmpdir(), 'namazu-bench-'));
@@ -93,15 +113,21 @@ try {
     ['Namazu polling (nextPooling)', `${base}&cursorToken=${first.nextPooling}`, true],
   ];
   console.log(
-    `database: ${total.n} telegrams; wrk -t2 -c100 -d${seconds}s; credentials: API key (Authorization: Basic)`,
+    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer)`,
   );
   console.log('| run | req/s | p50 | p99 |\n|---|---|---|---|');
   for (const [name, url, withAuth] of runs) {
-    execFileSync('wrk', ['-t2', '-c100', '-d2s', ...(withAuth ? ['-H', `Authorization: ${auth}`] : []), url]); // warm-up
+    execFileSync('wrk', [
+      `-t${threads}`,
+      '-c100',
+      '-d2s',
+      ...(withAuth ? ['-H', `Authorization: ${auth}`] : []),
+      url,
+    ]); // warm-up
     const out = execFileSync(
       'wrk',
       [
-        '-t2',
+        `-t${threads}`,
         '-c100',
         `-d${seconds}s`,
         '--latency',

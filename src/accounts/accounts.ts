@@ -10,7 +10,9 @@ export interface Account {
 
 export class AccountError extends Error {}
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+// No white space, control characters or second @: nothing a database text column or a mail header chokes on.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it excludes
+const EMAIL = /^[^\s@\u0000-\u001f\u007f]{1,64}@[^\s@\u0000-\u001f\u007f]{1,255}$/;
 export const MIN_PASSWORD_LENGTH = 8;
 
 interface AccountRow {

@@ -13,7 +13,7 @@ const CONTRACTS_TTL_MS = 10_000;
 export async function contractedLookup(
   ctx: AppContext,
 ): Promise<(accountId: number) => Promise<Set<string>>> {
-  const cache = new CredentialCache<Set<string>>(CONTRACTS_TTL_MS, 100_000, () => ctx.clock.now());
+  const cache = new CredentialCache<Promise<Set<string>>>(CONTRACTS_TTL_MS, 100_000, () => ctx.clock.now());
   const unsubscribe = await ctx.bus.subscribe(channels.contracts, (payload) => {
     try {
       const { accountId } = JSON.parse(payload) as { accountId?: unknown };
@@ -23,12 +23,14 @@ export async function contractedLookup(
     }
   });
   ctx.onShutdown.push(unsubscribe);
-  return async (accountId) => {
+  return (accountId) => {
     const key = String(accountId);
     let found = cache.get(key);
     if (!found) {
-      found = await contractedClassifications(ctx.db, accountId);
+      // Concurrent requests share one read instead of all asking the database when an entry expires.
+      found = contractedClassifications(ctx.db, accountId);
       cache.set(key, found);
+      found.catch(() => cache.delete(key));
     }
     return found;
   };

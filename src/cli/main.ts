@@ -27,7 +27,7 @@ const USAGE = `usage: namazu <command> [options]
   apikey create --account E --scopes "s1 s2"
   client create --account E --name N --type confidential|public --redirect-uri U … --grant G … --scopes "…"
   contract add|remove --account E --plan P
-  ingest PATH…
+  ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
 Commands that open the database also take --data-dir D and --database-url U.`;
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */

@@ -112,6 +112,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
           accountEmail: account?.email ?? '',
           signoutAction: origin + consolePaths.signout,
           signoutReturnTo: `${oauthPaths.authorize}?${rawQuery}`,
+          accountUrl: origin + consolePaths.account,
         }),
         { formAction: [redirectSource(delivery.redirectUri)] },
       );

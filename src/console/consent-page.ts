@@ -14,6 +14,7 @@ export interface ConsentView {
   signoutAction: string;
   /** Where signing out leads back to: this authorization request, to sign in as someone else. */
   signoutReturnTo: string;
+  accountUrl: string;
 }
 
 function item(label: string, value: string | null) {
@@ -51,6 +52,6 @@ ${item('Privacy policy', c.privacyUrl)}
 <input type="hidden" name="return_to" value="${v.signoutReturnTo}">
 <button type="submit">Not you? Sign out</button>
 </form>
-<p class="muted">You can withdraw this permission at any time from your account page.</p>`,
+<p class="muted">You can withdraw this permission at any time from <a href="${v.accountUrl}">your account page</a>.</p>`,
   );
 }

@@ -26,8 +26,15 @@ interface Row {
   xml_report: XmlReport | null;
   compression: 'gzip' | null;
   encoding: 'base64' | 'utf-8';
-  body?: Buffer;
+  body64?: string;
 }
+
+/**
+ * Bodies cross the database boundary as base64 text: both drivers would otherwise send bytea as
+ * hex text, which the embedded engine converts several times slower than base64.
+ */
+const BODY_COLUMN = `encode(body, 'base64') AS body64`;
+const bodyOf = (r: { body64?: string }) => Buffer.from(r.body64!, 'base64');
 
 function toSummary(r: Row): TelegramSummary {
   const head: TelegramHead = {
@@ -60,23 +67,28 @@ export interface StoredTelegram {
 }
 
 /**
- * Stores a prepared telegram inside the caller's transaction, unless the same raw bytes (or the
- * same delivered body) are stored already: then the existing one is returned as a duplicate.
+ * Stores a prepared telegram in one statement (its own transaction under autocommit), unless the
+ * same raw bytes or the same delivered body are stored already: then the stored one is returned as
+ * a duplicate. The advisory lock is taken before the serial is drawn and held to COMMIT, so serials
+ * become visible in increasing order. Two processes storing the same telegram at once: the loser
+ * gets a unique violation, which ingestTelegram turns into a duplicate.
  */
 export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
-  await q.query('SELECT pg_advisory_xact_lock($1)', [INGEST_LOCK_KEY]);
-  const existing = await q.query<{ serial: number; id: string; classification: string }>(
-    'SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1',
-    [t.rawDigest, t.id],
-  );
-  if (existing[0]) return { ...existing[0], duplicate: true };
-  const rows = await q.query<{ serial: number }>(
-    `INSERT INTO telegrams (id, raw_digest, classification, type, author, target, head_time, designation, test,
-       format, received_time, xml_report, compression, encoding, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING serial`,
+  const rows = await q.query<StoredTelegram>(
+    `WITH existing AS (
+       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1
+     ), inserted AS (
+       INSERT INTO telegrams (raw_digest, id, classification, type, author, target, head_time, designation, test,
+         format, received_time, xml_report, compression, encoding, body)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, decode($15, 'base64')
+       FROM pg_advisory_xact_lock($16) WHERE NOT EXISTS (SELECT 1 FROM existing)
+       RETURNING serial, id, classification
+     )
+     SELECT serial, id, classification, false AS duplicate FROM inserted
+     UNION ALL SELECT serial, id, classification, true AS duplicate FROM existing`,
     [
-      t.id,
       t.rawDigest,
+      t.id,
       t.classification,
       t.head.type,
       t.head.author,
@@ -89,18 +101,29 @@ export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<
       t.xmlReport === null ? null : JSON.stringify(t.xmlReport),
       t.compression,
       t.encoding,
-      t.body,
+      t.body.toString('base64'),
+      INGEST_LOCK_KEY,
     ],
   );
-  return { serial: rows[0]!.serial, id: t.id, classification: t.classification, duplicate: false };
+  return rows[0]!;
+}
+
+/** The stored telegram with these raw bytes or this delivered body, as a duplicate. */
+export async function findStored(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram | null> {
+  const rows = await q.query<StoredTelegram>(
+    'SELECT serial, id, classification, true AS duplicate FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1',
+    [t.rawDigest, t.id],
+  );
+  return rows[0] ?? null;
 }
 
 /** The full telegram with this serial (the real-time delivery reads it after the bus announces it). */
 export async function loadTelegram(q: Queryable, serial: number): Promise<TelegramRecord | null> {
-  const rows = await q.query<Row>(`SELECT ${SUMMARY_COLUMNS}, body FROM telegrams WHERE serial = $1`, [
-    serial,
-  ]);
-  return rows[0] ? { ...toSummary(rows[0]), body: rows[0].body! } : null;
+  const rows = await q.query<Row>(
+    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams WHERE serial = $1`,
+    [serial],
+  );
+  return rows[0] ? { ...toSummary(rows[0]), body: bodyOf(rows[0]) } : null;
 }
 
 /** Full telegrams with serials above `after`, oldest first (at most `limit`). */
@@ -110,19 +133,19 @@ export async function loadTelegramsAfter(
   limit: number,
 ): Promise<TelegramRecord[]> {
   const rows = await q.query<Row>(
-    `SELECT ${SUMMARY_COLUMNS}, body FROM telegrams WHERE serial > $1 ORDER BY serial LIMIT $2`,
+    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams WHERE serial > $1 ORDER BY serial LIMIT $2`,
     [after, limit],
   );
-  return rows.map((r) => ({ ...toSummary(r), body: r.body! }));
+  return rows.map((r) => ({ ...toSummary(r), body: bodyOf(r) }));
 }
 
 /** The newest full telegrams, newest first. */
 export async function loadNewestTelegrams(q: Queryable, limit: number): Promise<TelegramRecord[]> {
   const rows = await q.query<Row>(
-    `SELECT ${SUMMARY_COLUMNS}, body FROM telegrams ORDER BY serial DESC LIMIT $1`,
+    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams ORDER BY serial DESC LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ ...toSummary(r), body: r.body! }));
+  return rows.map((r) => ({ ...toSummary(r), body: bodyOf(r) }));
 }
 
 export interface StoredBody {
@@ -133,16 +156,14 @@ export interface StoredBody {
 }
 
 export async function loadBody(q: Queryable, id: string): Promise<StoredBody | null> {
-  const rows = await q.query<StoredBody>(
-    'SELECT classification, format, compression, body FROM telegrams WHERE id = $1',
+  const rows = await q.query<Omit<StoredBody, 'body'> & { body64: string }>(
+    `SELECT classification, format, compression, ${BODY_COLUMN} FROM telegrams WHERE id = $1`,
     [id],
   );
-  return rows[0] ?? null;
-}
-
-export async function newestSerial(q: Queryable): Promise<number> {
-  const rows = await q.query<{ max: number | null }>('SELECT max(serial) AS max FROM telegrams');
-  return rows[0]?.max ?? 0;
+  const r = rows[0];
+  return r
+    ? { classification: r.classification, format: r.format, compression: r.compression, body: bodyOf(r) }
+    : null;
 }
 
 /** A list query: which telegrams, in which serial window, how many. */
@@ -201,7 +222,8 @@ export async function queryTelegrams(q: Queryable, f: TelegramQuery): Promise<Te
   if (f.before !== undefined) where.push(`serial < ${p(f.before)}`);
   if (f.after !== undefined) where.push(`serial > ${p(f.after)}`);
   const order = f.after !== undefined ? 'ASC' : 'DESC';
-  const columns = f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
+  const columns =
+    f.withXmlReport === false ? SUMMARY_COLUMNS.replace('xml_report', 'NULL AS xml_report') : SUMMARY_COLUMNS;
   const rows = await q.query<Row>(
     `SELECT ${columns} FROM telegrams WHERE ${where.join(' AND ')} ORDER BY serial ${order} LIMIT ${p(f.limit)}`,
     params,

@@ -29,7 +29,9 @@ export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
 
 /**
  * Parses JMA XML safely: size and depth limits, no DOCTYPE (so no entity definitions), strict
- * well-formedness of the whole document; the tree returned stops at Report/Body (kept as raw text).
+ * well-formedness of the whole document (checked without building a tree); the tree returned holds
+ * Control and Head only. The depth limit applies to that tree; the validator is iterative, so a
+ * deep Body costs time bounded by the size limit, not stack.
  * Throws XmlRejected with a reason.
  */
 export function parseXml(bytes: Buffer): Record<string, XmlNode> {
@@ -43,8 +45,12 @@ export function parseXml(bytes: Buffer): Record<string, XmlNode> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlRejected('XML with a DOCTYPE or entity declaration');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlRejected(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
+  // Control and Head come first: parse only up to the end of Head when the document has one (the
+  // whole document is known to be well-formed, so the slice closed with </Report> is too).
+  const headEnd = text.indexOf('</Head>');
+  const part = headEnd === -1 ? text : `${text.slice(0, headEnd + 7)}</Report>`;
   try {
-    return parser.parse(text) as Record<string, XmlNode>;
+    return parser.parse(part) as Record<string, XmlNode>;
   } catch (err) {
     throw new XmlRejected(`malformed XML: ${(err as Error).message}`);
   }

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import * as oauth from 'oauth4webapi';
+import { createClient } from '../../src/auth/clients.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../../src/telegrams/prepare.ts';
@@ -44,4 +46,26 @@ export async function getJson(
 export async function settle(server: TestServer): Promise<void> {
   const { cache } = await TelegramCache.shared(server.ctx.db, server.ctx.bus);
   await cache.refresh();
+}
+
+/** An access token (ATn.…) from the client credentials grant of a new confidential client of the account. */
+export async function accessToken(server: TestServer, accountId: number, scopes: string[]): Promise<string> {
+  const { client, clientSecret } = await createClient(server.ctx.db, server.ctx.pepper, {
+    accountId,
+    name: 'test client',
+    type: 'confidential',
+    grants: ['client_credentials'],
+    redirectUris: [],
+    scopes,
+  });
+  const as = { issuer: server.url, token_endpoint: `${server.url}/account/oauth2/v1/token` };
+  const c = { client_id: client.clientId };
+  const res = await oauth.clientCredentialsGrantRequest(
+    as,
+    c,
+    oauth.ClientSecretPost(clientSecret!),
+    { scope: scopes.join(' ') },
+    { [oauth.allowInsecureRequests]: true },
+  );
+  return (await oauth.processClientCredentialsResponse(as, c, res)).access_token;
 }

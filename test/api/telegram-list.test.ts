@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import type { FixtureEntry } from '../telegrams/fixtures.ts';
-import { allFixtures, getJson, ingestFixtures, settle } from './helpers.ts';
+import { accessToken, allFixtures, getJson, ingestFixtures, settle } from './helpers.ts';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const MINUTE = 60_000;
@@ -28,6 +28,7 @@ describe('GET /v2/telegram', () => {
   let clock: ManualClock;
   let stored: Stored[];
   let fullKey: string;
+  let fullAccountId: number;
   let quakeKey: string;
   let noContractKey: string;
   let noScopeKey: string;
@@ -39,6 +40,7 @@ describe('GET /v2/telegram', () => {
       contracts: [...ALL_TELEGRAM_CLASSES, 'eew.forecast', 'eew.warning'],
     });
     fullKey = await server.createApiKey(full.account.id, ['telegram.list']);
+    fullAccountId = full.account.id;
     const quake = await server.createAccount({ contracts: ['telegram.earthquake'] });
     quakeKey = await server.createApiKey(quake.account.id, ['telegram.list']);
     const none = await server.createAccount();
@@ -286,6 +288,17 @@ describe('GET /v2/telegram', () => {
       headers: { authorization: `Basic ${Buffer.from(`${fullKey}:`).toString('base64')}` },
     });
     assert.equal(basic.status, 200);
+    const token = await accessToken(server, fullAccountId, ['telegram.list']);
+    const bearer = await getJson(server, '/v2/telegram', { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(bearer.status, 200);
+    assert.deepEqual(
+      bearer.body.items.map((i: { serial: number }) => i.serial),
+      (await list('')).body.items.map((i: { serial: number }) => i.serial),
+    );
+    const badToken = await getJson(server, '/v2/telegram', {
+      headers: { authorization: 'Bearer ATn.forged' },
+    });
+    assert.equal(badToken.status, 401);
     const noScope = await list('', noScopeKey);
     assert.equal(noScope.status, 403);
     assert.equal(noScope.body.error.message, 'Insufficient scope for `telegram.list`.');

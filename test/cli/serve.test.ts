@@ -64,12 +64,10 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   assert.equal(await done, 0);
 
   // A second start on the same installation does not create or print a demo again.
-  const again = serve(dir);
-  await waitFor(
-    () => /Server listening|namazu listening/.test(again.output()) || again.output().length > 0,
-    1000,
-  ).catch(() => {});
-  await new Promise((r) => setTimeout(r, 3000));
+  const again = serve(dir, { NAMAZU_LOG_LEVEL: 'info' });
+  await waitFor(() => again.output().includes('namazu listening'), 60_000);
+  const port = Number(/"port":(\d+)/.exec(again.output())![1]);
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
   assert.doesNotMatch(again.output(), /API key:/);
   const stopped = exited(again.child);
   again.child.kill('SIGINT');

@@ -40,6 +40,7 @@ test('the consent page escapes registered attributes and never links unsafe URLs
     accountEmail: 'user@example.com',
     signoutAction: '/signout',
     signoutReturnTo: '/account/oauth2/v1/auth?a=1',
+    accountUrl: 'https://auth.example/account',
   });
   assert.ok(!page.includes('<img'));
   assert.ok(!page.includes('href="javascript:'));

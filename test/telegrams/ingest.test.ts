@@ -99,6 +99,16 @@ describe('ingest pipeline over every fixture', () => {
     assert.equal(rec.compression, 'gzip');
   });
 
+  it('the same telegram ingested concurrently is stored once', async () => {
+    const raw = Buffer.from('SMJP01 RJTD 120000\r\r\nAAXX 12001 47401 11450=\r\r\n');
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => ingestTelegram({ db, bus }, raw, { receivedTime: received })),
+    );
+    const stored = outcomes.map((o) => (o.ok ? o.stored : assert.fail('rejected')));
+    assert.equal(stored.filter((s) => !s.duplicate).length, 1);
+    assert.equal(new Set(stored.map((s) => s.serial)).size, 1);
+  });
+
   it('a rejected telegram stores nothing', async () => {
     const count = async () =>
       (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams'))[0]!.n;
