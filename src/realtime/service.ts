@@ -3,6 +3,7 @@
  * HTTP server, the hub, the heartbeat, and the bus subscriptions (new telegrams, sessions closed
  * by their account, contract changes). Shutdown closes every connection with 4503.
  */
+import cluster from 'node:cluster';
 import { channels } from '../bus/types.ts';
 import type { AppContext } from '../context.ts';
 import type { App, Surface } from '../http/app.ts';
@@ -64,7 +65,8 @@ export const registerRealtime: Surface = realtimeSurface(async (ctx) => {
 
 async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;
-  const server = ctx.config.serverName;
+  // Workers of one host tell themselves apart in the session list and in `passing`.
+  const server = cluster.isWorker ? `${ctx.config.serverName}#${cluster.worker!.id}` : ctx.config.serverName;
   const hub = new Hub({ chunkSize: CHUNK_SIZE });
   const ponged = new Set<number>();
   const heartbeat = new Heartbeat(
