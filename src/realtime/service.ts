@@ -29,8 +29,8 @@ import { closeCodes, closeMessages } from './protocol.ts';
 
 /** Sockets written per event-loop turn before yielding (see bench/fanout). */
 const CHUNK_SIZE = 512;
-/** Bytes queued on one socket before it is dropped as a slow consumer (several big telegrams). */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Bytes queued on one socket before it is dropped as a slow consumer (a dozen big telegrams). */
+const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 /** Clients only send ping and pong. */
 const MAX_CLIENT_MESSAGE_BYTES = 4096;
 /** How long shutdown waits for clients to answer the 4503 close before cutting them off. */
