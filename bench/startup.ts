@@ -1,6 +1,7 @@
 // Startup time of `namazu serve` on an existing embedded database: from process spawn to the first
-// successful GET /healthz. Usage: node --import tsx bench/startup.ts [runs]
-import { spawn } from 'node:child_process';
+// successful GET /healthz, starting from the bundle (built first, as `npm start` does).
+// Usage: node --import tsx bench/startup.ts [runs]
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 7);
+execFileSync(process.execPath, [fileURLToPath(new URL('../scripts/build.js', import.meta.url))], {
+  cwd: fileURLToPath(new URL('..', import.meta.url)),
+});
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-startup-'));
 const env = { ...process.env, NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'warn', NAMAZU_DATA_DIR: dataDir };
 

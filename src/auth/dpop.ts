@@ -103,23 +103,29 @@ function publicJwk(alg: DpopAlg, jwk: Record<string, unknown>): JWK {
   }
 }
 
-/** Imported keys by alg + jwk: a client signs every proof with the same key, so importing once pays. */
-const keyCache = new Map<string, CryptoKey>();
+/**
+ * Imported keys and their thumbprints by alg + jwk: a client signs every proof with the same key, so
+ * importing and hashing it once pays.
+ */
+const keyCache = new Map<string, { key: CryptoKey; jkt: string }>();
 const KEY_CACHE_MAX = 2048;
 
-async function importKey(alg: DpopAlg, jwk: JWK): Promise<CryptoKey> {
+async function importKey(alg: DpopAlg, jwk: JWK): Promise<{ key: CryptoKey; jkt: string }> {
   const id = alg + JSON.stringify(jwk);
   const hit = keyCache.get(id);
   if (hit) return hit;
-  let key: CryptoKey;
+  let entry: { key: CryptoKey; jkt: string };
   try {
-    key = (await importJWK(jwk, alg)) as CryptoKey;
+    entry = {
+      key: (await importJWK(jwk, alg)) as CryptoKey,
+      jkt: await calculateJwkThumbprint(jwk, 'sha256'),
+    };
   } catch {
     throw invalid('jwk is not a usable key');
   }
   if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-  keyCache.set(id, key);
-  return key;
+  keyCache.set(id, entry);
+  return entry;
 }
 
 /**
@@ -140,7 +146,7 @@ export async function verifyDpopProof(proof: string, expected: ProofExpectations
   }
   if (!isObject(header.jwk)) throw invalid('jwk header missing');
   const jwk = publicJwk(alg as DpopAlg, header.jwk);
-  const key = await importKey(alg as DpopAlg, jwk);
+  const { key, jkt } = await importKey(alg as DpopAlg, jwk);
   try {
     await compactVerify(proof, key, { algorithms: [alg] });
   } catch {
@@ -170,5 +176,5 @@ export async function verifyDpopProof(proof: string, expected: ProofExpectations
     if (typeof ath !== 'string') throw invalid('ath missing');
     if (ath !== accessTokenHash(expected.accessToken)) throw invalid('ath does not match the access token');
   }
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, nonce: nonce as string | undefined };
+  return { jkt, jti, iat, nonce: nonce as string | undefined };
 }

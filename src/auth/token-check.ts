@@ -46,6 +46,13 @@ export interface TokenCheckOptions {
 export class AccessTokenCheck {
   private readonly cache: CredentialCache<CachedToken>;
   private readonly dpop: DpopPolicy;
+  /**
+   * Digests of token values that were found valid. The HMAC is most of a warm check's cost, and a
+   * digest is a pure function of the value, so remembering it never serves stale answers: whether
+   * the token still counts is decided by `cache` and the database, keyed by digest.
+   */
+  private readonly digests = new Map<string, string>();
+  private readonly maxEntries: number;
 
   constructor(
     private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'pepper' | 'config'>,
@@ -53,6 +60,7 @@ export class AccessTokenCheck {
     maxEntries = 100_000,
   ) {
     this.cache = new CredentialCache(cacheMs, maxEntries, () => ctx.clock.now());
+    this.maxEntries = maxEntries;
     this.dpop = {
       db: ctx.db,
       clock: ctx.clock,
@@ -62,6 +70,19 @@ export class AccessTokenCheck {
 
   forget(digest: string): void {
     this.cache.delete(digest);
+  }
+
+  private digestOf(token: string): string {
+    return this.digests.get(token) ?? digestSecret(this.ctx.pepper, token);
+  }
+
+  private remember(token: string, digest: string): void {
+    if (this.digests.has(token)) return;
+    if (this.digests.size >= this.maxEntries) {
+      const oldest = this.digests.keys().next().value;
+      if (oldest !== undefined) this.digests.delete(oldest);
+    }
+    this.digests.set(token, digest);
   }
 
   private async lookup(digest: string, fresh: boolean): Promise<CachedToken | null> {
@@ -91,9 +112,10 @@ export class AccessTokenCheck {
   /** `Authorization: Bearer <token>` (RFC 6750). A DPoP-bound token is refused here. */
   async bearer(token: string, options: TokenCheckOptions = {}): Promise<Principal> {
     if (!token.startsWith(prefixes.accessToken) || token.length > 200) throw bearerRefused('unknown token');
-    const digest = digestSecret(this.ctx.pepper, token);
+    const digest = this.digestOf(token);
     const entry = await this.lookup(digest, options.fresh ?? false);
     if (!entry) throw bearerRefused('the token is unknown, expired or revoked');
+    this.remember(token, digest);
     if (entry.record.jkt !== null) throw dpopRefused('invalid_token', 'the token is bound to a DPoP key');
     return this.principal(entry, 'bearer', digest);
   }
@@ -117,9 +139,10 @@ export class AccessTokenCheck {
       throw dpopRefused('invalid_dpop_proof', (e as Error).message);
     }
     if (proof === undefined) throw dpopRefused('invalid_dpop_proof', 'a DPoP proof is required');
-    const digest = digestSecret(this.ctx.pepper, token);
+    const digest = this.digestOf(token);
     const entry = await this.lookup(digest, options.fresh ?? false);
     if (!entry) throw dpopRefused('invalid_token', 'the token is unknown, expired or revoked');
+    this.remember(token, digest);
     if (entry.record.jkt === null) throw dpopRefused('invalid_token', 'the token is not bound to a DPoP key');
     const urls = publicUrls(this.ctx.config, request);
     const path = request.url.split('?')[0]!;

@@ -132,23 +132,40 @@ export async function findTokenOwner(
 }
 
 /**
- * Moves a refresh token's expiry to `now` + 183 days, but never past `createdAt` + `absoluteMaxMs`
- * (the absolute cap). Returns false when the token expired or vanished meanwhile.
+ * One statement for a refresh: moves the refresh token's expiry to `now` + 183 days (never past
+ * `createdAt` + `absoluteMaxMs`, the absolute cap) and stores the new access token, which inherits the
+ * refresh token's authorization, client and account. Returns the access token's value, or null when
+ * the refresh token expired or vanished since it was read.
  */
-export async function slideRefreshToken(
+export async function refreshAccessToken(
   q: Queryable,
-  digest: string,
+  pepper: Buffer,
   now: number,
-  absoluteMaxMs: number,
-): Promise<boolean> {
+  refresh: { digest: string; absoluteMaxMs: number },
+  access: { scopes: string[]; jkt: string | null; expiresAt: Date },
+): Promise<string | null> {
+  const { value, digest } = mintToken(pepper, 'access');
   const rows = await q.query(
-    `UPDATE oauth_tokens
-        SET expires_at = LEAST($2::timestamptz, created_at + make_interval(secs => $3::double precision))
-      WHERE digest = $1 AND kind = 'refresh' AND expires_at > $4
-      RETURNING 1`,
-    [digest, new Date(now + REFRESH_TOKEN_TTL_MS), absoluteMaxMs / 1000, new Date(now)],
+    `WITH r AS (
+       UPDATE oauth_tokens
+          SET expires_at = LEAST($2::timestamptz, created_at + make_interval(secs => $3::double precision))
+        WHERE digest = $1 AND kind = 'refresh' AND expires_at > $4
+        RETURNING grant_id, client_id, account_id)
+     INSERT INTO oauth_tokens (digest, kind, grant_id, client_id, account_id, scopes, jkt, created_at, expires_at)
+     SELECT $5, 'access', grant_id, client_id, account_id, $6, $7, $4, $8 FROM r
+     RETURNING 1`,
+    [
+      refresh.digest,
+      new Date(now + REFRESH_TOKEN_TTL_MS),
+      refresh.absoluteMaxMs / 1000,
+      new Date(now),
+      digest,
+      access.scopes,
+      access.jkt,
+      access.expiresAt,
+    ],
   );
-  return rows.length === 1;
+  return rows.length === 1 ? value : null;
 }
 
 /** Deletes every token of an authorization; returns the deleted digests (for cache eviction). */

@@ -2,12 +2,14 @@ import type { Config } from '../config.ts';
 import { createMemoryBus } from './memory.ts';
 import type { Bus } from './types.ts';
 
-/** The bus adapter chosen by configuration. */
+/** The bus adapter chosen by configuration; network adapters are loaded only when chosen. */
 export async function openBus(config: Pick<Config, 'bus' | 'databaseUrl' | 'redisUrl'>): Promise<Bus> {
   switch (config.bus) {
     case 'memory':
       return createMemoryBus();
-    default:
-      throw new Error(`bus adapter ${config.bus} is not available in this build`);
+    case 'postgres':
+      return (await import('./postgres.ts')).createPostgresBus(config.databaseUrl!);
+    case 'redis':
+      return (await import('./redis.ts')).createRedisBus(config.redisUrl!);
   }
 }

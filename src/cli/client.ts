@@ -14,6 +14,8 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
 const MAX_NAME = 100;
 const MAX_CONTACT = 254;
 const MAX_URIS = 20;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function httpUrl(flag: string, value: string | undefined): string | null {
   if (value === undefined) return null;
@@ -29,11 +31,26 @@ function httpUrl(flag: string, value: string | undefined): string | null {
   return value;
 }
 
+export const clientFlags = {
+  ...databaseFlags,
+  account: { type: 'string' },
+  name: { type: 'string' },
+  type: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  grant: { type: 'string', multiple: true },
+  scopes: { type: 'string' },
+  contact: { type: 'string' },
+  'app-url': { type: 'string' },
+  'terms-url': { type: 'string' },
+  'privacy-url': { type: 'string' },
+} as const;
+
 /** The client registration the flags describe, or a UsageError saying which flag is wrong. */
 export function clientFromFlags(values: Record<string, string | string[] | boolean | undefined>) {
   const name = required(values, 'name').trim();
-  if (name.length === 0 || name.length > MAX_NAME)
-    throw new UsageError(`--name must be 1 to ${MAX_NAME} characters`);
+  if (name.length === 0 || name.length > MAX_NAME || CONTROL.test(name)) {
+    throw new UsageError(`--name must be 1 to ${MAX_NAME} printable characters`);
+  }
   const type = required(values, 'type');
   if (type !== 'confidential' && type !== 'public')
     throw new UsageError('--type must be confidential or public');
@@ -69,8 +86,11 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
   if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
 
   const contact = values.contact as string | undefined;
-  if (contact !== undefined && (contact.trim().length === 0 || contact.length > MAX_CONTACT)) {
-    throw new UsageError(`--contact must be 1 to ${MAX_CONTACT} characters`);
+  if (
+    contact !== undefined &&
+    (contact.trim().length === 0 || contact.length > MAX_CONTACT || CONTROL.test(contact))
+  ) {
+    throw new UsageError(`--contact must be 1 to ${MAX_CONTACT} printable characters`);
   }
   return {
     name,
@@ -89,19 +109,7 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
 export async function clientCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create') throw new UsageError(USAGE);
-  const { values } = parseFlags(rest, {
-    ...databaseFlags,
-    account: { type: 'string' },
-    name: { type: 'string' },
-    type: { type: 'string' },
-    'redirect-uri': { type: 'string', multiple: true },
-    grant: { type: 'string', multiple: true },
-    scopes: { type: 'string' },
-    contact: { type: 'string' },
-    'app-url': { type: 'string' },
-    'terms-url': { type: 'string' },
-    'privacy-url': { type: 'string' },
-  });
+  const { values } = parseFlags(rest, clientFlags);
   const email = required(values, 'account');
   const input = clientFromFlags(values);
   const { client, clientSecret } = await withDatabase(values, async ({ db, pepper }) => {

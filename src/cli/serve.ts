@@ -2,6 +2,7 @@ import { loadConfig } from '../config.ts';
 import { createDemoOnce, demoBanner } from '../demo.ts';
 import { startServer } from '../server.ts';
 import { configFlags, parseFlags } from './args.ts';
+import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
 import { withDatabase } from './database.ts';
 
 const serveFlags = {
@@ -17,6 +18,8 @@ const serveFlags = {
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, serveFlags);
   const config = loadConfig(process.env, configFlags(values, Object.keys(serveFlags)));
+  if (isClusterPrimary(config.workers))
+    return runPrimary(config.workers, (m) => process.stderr.write(`namazu: ${m}\n`));
   // Signals during startup are honoured once the server is up, so it always closes cleanly.
   let stopRequested: string | null = null;
   let stop = (signal: string) => {
@@ -37,7 +40,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     },
     'namazu listening',
   );
-  if (config.demo) {
+  if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     if (demo)

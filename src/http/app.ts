@@ -5,6 +5,8 @@ import type { AppContext } from '../context.ts';
 import { registerTokenEndpoints } from '../oauth/token-routes.ts';
 import { registerDataApi } from '../api/routes.ts';
 import { registerOps } from '../ops/routes.ts';
+import { registerSocketApi } from '../api/socket.ts';
+import { registerRealtime } from '../realtime/service.ts';
 import { registerConsole } from '../console/routes.ts';
 import { registerAuthorize } from '../console/authorize-routes.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
@@ -29,6 +31,8 @@ const surfaces: Surface[] = [
   registerTokenEndpoints,
   registerConsole,
   registerDataApi,
+  registerSocketApi,
+  registerRealtime,
 ];
 
 /** Maps a validation failure to behaviour.md §3's messages. */

@@ -1,4 +1,4 @@
-import type { OAuthClient } from '../auth/clients.ts';
+import { isClientIdShape, type OAuthClient } from '../auth/clients.ts';
 import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
 import { resolveRedirectUri } from './redirect-uri.ts';
 
@@ -50,7 +50,6 @@ export type Params = ReadonlyMap<string, readonly string[]>;
 export const MAX_PARAMS = 50;
 export const MAX_STATE_BYTES = 64;
 const MAX_SCOPE_LENGTH = 2000;
-const MAX_CLIENT_ID_LENGTH = 200;
 
 /**
  * Parses a raw query string strictly: `+` is a space, percent escapes must decode to valid UTF-8,
@@ -98,7 +97,7 @@ export async function validateAuthorizationRequest(
   if (!clientIds) return { kind: 'page_error', message: 'The request has no client_id.' };
   if (clientIds.length > 1) return { kind: 'page_error', message: 'The parameter client_id is repeated.' };
   const clientId = clientIds[0]!;
-  const client = clientId.length <= MAX_CLIENT_ID_LENGTH ? await lookupClient(clientId) : null;
+  const client = isClientIdShape(clientId) ? await lookupClient(clientId) : null;
   if (!client) return { kind: 'page_error', message: 'The client_id is not a registered client.' };
 
   const redirectUris = params.get('redirect_uri');

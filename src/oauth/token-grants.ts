@@ -10,7 +10,7 @@ import {
   deleteGrantTokens,
   findLiveToken,
   REFRESH_TOKEN_TTL_MS,
-  slideRefreshToken,
+  refreshAccessToken,
   storeTokens,
   type NewToken,
 } from '../auth/tokens.ts';
@@ -72,12 +72,22 @@ function response(
   };
 }
 
-/** A token insert that lost a race with the deletion of its authorization is an invalid grant. */
+/**
+ * Whether a write failed because the authorization was being deleted at the same moment: its row
+ * is gone (foreign key violation), or the delete's cascade and this write waited on each other and
+ * the database chose this write as the deadlock victim. Either way the grant no longer exists.
+ */
+function lostToRevocation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === '23503' || code === '40P01';
+}
+
+/** Stores tokens of an authorization; losing a race with its deletion is an invalid grant. */
 async function storeForGrant(q: Queryable, iss: Issuer, now: number, tokens: NewToken[]): Promise<string[]> {
   try {
     return await storeTokens(q, iss.pepper, now, tokens);
   } catch (err) {
-    if ((err as { code?: unknown }).code === '23503') throw invalidGrant('the authorization was revoked');
+    if (lostToRevocation(err)) throw invalidGrant('the authorization was revoked');
     throw err;
   }
 }
@@ -192,20 +202,20 @@ export async function refreshTokenGrant(
   const scopes = narrowedScopes(scope, token.scopes) ?? token.scopes;
   if (token.jkt !== null && proof?.jkt !== token.jkt)
     throw invalidGrant('the refresh token is bound to another DPoP key');
-  const access = await iss.db.tx(async (q) => {
-    if (!(await slideRefreshToken(q, digest, now, iss.refreshMaxAgeMs)))
-      throw invalidGrant('refresh token not found');
-    const [value] = await storeForGrant(q, iss, now, [
-      accessToken(now, {
-        grantId: token.grantId,
-        clientId: client.clientId,
-        accountId: token.accountId,
-        scopes,
-        jkt: proof?.jkt ?? null,
-      }),
-    ]);
-    return value!;
-  });
+  let access: string | null;
+  try {
+    access = await refreshAccessToken(
+      iss.db,
+      iss.pepper,
+      now,
+      { digest, absoluteMaxMs: iss.refreshMaxAgeMs },
+      { scopes, jkt: proof?.jkt ?? null, expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) },
+    );
+  } catch (err) {
+    if (!lostToRevocation(err)) throw err;
+    access = null;
+  }
+  if (access === null) throw invalidGrant('refresh token not found');
   return response(access, scopes, proof);
 }
 

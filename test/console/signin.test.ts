@@ -180,6 +180,13 @@ test('malformed and oversized form bodies are 4xx pages, never 5xx', async () =>
   assert.equal(big.status, 413);
   assert.match(big.headers.get('content-type')!, /^text\/html/);
   assert.equal((await post('{"email":"x"}', 'application/json')).status, 400);
+  // A NUL byte in the address is just a wrong address (it could never reach the database).
+  const browser = new Browser();
+  const nul = await browser.submit((await signinForm(browser)).html, '/account/signin', [
+    ['email', 'user\u0000@example.com'],
+    ['password', 'whatever'],
+  ]);
+  assert.equal(nul.status, 401);
 });
 
 test('"Not you?" on the consent page signs out and comes back to the same request as someone else', async () => {

@@ -154,6 +154,9 @@ describe('authorization endpoint', () => {
 
   test('A3: unknown client → 400 page', async () => {
     expectPage400(await plainGet(authorizeUrl(p1Params({ client_id: 'CId.unknown' }))));
+    for (const id of ['CId.\u0000', 'CId. x', 'CId.' + 'x'.repeat(300)]) {
+      expectPage400(await plainGet(authorizeUrl(p1Params({ client_id: id }))));
+    }
   });
 
   test('A4: unregistered redirect → 400 page, no redirect', async () => {

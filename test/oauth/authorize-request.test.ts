@@ -5,7 +5,7 @@ import { parseQuery, validateAuthorizationRequest } from '../../src/oauth/author
 
 const client: OAuthClient = {
   id: 1,
-  clientId: 'CId.public',
+  clientId: 'CId.' + 'p'.repeat(43),
   accountId: 1,
   name: 'Native',
   type: 'public',

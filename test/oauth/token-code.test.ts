@@ -190,6 +190,11 @@ describe('authorization code grant and PKCE', () => {
       );
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 400]);
       assert.equal(results.find((r) => r.status === 400)!.json!.error, 'invalid_grant');
+      // The loser is a reuse of the code, so the winner's tokens are revoked too (RFC 6749 §4.1.2).
+      assert.equal(
+        await isActive(h, results.find((r) => r.status === 200)!.json!.access_token as string),
+        false,
+      );
     }
   });
 

@@ -188,6 +188,7 @@ export function rawPost(
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  rawHeaders: string[];
   json: Record<string, unknown>;
 }> {
   return new Promise((resolve, reject) => {
@@ -204,7 +205,14 @@ export function rawPost(
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(text) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          json: JSON.parse(text),
+        }),
+      );
     });
     req.end(body);
   });

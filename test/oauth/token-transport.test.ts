@@ -47,6 +47,14 @@ describe('token endpoint transport and client authentication', () => {
     assertErrorShape((await res.json()) as Record<string, unknown>, 'invalid_request');
     const none = await fetch(h.tokenUrl, { method: 'POST', body: 'grant_type=client_credentials' });
     assert.equal(none.status, 400);
+    // A form over the 16 KiB limit is refused before it is parsed.
+    const big = await postForm(
+      h.tokenUrl,
+      { ...cc, pad: 'x'.repeat(20_000) },
+      { authorization: basic(h.C1.id, h.C1.secret!) },
+    );
+    assert.equal(big.status, 413);
+    assertErrorShape(big.json, 'invalid_request');
   });
 
   test('H3 success headers: JSON, Cache-Control no-store, Pragma no-cache', async () => {

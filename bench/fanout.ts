@@ -1,0 +1,208 @@
+// Fan-out latency, memory and CPU of the real-time delivery. Run through bench/fanout.sh (it raises
+// the open-file limit). Needs PostgreSQL: NAMAZU_BENCH_DATABASE_URL (or NAMAZU_TEST_DATABASE_URL).
+//
+//   bench/fanout.sh [--workers N] [--bus postgres|redis] [--sizes 1,1000,5000,10000] [--rounds 20]
+//
+// Three processes (or more): this one creates accounts and sessions and ingests an EEW telegram
+// (~2 KB on the wire) once per round; `namazu serve [--workers N]` delivers it; bench/fanout-clients.ts
+// holds the WebSocket clients. Latency = receipt by the first / last client − the return of the
+// ingest call (one clock: performance.timeOrigin + performance.now() in both processes).
+import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { addContract } from '../src/accounts/contracts.ts';
+import { plans } from '../src/accounts/plans.ts';
+import { openBus } from '../src/bus/open.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openDb } from '../src/db/open.ts';
+import { loadPepper } from '../src/security/pepper.ts';
+import { sessionStoreOptions, startSession } from '../src/sessions/sessions.ts';
+import { ingestTelegram } from '../src/telegrams/ingest.ts';
+
+const { values } = parseArgs({
+  options: {
+    workers: { type: 'string', default: '1' },
+    bus: { type: 'string', default: 'postgres' },
+    sizes: { type: 'string', default: '1,1000,5000,10000' },
+    rounds: { type: 'string', default: '20' },
+  },
+});
+const workers = Number(values.workers);
+const bus = values.bus as 'postgres' | 'redis';
+const sizes = values.sizes!.split(',').map(Number);
+const rounds = Number(values.rounds);
+const adminUrl = process.env.NAMAZU_BENCH_DATABASE_URL || process.env.NAMAZU_TEST_DATABASE_URL;
+const redisUrl = process.env.NAMAZU_BENCH_REDIS_URL || process.env.NAMAZU_TEST_REDIS_URL || null;
+if (!adminUrl) throw new Error('set NAMAZU_BENCH_DATABASE_URL (a PostgreSQL server)');
+if (bus === 'redis' && !redisUrl) throw new Error('set NAMAZU_BENCH_REDIS_URL for --bus redis');
+
+const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
+const CLIENTS = fileURLToPath(new URL('./fanout-clients.ts', import.meta.url));
+const FIXTURES =
+  process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
+const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const CONNECTIONS_PER_ACCOUNT = plans.reduce((n, p) => n + p.connectionCounts, 0);
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// A fresh database for this run.
+const dbName = `namazu_bench_${process.pid}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(adminUrl);
+url.pathname = `/${dbName}`;
+const databaseUrl = url.toString();
+const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 8 });
+await migrate(db);
+const pepper = await loadPepper(db, SECRET);
+const messageBus = await openBus({ bus, databaseUrl, redisUrl });
+
+// The server.
+const server = spawn(
+  process.execPath,
+  [BIN, 'serve', '--workers', String(workers), '--port', '0', '--host', '127.0.0.1'],
+  {
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_'))),
+      NAMAZU_DATABASE_URL: databaseUrl,
+      NAMAZU_BUS: bus,
+      ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
+      NAMAZU_SECRET: SECRET,
+      NAMAZU_DEMO: '0',
+      NAMAZU_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+let log = '';
+server.stdout!.on('data', (d) => (log += d));
+const ports = () => [...log.matchAll(/"port":(\d+).*"namazu listening"/g)].map((m) => m[1]);
+while (ports().length < workers) await sleep(50);
+const wsBase = `ws://127.0.0.1:${ports()[0]}/v2/websocket?ticket=`;
+
+/** The processes that hold WebSockets: the server, or its workers. */
+function serverPids(): number[] {
+  if (workers === 1) return [server.pid!];
+  const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim();
+  return children.split(/\s+/).map(Number);
+}
+const rssBytes = () =>
+  serverPids().reduce(
+    (n, pid) => n + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024,
+    0,
+  );
+/** CPU time of the server processes in ms (user + system; clock ticks of 10 ms). */
+const cpuMs = () =>
+  serverPids().reduce((n, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return n + (Number(fields[11]) + Number(fields[12])) * 10;
+  }, 0);
+
+// The clients.
+const clients = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
+const waiters: ((m: Record<string, unknown>) => void)[] = [];
+clients.on('message', (m: Record<string, unknown>) => {
+  if (m.type === 'error') console.error('client error', m);
+  else waiters.shift()?.(m);
+});
+const ask = (m: object) =>
+  new Promise<Record<string, unknown>>((resolve) => {
+    waiters.push(resolve);
+    clients.send(m);
+  });
+const reply = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
+
+// Accounts with every plan; sessions subscribe to the EEW classifications and earthquakes.
+const store = sessionStoreOptions(pepper, 30_000);
+const accountIds: number[] = [];
+async function tickets(n: number): Promise<string[]> {
+  const out: string[] = [];
+  while (out.length < n) {
+    const needed = Math.ceil((connected + n) / CONNECTIONS_PER_ACCOUNT);
+    while (accountIds.length < needed) {
+      const account = await createAccount(db, {
+        email: `bench${accountIds.length}@example.test`,
+        password: 'bench-password',
+      });
+      for (const p of plans) await addContract(db, account.id, p.classification);
+      accountIds.push(account.id);
+    }
+    const accountId = accountIds[Math.floor((connected + out.length) / CONNECTIONS_PER_ACCOUNT)]!;
+    const started = await startSession(
+      db,
+      store,
+      accountId,
+      {
+        classifications: ['eew.forecast', 'eew.warning', 'telegram.earthquake'],
+        types: null,
+        test: 'no',
+        formatMode: 'raw',
+        appName: 'bench',
+      },
+      Date.now(),
+    );
+    if (!started.ok) throw new Error(`cannot start a session: ${started.reason}`);
+    out.push(wsBase + started.ticket);
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const f = (ms: number) => ms.toFixed(2).padStart(8);
+
+await sleep(1000);
+const baseRss = rssBytes();
+let connected = 0;
+let serial = 0;
+console.log(`namazu fan-out: workers=${workers} bus=${bus} rounds=${rounds} message≈2 KB EEW (VXSE45)`);
+console.log('      N | first p50 | first p99 |  last p50 |  last p99 | RSS/conn KiB | CPU µs/msg');
+for (const n of sizes) {
+  const urls = await tickets(n - connected);
+  await ask({ type: 'connect', urls });
+  connected = n;
+  await sleep(2000);
+  const rssPerConn = (rssBytes() - baseRss) / n / 1024;
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  const cpu0 = cpuMs();
+  for (let r = 0; r < rounds; r++) {
+    await ask({ type: 'expect', count: n });
+    const raw = Buffer.concat([EEW, Buffer.from(`\n<!-- bench ${process.pid} ${++serial} -->\n`)]);
+    const done = reply();
+    const outcome = await ingestTelegram({ db, bus: messageBus }, raw, {
+      fileName: '77_01_03_240613_VXSE45.xml',
+      receivedTime: Date.now(),
+    });
+    const t0 = now();
+    if (!outcome.ok) throw new Error(`ingest refused: ${outcome.reason}`);
+    const { first, last } = (await done) as { first: number; last: number };
+    firsts.push(first - t0);
+    lasts.push(last - t0);
+    await sleep(100);
+  }
+  const cpuPerMsg = ((cpuMs() - cpu0) * 1000) / (rounds * n);
+  console.log(
+    `${String(n).padStart(7)} |${f(pct(firsts, 50))} ms |${f(pct(firsts, 99))} ms |${f(pct(lasts, 50))} ms |${f(pct(lasts, 99))} ms | ${rssPerConn.toFixed(1).padStart(12)} | ${cpuPerMsg.toFixed(1).padStart(10)}`,
+  );
+}
+
+const clientsExited = new Promise((r) => clients.on('exit', r));
+clients.send({ type: 'quit' });
+await clientsExited;
+server.kill('SIGTERM');
+await new Promise((r) => server.on('exit', r));
+await messageBus.close();
+await db.close();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+process.exit(0);

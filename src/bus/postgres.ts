@@ -1,0 +1,71 @@
+/**
+ * The bus over PostgreSQL LISTEN/NOTIFY: no extra server, and a NOTIFY sent inside a transaction
+ * is delivered only after COMMIT. One connection listens (re-listening after a reconnect), another
+ * publishes. Payloads must stay under PostgreSQL's 8000-byte limit (bus/types.ts).
+ */
+import pg from 'pg';
+import { ChannelHandlers } from './handlers.ts';
+import type { Bus } from './types.ts';
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+const RECONNECT_MS = 500;
+
+function checkChannel(channel: string): void {
+  if (!CHANNEL.test(channel)) throw new Error(`invalid bus channel name: ${channel}`);
+}
+
+export async function createPostgresBus(
+  url: string,
+  onError: (err: unknown) => void = () => {},
+): Promise<Bus> {
+  const handlers = new ChannelHandlers();
+  const publisher = new pg.Pool({ connectionString: url, max: 2 });
+  publisher.on('error', onError);
+  let listener: pg.Client | null = null;
+  let closed = false;
+
+  async function connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (m) => handlers.deliver(m.channel, m.payload ?? ''));
+    const lost = (err?: unknown) => {
+      if (err) onError(err);
+      if (listener !== client || closed) return;
+      listener = null;
+      client.end().catch(() => {});
+      const retry = () =>
+        connectListener().catch((e: unknown) => {
+          onError(e);
+          if (!closed) setTimeout(retry, RECONNECT_MS).unref();
+        });
+      setTimeout(retry, RECONNECT_MS).unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    await client.connect();
+    for (const channel of handlers.channels()) await client.query(`LISTEN "${channel}"`);
+    listener = client;
+  }
+  await connectListener();
+
+  return {
+    async publish(channel, payload) {
+      checkChannel(channel);
+      await publisher.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async subscribe(channel, handler) {
+      checkChannel(channel);
+      if (handlers.add(channel, handler)) await listener?.query(`LISTEN "${channel}"`);
+      return async () => {
+        if (handlers.remove(channel, handler)) await listener?.query(`UNLISTEN "${channel}"`).catch(onError);
+      };
+    },
+    async close() {
+      closed = true;
+      handlers.clear();
+      const client = listener;
+      listener = null;
+      await client?.end().catch(() => {});
+      await publisher.end();
+    },
+  };
+}

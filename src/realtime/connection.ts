@@ -1,0 +1,54 @@
+/** One open WebSocket session on this process: its socket, filter and heartbeat state. */
+import type { WebSocket } from 'ws';
+import type { CompiledFilter } from './filter.ts';
+import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
+
+const TEXT = { binary: false } as const;
+
+export class Connection {
+  /** The latest pingId sent; a pong must carry it. */
+  lastPingId: string | null = null;
+  /** Time of the latest valid pong (or of the opening): the 120 s pong timeout counts from here. */
+  lastPongAt: number;
+  /** Set once the connection is being closed: nothing more is sent. */
+  closing = false;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly socketId: number,
+    public filter: CompiledFilter,
+    openedAt: number,
+    /** Bytes a socket may have queued before it counts as a slow consumer. */
+    private readonly maxBufferedBytes: number,
+  ) {
+    this.lastPongAt = openedAt;
+  }
+
+  /**
+   * Sends one text frame (a pre-serialised Buffer is sent as is, without copying). A socket whose
+   * queue is already over the bound is dropped instead: memory stays bounded whatever the client.
+   */
+  send(data: Buffer | string): boolean {
+    if (this.closing || this.ws.readyState !== 1) return false;
+    if (this.ws.bufferedAmount > this.maxBufferedBytes) {
+      this.fail(closeCodes.serverRestart, closeMessages.slowConsumer, true);
+      return false;
+    }
+    this.ws.send(data, TEXT);
+    return true;
+  }
+
+  /** Sends an `error` message; when `close` is set, closes with the same code (behaviour.md §7). */
+  fail(code: number, message: string, close: boolean): void {
+    if (this.closing) return;
+    if (this.ws.readyState === 1) this.ws.send(errorMessage(message, code, close), TEXT);
+    if (close) this.close(code, message);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    // The close frame queues behind pending data; ws destroys the socket if the peer never answers.
+    if (this.ws.readyState === 0 || this.ws.readyState === 1) this.ws.close(code, reason);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Turns bus announcements (`{"serial":n}` on channels.telegram) into broadcasts on this process.
+ * Records load concurrently but are broadcast in the order announced; a serial announced twice
+ * (a redelivering bus, a replayed NOTIFY) is broadcast once.
+ */
+import type { Clock } from '../clock.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
+import type { Hub } from './hub.ts';
+
+/** How many recent serials are remembered to suppress duplicates. */
+const REMEMBERED = 4096;
+
+export type LoadRecord = (serial: number) => Promise<TelegramRecord | null>;
+
+export class Dispatcher {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly seen = new Set<number>();
+  private readonly order: number[] = [];
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly load: LoadRecord,
+    private readonly clock: Clock,
+    /** Name of this server in `passing` (e.g. `namazu/host-pid`). */
+    private readonly serverName: string,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** Handler for the bus: ignores payloads that are not `{"serial":<positive integer>}`. */
+  readonly announce = (payload: string): void => {
+    let serial: unknown;
+    try {
+      serial = (JSON.parse(payload) as { serial?: unknown }).serial;
+    } catch {
+      return;
+    }
+    if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial <= 0) return;
+    if (this.seen.has(serial)) return;
+    this.remember(serial);
+    const loaded = this.load(serial);
+    this.tail = Promise.all([loaded, this.tail])
+      .then(([record]) => {
+        if (record) this.deliver(record);
+      })
+      .catch(this.onError);
+  };
+
+  /** Resolves once every announcement so far has been broadcast (tests, shutdown). */
+  async settled(): Promise<void> {
+    await this.tail;
+    await this.hub.drained();
+  }
+
+  private deliver(record: TelegramRecord): void {
+    this.hub.broadcast(record, [
+      { name: 'ingest', time: record.receivedTime },
+      { name: this.serverName, time: new Date(this.clock.now()).toISOString() },
+    ]);
+  }
+
+  private remember(serial: number): void {
+    this.seen.add(serial);
+    this.order.push(serial);
+    if (this.order.length > REMEMBERED) this.seen.delete(this.order.shift()!);
+  }
+}

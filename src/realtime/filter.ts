@@ -1,0 +1,61 @@
+/**
+ * Delivery filters of a WebSocket session (service.md "Events" 1): which telegrams a connection
+ * receives. Connections with equal filters form one subscription group.
+ */
+import type { FormatMode } from '../sessions/sessions.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
+
+export interface DeliveryFilter {
+  classifications: readonly string[];
+  /** Exact data type codes; `!CODE` excludes a code. null = every type of the classifications. */
+  types: readonly string[] | null;
+  test: 'no' | 'including';
+  formatMode: FormatMode;
+}
+
+/** A filter compiled for fast matching; `key` identifies its subscription group. */
+export interface CompiledFilter {
+  readonly key: string;
+  readonly filter: DeliveryFilter;
+  readonly classifications: ReadonlySet<string>;
+  /** null when no positive code was given (every type passes unless excluded). */
+  readonly include: ReadonlySet<string> | null;
+  readonly exclude: ReadonlySet<string>;
+  readonly formatMode: FormatMode;
+}
+
+export function compileFilter(filter: DeliveryFilter): CompiledFilter {
+  const include = new Set<string>();
+  const exclude = new Set<string>();
+  for (const t of filter.types ?? []) {
+    if (t.startsWith('!')) exclude.add(t.slice(1));
+    else include.add(t);
+  }
+  const classifications = new Set(filter.classifications);
+  const key = JSON.stringify([
+    [...classifications].sort(),
+    [...include].sort(),
+    [...exclude].sort(),
+    filter.test,
+    filter.formatMode,
+  ]);
+  return {
+    key,
+    filter,
+    classifications,
+    include: include.size > 0 ? include : null,
+    exclude,
+    formatMode: filter.formatMode,
+  };
+}
+
+export function matches(f: CompiledFilter, record: TelegramRecord): boolean {
+  if (!f.classifications.has(record.classification)) return false;
+  const type = record.head.type;
+  if (f.include && !f.include.has(type)) return false;
+  if (f.exclude.has(type)) return false;
+  // Test telegrams that are not XML are always delivered (service.md, POST /v2/socket `test`).
+  if (record.head.test && record.head.xml && f.filter.test !== 'including') return false;
+  // Each mode receives only its formats: JSON mode replaces XML by its conversion.
+  return f.formatMode === 'raw' ? record.format !== 'json' : record.format !== 'xml';
+}

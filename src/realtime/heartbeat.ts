@@ -1,0 +1,67 @@
+/**
+ * Server pings and the pong timeout (behaviour.md §7). One timer for the whole process rather than
+ * one per socket: each tick closes the connections silent for too long and pings the others with a
+ * single shared message, sent through the hub's ordinary lane so an EEW never waits behind it.
+ */
+import type { Clock } from '../clock.ts';
+import type { Connection } from './connection.ts';
+import type { Hub } from './hub.ts';
+import { closeCodes, closeMessages, newPingId, pingMessage } from './protocol.ts';
+
+export interface HeartbeatOptions {
+  /** Time between server pings (default 30 s). */
+  intervalMs: number;
+  /** A connection with no valid pong for this long is closed with 4891 (default 120 s). */
+  timeoutMs: number;
+}
+
+export class Heartbeat {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly clock: Clock,
+    private readonly options: HeartbeatOptions,
+    /** Told about every valid pong (the session records its `ping` time). */
+    private readonly onPong: (conn: Connection, at: number) => void = () => {},
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  tick(): void {
+    const now = this.clock.now();
+    const pingId = newPingId();
+    const targets: Connection[] = [];
+    for (const conn of this.hub.connections()) {
+      if (conn.closing) continue;
+      if (now - conn.lastPongAt >= this.options.timeoutMs) {
+        conn.fail(closeCodes.pingTimeout, closeMessages.pingTimeout, true);
+      } else {
+        targets.push(conn);
+      }
+    }
+    this.hub.sendToAll(Buffer.from(pingMessage(pingId)), targets, (conn) => {
+      conn.lastPingId = pingId;
+    });
+  }
+
+  /** A client `pong`: it must carry the latest pingId, else the connection closes with 4640. */
+  pong(conn: Connection, pingId: string | undefined): void {
+    if (pingId === undefined || pingId !== conn.lastPingId) {
+      conn.fail(closeCodes.pingIdMismatch, closeMessages.pingIdMismatch, true);
+      return;
+    }
+    const now = this.clock.now();
+    conn.lastPongAt = now;
+    this.onPong(conn, now);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Fan-out of telegrams to this process's connections (DESIGN.md "Rules that keep it fast").
+ *
+ * - Connections with equal filters share a subscription group; matching is done once per group.
+ * - A `data` message does not depend on the group (the filter only decides whether it is sent), so
+ *   it is serialised once per telegram into a Buffer and that same Buffer is written to every socket.
+ * - Sending is a queue of jobs in two lanes: EEW first, everything else after. A job sends to at most
+ *   `chunkSize` sockets per turn of the event loop, then yields with setImmediate, so an EEW that
+ *   arrives during a large broadcast goes out before the rest of that broadcast, and pongs, HTTP
+ *   requests and timers keep running.
+ */
+import type { TelegramRecord } from '../telegrams/record.ts';
+import type { Connection } from './connection.ts';
+import type { CompiledFilter } from './filter.ts';
+import { matches } from './filter.ts';
+import type { PassingHop } from './protocol.ts';
+import { dataMessage } from './protocol.ts';
+
+interface Group {
+  filter: CompiledFilter;
+  members: Set<Connection>;
+}
+
+interface Job {
+  payload: Buffer;
+  targets: Connection[];
+  next: number;
+  /** Runs once every target was attempted (e.g. to record the ping time). */
+  onSent?: (conn: Connection) => void;
+}
+
+export interface HubOptions {
+  /** Sockets written per turn of the event loop before yielding. */
+  chunkSize: number;
+}
+
+export function isEew(record: TelegramRecord): boolean {
+  return record.classification.startsWith('eew.');
+}
+
+export class Hub {
+  private readonly groups = new Map<string, Group>();
+  private readonly bySocketId = new Map<number, Connection>();
+  private readonly urgent: Job[] = [];
+  private readonly normal: Job[] = [];
+  private scheduled = false;
+  private readonly idle: (() => void)[] = [];
+
+  constructor(private readonly options: HubOptions) {}
+
+  get size(): number {
+    return this.bySocketId.size;
+  }
+
+  get(socketId: number): Connection | undefined {
+    return this.bySocketId.get(socketId);
+  }
+
+  connections(): IterableIterator<Connection> {
+    return this.bySocketId.values();
+  }
+
+  add(conn: Connection): void {
+    this.bySocketId.set(conn.socketId, conn);
+    let group = this.groups.get(conn.filter.key);
+    if (!group) {
+      group = { filter: conn.filter, members: new Set() };
+      this.groups.set(conn.filter.key, group);
+    }
+    group.members.add(conn);
+  }
+
+  remove(conn: Connection): void {
+    if (this.bySocketId.get(conn.socketId) !== conn) return;
+    this.bySocketId.delete(conn.socketId);
+    const group = this.groups.get(conn.filter.key);
+    if (!group) return;
+    group.members.delete(conn);
+    if (group.members.size === 0) this.groups.delete(conn.filter.key);
+  }
+
+  /** Moves a live connection to the group of its new filter (after a contract change). */
+  refilter(conn: Connection, filter: CompiledFilter): void {
+    this.remove(conn);
+    conn.filter = filter;
+    this.add(conn);
+  }
+
+  /**
+   * Queues one telegram for every matching connection of this process. The first chunk is written
+   * before this returns; the rest follows on later turns. Returns the number of targets.
+   */
+  broadcast(record: TelegramRecord, passing: readonly PassingHop[]): number {
+    const targets: Connection[] = [];
+    for (const group of this.groups.values()) {
+      if (matches(group.filter, record)) for (const c of group.members) targets.push(c);
+    }
+    if (targets.length === 0) return 0;
+    const job: Job = { payload: dataMessage(record, passing), targets, next: 0 };
+    const urgent = isEew(record);
+    (urgent ? this.urgent : this.normal).push(job);
+    // An EEW is written at once even when a broadcast is already under way.
+    if (urgent || !this.scheduled) this.run();
+    return targets.length;
+  }
+
+  /** Queues one pre-serialised message for the given connections in the ordinary lane. */
+  sendToAll(payload: Buffer, targets: Connection[], onSent?: (conn: Connection) => void): void {
+    if (targets.length === 0) return;
+    this.normal.push(onSent ? { payload, targets, next: 0, onSent } : { payload, targets, next: 0 });
+    if (!this.scheduled) this.run();
+  }
+
+  /** Resolves once every queued job has been written (tests, shutdown). */
+  drained(): Promise<void> {
+    if (this.urgent.length === 0 && this.normal.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private readonly onImmediate = (): void => {
+    this.scheduled = false;
+    this.run();
+  };
+
+  private run(): void {
+    let budget = this.options.chunkSize;
+    while (budget > 0) {
+      const job = this.urgent[0] ?? this.normal[0];
+      if (!job) break;
+      const end = Math.min(job.targets.length, job.next + budget);
+      budget -= end - job.next;
+      for (let i = job.next; i < end; i++) {
+        const conn = job.targets[i]!;
+        if (conn.send(job.payload)) job.onSent?.(conn);
+      }
+      job.next = end;
+      if (end === job.targets.length) (job === this.urgent[0] ? this.urgent : this.normal).shift();
+    }
+    if (this.urgent.length > 0 || this.normal.length > 0) {
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.onImmediate);
+      }
+    } else {
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The real-time delivery of one process, wired to the app: the WebSocket endpoint on the app's
+ * HTTP server, the hub, the heartbeat, and the bus subscriptions (new telegrams, sessions closed
+ * by their account, contract changes). Shutdown closes every connection with 4503.
+ */
+import { channels } from '../bus/types.ts';
+import type { AppContext } from '../context.ts';
+import type { App, Surface } from '../http/app.ts';
+import type { SessionStoreOptions } from '../sessions/sessions.ts';
+import {
+  PONG_TIMEOUT_MS,
+  endSession,
+  openSession,
+  openSessionsOf,
+  recordPings,
+  sessionStoreOptions,
+} from '../sessions/sessions.ts';
+import { TelegramCache } from '../telegrams/cache.ts';
+import type { LoadRecord } from './dispatcher.ts';
+import { Dispatcher } from './dispatcher.ts';
+import type { Refusal, SessionGate } from './endpoint.ts';
+import { attachWebSocketEndpoint } from './endpoint.ts';
+import { compileFilter } from './filter.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { Hub } from './hub.ts';
+import { closeCodes, closeMessages } from './protocol.ts';
+
+/** Sockets written per event-loop turn before yielding (see bench/fanout). */
+const CHUNK_SIZE = 512;
+/** Bytes queued on one socket before it is dropped as a slow consumer (several big telegrams). */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Clients only send ping and pong. */
+const MAX_CLIENT_MESSAGE_BYTES = 4096;
+/** How long shutdown waits for clients to answer the 4503 close before cutting them off. */
+const SHUTDOWN_GRACE_MS = 1000;
+
+const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
+  unknown: { code: closeCodes.unknownTicket, message: closeMessages.unknownTicket },
+  full: { code: closeCodes.connectionLimit, message: closeMessages.connectionLimit },
+  'no-contract': { code: closeCodes.contractEnded, message: closeMessages.contractEnded },
+};
+
+function parseJson<T>(payload: string): Partial<T> {
+  try {
+    const v = JSON.parse(payload) as unknown;
+    return typeof v === 'object' && v !== null ? (v as Partial<T>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The real-time surface; `loader` gives the function that reads a telegram by serial. */
+export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord | Promise<LoadRecord>): Surface {
+  return async (app, ctx) =>
+    startRealtime(app, ctx, await loader(ctx), sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
+}
+
+/** Telegrams come from the process's telegram cache (kept current from the bus), else the database. */
+export const registerRealtime: Surface = realtimeSurface(async (ctx) => {
+  const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
+  return (serial) => cache.record(serial);
+});
+
+async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
+  const { db, clock, log, metrics } = ctx;
+  const server = ctx.config.serverName;
+  const hub = new Hub({ chunkSize: CHUNK_SIZE });
+  const ponged = new Set<number>();
+  const heartbeat = new Heartbeat(
+    hub,
+    clock,
+    { intervalMs: ctx.config.pingIntervalMs, timeoutMs: PONG_TIMEOUT_MS },
+    (conn) => ponged.add(conn.socketId),
+  );
+  const onError = (err: unknown) => log.error({ err }, 'real-time delivery failed');
+
+  // One timer: ping everyone, and record the pongs of the last period in one statement.
+  const timer = setInterval(() => {
+    heartbeat.tick();
+    const ids = [...ponged];
+    ponged.clear();
+    recordPings(db, ids, clock.now()).catch(onError);
+  }, ctx.config.pingIntervalMs);
+  timer.unref();
+
+  const gate: SessionGate = {
+    async open(ticket, ipAddress) {
+      const opened = await openSession(db, store, ticket, { ipAddress, server, now: clock.now() });
+      if (!opened.ok) return refusals[opened.reason];
+      metrics.openWebSockets.inc();
+      const s = opened.session;
+      return {
+        socketId: s.id,
+        filter: {
+          classifications: s.classifications,
+          types: s.types,
+          test: s.test,
+          formatMode: s.formatMode,
+        },
+        appName: s.appName,
+      };
+    },
+    closed(socketId, code) {
+      metrics.openWebSockets.dec();
+      endSession(db, socketId, clock.now(), code).catch(onError);
+    },
+  };
+
+  const endpoint = attachWebSocketEndpoint(app.server, {
+    hub,
+    heartbeat,
+    gate,
+    clock,
+    maxBufferedBytes: MAX_BUFFERED_BYTES,
+    maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
+    clientIp: ctx.config.trustProxy
+      ? (req) => forwardedFor(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress ?? null
+      : undefined,
+    onError,
+  });
+
+  const dispatcher = new Dispatcher(hub, load, clock, server, onError);
+
+  /** A contract ended: live sessions lose its classification; those left with none close (4807). */
+  async function contractsChanged(accountId: number) {
+    const { sessions, contracted } = await openSessionsOf(db, accountId);
+    for (const s of sessions) {
+      const conn = hub.get(s.id);
+      if (!conn) continue;
+      const kept = conn.filter.filter.classifications.filter((c) => contracted.has(c));
+      if (kept.length === 0) conn.fail(closeCodes.contractEnded, closeMessages.contractEnded, true);
+      else if (kept.length < conn.filter.filter.classifications.length)
+        hub.refilter(conn, compileFilter({ ...conn.filter.filter, classifications: kept }));
+    }
+  }
+
+  const unsubscribe = [
+    await ctx.bus.subscribe(channels.telegram, dispatcher.announce),
+    await ctx.bus.subscribe(channels.socketClose, (payload) => {
+      const { socketId } = parseJson<{ socketId: number }>(payload);
+      if (typeof socketId === 'number')
+        hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true);
+    }),
+    await ctx.bus.subscribe(channels.contracts, (payload) => {
+      const { accountId } = parseJson<{ accountId: number }>(payload);
+      if (typeof accountId === 'number') contractsChanged(accountId).catch(onError);
+    }),
+  ];
+
+  ctx.onShutdown.push(async () => {
+    clearInterval(timer);
+    for (const off of unsubscribe) await off();
+    const conns = [...hub.connections()];
+    endpoint.close(closeCodes.serverRestart, closeMessages.serverRestart);
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    while (hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const conn of hub.connections()) conn.ws.terminate();
+    // The close handlers record each end; wait for those writes before the database closes.
+    await Promise.all(conns.map((c) => endSession(db, c.socketId, clock.now(), closeCodes.serverRestart)));
+  });
+}
+
+function forwardedFor(header: string | string[] | undefined): string | null {
+  const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+  return first ? first : null;
+}

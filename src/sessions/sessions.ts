@@ -1,0 +1,304 @@
+/**
+ * WebSocket sessions and their tickets (service.md "WebSocket session", behaviour.md §7).
+ *
+ * Lifecycle: `waiting` (created by POST /v2/socket; the ticket is valid 300 s) → `open` (the ticket
+ * was redeemed on the WebSocket endpoint) → `closed`. An expired ticket leaves its session `waiting`.
+ *
+ * Connection limit: a session counts while `open`, or while `waiting` and unexpired. The count and
+ * the insert (or the opening) run in one transaction holding the account row `FOR UPDATE`, so
+ * concurrent starts — on any number of processes sharing the database — never exceed the limit.
+ *
+ * A process that dies leaves its sessions `open`; they stop counting once no pong was recorded for
+ * `staleMs` and are closed lazily by the next check on that account.
+ */
+import { randomBytes } from 'node:crypto';
+import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import { digestSecret } from '../security/secrets.ts';
+
+export const TICKET_VALIDITY_MS = 300_000;
+/** The WebSocket path and protocol a session's ticket is redeemed on (behaviour.md §1, §7). */
+export const WEBSOCKET_PATH = '/v2/websocket';
+export const WEBSOCKET_PROTOCOL = 'service.v2';
+/** Close code of a session closed by its account (DELETE /v2/socket/:id). */
+export const CLOSED_BY_ACCOUNT = 4808;
+/** A connection with no valid pong for this long is closed by its server (behaviour.md §7). */
+export const PONG_TIMEOUT_MS = 120_000;
+/** Characters of the ticket kept to show in the list (the ticket itself is stored as a digest). */
+const TICKET_HINT_LENGTH = 8;
+
+export type SessionStatus = 'waiting' | 'open' | 'closed';
+export type FormatMode = 'raw' | 'json';
+
+/** Formats a session receives in each mode (service.md "Events" 1, behaviour.md §10). */
+export function formatsOf(mode: FormatMode): string[] {
+  return mode === 'raw' ? ['xml', 'a/n', 'binary'] : ['a/n', 'binary', 'json'];
+}
+
+export interface SessionSpec {
+  classifications: string[];
+  types: string[] | null;
+  test: 'no' | 'including';
+  formatMode: FormatMode;
+  appName: string | null;
+}
+
+export interface SocketSession extends SessionSpec {
+  id: number;
+  accountId: number;
+  ticketHint: string;
+  status: SessionStatus;
+  start: Date;
+  expiresAt: Date;
+  end: Date | null;
+  ping: Date | null;
+  ipAddress: string | null;
+  server: string | null;
+}
+
+interface Row {
+  id: number;
+  account_id: number;
+  ticket_hint: string;
+  classifications: string[];
+  types: string[] | null;
+  test: 'no' | 'including';
+  format_mode: 'raw' | 'json';
+  app_name: string | null;
+  status: SessionStatus;
+  start_at: Date;
+  expires_at: Date;
+  end_at: Date | null;
+  ping_at: Date | null;
+  ip_address: string | null;
+  server: string | null;
+}
+
+const toSession = (r: Row): SocketSession => ({
+  id: r.id,
+  accountId: r.account_id,
+  ticketHint: r.ticket_hint,
+  classifications: r.classifications,
+  types: r.types,
+  test: r.test,
+  formatMode: r.format_mode,
+  appName: r.app_name,
+  status: r.status,
+  start: r.start_at,
+  expiresAt: r.expires_at,
+  end: r.end_at,
+  ping: r.ping_at,
+  ipAddress: r.ip_address,
+  server: r.server,
+});
+
+export interface SessionStoreOptions {
+  pepper: Buffer;
+  /** An open session with no sign of life for this long belongs to a dead process. */
+  staleMs: number;
+}
+
+/** Store options for a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
+export function sessionStoreOptions(pepper: Buffer, pingIntervalMs: number): SessionStoreOptions {
+  return { pepper, staleMs: PONG_TIMEOUT_MS + 2 * pingIntervalMs };
+}
+
+/**
+ * Closes the account's open sessions whose process stopped recording pongs, then counts the
+ * sessions that hold a connection slot (other than `exceptId`). Call inside the account lock.
+ */
+async function liveCount(q: Queryable, accountId: number, now: number, staleMs: number, exceptId = 0) {
+  await q.query(
+    `UPDATE socket_sessions SET status = 'closed', end_at = COALESCE(ping_at, start_at)
+      WHERE account_id = $1 AND status = 'open' AND COALESCE(ping_at, start_at) < $2`,
+    [accountId, new Date(now - staleMs)],
+  );
+  const rows = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM socket_sessions
+      WHERE account_id = $1 AND id <> $2
+        AND (status = 'open' OR (status = 'waiting' AND expires_at > $3))`,
+    [accountId, exceptId, new Date(now)],
+  );
+  return rows[0]!.n;
+}
+
+async function lockAccount(q: Queryable, accountId: number): Promise<void> {
+  await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+}
+
+export type StartOutcome =
+  { ok: true; session: SocketSession; ticket: string } | { ok: false; reason: 'no-contract' | 'full' };
+
+/**
+ * Creates a `waiting` session for the requested classifications that the account has contracted
+ * (the caller has checked permissions). Refuses with `no-contract` when none is contracted and
+ * `full` when every connection slot is taken.
+ */
+export async function startSession(
+  db: Db,
+  options: SessionStoreOptions,
+  accountId: number,
+  spec: SessionSpec,
+  now: number,
+): Promise<StartOutcome> {
+  return db.tx(async (q) => {
+    await lockAccount(q, accountId);
+    const contracted = await contractedClassifications(q, accountId);
+    const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
+    if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
+    const limit = await connectionLimit(q, accountId);
+    if ((await liveCount(q, accountId, now, options.staleMs)) >= limit)
+      return { ok: false, reason: 'full' } as const;
+    const ticket = randomBytes(32).toString('base64url');
+    const rows = await q.query<Row>(
+      `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
+         test, format_mode, app_name, start_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+      [
+        accountId,
+        digestSecret(options.pepper, ticket),
+        ticket.slice(0, TICKET_HINT_LENGTH),
+        classifications,
+        spec.types,
+        spec.test,
+        spec.formatMode,
+        spec.appName,
+        new Date(now),
+        new Date(now + TICKET_VALIDITY_MS),
+      ],
+    );
+    return { ok: true, session: toSession(rows[0]!), ticket } as const;
+  });
+}
+
+export type OpenOutcome =
+  { ok: true; session: SocketSession } | { ok: false; reason: 'unknown' | 'full' | 'no-contract' };
+
+/**
+ * Redeems a ticket on the WebSocket endpoint. Single-use: whatever the outcome, the ticket cannot
+ * be used again (a refused session is closed). Classifications whose contract has ended since the
+ * start are dropped; the limit is checked again, in case contracts ended meanwhile.
+ */
+export async function openSession(
+  db: Db,
+  options: SessionStoreOptions,
+  ticket: string,
+  meta: { ipAddress: string | null; server: string; now: number },
+): Promise<OpenOutcome> {
+  if (ticket.length > 200) return { ok: false, reason: 'unknown' };
+  return db.tx(async (q) => {
+    const digest = digestSecret(options.pepper, ticket);
+    const found = await q.query<Row>(
+      `SELECT * FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
+      [digest],
+    );
+    const session = found[0];
+    if (!session || session.expires_at.getTime() <= meta.now)
+      return { ok: false, reason: 'unknown' } as const;
+    await lockAccount(q, session.account_id);
+    const refuse = async (reason: 'full' | 'no-contract') => {
+      // Only while still waiting: a concurrent redemption may have opened it meanwhile.
+      const used = await q.query(
+        `UPDATE socket_sessions SET status = 'closed', end_at = $2, ip_address = $3, server = $4
+          WHERE id = $1 AND status = 'waiting' RETURNING id`,
+        [session.id, new Date(meta.now), meta.ipAddress, meta.server],
+      );
+      return { ok: false, reason: used.length > 0 ? reason : 'unknown' } as const;
+    };
+    const contracted = await contractedClassifications(q, session.account_id);
+    const classifications = session.classifications.filter((c) => contracted.has(c));
+    if (classifications.length === 0) return refuse('no-contract');
+    const limit = await connectionLimit(q, session.account_id);
+    if ((await liveCount(q, session.account_id, meta.now, options.staleMs, session.id)) >= limit)
+      return refuse('full');
+    // The status condition makes two concurrent redemptions of one ticket open it at most once.
+    const rows = await q.query<Row>(
+      `UPDATE socket_sessions SET status = 'open', start_at = $2, ip_address = $3, server = $4,
+         classifications = $5
+       WHERE id = $1 AND status = 'waiting' RETURNING *`,
+      [session.id, new Date(meta.now), meta.ipAddress, meta.server, classifications],
+    );
+    return rows[0]
+      ? ({ ok: true, session: toSession(rows[0]) } as const)
+      : ({ ok: false, reason: 'unknown' } as const);
+  });
+}
+
+/** Marks a session closed (its connection ended). Closing twice keeps the first end time. */
+export async function endSession(q: Queryable, id: number, now: number, code: number | null): Promise<void> {
+  await q.query(
+    `UPDATE socket_sessions SET status = 'closed', end_at = $2, close_code = $3
+      WHERE id = $1 AND status <> 'closed'`,
+    [id, new Date(now), code],
+  );
+}
+
+/**
+ * Closes one of the account's sessions by request (DELETE /v2/socket/:id). Returns false when the
+ * account has no such session. The process holding an open connection closes it (bus socketClose).
+ */
+export async function closeSessionOf(
+  q: Queryable,
+  accountId: number,
+  id: number,
+  now: number,
+): Promise<boolean> {
+  const rows = await q.query(`SELECT id FROM socket_sessions WHERE id = $1 AND account_id = $2`, [
+    id,
+    accountId,
+  ]);
+  if (rows.length === 0) return false;
+  await endSession(q, id, now, CLOSED_BY_ACCOUNT);
+  return true;
+}
+
+/** Records the latest valid pong of many sessions at once (one statement per heartbeat). */
+export async function recordPings(q: Queryable, ids: readonly number[], at: number): Promise<void> {
+  if (ids.length === 0) return;
+  await q.query(`UPDATE socket_sessions SET ping_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'open'`, [
+    ids,
+    new Date(at),
+  ]);
+}
+
+/** The classifications each of the account's open sessions may still receive under its contracts. */
+export async function openSessionsOf(
+  q: Queryable,
+  accountId: number,
+): Promise<{ sessions: { id: number; classifications: string[] }[]; contracted: Set<string> }> {
+  const rows = await q.query<{ id: number; classifications: string[] }>(
+    `SELECT id, classifications FROM socket_sessions WHERE account_id = $1 AND status = 'open'`,
+    [accountId],
+  );
+  return { sessions: rows, contracted: await contractedClassifications(q, accountId) };
+}
+
+export interface SessionQuery {
+  id?: number;
+  status?: SessionStatus;
+  /** Only sessions with a smaller id (the cursor position). */
+  beforeId?: number;
+  limit: number;
+}
+
+/** The account's sessions, newest first; `more` when older ones exist past `limit`. */
+export async function listSessions(
+  q: Queryable,
+  accountId: number,
+  query: SessionQuery,
+): Promise<{ items: SocketSession[]; more: boolean }> {
+  if (query.id !== undefined) {
+    const rows = await q.query<Row>('SELECT * FROM socket_sessions WHERE account_id = $1 AND id = $2', [
+      accountId,
+      query.id,
+    ]);
+    return { items: rows.map(toSession), more: false };
+  }
+  const rows = await q.query<Row>(
+    `SELECT * FROM socket_sessions
+      WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR id < $3)
+      ORDER BY id DESC LIMIT $4`,
+    [accountId, query.status ?? null, query.beforeId ?? null, query.limit + 1],
+  );
+  return { items: rows.slice(0, query.limit).map(toSession), more: rows.length > query.limit };
+}

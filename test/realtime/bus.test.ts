@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createPostgresBus } from '../../src/bus/postgres.ts';
+import { createRedisBus } from '../../src/bus/redis.ts';
+import type { Bus } from '../../src/bus/types.ts';
+
+const pgUrl = process.env.NAMAZU_TEST_DATABASE_URL || null;
+const redisUrl = process.env.NAMAZU_TEST_REDIS_URL || null;
+
+function collector(count: number) {
+  const got: string[] = [];
+  let done!: () => void;
+  const all = new Promise<void>((r) => (done = r));
+  return {
+    got,
+    all,
+    handler: (p: string) => {
+      got.push(p);
+      if (got.length === count) done();
+    },
+  };
+}
+
+async function exercise(open: () => Promise<Bus>) {
+  const a = await open();
+  const b = await open();
+  try {
+    const n = 200;
+    const onA = collector(n);
+    const onB = collector(n);
+    const offA = await a.subscribe('namazu_test_bus', onA.handler);
+    await b.subscribe('namazu_test_bus', onB.handler);
+    const sent = Array.from({ length: n }, (_, i) => JSON.stringify({ serial: i + 1 }));
+    for (const p of sent) await a.publish('namazu_test_bus', p);
+    await Promise.all([onA.all, onB.all]);
+    assert.deepEqual(onA.got, sent, 'the publisher hears itself, in order');
+    assert.deepEqual(onB.got, sent, 'another process hears every message, in order');
+
+    await offA();
+    const late = collector(1);
+    await b.subscribe('namazu_test_bus', late.handler);
+    await b.publish('namazu_test_bus', 'last');
+    await late.all;
+    // Give a stray delivery to the unsubscribed handler time to show up.
+    await b.publish('namazu_test_bus', 'flush');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(onA.got.length, n, 'no delivery after unsubscribing');
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+test('PostgreSQL LISTEN/NOTIFY bus', { skip: pgUrl ? false : 'NAMAZU_TEST_DATABASE_URL is not set' }, () =>
+  exercise(() => createPostgresBus(pgUrl!)),
+);
+
+test('Redis pub/sub bus', { skip: redisUrl ? false : 'NAMAZU_TEST_REDIS_URL is not set' }, () =>
+  exercise(() => createRedisBus(redisUrl!)),
+);
+
+test(
+  'Redis: installations on different database numbers do not hear each other',
+  { skip: redisUrl ? false : 'NAMAZU_TEST_REDIS_URL is not set' },
+  async () => {
+    const base = redisUrl!.replace(/\/\d*$/, '');
+    const one = await createRedisBus(`${base}/1`);
+    const two = await createRedisBus(`${base}/2`);
+    const alsoOne = await createRedisBus(`${base}/1`);
+    try {
+      const onTwo = collector(1);
+      const onOne = collector(2);
+      await two.subscribe('namazu_test_iso', onTwo.handler);
+      await alsoOne.subscribe('namazu_test_iso', onOne.handler);
+      await one.publish('namazu_test_iso', 'for one');
+      await two.publish('namazu_test_iso', 'for two');
+      await one.publish('namazu_test_iso', 'for one again');
+      await Promise.all([onOne.all, onTwo.all]);
+      assert.deepEqual(onOne.got, ['for one', 'for one again']);
+      assert.deepEqual(onTwo.got, ['for two']);
+    } finally {
+      await Promise.all([one.close(), two.close(), alsoOne.close()]);
+    }
+  },
+);

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { DeliveryFilter } from '../../src/realtime/filter.ts';
+import { compileFilter, matches } from '../../src/realtime/filter.ts';
+import { record } from './support.ts';
+
+const base: DeliveryFilter = {
+  classifications: ['telegram.earthquake', 'eew.forecast'],
+  types: null,
+  test: 'no',
+  formatMode: 'raw',
+};
+const f = (over: Partial<DeliveryFilter>) => compileFilter({ ...base, ...over });
+
+test('classifications select telegrams', () => {
+  assert.equal(matches(f({}), record({ classification: 'telegram.earthquake' })), true);
+  assert.equal(matches(f({}), record({ classification: 'eew.forecast', type: 'VXSE45' })), true);
+  assert.equal(matches(f({}), record({ classification: 'telegram.weather', type: 'VPWW53' })), false);
+});
+
+test('types: exact codes include, !CODE excludes', () => {
+  assert.equal(matches(f({ types: ['VXSE51'] }), record({ type: 'VXSE51' })), true);
+  assert.equal(matches(f({ types: ['VXSE51'] }), record({ type: 'VXSE53' })), false);
+  assert.equal(matches(f({ types: ['!VXSE51'] }), record({ type: 'VXSE51' })), false);
+  assert.equal(matches(f({ types: ['!VXSE51'] }), record({ type: 'VXSE53' })), true);
+  assert.equal(matches(f({ types: ['VXSE53', '!VXSE53'] }), record({ type: 'VXSE53' })), false);
+  assert.equal(matches(f({ types: ['VXSE5'] }), record({ type: 'VXSE53' })), false, 'codes are exact');
+});
+
+test('XML test telegrams only with test=including; non-XML test telegrams always', () => {
+  const xmlTest = record({ test: true });
+  assert.equal(matches(f({}), xmlTest), false);
+  assert.equal(matches(f({ test: 'including' }), xmlTest), true);
+  const anTest = record({ test: true, format: 'a/n', compression: null, encoding: 'utf-8' });
+  assert.equal(matches(f({}), anTest), true);
+});
+
+test('formatMode: raw gets xml, a/n, binary; json gets a/n, binary, json', () => {
+  const xml = record({});
+  const json = record({ format: 'json' });
+  const bin = record({ format: 'binary' });
+  assert.equal(matches(f({}), xml), true);
+  assert.equal(matches(f({}), json), false);
+  assert.equal(matches(f({}), bin), true);
+  assert.equal(matches(f({ formatMode: 'json' }), xml), false);
+  assert.equal(matches(f({ formatMode: 'json' }), json), true);
+  assert.equal(matches(f({ formatMode: 'json' }), bin), true);
+});
+
+test('equal filters share a group key whatever the order of their lists', () => {
+  const a = f({ classifications: ['eew.forecast', 'telegram.earthquake'], types: ['VXSE53', '!VXSE51'] });
+  const b = f({ classifications: ['telegram.earthquake', 'eew.forecast'], types: ['!VXSE51', 'VXSE53'] });
+  assert.equal(a.key, b.key);
+  assert.notEqual(a.key, f({ types: ['VXSE53'] }).key);
+  assert.notEqual(a.key, f({ ...a.filter, test: 'including' }).key);
+  assert.notEqual(f({}).key, f({ formatMode: 'json' }).key);
+});

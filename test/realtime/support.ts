@@ -1,0 +1,122 @@
+/** Test helpers for the real-time endpoint: a real HTTP server, real `ws` clients. */
+import { once } from 'node:events';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket } from 'ws';
+import { ManualClock } from '../../src/clock.ts';
+import type { OpenedSession, Refusal, SessionGate } from '../../src/realtime/endpoint.ts';
+import { attachWebSocketEndpoint } from '../../src/realtime/endpoint.ts';
+import { Heartbeat } from '../../src/realtime/heartbeat.ts';
+import { Hub } from '../../src/realtime/hub.ts';
+import type { TelegramRecord } from '../../src/telegrams/record.ts';
+
+/** Tickets held in memory: single-use, like the real store; for tests of the protocol alone. */
+export class MemoryGate implements SessionGate {
+  readonly tickets = new Map<string, OpenedSession | Refusal>();
+  readonly closedIds: number[] = [];
+  open(ticket: string): Promise<OpenedSession | Refusal> {
+    const session = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    return Promise.resolve(session ?? { code: 4404, message: 'The ticket is invalid, used or expired.' });
+  }
+  closed(socketId: number): void {
+    this.closedIds.push(socketId);
+  }
+}
+
+export async function startEndpoint(opts: { chunkSize?: number; maxBufferedBytes?: number } = {}) {
+  const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+  const hub = new Hub({ chunkSize: opts.chunkSize ?? 256 });
+  const heartbeat = new Heartbeat(hub, clock, { intervalMs: 30_000, timeoutMs: 120_000 });
+  const gate = new MemoryGate();
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  const endpoint = attachWebSocketEndpoint(server, {
+    hub,
+    heartbeat,
+    gate,
+    clock,
+    maxBufferedBytes: opts.maxBufferedBytes ?? 1 << 20,
+    maxClientMessageBytes: 4096,
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  return {
+    clock,
+    hub,
+    heartbeat,
+    gate,
+    endpoint,
+    base: `ws://127.0.0.1:${port}`,
+    url: (ticket: string) => `ws://127.0.0.1:${port}/v2/websocket?ticket=${ticket}`,
+    async stop() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** A `ws` client that queues what it receives, so tests can await messages in order. */
+export class TestClient {
+  readonly ws: WebSocket;
+  private readonly queue: unknown[] = [];
+  private readonly waiters: ((m: unknown) => void)[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(url: string, protocols?: string | string[]) {
+    this.ws = new WebSocket(url, protocols, { perMessageDeflate: false });
+    this.ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString()) as unknown;
+      const waiter = this.waiters.shift();
+      if (waiter) waiter(msg);
+      else this.queue.push(msg);
+    });
+    this.ws.on('error', () => {}); // tests that expect a refused handshake listen themselves
+    this.closed = new Promise((resolve) =>
+      this.ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+  }
+
+  next<T = Record<string, unknown>>(): Promise<T> {
+    const msg = this.queue.shift();
+    if (msg !== undefined) return Promise.resolve(msg as T);
+    return new Promise((resolve) => this.waiters.push(resolve as (m: unknown) => void));
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  send(value: unknown): void {
+    this.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+}
+
+let serial = 0;
+/** A synthetic telegram record (real-time tests need no database). */
+export function record(
+  over: Partial<TelegramRecord> & { type?: string; test?: boolean } = {},
+): TelegramRecord {
+  const body = over.body ?? Buffer.from(`<Report>${'x'.repeat(64)}</Report>`);
+  const type = over.type ?? 'VXSE53';
+  return {
+    serial: over.serial ?? ++serial,
+    id: createHash('sha384').update(body).digest('hex'),
+    classification: over.classification ?? 'telegram.earthquake',
+    head: {
+      type,
+      author: 'JPOS',
+      time: '2026-01-01T00:00:00.000Z',
+      designation: null,
+      test: over.test ?? false,
+      xml: (over.format ?? 'xml') === 'xml',
+    },
+    receivedTime: '2026-01-01T00:00:01.000Z',
+    format: over.format ?? 'xml',
+    xmlReport: null,
+    compression: 'compression' in over ? (over.compression ?? null) : 'gzip',
+    encoding: over.encoding ?? 'base64',
+    body,
+  };
+}
