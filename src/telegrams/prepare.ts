@@ -102,13 +102,8 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
     header?.author ??
     named?.author ??
     (xmlReport ? authorFromOffice(xmlReport.control.editorialOffice) : undefined);
-  if (author === undefined) {
-    return reject(
-      xmlReport
-        ? `issuing office "${xmlReport.control.editorialOffice}" has no known office code: the transport must give the author`
-        : 'office code unknown: a non-XML telegram needs a JMA header or an author',
-    );
-  }
+  if (author === undefined)
+    return reject('office code unknown: a non-XML telegram needs a JMA header or an author');
 
   const format: TelegramFormat = xml ? 'xml' : isText(payload) ? 'a/n' : 'binary';
   const classification = classify(type, xml);
