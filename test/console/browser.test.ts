@@ -83,7 +83,13 @@ class RedirectTarget {
   next(since: number): Promise<Arrival> {
     const there = this.arrivals[since];
     if (there) return Promise.resolve(there);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('nothing reached the redirect target')), 15_000);
+      this.waiters.push((a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+    });
   }
 
   close(): Promise<void> {
@@ -168,7 +174,10 @@ async function signInToConsent(flow: Flow): Promise<Page> {
   assert.equal(new URL(page.url()).pathname, '/account/signin');
   await page.getByLabel('E-mail address').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await Promise.all([page.waitForURL((u) => u.pathname === oauthPaths.authorize), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === oauthPaths.authorize),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
   await page.getByRole('button', { name: 'Allow' }).waitFor();
   return page;
 }
@@ -179,21 +188,18 @@ test('sign in, read the consent page, approve: the code reaches the app and rede
   try {
     const text = await page.locator('body').innerText();
     assert.match(await page.locator('h1').innerText(), /Allow Quake Watch to use your account\?/);
-    assert.match(text, new RegExp(`Signed in as ${user.email.replace(/\./g, '\\.')}`));
+    assert.ok(text.includes(`Signed in as ${user.email}`));
     for (const s of scopes) assert.ok(text.includes(scopeDescriptions[s]!), `scope ${s} in plain words`);
-    const links = await page
-      .locator('a')
-      .evaluateAll((as) => as.map((a) => [a.textContent, (a as HTMLAnchorElement).href]));
-    for (const href of [
-      'https://quake.example/',
-      'https://quake.example/terms',
-      'https://quake.example/privacy',
-    ])
-      assert.ok(
-        links.some(([, h]) => h === href),
-        `link to ${href}`,
-      );
-    assert.match(text, /Maker contact: maker@quake\.example/);
+    assert.ok(!text.includes(scopeDescriptions['telegram.get.earthquake']!), 'only the requested scopes');
+    assert.ok(text.includes('Maker contact: maker@quake.example'));
+    for (const [label, href] of [
+      ['Application', 'https://quake.example/'],
+      ['Terms of use', 'https://quake.example/terms'],
+      ['Privacy policy', 'https://quake.example/privacy'],
+    ]) {
+      assert.ok(text.includes(`${label}: ${href}`), label);
+      assert.equal(await page.locator(`a[href="${href}"]`).count(), 1, `link to ${href}`);
+    }
     // The one screenshot, for a person to look at; it is not compared to anything.
     await page.screenshot({ path: join(tmpdir(), 'namazu-consent.png'), fullPage: true });
 
