@@ -13,6 +13,7 @@ export interface PresentedClient {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** RFC 6749 Appendix B: form-urlencoding, so `+` is a space and `%XX` a byte of UTF-8. */
 function formDecode(part: string): string {
@@ -73,7 +74,8 @@ export async function authenticateClient(
   pepper: Buffer,
   presented: PresentedClient,
 ): Promise<OAuthClient> {
-  if (presented.clientId.length > 200) throw invalidClient(presented, 'client authentication failed');
+  // Client ids are printable ASCII (CId. + base64url): anything else is refused without a lookup.
+  if (!CLIENT_ID.test(presented.clientId)) throw invalidClient(presented, 'client authentication failed');
   const found = await clients.find(presented.clientId);
   if (!found) throw invalidClient(presented, 'client authentication failed');
   const { client, secretDigest } = found;

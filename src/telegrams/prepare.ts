@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { classify } from './classify.ts';
@@ -155,8 +156,6 @@ function looksLikeXml(payload: Buffer): boolean {
   return payload[i] === 0x3c; // '<'
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** A/N: valid UTF-8 without control characters other than CR, LF, tab and ETX/SOH framing. */
 function isText(payload: Buffer): boolean {
   if (
@@ -165,11 +164,7 @@ function isText(payload: Buffer): boolean {
   ) {
     return false;
   }
-  try {
-    utf8.decode(payload);
-  } catch {
-    return false;
-  }
+  if (!isUtf8(payload)) return false;
   for (const b of payload) if (b < 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0x03) return false;
   return true;
 }

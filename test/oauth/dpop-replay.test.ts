@@ -4,9 +4,6 @@
 // them but the database).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -16,53 +13,11 @@ import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../suppo
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { makeProof, proofKey } from './dpop-proofs.ts';
 import { basic, postForm } from './token-harness.ts';
+import { serve } from './token-processes.ts';
 
 const AUTH_URL = 'http://auth.namazu.test';
 const TOKEN_PATH = '/account/oauth2/v1/token';
 const SECRET = 'dp22-shared-secret';
-const bin = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
-
-/** Starts `namazu serve` on an ephemeral port and resolves with its URL once it listens. */
-function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-    env: {
-      ...process.env,
-      NAMAZU_TEST_DATABASE_URL: '',
-      NAMAZU_DATABASE_URL: databaseUrl,
-      NAMAZU_AUTH_URL: AUTH_URL,
-      NAMAZU_SECRET: SECRET,
-      NAMAZU_DEMO: 'false',
-      NAMAZU_DPOP_NONCE: 'false',
-      NAMAZU_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not start')), 60_000);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg === 'namazu listening') {
-          clearTimeout(timer);
-          resolve({ url: `http://127.0.0.1:${entry.port}`, child });
-        }
-      } catch {
-        // not a log line
-      }
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
-
 describe('DP22 replay across two server processes', () => {
   let urls: [string, string];
   let credentials: { id: string; secret: string };
@@ -72,10 +27,16 @@ describe('DP22 replay across two server processes', () => {
     if (testDatabaseUrl) {
       const database: TestDatabase = await createTestDatabase();
       cleanups.push(() => database.drop());
-      const a = await serve(database.databaseUrl!);
-      cleanups.push(() => stop(a.child));
-      const b = await serve(database.databaseUrl!);
-      cleanups.push(() => stop(b.child));
+      const env = {
+        NAMAZU_DATABASE_URL: database.databaseUrl!,
+        NAMAZU_AUTH_URL: AUTH_URL,
+        NAMAZU_SECRET: SECRET,
+        NAMAZU_DPOP_NONCE: 'false',
+      };
+      const a = await serve(env);
+      cleanups.push(a.stop);
+      const b = await serve(env);
+      cleanups.push(b.stop);
       urls = [a.url, b.url];
       const db = await openPostgres(database.databaseUrl!, 1);
       cleanups.push(() => db.close());

@@ -129,6 +129,29 @@ describe('revocation endpoint', () => {
     assert.equal(again.json!.error, 'invalid_grant');
   });
 
+  test('repeated failed revocations → 429 with Retry-After', async () => {
+    const client = await h.addClient({ type: 'confidential', grants: ['client_credentials'] });
+    let last;
+    for (let i = 0; i < 40; i++) {
+      last = await postForm(h.revokeUrl, {
+        token: 'ATn.x',
+        client_id: client.id,
+        client_secret: 'CSt.wrong',
+      });
+      if (last.status === 429) break;
+      assert.equal(last.status, 401);
+    }
+    assert.equal(last!.status, 429);
+    assert.ok(Number(last!.headers.get('retry-after')) > 0);
+    h.clock.advance(61_000);
+    const ok = await postForm(h.revokeUrl, {
+      token: 'ATn.x',
+      client_id: client.id,
+      client_secret: client.secret!,
+    });
+    assert.equal(ok.status, 200);
+  });
+
   test('V10 GET → 405', async () => {
     const res = await fetch(h.revokeUrl);
     assert.equal(res.status, 405);

@@ -141,6 +141,15 @@ describe('Control and Head extraction', () => {
     assert.equal(t.head.designation, 'CCA');
   });
 
+  it('delayed reports get the RRA designation (no fixture is 遅延: one is made from a real report)', () => {
+    const raw = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'), 'utf8');
+    assert.ok(raw.includes('<InfoType>発表</InfoType>'));
+    const delayed = Buffer.from(raw.replace('<InfoType>発表</InfoType>', '<InfoType>遅延</InfoType>'));
+    const t = prepared(delayed, { fileName: '32-35_01_03_100514_VXSE53.xml' });
+    assert.equal(t.xmlReport!.head.infoType, '遅延');
+    assert.equal(t.head.designation, 'RRA');
+  });
+
   it('optional Head members appear only when present', () => {
     const withDubious = allXmlFixtures().find((p) => readFileSync(p, 'utf8').includes('<TargetDTDubious>'))!;
     assert.equal(fromFile(withDubious, { author: 'JPXX' }).xmlReport!.head.targetDateTimeDubious, '頃');
