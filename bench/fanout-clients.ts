@@ -10,6 +10,7 @@ let expected = 0;
 let count = 0;
 let first = 0;
 let last = 0;
+let bytes = 0;
 const D = 'd'.charCodeAt(0);
 const send = (m: object) => process.send!(m);
 
@@ -17,9 +18,12 @@ function onMessage(ws: WebSocket, data: Buffer) {
   // `{"type":"data"…`: the 10th byte tells data from the rest without parsing 2 KB of JSON.
   if (data[9] === D) {
     const t = performance.timeOrigin + performance.now();
-    if (count === 0) first = t;
+    if (count === 0) {
+      first = t;
+      bytes = data.length;
+    }
     last = t;
-    if (++count === expected) send({ type: 'round', first, last });
+    if (++count === expected) send({ type: 'round', first, last, bytes });
     return;
   }
   const msg = JSON.parse(data.toString()) as { type: string; pingId?: string; code?: number; error?: string };

@@ -9,7 +9,7 @@
 // ingest call (one clock: performance.timeOrigin + performance.now() in both processes).
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -164,6 +164,7 @@ await sleep(1000);
 const baseRss = rssBytes();
 let connected = 0;
 let serial = 0;
+let messageBytes = 0;
 console.log(`namazu fan-out: workers=${workers} bus=${bus} rounds=${rounds} message≈2 KB EEW (VXSE45)`);
 console.log('      N | first p50 | first p99 |  last p50 |  last p99 | RSS/conn KiB | CPU µs/msg');
 for (const n of sizes) {
@@ -185,7 +186,8 @@ for (const n of sizes) {
     });
     const t0 = now();
     if (!outcome.ok) throw new Error(`ingest refused: ${outcome.reason}`);
-    const { first, last } = (await done) as { first: number; last: number };
+    const { first, last, bytes } = (await done) as { first: number; last: number; bytes: number };
+    messageBytes = bytes;
     firsts.push(first - t0);
     lasts.push(last - t0);
     await sleep(100);
@@ -197,6 +199,11 @@ for (const n of sizes) {
 }
 
 const clientsExited = new Promise((r) => clients.on('exit', r));
+console.log(
+  `data message: ${messageBytes} bytes; load average: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 clients.send({ type: 'quit' });
 await clientsExited;
 server.kill('SIGTERM');

@@ -24,6 +24,8 @@ export class Dispatcher {
     /** Name of this server in `passing` (e.g. `namazu/host-pid`). */
     private readonly serverName: string,
     private readonly onError: (err: unknown) => void = () => {},
+    /** Told, per broadcast, the seconds from the announcement to the write to the last socket. */
+    private readonly onDelivered: (record: TelegramRecord, seconds: number) => void = () => {},
   ) {}
 
   /** Handler for the bus: ignores payloads that are not `{"serial":<positive integer>}`. */
@@ -37,10 +39,11 @@ export class Dispatcher {
     if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial <= 0) return;
     if (this.seen.has(serial)) return;
     this.remember(serial);
+    const announcedAt = performance.now();
     const loaded = this.load(serial);
     this.tail = Promise.all([loaded, this.tail])
       .then(([record]) => {
-        if (record) this.deliver(record);
+        if (record) this.deliver(record, announcedAt);
       })
       .catch(this.onError);
   };
@@ -51,11 +54,15 @@ export class Dispatcher {
     await this.hub.drained();
   }
 
-  private deliver(record: TelegramRecord): void {
-    this.hub.broadcast(record, [
-      { name: 'ingest', time: record.receivedTime },
-      { name: this.serverName, time: new Date(this.clock.now()).toISOString() },
-    ]);
+  private deliver(record: TelegramRecord, announcedAt: number): void {
+    this.hub.broadcast(
+      record,
+      [
+        { name: 'ingest', time: record.receivedTime },
+        { name: this.serverName, time: new Date(this.clock.now()).toISOString() },
+      ],
+      () => this.onDelivered(record, (performance.now() - announcedAt) / 1000),
+    );
   }
 
   private remember(serial: number): void {

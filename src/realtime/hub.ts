@@ -27,6 +27,8 @@ interface Job {
   next: number;
   /** Runs once every target was attempted (e.g. to record the ping time). */
   onSent?: (conn: Connection) => void;
+  /** Runs once the last target was written. */
+  onDone?: () => void;
 }
 
 export interface HubOptions {
@@ -88,15 +90,17 @@ export class Hub {
 
   /**
    * Queues one telegram for every matching connection of this process. The first chunk is written
-   * before this returns; the rest follows on later turns. Returns the number of targets.
+   * before this returns; the rest follows on later turns; `onDone` runs after the last one.
+   * Returns the number of targets.
    */
-  broadcast(record: TelegramRecord, passing: readonly PassingHop[]): number {
+  broadcast(record: TelegramRecord, passing: readonly PassingHop[], onDone?: () => void): number {
     const targets: Connection[] = [];
     for (const group of this.groups.values()) {
       if (matches(group.filter, record)) for (const c of group.members) targets.push(c);
     }
     if (targets.length === 0) return 0;
     const job: Job = { payload: dataMessage(record, passing), targets, next: 0 };
+    if (onDone) job.onDone = onDone;
     const urgent = isEew(record);
     (urgent ? this.urgent : this.normal).push(job);
     // An EEW is written at once even when a broadcast is already under way.
@@ -134,7 +138,10 @@ export class Hub {
         if (conn.send(job.payload)) job.onSent?.(conn);
       }
       job.next = end;
-      if (end === job.targets.length) (job === this.urgent[0] ? this.urgent : this.normal).shift();
+      if (end === job.targets.length) {
+        (job === this.urgent[0] ? this.urgent : this.normal).shift();
+        job.onDone?.();
+      }
     }
     if (this.urgent.length > 0 || this.normal.length > 0) {
       if (!this.scheduled) {

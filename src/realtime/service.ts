@@ -3,13 +3,15 @@
  * HTTP server, the hub, the heartbeat, and the bus subscriptions (new telegrams, sessions closed
  * by their account, contract changes). Shutdown closes every connection with 4503.
  */
+import cluster from 'node:cluster';
 import { channels } from '../bus/types.ts';
 import type { AppContext } from '../context.ts';
 import type { App, Surface } from '../http/app.ts';
 import type { SessionStoreOptions } from '../sessions/sessions.ts';
 import {
   PONG_TIMEOUT_MS,
-  endSession,
+  endSessions,
+  narrowSession,
   openSession,
   openSessionsOf,
   recordPings,
@@ -27,8 +29,8 @@ import { closeCodes, closeMessages } from './protocol.ts';
 
 /** Sockets written per event-loop turn before yielding (see bench/fanout). */
 const CHUNK_SIZE = 512;
-/** Bytes queued on one socket before it is dropped as a slow consumer (several big telegrams). */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Bytes queued on one socket before it is dropped as a slow consumer (a dozen big telegrams). */
+const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 /** Clients only send ping and pong. */
 const MAX_CLIENT_MESSAGE_BYTES = 4096;
 /** How long shutdown waits for clients to answer the 4503 close before cutting them off. */
@@ -63,7 +65,8 @@ export const registerRealtime: Surface = realtimeSurface(async (ctx) => {
 
 async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;
-  const server = ctx.config.serverName;
+  // Workers of one host tell themselves apart in the session list and in `passing`.
+  const server = cluster.isWorker ? `${ctx.config.serverName}#${cluster.worker!.id}` : ctx.config.serverName;
   const hub = new Hub({ chunkSize: CHUNK_SIZE });
   const ponged = new Set<number>();
   const heartbeat = new Heartbeat(
@@ -102,7 +105,7 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     },
     closed(socketId, code) {
       metrics.openWebSockets.dec();
-      endSession(db, socketId, clock.now(), code).catch(onError);
+      endSessions(db, [socketId], clock.now(), code).catch(onError);
     },
   };
 
@@ -119,7 +122,10 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     onError,
   });
 
-  const dispatcher = new Dispatcher(hub, load, clock, server, onError);
+  // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
+  const dispatcher = new Dispatcher(hub, load, clock, server, onError, (record, seconds) =>
+    metrics.deliveryLatency.observe({ classification: record.classification }, seconds),
+  );
 
   /** A contract ended: live sessions lose its classification; those left with none close (4807). */
   async function contractsChanged(accountId: number) {
@@ -129,8 +135,10 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
       if (!conn) continue;
       const kept = conn.filter.filter.classifications.filter((c) => contracted.has(c));
       if (kept.length === 0) conn.fail(closeCodes.contractEnded, closeMessages.contractEnded, true);
-      else if (kept.length < conn.filter.filter.classifications.length)
+      else if (kept.length < conn.filter.filter.classifications.length) {
         hub.refilter(conn, compileFilter({ ...conn.filter.filter, classifications: kept }));
+        await narrowSession(db, s.id, kept);
+      }
     }
   }
 
@@ -155,8 +163,13 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     while (hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const conn of hub.connections()) conn.ws.terminate();
-    // The close handlers record each end; wait for those writes before the database closes.
-    await Promise.all(conns.map((c) => endSession(db, c.socketId, clock.now(), closeCodes.serverRestart)));
+    // Recorded here in one statement, before the database closes (close handlers may come later).
+    await endSessions(
+      db,
+      conns.map((c) => c.socketId),
+      clock.now(),
+      closeCodes.serverRestart,
+    );
   });
 }
 

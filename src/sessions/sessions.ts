@@ -224,12 +224,18 @@ export async function openSession(
   });
 }
 
-/** Marks a session closed (its connection ended). Closing twice keeps the first end time. */
-export async function endSession(q: Queryable, id: number, now: number, code: number | null): Promise<void> {
+/** Marks sessions closed (their connections ended). Closing twice keeps the first end time. */
+export async function endSessions(
+  q: Queryable,
+  ids: readonly number[],
+  now: number,
+  code: number | null,
+): Promise<void> {
+  if (ids.length === 0) return;
   await q.query(
     `UPDATE socket_sessions SET status = 'closed', end_at = $2, close_code = $3
-      WHERE id = $1 AND status <> 'closed'`,
-    [id, new Date(now), code],
+      WHERE id = ANY($1::bigint[]) AND status <> 'closed'`,
+    [ids, new Date(now), code],
   );
 }
 
@@ -248,7 +254,7 @@ export async function closeSessionOf(
     accountId,
   ]);
   if (rows.length === 0) return false;
-  await endSession(q, id, now, CLOSED_BY_ACCOUNT);
+  await endSessions(q, [id], now, CLOSED_BY_ACCOUNT);
   return true;
 }
 
@@ -271,6 +277,11 @@ export async function openSessionsOf(
     [accountId],
   );
   return { sessions: rows, contracted: await contractedClassifications(q, accountId) };
+}
+
+/** A live session lost classifications (a contract ended): the list shows what it still receives. */
+export async function narrowSession(q: Queryable, id: number, classifications: string[]): Promise<void> {
+  await q.query('UPDATE socket_sessions SET classifications = $2 WHERE id = $1', [id, classifications]);
 }
 
 export interface SessionQuery {

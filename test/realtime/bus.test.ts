@@ -83,3 +83,34 @@ test(
     }
   },
 );
+
+test(
+  'PostgreSQL: a listener whose connection is killed reconnects and listens again',
+  { skip: pgUrl ? false : 'NAMAZU_TEST_DATABASE_URL is not set' },
+  async () => {
+    const pg = (await import('pg')).default;
+    const errors: unknown[] = [];
+    const bus = await createPostgresBus(pgUrl!, (err) => errors.push(err));
+    const admin = new pg.Client({ connectionString: pgUrl! });
+    await admin.connect();
+    try {
+      const got: string[] = [];
+      await bus.subscribe('namazu_test_reconnect', (p) => got.push(p));
+      const killed = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE query = 'LISTEN "namazu_test_reconnect"' AND pid <> pg_backend_pid()`,
+      );
+      assert.equal(killed.rowCount, 1);
+      const end = Date.now() + 10_000;
+      for (let i = 0; got.length === 0 && Date.now() < end; i++) {
+        await bus.publish('namazu_test_reconnect', `after ${i}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(got.length > 0, 'heard again after reconnecting');
+      assert.ok(errors.length > 0, 'the lost connection was reported');
+    } finally {
+      await admin.end();
+      await bus.close();
+    }
+  },
+);

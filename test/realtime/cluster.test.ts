@@ -57,6 +57,12 @@ for (const bus of ['postgres', 'redis'] as const) {
           assert.equal((await client.next()).type, 'start');
           clients.push({ client, id: started.websocket.id });
         }
+        const list = (await (await fetch(`${cluster.url}/v2/socket`, { headers: auth(key2) })).json()) as {
+          items: { server: string; status: string }[];
+        };
+        const servers = new Set(list.items.map((s) => s.server));
+        assert.equal(servers.size, 2, `the sockets are spread over both workers: ${[...servers].join(', ')}`);
+        for (const s of servers) assert.match(s, /#[12]$/);
         for (const { client, id } of clients.slice(0, 3)) {
           const del = await fetch(`${cluster.url}/v2/socket/${id}`, {
             method: 'DELETE',

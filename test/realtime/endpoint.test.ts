@@ -192,3 +192,13 @@ test('shutdown closes every connection with 4503 and refuses new ones', async ()
   assert.match(refused.message, /503/);
   await other.stop();
 });
+
+test('a binary frame is not JSON (4641); a frame over 4 KiB closes the connection (1009)', async () => {
+  const { client } = await open();
+  client.ws.send(Buffer.from('{"type":"ping"}'), { binary: true });
+  const err = await client.next();
+  assert.equal(err.code, 4641);
+  assert.equal(err.close, false);
+  client.send({ type: 'ping', pingId: 'x'.repeat(5000) });
+  assert.equal((await client.closed).code, 1009);
+});

@@ -53,6 +53,7 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   const { account } = await server.createAccount({ contracts: ['eew.forecast', 'telegram.observation'] });
   const key = await server.createApiKey(account.id, [
     'socket.start',
+    'socket.list',
     'eew.get.forecast',
     'telegram.get.observation',
   ]);
@@ -87,6 +88,9 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   const bytes1 = Buffer.from(d1.body, 'base64');
   assert.equal(d1.id, createHash('sha384').update(bytes1).digest('hex'));
   assert.deepEqual(gunzipSync(bytes1), eew, 'the decoded body is the fixture, byte for byte');
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  assert.match(metrics, /namazu_delivery_latency_seconds_count\{classification="eew.forecast"\} 1\n/);
+  assert.match(metrics, /namazu_websocket_open_connections 1\n/);
 
   const season = fixture('01_01_01_091210_VGSK50.xml');
   const data2 = nextEvent<DataEvent>(ws, 'data');
@@ -133,5 +137,16 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   await nextEvent(ws, 'ping');
   assert.equal(closedCode, null);
   assert.equal(ws.readyState, 1);
+  // The pong times are recorded once per ping interval: the list shows the latest.
+  let ping: string | null = null;
+  for (let i = 0; i < 40 && ping === null; i++) {
+    const list = (await (await fetch(`${server.url}/v2/socket?id=${start.socketId}&key=${key}`)).json()) as {
+      items: { ping: string | null; status: string }[];
+    };
+    assert.equal(list.items[0]!.status, 'open');
+    ping = list.items[0]!.ping;
+    if (ping === null) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(ping !== null && Date.parse(ping) >= clock.now() - 30_000, `ping recorded: ${ping}`);
   ws.close(1000);
 });

@@ -345,6 +345,14 @@ test('a contract that ends narrows live sessions, and closes those left with not
     { type: 'pong', pingId: 'after' },
     'still open with one classification left',
   );
+  // The list follows once the process has recorded the narrowing.
+  let listed: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    listed = (await call('GET', `/v2/socket?id=${both.websocket.id}`, key)).json!.items[0].classifications;
+    if (listed.length === 1) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(listed, ['telegram.earthquake']);
   await removeContract(server.ctx.db, accountId, 'telegram.earthquake');
   await server.ctx.bus.publish(channels.contracts, JSON.stringify({ accountId }));
   const err = await c.next();
@@ -425,4 +433,33 @@ test('an open session of a process that stopped recording pongs stops counting a
   assert.equal(item.status, 'closed');
   assert.equal(item.end, item.start, 'ended at its last sign of life');
   client.ws.close(1000);
+});
+
+test('hostile bodies and parameters get 4xx, never 5xx', async () => {
+  const { key } = await accountWith(['telegram.earthquake']);
+  assertError(
+    await start(key, `{"classifications":["${'x'.repeat(100 * 1024)}"]}`, 'text/plain'),
+    413,
+    'Payload too large.',
+  );
+  assertError(
+    await start(key, '['.repeat(60_000), 'application/json'),
+    400,
+    'The body of the request is not json.',
+  );
+  const invalidUtf8 = await fetch(`${server.url}/v2/socket`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+    body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+  });
+  assert.equal(invalidUtf8.status, 400);
+  for (const q of [
+    'limit=1&limit=2',
+    'status=open&status=closed',
+    'id=1&id=2',
+    'cursorToken=a&cursorToken=b',
+    'id=99999999999999999999',
+  ])
+    assert.equal((await call('GET', `/v2/socket?${q}`, key)).status, 400, q);
+  assert.equal((await call('DELETE', `/v2/socket/${'9'.repeat(40)}`, key)).status, 404);
 });
