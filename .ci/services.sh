@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs (when missing) and starts the servers the tests use, on loopback only:
-# PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Prints the environment to export.
+# PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium, the real
+# browser the page tests drive (/usr/bin/chromium). Prints the environment to export.
 # Usage: eval "$(bash .ci/services.sh)"
 set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2

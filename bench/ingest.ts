@@ -1,4 +1,4 @@
-// Ingest throughput of the real fixtures (every JMA XML file once, through the full pipeline:
+// Ingest throughput of the real fixtures (every JMA XML file once, through the pipeline the CLI uses:
 // parse, classify, gzip, SHA-384, one transaction each, bus announcement) into a fresh database.
 // Usage: node --import tsx bench/ingest.ts [runs]
 //   embedded PGlite by default; NAMAZU_BENCH_DATABASE_URL=postgres://… (a server; a fresh database
@@ -10,7 +10,7 @@ import { createMemoryBus } from '../src/bus/memory.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import type { Db } from '../src/db/types.ts';
-import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { ingestInOrder } from '../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../src/telegrams/prepare.ts';
 import { createTestDatabase } from '../test/support/database.ts';
 import { fixtureIndex } from '../test/telegrams/fixtures.ts';
@@ -55,10 +55,13 @@ for (let run = 0; run < runs; run++) {
   const { db, drop } = await freshDb();
   const bus = createMemoryBus();
   const t0 = performance.now();
-  for (const t of telegrams) {
-    const outcome = await ingestTelegram({ db, bus }, t.raw, { ...t.hints, receivedTime: Date.now() });
-    if (!outcome.ok) throw new Error(outcome.reason);
-  }
+  await ingestInOrder(
+    { db, bus },
+    telegrams.map((t) => ({ raw: t.raw, hints: { ...t.hints, receivedTime: Date.now() } })),
+    (outcome) => {
+      if (!outcome.ok) throw new Error(outcome.reason);
+    },
+  );
   const seconds = (performance.now() - t0) / 1000;
   rates.push(telegrams.length / seconds);
   await bus.close();

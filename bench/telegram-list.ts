@@ -1,5 +1,5 @@
 // GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
-// serving the same JSON bytes: first page, a deep nextToken page and a polling page.
+// serving the same JSON bytes: first page, nextToken pages near the top and deep, and a polling page.
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
 //   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -102,9 +102,16 @@ try {
   await waitFor(`http://127.0.0.1:${barePort}/v2/telegram`);
 
   const deep = encodeCursor('v2t', 'older', Math.floor(total.max / 2));
+  // Just below the newest telegrams held in memory: a database page near the top, to compare with depth.
+  const shallow = encodeCursor('v2t', 'older', total.max - 5000);
   const runs: [string, string, boolean][] = [
     ['bare Fastify, same JSON', `http://127.0.0.1:${barePort}/v2/telegram`, false],
     ['Namazu first page', base, true],
+    [
+      `Namazu nextToken page from the database (serial < ${total.max - 5000})`,
+      `${base}&cursorToken=${shallow}`,
+      true,
+    ],
     [
       `Namazu deep nextToken page (serial < ${Math.floor(total.max / 2)})`,
       `${base}&cursorToken=${deep}`,

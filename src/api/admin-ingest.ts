@@ -71,6 +71,9 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const outcome = await ingestTelegram(ctx, body, hints);
         if (!outcome.ok) throw new HttpError(400, `Telegram rejected: ${outcome.reason}.`);
+        if (!outcome.stored.duplicate) {
+          ctx.metrics.telegramsIngested.inc({ classification: outcome.stored.classification });
+        }
         return okBody(outcome.stored, ctx.clock.now());
       },
     );

@@ -43,7 +43,7 @@ export function parseTypes(query: RawQuery): TelegramQuery['types'] {
   if (plain === undefined || plain === '') return undefined;
   if (!plain.includes(',')) {
     if (!TYPE_CODE.test(plain)) throw badQuery('type');
-    return { prefix: plain.toUpperCase() };
+    return { prefix: normaliseType(plain) };
   }
   return exactTypes(plain.split(','), 'type');
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/types.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import { deleteGrantTokens } from './tokens.ts';
 
 /** The authorizations (oauth_grants rows) an account has given, as its account page lists them. */
 export interface Authorization {
@@ -44,17 +45,24 @@ export async function listAuthorizations(
 }
 
 /**
- * Withdraws one of the account's authorizations: deleting the grant deletes its codes and tokens
- * in the same statement (ON DELETE CASCADE). False when no such grant belongs to the account.
+ * Withdraws one of the account's authorizations: its tokens, then the grant (which takes its codes
+ * with it, ON DELETE CASCADE), in one transaction. Returns the digests of the deleted tokens, for
+ * announcing on the bus so every process drops them from its caches at once; null when no such
+ * grant belongs to the account.
  */
 export async function revokeAuthorization(
-  q: Queryable,
+  db: Db,
   accountId: number,
   grantId: number,
-): Promise<boolean> {
-  const rows = await q.query('DELETE FROM oauth_grants WHERE id = $1 AND account_id = $2 RETURNING id', [
-    grantId,
-    accountId,
-  ]);
-  return rows.length === 1;
+): Promise<string[] | null> {
+  return db.tx(async (q) => {
+    const grant = await q.query('SELECT id FROM oauth_grants WHERE id = $1 AND account_id = $2 FOR UPDATE', [
+      grantId,
+      accountId,
+    ]);
+    if (grant.length === 0) return null;
+    const digests = await deleteGrantTokens(q, grantId);
+    await q.query('DELETE FROM oauth_grants WHERE id = $1', [grantId]);
+    return digests;
+  });
 }

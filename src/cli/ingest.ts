@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { openBus } from '../bus/open.ts';
-import { ingestTelegram } from '../telegrams/ingest.ts';
+import { ingestInOrder } from '../telegrams/ingest.ts';
 import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -43,21 +43,30 @@ export async function ingestCommand(argv: string[]): Promise<void> {
     const bus = await openBus(config);
     const out = { ingested: 0, duplicates: 0, rejected: [] as { path: string; reason: string }[] };
     try {
-      for (const path of files) {
-        if (statSync(path).size > MAX_TELEGRAM_BYTES) {
-          out.rejected.push({ path, reason: `telegram larger than ${MAX_TELEGRAM_BYTES} bytes` });
-          continue;
+      // Files over the limit are reported without being read; the others are read one at a time.
+      const readable = files.filter((path) => {
+        if (statSync(path).size <= MAX_TELEGRAM_BYTES) return true;
+        out.rejected.push({ path, reason: `telegram larger than ${MAX_TELEGRAM_BYTES} bytes` });
+        return false;
+      });
+      function* items() {
+        for (const path of readable) {
+          yield {
+            raw: readFileSync(path),
+            hints: {
+              fileName: basename(path),
+              type: values.type,
+              author: values.author,
+              receivedTime: Date.now(),
+            },
+          };
         }
-        const outcome = await ingestTelegram({ db, bus }, readFileSync(path), {
-          fileName: basename(path),
-          type: values.type,
-          author: values.author,
-          receivedTime: Date.now(),
-        });
-        if (!outcome.ok) out.rejected.push({ path, reason: outcome.reason });
+      }
+      await ingestInOrder({ db, bus }, items(), (outcome, i) => {
+        if (!outcome.ok) out.rejected.push({ path: readable[i]!, reason: outcome.reason });
         else if (outcome.stored.duplicate) out.duplicates++;
         else out.ingested++;
-      }
+      });
     } finally {
       await bus.close();
     }

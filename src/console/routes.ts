@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkPassword, getAccount } from '../accounts/accounts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
+import { announceRevoked } from '../auth/tokens.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import type { WebSession } from '../auth/sessions.ts';
 import type { AppContext } from '../context.ts';
@@ -170,9 +171,11 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
         return sendPage(reply, 403, renderErrorPage(csrfRejected));
       }
       const id = (request.params as { id: string }).id;
-      if (!/^\d{1,15}$/.test(id) || !(await revokeAuthorization(ctx.db, session.accountId, Number(id)))) {
-        return sendPage(reply, 404, renderErrorPage('No such authorization of your account.'));
-      }
+      const revoked = /^\d{1,15}$/.test(id)
+        ? await revokeAuthorization(ctx.db, session.accountId, Number(id))
+        : null;
+      if (!revoked) return sendPage(reply, 404, renderErrorPage('No such authorization of your account.'));
+      await announceRevoked(ctx.bus, revoked);
       return sendRedirect(reply, `${origin}${consolePaths.account}?revoked=1`);
     });
   });

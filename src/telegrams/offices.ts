@@ -1,7 +1,6 @@
 /**
  * Issuing office (Control/EditorialOffice) → the 4-letter office code the transport would carry
- * as `head.author`. Only codes confirmed by the production service's own samples are listed; a
- * telegram from another office needs the author from its transport (header, file name, request).
+ * as `head.author`. Only codes confirmed by the production service's own samples are listed.
  */
 const codes: Record<string, string> = {
   気象庁本庁: 'RJTD',
@@ -24,6 +23,13 @@ const codes: Record<string, string> = {
   鹿児島地方気象台: 'JPKG',
 };
 
-export function authorFromOffice(editorialOffice: string): string | undefined {
-  return codes[editorialOffice];
+/**
+ * The author of an XML telegram whose transport gave none and whose office is not listed: JMA
+ * headquarters. A relay must not drop a valid telegram over an informational field; the transport
+ * (header, file name, `author` parameter) gives the exact code when it is known.
+ */
+export const UNLISTED_OFFICE_AUTHOR = 'RJTD';
+
+export function authorFromOffice(editorialOffice: string): string {
+  return codes[editorialOffice] ?? UNLISTED_OFFICE_AUTHOR;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { classify } from './classify.ts';
@@ -101,13 +102,8 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
     header?.author ??
     named?.author ??
     (xmlReport ? authorFromOffice(xmlReport.control.editorialOffice) : undefined);
-  if (author === undefined) {
-    return reject(
-      xmlReport
-        ? `issuing office "${xmlReport.control.editorialOffice}" has no known office code: the transport must give the author`
-        : 'office code unknown: a non-XML telegram needs a JMA header or an author',
-    );
-  }
+  if (author === undefined)
+    return reject('office code unknown: a non-XML telegram needs a JMA header or an author');
 
   const format: TelegramFormat = xml ? 'xml' : isText(payload) ? 'a/n' : 'binary';
   const classification = classify(type, xml);
@@ -155,8 +151,6 @@ function looksLikeXml(payload: Buffer): boolean {
   return payload[i] === 0x3c; // '<'
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** A/N: valid UTF-8 without control characters other than CR, LF, tab and ETX/SOH framing. */
 function isText(payload: Buffer): boolean {
   if (
@@ -165,11 +159,7 @@ function isText(payload: Buffer): boolean {
   ) {
     return false;
   }
-  try {
-    utf8.decode(payload);
-  } catch {
-    return false;
-  }
+  if (!isUtf8(payload)) return false;
   for (const b of payload) if (b < 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0x03) return false;
   return true;
 }

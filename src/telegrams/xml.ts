@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 /** Largest JMA XML accepted (the biggest real telegrams are about 600 KB). */
@@ -6,8 +7,6 @@ export const MAX_XML_BYTES = 2 * 1024 * 1024;
 export const MAX_XML_DEPTH = 48;
 
 export class XmlRejected extends Error {}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -36,12 +35,9 @@ export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
  */
 export function parseXml(bytes: Buffer): Record<string, XmlNode> {
   if (bytes.length > MAX_XML_BYTES) throw new XmlRejected(`XML larger than ${MAX_XML_BYTES} bytes`);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new XmlRejected('XML is not valid UTF-8');
-  }
+  if (!isUtf8(bytes)) throw new XmlRejected('XML is not valid UTF-8');
+  // A byte order mark is not part of the document.
+  const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlRejected('XML with a DOCTYPE or entity declaration');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlRejected(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);

@@ -51,6 +51,8 @@ describe('POST /admin/v1/telegrams', () => {
     await settle(server);
     const listed = await getJson(server, `/v2/telegram?key=${listKey}`);
     assert.equal(listed.body.items[0].serial, first.body.serial);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /namazu_telegrams_ingested_total\{classification="telegram.earthquake"\} 1\n/);
     assert.equal(listed.body.items[0].head.type, 'VXSE53');
   });
 

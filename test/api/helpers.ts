@@ -3,7 +3,6 @@ import * as oauth from 'oauth4webapi';
 import { createClient } from '../../src/auth/clients.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { prepareTelegram } from '../../src/telegrams/prepare.ts';
 import type { TestServer } from '../support/server.ts';
 import { fixtureIndex, type FixtureEntry } from '../telegrams/fixtures.ts';
 
@@ -13,8 +12,7 @@ export async function ingestFixtures(server: TestServer, entries: FixtureEntry[]
   for (const entry of entries) {
     const raw = readFileSync(entry.path);
     const hints = { fileName: entry.file, receivedTime: server.ctx.clock.now() };
-    const author = prepareTelegram(raw, hints).ok ? undefined : 'JPXX';
-    const outcome = await ingestTelegram(server.ctx, raw, { ...hints, author });
+    const outcome = await ingestTelegram(server.ctx, raw, hints);
     if (!outcome.ok) throw new Error(`${entry.file}: ${outcome.reason}`);
     serials.push(outcome.stored.serial);
   }

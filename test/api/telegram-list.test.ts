@@ -139,6 +139,12 @@ describe('GET /v2/telegram', () => {
       await pageAll('type[]=VXSE51&type[]=VTSE41&limit=100'),
       expected((e) => notTest(e) && ['VXSE51', 'VTSE41'].includes(e.type)),
     );
+    // Codes are case-insensitive, except JMA's `ii` series placeholder.
+    assert.deepEqual(
+      await pageAll('type=vxkoii&limit=100'),
+      expected((e) => notTest(e) && e.type === 'VXKOii'),
+    );
+    assert.ok(expected((e) => e.type === 'VXKOii').length > 0);
     // A code that is a prefix of another is exact in a list.
     const exact = await list('type=VXSE5,VTSE41&limit=100');
     assert.ok(exact.body.items.every((i: { head: { type: string } }) => i.head.type === 'VTSE41'));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { issueCode } from '../../src/auth/codes.ts';
+import { channels } from '../../src/bus/types.ts';
 import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -72,8 +73,14 @@ test('the account page lists granted authorizations; revoking deletes the grant,
     1,
   );
 
+  const announced: string[] = [];
+  const unsubscribe = await h.server.ctx.bus.subscribe(channels.revoked, (p) => announced.push(p));
   const done = await browser.post(revoke.action, revoke.fields);
   assert.equal(done.status, 303);
+  await new Promise((r) => setImmediate(r));
+  await unsubscribe();
+  // Every process drops the tokens from its credential cache at once.
+  assert.deepEqual(announced, [JSON.stringify({ digest: 'digest-of-a-refresh-token' })]);
   assert.equal(done.headers.get('location'), `${h.origin}/account?revoked=1`);
   const db = h.server.ctx.db;
   assert.equal((await db.query('SELECT 1 FROM oauth_grants WHERE id = $1', [grantId])).length, 0);
