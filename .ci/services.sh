@@ -16,8 +16,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-PGPORT=${CI_PG_PORT:-55432}
-REDISPORT=${CI_REDIS_PORT:-56379}
+# Free loopback ports (asked of the kernel), unless given.
+free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+PGPORT=${CI_PG_PORT:-$(free_port)}
+REDISPORT=${CI_REDIS_PORT:-$(free_port)}
 BASE=$(mktemp -d /tmp/namazu-ci-XXXXXX)
 chmod 755 "$BASE"
 
@@ -33,12 +35,18 @@ fi
   -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $BASE -c max_connections=300 -c fsync=off -c synchronous_commit=off" start >/dev/null
 
 redis-server --bind 127.0.0.1 --port "$REDISPORT" --save '' --appendonly no --daemonize yes \
-  --logfile "$BASE/redis.log" --dir "$BASE" >/dev/null
+  --logfile "$BASE/redis.log" --dir "$BASE" --pidfile "$BASE/redis.pid" >/dev/null
 
+# Ready when our own server (not another one on the port) answers.
 for _ in $(seq 1 50); do
-  redis-cli -p "$REDISPORT" ping >/dev/null 2>&1 && break
+  [ -s "$BASE/redis.pid" ] && redis-cli -p "$REDISPORT" ping >/dev/null 2>&1 && break
   sleep 0.1
 done
+if ! [ -s "$BASE/redis.pid" ] || ! kill -0 "$(cat "$BASE/redis.pid")" 2>/dev/null; then
+  echo "redis-server did not start on 127.0.0.1:$REDISPORT:" >&2
+  tail -3 "$BASE/redis.log" >&2
+  exit 1
+fi
 
 echo "export CI_SERVICES_DIR='$BASE'"
 echo "export CI_PGBIN='$PGBIN'"
