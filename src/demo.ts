@@ -62,7 +62,7 @@ export function demoBanner(d: DemoCredentials, origin: string): string {
     '',
     'Namazu is running with a demo setup (shown once; set NAMAZU_DEMO=0 to skip it on a new installation).',
     `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
-    `  API reference:  ${origin}/docs`,
+    `  API reference:  ${origin}/reference`,
     `  Account:        ${d.email} / ${d.password}  (admin, every plan contracted)`,
     `  API key:        ${d.apiKey}`,
     `  OAuth client:   ${d.clientId}`,
