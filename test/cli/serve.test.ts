@@ -53,6 +53,15 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   assert.match(out, new RegExp(`curl -s '${service}/v2/contract' -u '${key.replace('.', '\\.')}:'`));
   const health = await fetch(`${service}/healthz`);
   assert.equal(health.status, 200);
+  // Every address the banner names answers, and the printed key works.
+  const reference = /API reference:\s+(http:\/\/\S+)/.exec(out)![1]!;
+  assert.equal((await fetch(reference)).status, 200);
+  const metadata = /OAuth metadata: (http:\/\/[^\s)]+)/.exec(out)![1]!;
+  assert.equal((await fetch(metadata)).status, 200);
+  const contracts = await fetch(`${service}/v2/contract`, {
+    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+  });
+  assert.equal(contracts.status, 200);
 
   // The data directory is locked while the server runs.
   const second = serve(dir);
