@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { isClientIdShape, toClient, type ClientRow, type OAuthClient } from './clients.ts';
 
 export interface ClientWithSecret {
@@ -25,29 +26,23 @@ export async function findClientWithSecret(q: Queryable, clientId: string): Prom
  * are refused by resource servers, which check that the client still exists.
  */
 export class ClientLookup {
-  private readonly entries = new Map<string, { value: ClientWithSecret; expires: number }>();
+  private readonly cache: CredentialCache<ClientWithSecret>;
 
   constructor(
     private readonly q: Queryable,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+    maxEntries = 10_000,
+  ) {
+    this.cache = new CredentialCache(ttlMs, maxEntries, () => clock.now());
+  }
 
   async find(clientId: string): Promise<ClientWithSecret | null> {
-    const now = this.clock.now();
-    const hit = this.entries.get(clientId);
-    if (hit && hit.expires > now) return hit.value;
+    const hit = this.cache.get(clientId);
+    if (hit) return hit;
     const found = await findClientWithSecret(this.q, clientId);
-    if (!found) {
-      this.entries.delete(clientId);
-      return null;
-    }
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(clientId, { value: found, expires: now + this.ttlMs });
+    if (found) this.cache.set(clientId, found);
+    else this.cache.delete(clientId);
     return found;
   }
 }

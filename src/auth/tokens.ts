@@ -49,15 +49,7 @@ function toRecord(r: TokenRow): TokenRecord {
   };
 }
 
-export interface NewToken {
-  kind: TokenKind;
-  grantId: number | null;
-  clientId: string;
-  accountId: number;
-  scopes: string[];
-  jkt: string | null;
-  expiresAt: Date;
-}
+export type NewToken = Omit<TokenRecord, 'digest' | 'createdAt'>;
 
 /** A fresh token value and the digest stored in its place. */
 export function mintToken(pepper: Buffer, kind: TokenKind): { value: string; digest: string } {

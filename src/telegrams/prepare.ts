@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { classify } from './classify.ts';
 import { authorFromOffice } from './offices.ts';
-import type { TelegramFormat, TelegramHead, XmlReport } from './record.ts';
+import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
 import { typeFromTitle } from './title-codes.ts';
 import { fromFileName, resolveHeaderTime, splitHeader, type TransportHeader } from './transport.ts';
 import { parseXml, XmlRejected } from './xml.ts';
@@ -24,18 +24,9 @@ export interface IngestHints {
 }
 
 /** A telegram ready to store: everything of a TelegramRecord except its serial. */
-export interface PreparedTelegram {
+export interface PreparedTelegram extends Omit<TelegramRecord, 'serial'> {
   /** SHA-384 hex of the bytes as received (idempotency key). */
   rawDigest: string;
-  id: string;
-  classification: string;
-  head: TelegramHead;
-  receivedTime: string;
-  format: TelegramFormat;
-  xmlReport: XmlReport | null;
-  compression: 'gzip' | null;
-  encoding: 'base64' | 'utf-8';
-  body: Buffer;
 }
 
 export type Prepared = { ok: true; telegram: PreparedTelegram } | { ok: false; reason: string };
