@@ -1,8 +1,24 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Queryable, SqlParam } from './types.ts';
 
 // int8 as a JavaScript number, as on PGlite (serials and ids stay far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+// Statements with parameters run as named prepared statements: each connection plans a statement
+// once instead of on every call (planning is most of a keyset page's cost). Statement texts come
+// from code, so there are few; past the cap, texts run unnamed rather than growing every connection.
+const MAX_NAMED_STATEMENTS = 500;
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = 's' + createHash('sha1').update(sql).digest('hex').slice(0, 20);
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
@@ -11,7 +27,9 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
       await client.query(sql);
     },
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const res = await client.query(sql, params as unknown[]);
+      const values = params as unknown[];
+      const name = values.length > 0 ? statementName(sql) : undefined;
+      const res = await client.query(name ? { name, text: sql, values } : { text: sql, values });
       return res.rows as T[];
     },
   };
