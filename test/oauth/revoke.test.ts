@@ -5,7 +5,9 @@ import * as oauth from 'oauth4webapi';
 import {
   basic,
   isActive,
+  postAsClient,
   postForm,
+  tokensFor as tokensForClient,
   serverMeta,
   startAuthHarness,
   type AuthHarness,
@@ -21,24 +23,9 @@ describe('revocation endpoint', () => {
   });
   after(async () => h.close());
 
-  async function tokensFor(client: TestClient) {
-    const { code, verifier } = await h.code(client);
-    const form: Record<string, string> = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: client.client.redirectUris[0]!,
-      ...(verifier ? { code_verifier: verifier } : {}),
-    };
-    const r = client.secret
-      ? await postForm(h.tokenUrl, form, { authorization: basic(client.id, client.secret) })
-      : await postForm(h.tokenUrl, { ...form, client_id: client.id });
-    assert.equal(r.status, 200, r.text);
-    return { access: r.json!.access_token as string, refresh: r.json!.refresh_token as string };
-  }
+  const tokensFor = (client: TestClient) => tokensForClient(h, client);
   const revoke = (client: TestClient, form: Record<string, string>) =>
-    client.secret
-      ? postForm(h.revokeUrl, form, { authorization: basic(client.id, client.secret) })
-      : postForm(h.revokeUrl, { client_id: client.id, ...form });
+    postAsClient(client, h.revokeUrl, form);
   const refresh = (client: TestClient, refresh_token: string) =>
     postForm(
       h.tokenUrl,

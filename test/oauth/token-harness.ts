@@ -149,6 +149,32 @@ export async function postForm(
   return { status: res.status, headers: res.headers, json, text };
 }
 
+/**
+ * POSTs a form as the client authenticates: Basic (Appendix B) for a confidential client,
+ * `client_id` in the body for a public one.
+ */
+export function postAsClient(client: TestClient, url: string, form: Record<string, string>) {
+  return client.secret
+    ? postForm(url, form, { authorization: basic(client.id, client.secret) })
+    : postForm(url, { client_id: client.id, ...form });
+}
+
+/** Redeems a fresh code of the client (with its PKCE verifier when it has one); returns the tokens. */
+export async function tokensFor(
+  h: AuthHarness,
+  client: TestClient,
+): Promise<{ access: string; refresh: string }> {
+  const { code, verifier } = await h.code(client);
+  const r = await postAsClient(client, h.tokenUrl, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: client.client.redirectUris[0]!,
+    ...(verifier ? { code_verifier: verifier } : {}),
+  });
+  if (r.status !== 200) throw new Error(`code redemption failed: ${r.status} ${r.text}`);
+  return { access: r.json!.access_token as string, refresh: r.json!.refresh_token as string };
+}
+
 /** RFC 6749 Appendix B: form-urlencode, then Basic. */
 export function basic(id: string, secret: string): string {
   const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');

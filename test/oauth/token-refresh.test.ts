@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import {
   basic,
+  postAsClient,
   postForm,
+  tokensFor as tokensForClient,
   serverMeta,
   startAuthHarness,
   type AuthHarness,
@@ -21,28 +23,9 @@ describe('refresh token grant', () => {
   });
   after(async () => h.close());
 
-  async function tokensFor(client: TestClient) {
-    const { code, verifier } = await h.code(client);
-    const form: Record<string, string> = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: client.client.redirectUris[0]!,
-      ...(verifier ? { code_verifier: verifier } : {}),
-    };
-    const r = client.secret
-      ? await postForm(h.tokenUrl, form, { authorization: basic(client.id, client.secret) })
-      : await postForm(h.tokenUrl, { ...form, client_id: client.id });
-    assert.equal(r.status, 200, r.text);
-    return { access: r.json!.access_token as string, refresh: r.json!.refresh_token as string };
-  }
+  const tokensFor = (client: TestClient) => tokensForClient(h, client);
   const refresh = (client: TestClient, form: Record<string, string>) =>
-    client.secret
-      ? postForm(
-          h.tokenUrl,
-          { grant_type: 'refresh_token', ...form },
-          { authorization: basic(client.id, client.secret) },
-        )
-      : postForm(h.tokenUrl, { grant_type: 'refresh_token', client_id: client.id, ...form });
+    postAsClient(client, h.tokenUrl, { grant_type: 'refresh_token', ...form });
 
   test('R1 happy path: a new access token and no refresh token (oauth4webapi)', async () => {
     const { access, refresh: rt } = await tokensFor(h.C1);
