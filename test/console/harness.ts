@@ -2,6 +2,7 @@ import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import * as openid from 'openid-client';
 
 /**
  * A running service (test/support: fresh PGlite, or PostgreSQL with NAMAZU_TEST_DATABASE_URL) with
@@ -180,4 +181,16 @@ export async function signInThroughForm(
     ['email', email],
     ['password', password],
   ]);
+}
+
+/** openid-client's discovery of the test server (plain OAuth 2.0 metadata, http on loopback allowed). */
+export function discoverOverHttp(
+  origin: string,
+  clientId: string,
+  auth: openid.ClientAuth = openid.None(),
+): Promise<openid.Configuration> {
+  return openid.discovery(new URL(origin), clientId, undefined, auth, {
+    algorithm: 'oauth2',
+    execute: [openid.allowInsecureRequests],
+  });
 }

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import * as client from 'openid-client';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
+import {
+  Browser,
+  discoverOverHttp,
+  parseForms,
+  signInThroughForm,
+  startHarness,
+  type Harness,
+} from '../console/harness.ts';
 
 /**
  * The whole code flow as real clients run it: openid-client builds the request, the user signs in
@@ -30,16 +37,7 @@ async function approve(browser: Browser, url: URL): Promise<URL> {
 }
 
 test('public client: PKCE + DPoP code flow, refresh, then revocation from the account page', async () => {
-  const config = await client.discovery(
-    new URL(h.origin),
-    h.clients.P1.client.clientId,
-    undefined,
-    client.None(),
-    {
-      algorithm: 'oauth2',
-      execute: [client.allowInsecureRequests],
-    },
-  );
+  const config = await discoverOverHttp(h.origin, h.clients.P1.client.clientId, client.None());
   const keyPair = await client.randomDPoPKeyPair('ES256');
   const dpop = client.getDPoPHandle(config, keyPair);
   const verifier = client.randomPKCECodeVerifier();
@@ -82,13 +80,7 @@ test('public client: PKCE + DPoP code flow, refresh, then revocation from the ac
 
 test('confidential client: form_post response redeemed by openid-client', async () => {
   const c1 = h.clients.C1;
-  const config = await client.discovery(
-    new URL(h.origin),
-    c1.client.clientId,
-    undefined,
-    client.ClientSecretBasic(c1.secret!),
-    { algorithm: 'oauth2', execute: [client.allowInsecureRequests] },
-  );
+  const config = await discoverOverHttp(h.origin, c1.client.clientId, client.ClientSecretBasic(c1.secret!));
   const state = client.randomState();
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: 'https://app.example/cb',

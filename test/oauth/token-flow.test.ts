@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { Browser, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
+import {
+  Browser,
+  discoverOverHttp,
+  signInThroughForm,
+  startHarness,
+  type Harness,
+} from '../console/harness.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
@@ -90,16 +96,7 @@ describe('authorization code flow end to end', () => {
   });
 
   test('T1 public native client P1 with openid-client: S256, loopback port, DPoP with nonces and dpop_jkt', async () => {
-    const config = await client.discovery(
-      new URL(h.origin),
-      h.clients.P1.client.clientId,
-      undefined,
-      client.None(),
-      {
-        algorithm: 'oauth2',
-        execute: [client.allowInsecureRequests],
-      },
-    );
+    const config = await discoverOverHttp(h.origin, h.clients.P1.client.clientId, client.None());
     const keyPair = await client.randomDPoPKeyPair('ES256');
     const DPoP = client.getDPoPHandle(config, keyPair);
     const verifier = client.randomPKCECodeVerifier();
