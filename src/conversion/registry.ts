@@ -1,0 +1,16 @@
+import type { Converter } from './types.ts';
+
+/**
+ * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
+ * A type not listed here has no JSON conversion.
+ */
+const converters: Readonly<Record<string, Converter>> = {};
+
+export function converterFor(type: string): Converter | undefined {
+  return Object.hasOwn(converters, type) ? converters[type] : undefined;
+}
+
+/** Every data type code with a converter (for docs, metrics and rebuilds). */
+export function convertibleTypes(): string[] {
+  return Object.keys(converters).sort();
+}
