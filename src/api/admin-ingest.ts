@@ -74,6 +74,12 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
         if (!outcome.stored.duplicate) {
           ctx.metrics.telegramsIngested.inc({ classification: outcome.stored.classification });
         }
+        if (outcome.converted) ctx.metrics.telegramsConverted.inc({ schema: outcome.converted.schema.type });
+        if (outcome.conversionFailure) {
+          const { schema, reason } = outcome.conversionFailure;
+          ctx.metrics.conversionFailures.inc({ schema: schema.type });
+          request.log.warn({ telegramId: outcome.stored.id, schema, reason }, 'JSON conversion failed');
+        }
         return okBody(outcome.stored, ctx.clock.now());
       },
     );

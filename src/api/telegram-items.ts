@@ -18,11 +18,19 @@ function v2Prefix(t: TelegramSummary, withXmlReport: boolean): string {
     serial: t.serial,
     id: t.id,
     classification: t.classification,
-    head: t.head,
+    head: listHead(t),
     receivedTime: t.receivedTime,
     ...(slot === 1 ? { xmlReport: t.xmlReport } : {}),
+    ...(t.conversion ? { schema: t.conversion.schema } : {}),
     format: t.format,
   }).slice(0, -1));
+}
+
+/** The head of a list item: a JSON conversion's head has no `xml` flag (as on the WebSocket). */
+function listHead(t: TelegramSummary) {
+  if (!t.conversion) return t.head;
+  const { xml: _xml, ...head } = t.head;
+  return head;
 }
 
 /** The v2 list response (service.md "Telegram item, list v2") as JSON text. */

@@ -105,8 +105,8 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         classifications: await listedClassifications(deps, principal.accountId),
         types,
         test,
-        // JSON conversions do not exist yet: json mode lists the telegrams that have no XML body.
-        formats: formatMode === 'json' ? ['a/n', 'binary'] : undefined,
+        // json mode replaces each XML telegram by its conversion; an XML without one is not listed.
+        formats: formatMode === 'json' ? ['a/n', 'binary', 'json'] : ['xml', 'a/n', 'binary'],
         receivedFrom: range.from,
         receivedBefore: range.before,
         before: cursor?.direction === 'older' ? cursor.serial : undefined,
@@ -166,6 +166,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         classifications: await listedClassifications(deps, principal.accountId),
         types,
         test,
+        formats: ['xml', 'a/n', 'binary'],
         before: older,
         after: older === undefined && newCatch > 0 ? newCatch : undefined,
         limit,

@@ -41,7 +41,12 @@ export async function ingestCommand(argv: string[]): Promise<void> {
   }
   const result = await withDatabase(values, async ({ config, db }) => {
     const bus = await openBus(config);
-    const out = { ingested: 0, duplicates: 0, rejected: [] as { path: string; reason: string }[] };
+    const out = {
+      ingested: 0,
+      duplicates: 0,
+      rejected: [] as { path: string; reason: string }[],
+      conversionFailures: [] as { path: string; id: string; schema: string; reason: string }[],
+    };
     try {
       // Files over the limit are reported without being read; the others are read one at a time.
       const readable = files.filter((path) => {
@@ -66,6 +71,15 @@ export async function ingestCommand(argv: string[]): Promise<void> {
         if (!outcome.ok) out.rejected.push({ path: readable[i]!, reason: outcome.reason });
         else if (outcome.stored.duplicate) out.duplicates++;
         else out.ingested++;
+        if (outcome.ok && outcome.conversionFailure) {
+          const { schema, reason } = outcome.conversionFailure;
+          out.conversionFailures.push({
+            path: readable[i]!,
+            id: outcome.stored.id,
+            schema: schema.type,
+            reason,
+          });
+        }
       });
     } finally {
       await bus.close();

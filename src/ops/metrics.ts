@@ -6,6 +6,10 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   openWebSockets: Gauge;
   telegramsIngested: Counter<'classification'>;
+  /** JSON conversions stored with their XML telegram, by schema. */
+  telegramsConverted: Counter<'schema'>;
+  /** Conversions that failed (converter error or schema violation); the XML was still stored. */
+  conversionFailures: Counter<'schema'>;
   /** Seconds from a telegram's commit to its send on a WebSocket. */
   deliveryLatency: Histogram<'classification'>;
 }
@@ -31,6 +35,18 @@ export function createMetrics(): Metrics {
       name: 'namazu_telegrams_ingested_total',
       help: 'Telegrams stored (duplicates not counted)',
       labelNames: ['classification'],
+      registers: [registry],
+    }),
+    telegramsConverted: new Counter({
+      name: 'namazu_telegrams_converted_total',
+      help: 'JSON conversions stored with their XML telegram',
+      labelNames: ['schema'],
+      registers: [registry],
+    }),
+    conversionFailures: new Counter({
+      name: 'namazu_conversion_failures_total',
+      help: 'Conversions that failed (converter error or schema violation); the XML telegram was still stored',
+      labelNames: ['schema'],
       registers: [registry],
     }),
     deliveryLatency: new Histogram({

@@ -101,17 +101,20 @@ export function dataMessage(record: TelegramRecord, passing: readonly PassingHop
   head.time = record.head.time;
   head.designation = record.head.designation;
   head.test = record.head.test;
-  head.xml = record.head.xml;
+  // A JSON conversion's head has no `xml` flag; it names its source and schema instead.
+  if (!record.conversion) head.xml = record.head.xml;
   const message: Record<string, unknown> = {
     type: 'data',
     version: '2.0',
     classification: record.classification,
     id: record.id,
+    ...(record.conversion ? { originalId: record.conversion.originalId } : {}),
     passing,
     head,
   };
   if (record.xmlReport) message.xmlReport = record.xmlReport;
   message.format = record.format;
+  if (record.conversion) message.schema = record.conversion.schema;
   message.compression = record.compression;
   message.encoding = record.encoding;
   message.body = record.body.toString(record.encoding === 'base64' ? 'base64' : 'utf8');

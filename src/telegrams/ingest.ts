@@ -1,24 +1,46 @@
 import { channels, type Bus } from '../bus/types.ts';
+import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
-import { prepareTelegram, type IngestHints, type Prepared, type PreparedTelegram } from './prepare.ts';
+import { prepareConversion, type PreparedConversion } from './conversion.ts';
+import { prepareTelegram, type IngestHints, type PreparedTelegram } from './prepare.ts';
 import { findStored, storeTelegram, type StoredTelegram } from './store.ts';
 
-export type IngestOutcome = { ok: true; stored: StoredTelegram } | { ok: false; reason: string };
+/** A conversion that was attempted and failed: the XML was stored and delivered without it. */
+export interface ConversionFailure {
+  schema: SchemaRef;
+  reason: string;
+}
+
+export type IngestOutcome =
+  | {
+      ok: true;
+      stored: StoredTelegram;
+      /** The JSON conversion stored with it (absent for duplicates and types without a converter). */
+      converted?: StoredTelegram & { schema: SchemaRef };
+      conversionFailure?: ConversionFailure;
+    }
+  | { ok: false; reason: string };
 
 type Deps = { db: Db; bus: Bus };
 
+/** A telegram ready to store, with its conversion already computed (CPU work done before any I/O). */
+type Ready =
+  | { ok: true; telegram: PreparedTelegram; conversion: PreparedConversion | null }
+  | { ok: false; reason: string };
+
 /**
- * The ingest pipeline every source uses: prepare (parse, classify, identify), store in one
- * transaction (one statement), and after COMMIT announce the new serial on the bus. Invalid input
- * stores nothing.
+ * The ingest pipeline every source uses: prepare (parse, classify, identify, convert), store the
+ * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
+ * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
  */
 export async function ingestTelegram(deps: Deps, raw: Buffer, hints: IngestHints): Promise<IngestOutcome> {
-  return commit(deps, prepareTelegram(raw, hints));
+  return commit(deps, prepare(raw, hints));
 }
 
 /**
  * Ingests telegrams in order, preparing the next one while the previous one is being stored, so the
- * CPU work of parsing overlaps the database round trip. Calls `done` with each outcome, in order.
+ * CPU work of parsing and converting overlaps the database round trip. Calls `done` with each
+ * outcome, in order.
  */
 export async function ingestInOrder(
   deps: Deps,
@@ -28,27 +50,62 @@ export async function ingestInOrder(
   let pending: Promise<IngestOutcome> | undefined;
   let index = 0;
   for (const item of items) {
-    const prepared = prepareTelegram(item.raw, item.hints);
+    const ready = prepare(item.raw, item.hints);
     if (pending) done(await pending, index++);
-    pending = commit(deps, prepared);
+    pending = commit(deps, ready);
   }
   if (pending) done(await pending, index);
 }
 
-async function commit(deps: Deps, prepared: Prepared): Promise<IngestOutcome> {
+function prepare(raw: Buffer, hints: IngestHints): Ready {
+  const prepared = prepareTelegram(raw, hints);
   if (!prepared.ok) return prepared;
-  const stored = await store(deps.db, prepared.telegram);
-  if (!stored.duplicate) await deps.bus.publish(channels.telegram, JSON.stringify({ serial: stored.serial }));
-  return { ok: true, stored };
+  const conversion =
+    prepared.xmlText === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlText);
+  return { ok: true, telegram: prepared.telegram, conversion };
 }
 
-async function store(db: Db, telegram: PreparedTelegram): Promise<StoredTelegram> {
+async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
+  if (!ready.ok) return ready;
+  const outcome = await store(deps.db, ready);
+  if (!outcome.stored.duplicate) {
+    await deps.bus.publish(channels.telegram, JSON.stringify({ serial: outcome.stored.serial }));
+    if (outcome.converted) {
+      await deps.bus.publish(channels.telegram, JSON.stringify({ serial: outcome.converted.serial }));
+    }
+  }
+  return outcome;
+}
+
+async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome & { ok: true }> {
+  const { telegram, conversion } = ready;
   try {
-    return await storeTelegram(db, telegram);
+    return await db.tx(async (q) => {
+      const stored = await storeTelegram(q, telegram);
+      if (stored.duplicate || conversion === null) return { ok: true, stored };
+      if (!conversion.ok) return { ok: true, stored, conversionFailure: conversion };
+      // The conversion commits with its source or not at all; its failure leaves the XML stored.
+      await q.query('SAVEPOINT conversion');
+      try {
+        const converted = await storeTelegram(q, conversion.telegram);
+        await q.query('RELEASE SAVEPOINT conversion');
+        return { ok: true, stored, converted: { ...converted, schema: conversion.schema } };
+      } catch (err) {
+        await q.query('ROLLBACK TO SAVEPOINT conversion');
+        return {
+          ok: true,
+          stored,
+          conversionFailure: {
+            schema: conversion.telegram.conversion!.schema,
+            reason: (err as Error).message,
+          },
+        };
+      }
+    });
   } catch (err) {
     // Stored concurrently by another process between our snapshot and our lock: a duplicate.
     const existing = (err as { code?: string }).code === '23505' ? await findStored(db, telegram) : null;
     if (!existing) throw err;
-    return existing;
+    return { ok: true, stored: existing };
   }
 }

@@ -29,7 +29,14 @@ export interface PreparedTelegram extends Omit<TelegramRecord, 'serial'> {
   rawDigest: string;
 }
 
-export type Prepared = { ok: true; telegram: PreparedTelegram } | { ok: false; reason: string };
+export type Prepared =
+  | {
+      ok: true;
+      telegram: PreparedTelegram;
+      /** The XML document as text (XML telegrams only): what the JSON conversion reads. */
+      xmlText?: string;
+    }
+  | { ok: false; reason: string };
 
 /** Largest telegram accepted from any source. */
 export const MAX_TELEGRAM_BYTES = 2 * 1024 * 1024 + 256;
@@ -117,6 +124,7 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
   const body = compressed ? gzipSync(payload, { level: 6 }) : payload;
   return {
     ok: true,
+    ...(xml ? { xmlText: payload.toString('utf8').replace(/^\uFEFF/, '') } : {}),
     telegram: {
       rawDigest: sha384(raw),
       id: sha384(body),

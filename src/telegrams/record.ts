@@ -55,4 +55,11 @@ export interface TelegramRecord {
   encoding: 'base64' | 'utf-8';
   /** Body bytes as delivered on the WebSocket (before base64). */
   body: Buffer;
+  /** JSON conversions only: the schema the document follows and the id of its source XML telegram. */
+  conversion?: TelegramConversion;
+}
+
+export interface TelegramConversion {
+  schema: { type: string; version: string };
+  originalId: string;
 }

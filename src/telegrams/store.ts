@@ -9,7 +9,7 @@ export type TelegramSummary = Omit<TelegramRecord, 'body'>;
 const INGEST_LOCK_KEY = 7_262_420_040;
 
 const SUMMARY_COLUMNS = `serial, id, classification, type, author, target, head_time, designation, test, format,
-  received_time, xml_report, compression, encoding`;
+  received_time, xml_report, compression, encoding, original_id, schema_type, schema_version`;
 
 interface Row {
   serial: number;
@@ -26,6 +26,9 @@ interface Row {
   xml_report: XmlReport | null;
   compression: 'gzip' | null;
   encoding: 'base64' | 'utf-8';
+  original_id: string | null;
+  schema_type: string | null;
+  schema_version: string | null;
   body64?: string;
 }
 
@@ -56,6 +59,14 @@ function toSummary(r: Row): TelegramSummary {
     xmlReport: r.xml_report,
     compression: r.compression,
     encoding: r.encoding,
+    ...(r.original_id !== null
+      ? {
+          conversion: {
+            schema: { type: r.schema_type!, version: r.schema_version! },
+            originalId: r.original_id,
+          },
+        }
+      : {}),
   };
 }
 
@@ -79,8 +90,8 @@ export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<
        SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1
      ), inserted AS (
        INSERT INTO telegrams (raw_digest, id, classification, type, author, target, head_time, designation, test,
-         format, received_time, xml_report, compression, encoding, body)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, decode($15, 'base64')
+         format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, decode($15, 'base64'), $17, $18, $19
        FROM pg_advisory_xact_lock($16) WHERE NOT EXISTS (SELECT 1 FROM existing)
        RETURNING serial, id, classification
      )
@@ -103,6 +114,9 @@ export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<
       t.encoding,
       t.body.toString('base64'),
       INGEST_LOCK_KEY,
+      t.conversion?.originalId ?? null,
+      t.conversion?.schema.type ?? null,
+      t.conversion?.schema.version ?? null,
     ],
   );
   return rows[0]!;

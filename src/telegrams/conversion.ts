@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { convertTelegram } from '../conversion/convert.ts';
+import type { ConvertedDocument, SchemaRef } from '../conversion/types.ts';
+import type { PreparedTelegram } from './prepare.ts';
+
+export type PreparedConversion =
+  | { ok: true; schema: SchemaRef; telegram: PreparedTelegram; document: ConvertedDocument }
+  | { ok: false; schema: SchemaRef; reason: string };
+
+const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('hex');
+
+/**
+ * The JSON conversion of an XML telegram as a telegram of its own (docs/conversion.md): the
+ * document gzip-compressed, its id the SHA-384 of those bytes, `_originalId` and `originalId` the
+ * XML's id; classification, head (not `xml`), reception time and Control/Head as the XML's.
+ * Pure: no I/O. Null when the type has no converter; a failure is returned, never thrown.
+ */
+export function prepareConversion(xml: PreparedTelegram, xmlText: string): PreparedConversion | null {
+  const outcome = convertTelegram(xmlText, xml.head.type, xml.id);
+  if (outcome === null || !outcome.ok) return outcome;
+  const body = gzipSync(Buffer.from(JSON.stringify(outcome.document)), { level: 6 });
+  return {
+    ok: true,
+    schema: outcome.schema,
+    document: outcome.document,
+    telegram: {
+      // One conversion per source telegram: the idempotency key is derived from the source's id.
+      rawDigest: sha384(`conversion:${xml.id}`),
+      id: sha384(body),
+      classification: xml.classification,
+      head: { ...xml.head, xml: false },
+      receivedTime: xml.receivedTime,
+      format: 'json',
+      xmlReport: xml.xmlReport,
+      compression: 'gzip',
+      encoding: 'base64',
+      body,
+      conversion: { schema: outcome.schema, originalId: xml.id },
+    },
+  };
+}
