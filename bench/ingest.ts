@@ -1,5 +1,7 @@
 // Ingest throughput of the real fixtures (every JMA XML file once, through the pipeline the CLI uses:
-// parse, classify, gzip, SHA-384, one transaction each, bus announcement) into a fresh database.
+// parse, classify, gzip, SHA-384, JSON conversion and projections, one transaction each, bus
+// announcement) into a fresh database, side by side with the same telegrams stored without
+// conversion (prepare + store + announce), alternating runs so machine noise hits both alike.
 // Usage: node --import tsx bench/ingest.ts [runs]
 //   embedded PGlite by default; NAMAZU_BENCH_DATABASE_URL=postgres://… (a server; a fresh database
 //   is created and dropped per run) for PostgreSQL.
@@ -10,7 +12,10 @@ import { createMemoryBus } from '../src/bus/memory.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import type { Db } from '../src/db/types.ts';
+import { channels } from '../src/bus/types.ts';
 import { ingestInOrder } from '../src/telegrams/ingest.ts';
+import { prepareTelegram } from '../src/telegrams/prepare.ts';
+import { storeTelegram } from '../src/telegrams/store.ts';
 import { createTestDatabase } from '../test/support/database.ts';
 import { fixtureIndex } from '../test/telegrams/fixtures.ts';
 
@@ -47,25 +52,53 @@ async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
   };
 }
 
-const rates: number[] = [];
-for (let run = 0; run < runs; run++) {
-  const { db, drop } = await freshDb();
-  const bus = createMemoryBus();
-  const t0 = performance.now();
-  await ingestInOrder(
+type Pipeline = (db: Db, bus: ReturnType<typeof createMemoryBus>) => Promise<void>;
+
+const withConversion: Pipeline = (db, bus) =>
+  ingestInOrder(
     { db, bus },
     telegrams.map((t) => ({ raw: t.raw, hints: { ...t.hints, receivedTime: Date.now() } })),
     (outcome) => {
       if (!outcome.ok) throw new Error(outcome.reason);
     },
   );
+
+const withoutConversion: Pipeline = async (db, bus) => {
+  for (const t of telegrams) {
+    const prepared = prepareTelegram(t.raw, { ...t.hints, receivedTime: Date.now() });
+    if (!prepared.ok) throw new Error(prepared.reason);
+    const stored = await storeTelegram(db, prepared.telegram);
+    await bus.publish(channels.telegram, JSON.stringify({ serial: stored.serial }));
+  }
+};
+
+async function rate(pipeline: Pipeline): Promise<number> {
+  const { db, drop } = await freshDb();
+  const bus = createMemoryBus();
+  const t0 = performance.now();
+  await pipeline(db, bus);
   const seconds = (performance.now() - t0) / 1000;
-  rates.push(telegrams.length / seconds);
   await bus.close();
   await drop();
+  return telegrams.length / seconds;
 }
-rates.sort((a, b) => a - b);
+
+const rates = { with: [] as number[], without: [] as number[] };
+for (let run = 0; run < runs; run++) {
+  rates.without.push(await rate(withoutConversion));
+  rates.with.push(await rate(withConversion));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const engine = serverUrl ? 'PostgreSQL' : 'PGlite';
 console.log(
-  `${serverUrl ? 'PostgreSQL' : 'PGlite'}: ${telegrams.length} telegrams (${(bytes / 1e6).toFixed(1)} MB) per run, ${runs} runs: ` +
-    `median ${rates[Math.floor(runs / 2)]!.toFixed(0)} telegrams/s (min ${rates[0]!.toFixed(0)}, max ${rates[runs - 1]!.toFixed(0)})`,
+  `${engine}: ${telegrams.length} telegrams (${(bytes / 1e6).toFixed(1)} MB) per run, ${runs} runs each`,
+);
+for (const [name, xs] of Object.entries(rates)) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  console.log(
+    `  ${name.padEnd(7)} conversion: median ${median(xs).toFixed(0)} telegrams/s (min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)})`,
+  );
+}
+console.log(
+  `  ratio with/without: ${(median(rates.with) / median(rates.without)).toFixed(2)} (target ≥ 0.80)`,
 );

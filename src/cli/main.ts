@@ -4,6 +4,7 @@ import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
 import { UsageError } from './args.ts';
 import { clientCommand } from './client.ts';
+import { convertCommand } from './convert.ts';
 import { ingestCommand } from './ingest.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
@@ -18,6 +19,7 @@ const commands: Record<string, Command> = {
   client: clientCommand,
   contract: contractCommand,
   ingest: ingestCommand,
+  convert: convertCommand,
 };
 
 const USAGE = `usage: namazu <command> [options]
@@ -28,6 +30,7 @@ const USAGE = `usage: namazu <command> [options]
   client create --account E --name N --type confidential|public --redirect-uri U … --grant G … --scopes "…"
   contract add|remove --account E --plan P
   ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
+  convert --rebuild                      (re-derive JSON conversions from the stored XML)
 Commands that open the database also take --data-dir D and --database-url U.`;
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */

@@ -1,0 +1,62 @@
+// JSON conversion time per schema on the fixtures: every fixture XML whose type has a converter is
+// converted (parse → convert → schema check, as ingest does) many times; prints median and p99 per
+// document, the largest document's median, and the longest event-loop stall seen while converting.
+// Usage: node --import tsx bench/conversion.ts [rounds]
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { convertTelegram } from '../src/conversion/convert.ts';
+import { converterFor } from '../src/conversion/registry.ts';
+import { fixtureIndex } from '../test/telegrams/fixtures.ts';
+
+const rounds = Number(process.argv[2] ?? 20);
+
+interface Sample {
+  type: string;
+  xml: string;
+  bytes: number;
+  times: number[];
+}
+const bySchema = new Map<string, Sample[]>();
+let failures = 0;
+for (const entry of fixtureIndex()) {
+  const converter = converterFor(entry.type);
+  if (!converter) continue;
+  const xml = readFileSync(entry.path, 'utf8');
+  const samples = bySchema.get(converter.schema.type) ?? [];
+  bySchema.set(converter.schema.type, samples);
+  samples.push({ type: entry.type, xml, bytes: Buffer.byteLength(xml), times: [] });
+  const outcome = convertTelegram(xml, entry.type, 'x'.repeat(96));
+  if (!outcome?.ok) failures++;
+}
+
+const stall = monitorEventLoopDelay({ resolution: 1 });
+stall.enable();
+for (let round = 0; round < rounds; round++) {
+  for (const [, samples] of bySchema) {
+    for (const sample of samples) {
+      const t0 = performance.now();
+      convertTelegram(sample.xml, sample.type, 'x'.repeat(96));
+      sample.times.push(performance.now() - t0);
+    }
+  }
+  // Let the event loop turn between rounds so the stall monitor sees each conversion on its own.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+stall.disable();
+
+const quantile = (xs: number[], q: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+console.log(`conversion per document, ${rounds} rounds (ms)`);
+console.log('schema | documents | median | p99 | largest document (bytes) | its median');
+for (const [schema, samples] of [...bySchema].sort()) {
+  const all = samples.flatMap((s) => s.times);
+  const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  console.log(
+    `${schema} | ${samples.length} | ${quantile(all, 0.5).toFixed(3)} | ${quantile(all, 0.99).toFixed(3)} | ` +
+      `${largest.bytes} | ${quantile(largest.times, 0.5).toFixed(3)}`,
+  );
+}
+console.log(`longest event-loop stall while converting: ${(stall.max / 1e6).toFixed(1)} ms`);
+console.log(`documents that failed to convert or validate: ${failures}`);

@@ -1,0 +1,64 @@
+import { gunzipSync } from 'node:zlib';
+import type { Db } from '../db/types.ts';
+import { prepareConversion } from './conversion.ts';
+import type { ConversionFailure } from './ingest.ts';
+import { loadTelegramsAfter, storeTelegram } from './store.ts';
+
+export interface RebuildReport {
+  /** Conversions added for XML telegrams that had none (new serials). */
+  added: number;
+  /** Stored conversions whose document changed: replaced in place (same serial, new id). */
+  replaced: number;
+  unchanged: number;
+  failed: (ConversionFailure & { id: string })[];
+}
+
+const BATCH = 200;
+
+/**
+ * Re-derives the JSON conversion of every stored XML telegram with today's converters
+ * (docs/conversion.md, "Rebuilding"). Idempotent: a second run changes nothing. The XML telegrams
+ * and unchanged conversions keep their ids and serials; nothing is announced on the bus.
+ */
+export async function rebuildConversions(db: Db): Promise<RebuildReport> {
+  const report: RebuildReport = { added: 0, replaced: 0, unchanged: 0, failed: [] };
+  for (let after = 0; ;) {
+    const batch = await loadTelegramsAfter(db, after, BATCH);
+    for (const t of batch) {
+      if (t.format !== 'xml') continue;
+      const text = (t.compression === 'gzip' ? gunzipSync(t.body) : t.body).toString('utf8');
+      const conversion = prepareConversion({ ...t, rawDigest: '' }, text.replace(/^\uFEFF/, ''));
+      if (conversion === null) continue;
+      if (!conversion.ok) {
+        report.failed.push({ id: t.id, schema: conversion.schema, reason: conversion.reason });
+        continue;
+      }
+      const converted = conversion.telegram;
+      const [existing] = await db.query<{ serial: number; id: string }>(
+        'SELECT serial, id FROM telegrams WHERE original_id = $1',
+        [t.id],
+      );
+      if (!existing) {
+        await storeTelegram(db, converted);
+        report.added++;
+      } else if (existing.id === converted.id) {
+        report.unchanged++;
+      } else {
+        await db.query(
+          `UPDATE telegrams SET id = $1, body = decode($2, 'base64'), schema_type = $3, schema_version = $4
+           WHERE serial = $5`,
+          [
+            converted.id,
+            converted.body.toString('base64'),
+            conversion.schema.type,
+            conversion.schema.version,
+            existing.serial,
+          ],
+        );
+        report.replaced++;
+      }
+    }
+    if (batch.length < BATCH) return report;
+    after = batch.at(-1)!.serial;
+  }
+}
