@@ -1,73 +1,102 @@
 /**
- * Turns bus announcements (`{"serial":n}` on channels.telegram) into broadcasts on this process.
- * Records load concurrently but are broadcast in the order announced; a serial announced twice
- * (a redelivering bus, a replayed NOTIFY) is broadcast once.
+ * The real-time delivery's position in the telegram stream (docs/realtime.md, "Gap-free delivery").
+ * The serial-ordered store is the truth and the bus only wakes this process up: the dispatcher keeps
+ * the last serial it broadcast and, on every wake-up (an announcement, or the healing timer that
+ * covers a lost announcement or a bus outage), broadcasts every stored telegram after it, in serial
+ * order, exactly once. Serials become visible in increasing order (ingest holds a lock to COMMIT),
+ * so reading "everything after the last one" never skips a telegram that committed late.
  */
 import type { Clock } from '../clock.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Hub } from './hub.ts';
 
-/** How many recent serials are remembered to suppress duplicates. */
-const REMEMBERED = 4096;
+/** Where the dispatcher reads the stream from (the process's telegram cache, else the database). */
+export interface TelegramSource {
+  /** The newest committed serial (0 when none). */
+  newest(): Promise<number>;
+  /** Stored telegrams with serials above `after`, oldest first, at most `limit`. */
+  after(after: number, limit: number): Promise<TelegramRecord[]>;
+}
 
-export type LoadRecord = (serial: number) => Promise<TelegramRecord | null>;
+/** Telegrams read per round trip while catching up. */
+const BATCH = 256;
 
 export class Dispatcher {
-  private tail: Promise<void> = Promise.resolve();
-  private readonly seen = new Set<number>();
-  private readonly order: number[] = [];
+  private delivered = 0;
+  private running: Promise<void> | null = null;
+  private again = false;
+  /** When the oldest wake-up not yet served came (for the delivery-latency figure). */
+  private wokenAt: number | null = null;
 
   constructor(
     private readonly hub: Hub,
-    private readonly load: LoadRecord,
+    private readonly source: TelegramSource,
     private readonly clock: Clock,
     /** Name of this server in `passing` (e.g. `namazu/host-pid`). */
     private readonly serverName: string,
     private readonly onError: (err: unknown) => void = () => {},
-    /** Told, per broadcast, the seconds from the announcement to the write to the last socket. */
+    /** Told, per broadcast, the seconds from the wake-up to the write to the last socket. */
     private readonly onDelivered: (record: TelegramRecord, seconds: number) => void = () => {},
   ) {}
 
-  /** Handler for the bus: ignores payloads that are not `{"serial":<positive integer>}`. */
-  readonly announce = (payload: string): void => {
-    let serial: unknown;
-    try {
-      serial = (JSON.parse(payload) as { serial?: unknown }).serial;
-    } catch {
+  /** Starts after the newest telegram committed so far: clients get what is committed from now on. */
+  async start(): Promise<void> {
+    this.delivered = await this.source.newest();
+  }
+
+  /** The last serial broadcast. */
+  get position(): number {
+    return this.delivered;
+  }
+
+  /** Bus handler: any announcement is only a wake-up; what to send is read from the store. */
+  readonly announce = (_payload: string): void => this.wake();
+
+  /** Broadcasts whatever was committed after the last serial broadcast (coalesced: one reader). */
+  wake(): void {
+    this.wokenAt ??= performance.now();
+    if (this.running) {
+      this.again = true;
       return;
     }
-    if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial <= 0) return;
-    if (this.seen.has(serial)) return;
-    this.remember(serial);
-    const announcedAt = performance.now();
-    const loaded = this.load(serial);
-    this.tail = Promise.all([loaded, this.tail])
-      .then(([record]) => {
-        if (record) this.deliver(record, announcedAt);
-      })
-      .catch(this.onError);
-  };
+    this.running = this.catchUp()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = null;
+        if (this.again) this.wake();
+      });
+  }
 
-  /** Resolves once every announcement so far has been broadcast (tests, shutdown). */
+  /** Resolves once everything committed before the call has been broadcast (tests, shutdown). */
   async settled(): Promise<void> {
-    await this.tail;
+    this.wake();
+    while (this.running) await this.running;
     await this.hub.drained();
   }
 
-  private deliver(record: TelegramRecord, announcedAt: number): void {
+  private async catchUp(): Promise<void> {
+    this.again = false;
+    const wokenAt = this.wokenAt ?? performance.now();
+    this.wokenAt = null;
+    for (;;) {
+      const batch = await this.source.after(this.delivered, BATCH);
+      for (const record of batch) {
+        if (record.serial <= this.delivered) continue;
+        this.delivered = record.serial;
+        this.deliver(record, wokenAt);
+      }
+      if (batch.length < BATCH) return;
+    }
+  }
+
+  private deliver(record: TelegramRecord, wokenAt: number): void {
     this.hub.broadcast(
       record,
       [
         { name: 'ingest', time: record.receivedTime },
         { name: this.serverName, time: new Date(this.clock.now()).toISOString() },
       ],
-      () => this.onDelivered(record, (performance.now() - announcedAt) / 1000),
+      () => this.onDelivered(record, (performance.now() - wokenAt) / 1000),
     );
-  }
-
-  private remember(serial: number): void {
-    this.seen.add(serial);
-    this.order.push(serial);
-    if (this.order.length > REMEMBERED) this.seen.delete(this.order.shift()!);
   }
 }

@@ -18,8 +18,7 @@ import {
   sessionStoreOptions,
 } from '../sessions/sessions.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
-import type { LoadRecord } from './dispatcher.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, type TelegramSource } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
 import { attachWebSocketEndpoint } from './endpoint.ts';
 import { compileFilter } from './filter.ts';
@@ -35,6 +34,11 @@ const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 const MAX_CLIENT_MESSAGE_BYTES = 4096;
 /** How long shutdown waits for clients to answer the 4503 close before cutting them off. */
 const SHUTDOWN_GRACE_MS = 1000;
+/**
+ * The delivery also looks at the store this often without an announcement, so a lost announcement
+ * or a bus outage delays a telegram by at most about this much (docs/realtime.md).
+ */
+const HEAL_INTERVAL_MS = 1000;
 
 const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
   unknown: { code: closeCodes.unknownTicket, message: closeMessages.unknownTicket },
@@ -51,19 +55,13 @@ function parseJson<T>(payload: string): Partial<T> {
   }
 }
 
-/** The real-time surface; `loader` gives the function that reads a telegram by serial. */
-export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord | Promise<LoadRecord>): Surface {
-  return async (app, ctx) =>
-    startRealtime(app, ctx, await loader(ctx), sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
-}
-
-/** Telegrams come from the process's telegram cache (kept current from the bus), else the database. */
-export const registerRealtime: Surface = realtimeSurface(async (ctx) => {
+/** The real-time surface: telegrams come from the process's telegram cache, else the database. */
+export const registerRealtime: Surface = async (app, ctx) => {
   const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
-  return (serial) => cache.record(serial);
-});
+  await startRealtime(app, ctx, cache, sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
+};
 
-async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store: SessionStoreOptions) {
+async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;
   // Workers of one host tell themselves apart in the session list and in `passing`.
   const server = cluster.isWorker ? `${ctx.config.serverName}#${cluster.worker!.id}` : ctx.config.serverName;
@@ -123,9 +121,13 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
   });
 
   // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
-  const dispatcher = new Dispatcher(hub, load, clock, server, onError, (record, seconds) =>
+  const dispatcher = new Dispatcher(hub, source, clock, server, onError, (record, seconds) =>
     metrics.deliveryLatency.observe({ classification: record.classification }, seconds),
   );
+  // Position first, then listen: anything committed in between is read at the first wake-up.
+  await dispatcher.start();
+  const healing = setInterval(() => dispatcher.wake(), HEAL_INTERVAL_MS);
+  healing.unref();
 
   /** A contract ended: live sessions lose its classification; those left with none close (4807). */
   async function contractsChanged(accountId: number) {
@@ -157,6 +159,7 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
 
   ctx.onShutdown.push(async () => {
     clearInterval(timer);
+    clearInterval(healing);
     for (const off of unsubscribe) await off();
     const conns = [...hub.connections()];
     endpoint.close(closeCodes.serverRestart, closeMessages.serverRestart);

@@ -3,7 +3,6 @@ import type { Queryable } from '../db/types.ts';
 import type { TelegramRecord } from './record.ts';
 import {
   loadNewestTelegrams,
-  loadTelegram,
   loadTelegramsAfter,
   matches,
   type TelegramQuery,
@@ -33,6 +32,8 @@ export class TelegramCache {
   private bytes = 0;
   private completeAbove = 0;
   private refreshing: Promise<void> = Promise.resolve();
+  /** A refresh queued but not yet started: callers until it starts share it. */
+  private queued: Promise<void> | null = null;
   private readonly maxItems: number;
   private readonly maxBytes: number;
 
@@ -88,15 +89,14 @@ export class TelegramCache {
     return this.bySerial.get(serial);
   }
 
-  /** The telegram with this serial: from memory once announced, else from the database. */
-  async record(serial: number): Promise<TelegramRecord | null> {
-    if (serial > this.newestSerial) await this.refresh();
-    return this.bySerial.get(serial) ?? (await loadTelegram(this.db, serial));
-  }
-
-  /** Reads whatever was committed after the newest held telegram (serialised: one read at a time). */
+  /**
+   * Reads whatever was committed after the newest held telegram. One read at a time; every caller
+   * gets a read that starts after its call (callers that come while one is queued share it).
+   */
   refresh(): Promise<void> {
-    this.refreshing = this.refreshing.then(async () => {
+    if (this.queued) return this.queued;
+    const next = this.refreshing.then(async () => {
+      this.queued = null;
       for (;;) {
         const batch = await loadTelegramsAfter(this.db, this.newestSerial, 500);
         for (const t of batch) this.add(t);
@@ -104,7 +104,22 @@ export class TelegramCache {
         if (batch.length < 500) return;
       }
     });
-    return this.refreshing;
+    this.queued = next;
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The newest committed serial (read from the database first). */
+  async newest(): Promise<number> {
+    await this.refresh();
+    return this.newestSerial;
+  }
+
+  /** Stored telegrams with serials above `serial`, oldest first (from memory when held). */
+  async after(serial: number, limit: number): Promise<TelegramRecord[]> {
+    await this.refresh();
+    if (serial < this.completeAbove) return loadTelegramsAfter(this.db, serial, limit);
+    return this.items.slice(this.firstAbove(serial), this.firstAbove(serial) + limit);
   }
 
   /**

@@ -1,10 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Dispatcher } from '../../src/realtime/dispatcher.ts';
+import { Dispatcher, type TelegramSource } from '../../src/realtime/dispatcher.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
 import { TestClient, record, startEndpoint } from './support.ts';
 
-test('announcements are broadcast once each, in announcement order, whatever the load latency', async () => {
+/** A store in memory whose reads take a while, like a database. */
+class SlowStore implements TelegramSource {
+  readonly records: TelegramRecord[] = [];
+  reads = 0;
+  async newest(): Promise<number> {
+    return this.records.at(-1)?.serial ?? 0;
+  }
+  async after(after: number, limit: number): Promise<TelegramRecord[]> {
+    this.reads++;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return this.records.filter((r) => r.serial > after).slice(0, limit);
+  }
+}
+
+async function connected() {
   const env = await startEndpoint();
   env.gate.tickets.set('t', {
     socketId: 1,
@@ -13,44 +27,67 @@ test('announcements are broadcast once each, in announcement order, whatever the
   });
   const client = new TestClient(env.url('t'));
   assert.equal((await client.next()).type, 'start');
+  return { env, client };
+}
 
-  const records = new Map<number, TelegramRecord>();
-  for (const serial of [101, 102, 103]) records.set(serial, record({ serial }));
-  // 101 loads slowest, 103 fastest: delivery must still follow the announcement order.
-  const delays = new Map([
-    [101, 30],
-    [102, 10],
-    [103, 0],
-  ]);
-  const load = (serial: number) =>
-    new Promise<TelegramRecord | null>((resolve) =>
-      setTimeout(() => resolve(records.get(serial) ?? null), delays.get(serial) ?? 0),
-    );
-  const dispatcher = new Dispatcher(env.hub, load, env.clock, 'namazu/test');
+async function noMoreMessages(client: TestClient) {
+  client.send({ type: 'ping', pingId: 'end' });
+  assert.deepEqual(await client.next(), { type: 'pong', pingId: 'end' }, 'nothing else was sent');
+}
+
+test('every stored telegram is broadcast once, in serial order, whatever the announcements say', async () => {
+  const { env, client } = await connected();
+  const store = new SlowStore();
+  store.records.push(record({ serial: 100 }));
+  const dispatcher = new Dispatcher(env.hub, store, env.clock, 'namazu/test');
+  await dispatcher.start();
+  for (const serial of [101, 102, 103]) store.records.push(record({ serial }));
+  // Duplicated, out of order, unknown and malformed announcements: each only wakes the dispatcher.
   for (const payload of [
-    '{"serial":101}',
-    '{"serial":102}',
-    '{"serial":101}',
     '{"serial":103}',
+    '{"serial":101}',
+    '{"serial":101}',
     '{"serial":999}',
+    '',
+    'x',
+    'null',
   ]) {
     dispatcher.announce(payload);
   }
-  for (const junk of ['', 'x', '{"serial":-1}', '{"serial":"5"}', '{"serial":1.5}', 'null'])
-    dispatcher.announce(junk);
   await dispatcher.settled();
 
   const got = [await client.next(), await client.next(), await client.next()];
   assert.deepEqual(
     got.map((m) => m.id),
-    [101, 102, 103].map((s) => records.get(s)!.id),
+    store.records.slice(1).map((r) => r.id),
+    'serials 101, 102, 103 in order; 100 was committed before start',
   );
   assert.deepEqual(got[0]!.passing, [
     { name: 'ingest', time: '2026-01-01T00:00:01.000Z' },
     { name: 'namazu/test', time: '2026-01-01T00:00:00.000Z' },
   ]);
-  client.send({ type: 'ping', pingId: 'end' });
-  assert.deepEqual(await client.next(), { type: 'pong', pingId: 'end' }, 'no duplicate of 101');
+  assert.equal(dispatcher.position, 103);
+  await noMoreMessages(client);
+  client.ws.close();
+  await env.stop();
+});
+
+test('a telegram stored without an announcement goes out at the next wake-up (the healing timer)', async () => {
+  const { env, client } = await connected();
+  const store = new SlowStore();
+  const dispatcher = new Dispatcher(env.hub, store, env.clock, 'namazu/test');
+  await dispatcher.start();
+  store.records.push(record({ serial: 7 }));
+  dispatcher.wake();
+  assert.equal((await client.next()).id, store.records[0]!.id);
+  // Wake-ups while a read is under way coalesce into one more read, not one each.
+  store.records.push(record({ serial: 8 }));
+  const readsBefore = store.reads;
+  for (let i = 0; i < 20; i++) dispatcher.wake();
+  await dispatcher.settled();
+  assert.ok(store.reads - readsBefore <= 3, `reads: ${store.reads - readsBefore}`);
+  assert.equal((await client.next()).id, store.records[1]!.id);
+  await noMoreMessages(client);
   client.ws.close();
   await env.stop();
 });

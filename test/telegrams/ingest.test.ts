@@ -163,7 +163,7 @@ describe('ingest pipeline over every fixture', () => {
       const raw = Buffer.from('SMJP01 RJTD 110000\r\r\nAAXX 11001 47401 11450=\r\r\n');
       const outcome = await ingestTelegram({ db, bus }, raw, { receivedTime: received });
       assert.ok(outcome.ok);
-      const rec = await cache.record(outcome.stored.serial);
+      const [rec] = await cache.after(newest, 1);
       assert.equal(rec?.format, 'a/n');
       assert.equal(cache.newestSerial, outcome.stored.serial);
       assert.ok(newest < outcome.stored.serial);
