@@ -1,0 +1,4 @@
+import { fixtureSchemaTests, goldPairTests } from './gold.ts';
+
+goldPairTests('earthquake-explanation');
+fixtureSchemaTests(['VXSE56']);
