@@ -1,4 +1,5 @@
 import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
+import { writtenText } from './free-text.ts';
 import type { ConversionSource, ConvertedDocument, SchemaRef } from './types.ts';
 import type { XmlElement } from './xml-element.ts';
 
@@ -13,7 +14,8 @@ const emptyToNull = (value: string | undefined): string | null => {
 /**
  * Control and Head of a JMA report in the shape every schema shares (docs/conversion.md, "Common
  * header"): values verbatim (times keep the XML's own offset), empty EventID/Serial/Headline → null,
- * PublishingOffice split on white space; optional Head times appear only when the XML has them.
+ * the headline as written (line breaks kept), PublishingOffice split on white space; optional Head
+ * times appear only when the XML has them.
  */
 export function convertHead(report: XmlElement, originalId: string): ConvertedHead {
   const control = report.child('Control');
@@ -42,7 +44,7 @@ export function convertHead(report: XmlElement, originalId: string): ConvertedHe
     serialNo: emptyToNull(head?.child('Serial')?.text),
     infoKind: text(head, 'InfoKind'),
     infoKindVersion: text(head, 'InfoKindVersion'),
-    headline: emptyToNull(head?.at('Headline/Text')?.text),
+    headline: writtenText(head?.at('Headline/Text')) ?? null,
   };
   return out;
 }

@@ -1,10 +1,20 @@
+import { earthquakeCounts } from './schemas/earthquake-counts.ts';
+import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
+import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import type { Converter } from './types.ts';
 
 /**
  * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
  * A type not listed here has no JSON conversion.
  */
-const converters: Readonly<Record<string, Converter>> = {};
+const converters: Readonly<Record<string, Converter>> = {
+  VXSE56: earthquakeExplanation,
+  VXSE60: earthquakeCounts,
+  VYSE50: earthquakeNankai,
+  VYSE51: earthquakeNankai,
+  VYSE52: earthquakeNankai,
+  VYSE60: earthquakeNankai,
+};
 
 export function converterFor(type: string): Converter | undefined {
   return Object.hasOwn(converters, type) ? converters[type] : undefined;

@@ -103,6 +103,19 @@ test('the common header: empty EventID and Serial are null, offices split, optio
     serialNo: null,
     infoKind: '震源速報',
     infoKindVersion: '1.0_1',
-    headline: 'きょう１３日２３時０８分ころ、地震がありました。',
+    headline: '\nきょう１３日２３時０８分ころ、地震がありました。',
   });
+});
+
+test('the headline keeps line breaks and spaces as written; blank or missing is null', () => {
+  const headline = (xml: string) =>
+    convertHead(parseXmlElement(`<Report><Control/><Head>${xml}</Head></Report>`), 'x').headline;
+  assert.equal(
+    headline('<Headline><Text>\n　調査を開始しました。\n</Text></Headline>'),
+    '\n　調査を開始しました。\n',
+  );
+  assert.equal(headline('<Headline><Text>地震がありました。</Text></Headline>'), '地震がありました。');
+  assert.equal(headline('<Headline><Text>\n  </Text></Headline>'), null);
+  assert.equal(headline('<Headline><Text/></Headline>'), null);
+  assert.equal(headline(''), null);
 });
