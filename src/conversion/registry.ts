@@ -1,10 +1,17 @@
+import { eewInformation } from './schemas/eew-information.ts';
 import type { Converter } from './types.ts';
 
 /**
  * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
  * A type not listed here has no JSON conversion.
  */
-const converters: Readonly<Record<string, Converter>> = {};
+const converters: Readonly<Record<string, Converter>> = {
+  VXSE42: eewInformation,
+  VXSE43: eewInformation,
+  VXSE44: eewInformation,
+  VXSE45: eewInformation,
+  VXSE47: eewInformation,
+};
 
 export function converterFor(type: string): Converter | undefined {
   return Object.hasOwn(converters, type) ? converters[type] : undefined;
