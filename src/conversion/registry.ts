@@ -1,6 +1,7 @@
 import { earthquakeCounts } from './schemas/earthquake-counts.ts';
 import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
+import { eewInformation } from './schemas/eew-information.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -14,6 +15,11 @@ const converters: Readonly<Record<string, Converter>> = {
   VYSE51: earthquakeNankai,
   VYSE52: earthquakeNankai,
   VYSE60: earthquakeNankai,
+  VXSE42: eewInformation,
+  VXSE43: eewInformation,
+  VXSE44: eewInformation,
+  VXSE45: eewInformation,
+  VXSE47: eewInformation,
 };
 
 export function converterFor(type: string): Converter | undefined {
