@@ -1,10 +1,15 @@
+import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import type { Converter } from './types.ts';
 
 /**
  * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
  * A type not listed here has no JSON conversion.
  */
-const converters: Readonly<Record<string, Converter>> = {};
+const converters: Readonly<Record<string, Converter>> = {
+  VTSE41: tsunamiInformation,
+  VTSE51: tsunamiInformation,
+  VTSE52: tsunamiInformation,
+};
 
 export function converterFor(type: string): Converter | undefined {
   return Object.hasOwn(converters, type) ? converters[type] : undefined;
