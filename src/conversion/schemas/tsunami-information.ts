@@ -5,8 +5,7 @@ import { buildDocument } from '../head.ts';
 import type { ConversionSource, Converter, SchemaRef } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
-type V = TsunamiInformation.v1_1_0.Main;
-type Body = Exclude<V, TsunamiInformation.v1_1_0.Cancel>['body'];
+type Body = Exclude<TsunamiInformation.v1_1_0.Main, TsunamiInformation.v1_1_0.Cancel>['body'];
 type Forecast = TsunamiInformation.v1_1_0.TsunamiForecastVXSE51;
 type ForecastFirstHeight = TsunamiInformation.v1_1_0.TsunamiForecastFirstHeight;
 type ForecastMaxHeight = TsunamiInformation.v1_1_0.TsunamiForecastMaxHeight;
@@ -28,12 +27,9 @@ const schema: SchemaRef = { type: 'tsunami-information', version: '1.1.0' };
 /** JMA's data-missing mark (欠測), written alone or after a condition and an ideographic space. */
 const MISSING = '欠測';
 
-/** Arrival conditions as the schema spells them; the 2012 wording 既に津波到達と推測 is today's 津波到達中と推測. */
-const ARRIVAL_CONDITIONS: Readonly<Record<string, ForecastFirstHeight['condition']>> = {
-  ただちに津波来襲と予測: 'ただちに津波来襲と予測',
-  津波到達中と推測: '津波到達中と推測',
+/** Older arrival wording (still in JMA's 2011 samples) and the schema's word for it. */
+const ARRIVAL_CONDITION_RENAMES: Readonly<Record<string, string>> = {
   既に津波到達と推測: '津波到達中と推測',
-  第１波の到達を確認: '第１波の到達を確認',
 };
 
 /** Qualitative forecast heights: the TsunamiHeight description when its value is NaN. */
@@ -58,9 +54,9 @@ function conditionParts(element: XmlElement): { condition?: string; missing: boo
   return { ...(condition !== undefined ? { condition } : {}), missing: parts.includes(MISSING) };
 }
 
-const codeName = (area: XmlElement | undefined) => ({
-  code: childText(area, 'Code') ?? '',
-  name: childText(area, 'Name') ?? '',
+const codeName = (element: XmlElement | undefined) => ({
+  code: childText(element, 'Code') ?? '',
+  name: childText(element, 'Name') ?? '',
 });
 
 /**
@@ -131,7 +127,7 @@ function convertForecastStation(station: XmlElement): ForecastStation {
 function convertArrival(firstHeight: XmlElement): ForecastFirstHeight {
   const arrivalTime = childText(firstHeight, 'ArrivalTime');
   const written = childText(firstHeight, 'Condition');
-  const condition = written !== undefined ? (ARRIVAL_CONDITIONS[written] ?? written) : undefined;
+  const condition = written !== undefined ? (ARRIVAL_CONDITION_RENAMES[written] ?? written) : undefined;
   return {
     ...(arrivalTime !== undefined ? { arrivalTime } : {}),
     ...(condition !== undefined ? { condition } : {}),
