@@ -2,6 +2,7 @@ import { earthquakeCounts } from './schemas/earthquake-counts.ts';
 import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
+import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -20,6 +21,9 @@ const converters: Readonly<Record<string, Converter>> = {
   VXSE44: eewInformation,
   VXSE45: eewInformation,
   VXSE47: eewInformation,
+  VTSE41: tsunamiInformation,
+  VTSE51: tsunamiInformation,
+  VTSE52: tsunamiInformation,
 };
 
 export function converterFor(type: string): Converter | undefined {

@@ -31,3 +31,22 @@ test('no comment of the kind, or an empty one, gives nothing', () => {
   const root = comments('<WarningComment><Text></Text><Code></Code></WarningComment>');
   assert.equal(convertCodedComment(root.all('WarningComment')), undefined);
 });
+
+test('a coded comment keeps its phrases and splits its codes', () => {
+  const comment = parseXmlElement(
+    '<WarningComment codeType="固定付加文"><Text>津波が来襲します。\n　\n避難してください。\n</Text>' +
+      '<Code>0114 0111\t0112</Code></WarningComment>',
+  );
+  assert.deepEqual(convertCodedComment([comment]), {
+    text: '津波が来襲します。\n　\n避難してください。',
+    codes: ['0114', '0111', '0112'],
+  });
+});
+
+test('an absent or empty coded comment (self-closing elements) is undefined', () => {
+  assert.equal(convertCodedComment([]), undefined);
+  assert.equal(
+    convertCodedComment([parseXmlElement('<WarningComment><Text/><Code/></WarningComment>')]),
+    undefined,
+  );
+});
