@@ -1,5 +1,5 @@
-import { XMLParser } from 'fast-xml-parser';
-import { decodeText, MAX_XML_DEPTH } from '../telegrams/xml.ts';
+import { SaxesParser } from 'saxes';
+import { MAX_XML_DEPTH } from '../telegrams/xml.ts';
 
 /**
  * One element of a JMA XML document as converters read it: the local name (namespace prefix
@@ -48,65 +48,53 @@ export class XmlElement {
   }
 }
 
-const ATTRIBUTES = ':@';
-const TEXT = '#text';
+/** A local name: the part after a namespace prefix (`jmx_eb:Coordinate` → `Coordinate`). */
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  // No DTD, no entity expansion: ingest has already refused DOCTYPE; predefined entities and
-  // character references are decoded by decodeText.
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  commentPropName: false,
-  maxNestedTags: MAX_XML_DEPTH,
-});
-
-type OrderedNode = { [key: string]: OrderedNode[] | string | Record<string, string> };
-
-/**
- * Parses a whole JMA XML document (already checked by ingest: size, UTF-8, no DOCTYPE,
- * well-formed) into its root element (`Report`).
- */
-export function parseXmlElement(xml: string): XmlElement {
-  const nodes = parser.parse(xml) as OrderedNode[];
-  for (const node of nodes) {
-    const element = toElement(node);
-    if (element) return element;
-  }
-  throw new Error('XML document without a root element');
+interface OpenElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  text: string;
 }
 
-function toElement(node: OrderedNode): XmlElement | undefined {
-  let name: string | undefined;
-  for (const key of Object.keys(node)) {
-    if (key !== ATTRIBUTES && key !== TEXT) name = key;
-  }
-  if (name === undefined) return undefined;
-  const rawAttrs = (node[ATTRIBUTES] as Record<string, string> | undefined) ?? {};
-  const attrs: Record<string, string> = {};
-  for (const [key, value] of Object.entries(rawAttrs)) {
-    // Namespace declarations are not data.
-    if (key === 'xmlns' || key.startsWith('xmlns:')) continue;
-    attrs[key] = decodeText(value);
-  }
-  const children: XmlElement[] = [];
-  let text = '';
-  for (const part of node[name] as OrderedNode[]) {
-    if (TEXT in part) text += String(part[TEXT]);
-    else {
-      const child = toElement(part);
-      if (child) children.push(child);
+/**
+ * Parses a whole JMA XML document into its root element (`Report`), strictly: a document that is
+ * not well-formed, or has a DOCTYPE, or nests deeper than MAX_XML_DEPTH, throws. One pass with a
+ * streaming parser (saxes); entities are the five predefined ones and character references only.
+ */
+export function parseXmlElement(xml: string): XmlElement {
+  const parser = new SaxesParser();
+  const stack: OpenElement[] = [];
+  let root: XmlElement | undefined;
+  parser.on('doctype', () => {
+    throw new Error('XML with a DOCTYPE');
+  });
+  parser.on('opentag', (tag) => {
+    if (stack.length >= MAX_XML_DEPTH) throw new Error(`XML nested deeper than ${MAX_XML_DEPTH} elements`);
+    const attrs: Record<string, string> = {};
+    for (const [name, value] of Object.entries(tag.attributes as Record<string, string>)) {
+      // Namespace declarations are not data.
+      if (name !== 'xmlns' && !name.startsWith('xmlns:')) attrs[localName(name)] = value;
     }
-  }
-  // Whitespace between child elements is layout, not text.
-  if (children.length > 0 && text.trim() === '') text = '';
-  return new XmlElement(name, attrs, children, decodeText(text));
+    stack.push({ name: localName(tag.name), attrs, children: [], text: '' });
+  });
+  const addText = (text: string) => {
+    const open = stack.at(-1);
+    if (open) open.text += text;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    const open = stack.pop()!;
+    // Whitespace between child elements is layout, not text.
+    const text = open.children.length > 0 && open.text.trim() === '' ? '' : open.text;
+    const element = new XmlElement(open.name, open.attrs, open.children, text);
+    const parent = stack.at(-1);
+    if (parent) parent.children.push(element);
+    else root = element;
+  });
+  parser.write(xml).close();
+  if (!root) throw new Error('XML document without a root element');
+  return root;
 }

@@ -119,3 +119,10 @@ test('the headline keeps line breaks and spaces as written; blank or missing is 
   assert.equal(headline('<Headline><Text/></Headline>'), null);
   assert.equal(headline(''), null);
 });
+
+test('the element view refuses what ingest refuses: malformed XML, a DOCTYPE, too deep a nesting', () => {
+  assert.throws(() => parseXmlElement('<Report><Body></Report>'));
+  assert.throws(() => parseXmlElement('<!DOCTYPE r [<!ENTITY a "x">]><Report>&a;</Report>'), /DOCTYPE/);
+  assert.throws(() => parseXmlElement(`${'<a>'.repeat(60)}${'</a>'.repeat(60)}`), /deeper/);
+  assert.equal(parseXmlElement(`${'<a>'.repeat(40)}x${'</a>'.repeat(40)}`).name, 'a');
+});
