@@ -46,15 +46,19 @@ describe('ingest pipeline over every fixture', () => {
         receivedTime: received + i * 1000,
       });
       assert.ok(outcome.ok, `${entry.file}: ${!outcome.ok && outcome.reason}`);
-      results.push(outcome.stored);
+      results.push(outcome);
     }
     return results;
   };
 
   it('stores every file once, with strictly increasing serials, announced after commit', async () => {
-    const stored = await ingestAll();
+    const outcomes = await ingestAll();
+    const stored = outcomes.map((o) => o.stored);
     assert.equal(stored.filter((s) => !s.duplicate).length, index.length);
-    const serials = stored.map((s) => s.serial);
+    // Each XML telegram with a converter is followed by its JSON conversion, in the same commit.
+    const serials = outcomes.flatMap((o) => [o.stored.serial, ...(o.converted ? [o.converted.serial] : [])]);
+    for (const o of outcomes) if (o.converted) assert.equal(o.converted.serial, o.stored.serial + 1);
+    assert.ok(outcomes.some((o) => o.converted));
     assert.deepEqual(
       serials,
       [...serials].sort((a, b) => a - b),
@@ -71,7 +75,7 @@ describe('ingest pipeline over every fixture', () => {
     const before = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams');
     announced.length = 0;
     const again = await ingestAll();
-    assert.ok(again.every((s) => s.duplicate));
+    assert.ok(again.every((o) => o.stored.duplicate && o.converted === undefined));
     const afterCount = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams');
     assert.equal(afterCount[0]!.n, before[0]!.n);
     await new Promise((r) => setImmediate(r));
