@@ -186,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
     cfg[s.key] = s.parse(raw, flag);
   }
   const c = cfg as unknown as Config;
+  // On PostgreSQL other processes may store telegrams too: unless told otherwise, listen for them.
+  if (!env.NAMAZU_BUS && flags['--bus'] === undefined && c.databaseUrl) c.bus = 'postgres';
   if (c.bus === 'postgres' && !c.databaseUrl)
     throw new ConfigError('NAMAZU_BUS=postgres needs NAMAZU_DATABASE_URL (a PostgreSQL server)');
   if (c.bus === 'redis' && !c.redisUrl) throw new ConfigError('NAMAZU_BUS=redis needs NAMAZU_REDIS_URL');

@@ -61,3 +61,12 @@ test('an unknown flag is refused', () => {
 test('test-harness variables under the prefix are not settings', () => {
   assert.doesNotThrow(() => loadConfig({ NAMAZU_TEST_DATABASE_URL: 'x', NAMAZU_FIXTURES: '/f' }));
 });
+
+test('on PostgreSQL the bus defaults to LISTEN/NOTIFY; an explicit choice wins', () => {
+  const pg = { NAMAZU_DATABASE_URL: 'postgres://u@127.0.0.1/db' };
+  assert.equal(loadConfig(pg).bus, 'postgres');
+  assert.equal(loadConfig({ ...pg, NAMAZU_BUS: 'memory' }).bus, 'memory');
+  assert.equal(loadConfig(pg, { '--bus': 'memory' }).bus, 'memory');
+  assert.equal(loadConfig({}).bus, 'memory', 'the embedded database belongs to one process');
+  assert.throws(() => loadConfig({ ...pg, NAMAZU_BUS: 'memory', NAMAZU_WORKERS: '2' }), /shared bus/);
+});
