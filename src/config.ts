@@ -186,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
     cfg[s.key] = s.parse(raw, flag);
   }
   const c = cfg as unknown as Config;
+  // A shared PostgreSQL installation gets no demo account unless asked for (NAMAZU_DEMO=1).
+  if (!env.NAMAZU_DEMO && c.databaseUrl) c.demo = false;
   // On PostgreSQL other processes may store telegrams too: unless told otherwise, listen for them.
   if (!env.NAMAZU_BUS && flags['--bus'] === undefined && c.databaseUrl) c.bus = 'postgres';
   if (c.bus === 'postgres' && !c.databaseUrl)

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createAccount, findAccountByEmail } from './accounts/accounts.ts';
 import { createApiKey } from './accounts/api-keys.ts';
 import { addContract } from './accounts/contracts.ts';
@@ -54,6 +56,33 @@ export async function createDemoOnce(db: Db, pepper: Buffer): Promise<DemoCreden
       clientSecret: clientSecret!,
     };
   });
+}
+
+/**
+ * Where the demo credentials go when standard output is not a terminal (a log collector may be
+ * reading it): a file only the owner can read, in the data directory (or the working directory on
+ * PostgreSQL). The banner on standard output then names the file instead of the secrets.
+ */
+export function demoCredentialsPath(dataDir: string, embedded: boolean): string {
+  return resolve(embedded ? dataDir : '.', 'demo-credentials.txt');
+}
+
+export function writeDemoCredentials(path: string, banner: string): void {
+  // 0600 from creation: the secrets are never readable by others, not even for a moment.
+  writeFileSync(path, banner.trimStart(), { mode: 0o600, flag: 'w' });
+  chmodSync(path, 0o600);
+}
+
+/** The banner for a standard output that is not a terminal: addresses, and where the secrets are. */
+export function demoNotice(origin: string, credentialsPath: string): string {
+  return [
+    '',
+    'Namazu is running with a demo setup (set NAMAZU_DEMO=0 to skip it on a new installation).',
+    `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
+    `  API reference:  ${origin}/reference`,
+    `  Credentials:    ${credentialsPath}  (account password, API key, OAuth client secret; readable only by you)`,
+    '',
+  ].join('\n');
 }
 
 /** The text printed once after the first start: where things are and a ready curl line. */

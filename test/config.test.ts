@@ -70,3 +70,10 @@ test('on PostgreSQL the bus defaults to LISTEN/NOTIFY; an explicit choice wins',
   assert.equal(loadConfig({}).bus, 'memory', 'the embedded database belongs to one process');
   assert.throws(() => loadConfig({ ...pg, NAMAZU_BUS: 'memory', NAMAZU_WORKERS: '2' }), /shared bus/);
 });
+
+test('a PostgreSQL installation gets no demo setup unless asked for', () => {
+  const pg = { NAMAZU_DATABASE_URL: 'postgres://u@127.0.0.1/db' };
+  assert.equal(loadConfig(pg).demo, false);
+  assert.equal(loadConfig({ ...pg, NAMAZU_DEMO: '1' }).demo, true);
+  assert.equal(loadConfig({}).demo, true);
+});

@@ -1,5 +1,11 @@
 import { loadConfig } from '../config.ts';
-import { createDemoOnce, demoBanner } from '../demo.ts';
+import {
+  createDemoOnce,
+  demoBanner,
+  demoCredentialsPath,
+  demoNotice,
+  writeDemoCredentials,
+} from '../demo.ts';
 import { startServer } from '../server.ts';
 import { configFlags, parseFlags } from './args.ts';
 import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
@@ -43,8 +49,18 @@ export async function serveCommand(argv: string[]): Promise<void> {
   if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-    if (demo)
-      process.stdout.write(demoBanner(demo, config.baseUrl ?? `http://${shownHost}:${server.port}`) + '\n');
+    if (demo) {
+      const origin = config.baseUrl ?? `http://${shownHost}:${server.port}`;
+      const banner = demoBanner(demo, origin);
+      if (process.stdout.isTTY) process.stdout.write(banner + '\n');
+      else {
+        // Not a terminal: a log collector may be reading. Secrets go to an owner-only file.
+        const path = demoCredentialsPath(config.dataDir, config.databaseUrl === null);
+        writeDemoCredentials(path, banner);
+        ctx.log.info({ path }, 'demo credentials written');
+        process.stdout.write(demoNotice(origin, path) + '\n');
+      }
+    }
   }
 
   let stopping = false;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,8 +44,15 @@ const exited = (child: ChildProcess) =>
 test('first start on a new embedded database prints the demo setup once; SIGTERM stops cleanly', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'namazu-serve-'));
   const first = serve(dir);
-  await waitFor(() => first.output().includes('curl -s'), 60_000);
-  const out = first.output();
+  await waitFor(() => first.output().includes('Credentials:'), 60_000);
+  // Standard output is not a terminal here: the secrets are in an owner-only file, never in the output.
+  const printed = first.output();
+  assert.doesNotMatch(printed, /AKe\.|CSt\.|demo@namazu\.local \//);
+  const credentials = /Credentials:\s+(\S+)/.exec(printed)![1]!;
+  assert.equal(credentials, join(dir, 'demo-credentials.txt'));
+  assert.equal(statSync(credentials).mode & 0o777, 0o600);
+  const out = readFileSync(credentials, 'utf8');
+  assert.equal(/Service:\s+(http:\/\/\S+)/.exec(printed)![1], /Service:\s+(http:\/\/\S+)/.exec(out)![1]);
   const service = /Service:\s+(http:\/\/\S+)/.exec(out)![1]!;
   const key = /API key:\s+(AKe\.\S+)/.exec(out)![1]!;
   assert.match(out, /OAuth client:\s+CId\.\S+/);
@@ -77,7 +84,7 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   await waitFor(() => again.output().includes('namazu listening'), 60_000);
   const port = Number(/"port":(\d+)/.exec(again.output())![1]);
   assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
-  assert.doesNotMatch(again.output(), /API key:/);
+  assert.doesNotMatch(again.output(), /API key:|Credentials:/);
   const stopped = exited(again.child);
   again.child.kill('SIGINT');
   assert.equal(await stopped, 0);
