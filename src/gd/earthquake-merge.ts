@@ -100,7 +100,7 @@ export function intensityRank(maxInt: string | null): number | null {
  * Each element comes from the newest valid report that carries it (docs/gd.md):
  * hypocentre and magnitude from VXSE52/53/61, else VXSE62; origin and arrival time from VXSE52/53,
  * else VXSE61/62, else (intensity flash only) the VXSE51 target time; maxInt from VXSE53, else
- * VXSE51; maxLgInt and lgCategory from VXSE62.
+ * VXSE51, else VXSE62; maxLgInt and lgCategory from VXSE62.
  */
 export function mergeEarthquakeEvent(
   eventId: string,
@@ -117,7 +117,7 @@ export function mergeEarthquakeEvent(
   const arrivalTime = times?.earthquake?.arrivalTime ?? flash?.targetTime;
   if (arrivalTime === undefined) return null;
 
-  const intensity = newest(['VXSE53']) ?? flash;
+  const intensity = newest(['VXSE53']) ?? flash ?? newest(['VXSE62'], (r) => r.maxInt !== null);
   const longPeriod = newest(['VXSE62'], (r) => r.maxLgInt !== null);
   return {
     type: valid.some((r) => r.title === DISTANT_TITLE) ? 'distant' : 'normal',
