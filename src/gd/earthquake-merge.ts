@@ -37,7 +37,9 @@ interface BodyView {
  * The report a converted document contributes, with its event id; null when it never enters the
  * projection (test telegram, a data type that is not merged, no EventID).
  */
-export function earthquakeReportOf(input: EarthquakeReportInput): { eventId: string; report: EarthquakeReport } | null {
+export function earthquakeReportOf(
+  input: EarthquakeReportInput,
+): { eventId: string; report: EarthquakeReport } | null {
   const { document: doc, type } = input;
   if (input.test || doc.status !== '通常' || !EARTHQUAKE_EVENT_TYPES.has(type) || !doc.eventId) return null;
   const canceled = doc.infoType === '取消';
@@ -126,7 +128,12 @@ export function mergeEarthquakeEvent(
     arrivalTime,
     ...(hypo ? { hypocenter: hypo.earthquake!.hypocenter, magnitude: hypo.earthquake!.magnitude } : {}),
     maxInt: intensityRank(intensity?.maxInt ?? null) === null ? null : (intensity!.maxInt as IntensityClass),
-    ...(longPeriod ? { maxLgInt: longPeriod.maxLgInt!, ...(longPeriod.lgCategory ? { lgCategory: longPeriod.lgCategory } : {}) } : {}),
+    ...(longPeriod
+      ? {
+          maxLgInt: longPeriod.maxLgInt!,
+          ...(longPeriod.lgCategory ? { lgCategory: longPeriod.lgCategory } : {}),
+        }
+      : {}),
   };
 }
 

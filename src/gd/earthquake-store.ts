@@ -45,7 +45,10 @@ const reportOfRow = (r: ReportRow): EarthquakeReport => ({
  * telegrams and other data types are ignored. Recording the same telegram again changes nothing.
  * Returns the EventID recomputed, or null when the document does not enter the projection.
  */
-export async function recordEarthquakeReport(q: Queryable, input: EarthquakeReportInput): Promise<string | null> {
+export async function recordEarthquakeReport(
+  q: Queryable,
+  input: EarthquakeReportInput,
+): Promise<string | null> {
   const entry = earthquakeReportOf(input);
   if (!entry) return null;
   const { eventId, report: r } = entry;
@@ -145,7 +148,10 @@ const summaryOfRow = (r: EventRow): EarthquakeEventSummary => ({
  * Listed events matching the filters, newest first by `id` (the order in which events first
  * appeared); polling pages hold the events changed after the cursor (docs/gd.md "Cursors").
  */
-export async function listEarthquakeEvents(q: Queryable, f: EarthquakeListQuery): Promise<EarthquakeListPage> {
+export async function listEarthquakeEvents(
+  q: Queryable,
+  f: EarthquakeListQuery,
+): Promise<EarthquakeListPage> {
   // Read before the items: whatever changes after this read has a higher serial, so a polling
   // client starting from it misses nothing even if the change commits while the items are read.
   const [top] = await q.query<{ m: number }>(

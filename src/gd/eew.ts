@@ -82,7 +82,10 @@ interface RecordRow {
   record: string;
 }
 
-const recordOfRow = (r: RecordRow): EewRecord => ({ id: r.serial, ...(JSON.parse(r.record) as Omit<EewRecord, 'id'>) });
+const recordOfRow = (r: RecordRow): EewRecord => ({
+  id: r.serial,
+  ...(JSON.parse(r.record) as Omit<EewRecord, 'id'>),
+});
 
 /** One record per early-warning event whose final report is stored, newest first by `id`. */
 export async function listEewRecords(q: Queryable, f: EewListQuery): Promise<ListPage<EewRecord>> {

@@ -39,6 +39,7 @@ export function parseDateFilter(raw: string): string {
   if (!m || m[1] === '0000') throw new GdFilterError('date');
   const date = `${m[1]}-${m[2]}-${m[3]}`;
   const check = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(check.getTime()) || check.toISOString().slice(0, 10) !== date) throw new GdFilterError('date');
+  if (Number.isNaN(check.getTime()) || check.toISOString().slice(0, 10) !== date)
+    throw new GdFilterError('date');
   return date;
 }

@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Components } from '@dmdata/telegram-json-types';
 import type { Db } from '../../src/db/types.ts';
-import { earthquakeEvent, listEarthquakeEvents, recordEarthquakeReport } from '../../src/gd/earthquake-store.ts';
+import {
+  earthquakeEvent,
+  listEarthquakeEvents,
+  recordEarthquakeReport,
+} from '../../src/gd/earthquake-store.ts';
 import { parseMaxIntFilter } from '../../src/gd/filters.ts';
 import { clearGdProjections } from '../../src/gd/projections.ts';
-import type { EarthquakeDocument, EarthquakeEventSummary } from '../../src/gd/types.ts';
+import type { EarthquakeDocument } from '../../src/gd/types.ts';
 import {
   earthquakeDoc,
   openTestDb,
@@ -45,7 +49,11 @@ describe('earthquake events', () => {
     targetDateTime: '2026-01-01T10:00:00+09:00',
     maxInt: '3',
   });
-  const hypo = earthquakeDoc('VXSE52', { eventId: E, reportDateTime: '2026-01-01T10:03:00+09:00', earthquake: quakeA });
+  const hypo = earthquakeDoc('VXSE52', {
+    eventId: E,
+    reportDateTime: '2026-01-01T10:03:00+09:00',
+    earthquake: quakeA,
+  });
   const detail1 = earthquakeDoc('VXSE53', {
     eventId: E,
     reportDateTime: '2026-01-01T10:06:00+09:00',
@@ -56,7 +64,13 @@ describe('earthquake events', () => {
 
   it('merges an intensity flash, a hypocentre report and a detail report (51 → 52 → 53)', async () => {
     assert.equal(await record(flash, 'VXSE51', 11), E);
-    const flashOnly = { id: 11, type: 'normal', eventId: E, arrivalTime: '2026-01-01T10:00:00+09:00', maxInt: '3' };
+    const flashOnly = {
+      id: 11,
+      type: 'normal',
+      eventId: E,
+      arrivalTime: '2026-01-01T10:00:00+09:00',
+      maxInt: '3',
+    };
     assert.deepEqual((await list()).items, [flashOnly]);
 
     await record(hypo, 'VXSE52', 12);
@@ -93,9 +107,19 @@ describe('earthquake events', () => {
   it('a 取消 of the hypocentre report falls back to the intensity flash', async () => {
     await record(flash, 'VXSE51', 21);
     await record(hypo, 'VXSE52', 22);
-    const cancel = earthquakeDoc('VXSE52', { eventId: E, reportDateTime: '2026-01-01T10:04:00+09:00', cancel: true });
+    const cancel = earthquakeDoc('VXSE52', {
+      eventId: E,
+      reportDateTime: '2026-01-01T10:04:00+09:00',
+      cancel: true,
+    });
     await record(cancel, 'VXSE52', 23);
-    const expected = { id: 21, type: 'normal', eventId: E, arrivalTime: '2026-01-01T10:00:00+09:00', maxInt: '3' };
+    const expected = {
+      id: 21,
+      type: 'normal',
+      eventId: E,
+      arrivalTime: '2026-01-01T10:00:00+09:00',
+      maxInt: '3',
+    };
     assert.deepEqual((await list()).items, [expected]);
     assert.deepEqual(await earthquakeEvent(db, E), { event: expected, telegramSerials: [21, 22, 23] });
   });
@@ -345,7 +369,12 @@ describe('earthquake events', () => {
       [hypo, 'VXSE52', 702],
       [detail1, 'VXSE53', 703],
       [
-        earthquakeDoc('VXSE53', { eventId: E, reportDateTime: '2026-01-01T10:20:00+09:00', serialNo: '2', cancel: true }),
+        earthquakeDoc('VXSE53', {
+          eventId: E,
+          reportDateTime: '2026-01-01T10:20:00+09:00',
+          serialNo: '2',
+          cancel: true,
+        }),
         'VXSE53',
         704,
       ],
@@ -389,7 +418,12 @@ describe('earthquake events', () => {
             eventId,
             reportDateTime: '2026-02-01T10:05:00+09:00',
             serialNo: '1',
-            earthquake: quake(o.code, '3.0', o.arrivalTime ?? '2026-02-01T10:00:00+09:00', o.arrivalTime ?? '2026-02-01T10:00:00+09:00'),
+            earthquake: quake(
+              o.code,
+              '3.0',
+              o.arrivalTime ?? '2026-02-01T10:00:00+09:00',
+              o.arrivalTime ?? '2026-02-01T10:00:00+09:00',
+            ),
             ...(o.maxInt ? { maxInt: o.maxInt } : {}),
           })
         : earthquakeDoc('VXSE51', {
@@ -402,13 +436,24 @@ describe('earthquake events', () => {
 
     it('maxInt is a lower bound in the order 1 < … < 5- < 5+ < 6- < 6+ < 7; `5 ` reads as 5+', async () => {
       const classes = ['1', '2', '3', '4', '5-', '5+', '6-', '6+', '7'];
-      for (const [i, maxInt] of classes.entries()) await record(event(`e${maxInt}`, { code: '100', maxInt }), 'VXSE53', 800 + i);
+      for (const [i, maxInt] of classes.entries())
+        await record(event(`e${maxInt}`, { code: '100', maxInt }), 'VXSE53', 800 + i);
       await record(event('e-none', { code: '100' }), 'VXSE53', 820);
       assert.deepEqual(await ids({ maxInt: parseMaxIntFilter('5+') }), ['e7', 'e6+', 'e6-', 'e5+']);
       assert.deepEqual(await ids({ maxInt: parseMaxIntFilter('5 ') }), ['e7', 'e6+', 'e6-', 'e5+']);
       assert.deepEqual(await ids({ maxInt: parseMaxIntFilter('5-') }), ['e7', 'e6+', 'e6-', 'e5+', 'e5-']);
       assert.deepEqual(await ids({ maxInt: parseMaxIntFilter('6 ') }), ['e7', 'e6+']);
-      assert.deepEqual(await ids({ maxInt: '1' }), ['e7', 'e6+', 'e6-', 'e5+', 'e5-', 'e4', 'e3', 'e2', 'e1']);
+      assert.deepEqual(await ids({ maxInt: '1' }), [
+        'e7',
+        'e6+',
+        'e6-',
+        'e5+',
+        'e5-',
+        'e4',
+        'e3',
+        'e2',
+        'e1',
+      ]);
       assert.equal((await list()).items.length, 10);
     });
 
@@ -423,9 +468,21 @@ describe('earthquake events', () => {
     });
 
     it('date is the Japan date of arrivalTime, across the UTC midnight', async () => {
-      await record(event('utc-13', { code: '100', arrivalTime: '2021-02-14T08:59:00+09:00' }), 'VXSE53', 1001);
-      await record(event('jst-14', { code: '100', arrivalTime: '2021-02-14T09:00:00+09:00' }), 'VXSE53', 1002);
-      await record(event('jst-13', { code: '100', arrivalTime: '2021-02-13T23:59:59+09:00' }), 'VXSE53', 1003);
+      await record(
+        event('utc-13', { code: '100', arrivalTime: '2021-02-14T08:59:00+09:00' }),
+        'VXSE53',
+        1001,
+      );
+      await record(
+        event('jst-14', { code: '100', arrivalTime: '2021-02-14T09:00:00+09:00' }),
+        'VXSE53',
+        1002,
+      );
+      await record(
+        event('jst-13', { code: '100', arrivalTime: '2021-02-13T23:59:59+09:00' }),
+        'VXSE53',
+        1003,
+      );
       await record(event('z', { code: '100', arrivalTime: '2021-02-13T15:30:00Z' }), 'VXSE53', 1004);
       await record(event('flash', { maxInt: '4', arrivalTime: '2021-02-14T00:10:00+09:00' }), 'VXSE51', 1005);
       assert.deepEqual(await ids({ date: '2021-02-14' }), ['flash', 'z', 'jst-14', 'utc-13']);
@@ -466,7 +523,11 @@ describe('earthquake events', () => {
         filtered.items.map((i) => i.id),
         [1106, 1104],
       );
-      const rest = await list({ limit: 2, maxInt: '4', cursor: { direction: 'older', position: filtered.nextToken! } });
+      const rest = await list({
+        limit: 2,
+        maxInt: '4',
+        cursor: { direction: 'older', position: filtered.nextToken! },
+      });
       assert.deepEqual(
         rest.items.map((i) => i.id),
         [1102],

@@ -92,12 +92,21 @@ const TITLES: Record<string, [type: string, title: string, infoKind: string]> = 
   VXSE51: ['震度速報', '震度速報', '震度速報'],
   VXSE52: ['震源に関する情報', '震源に関する情報', '震源速報'],
   VXSE53: ['震源・震度に関する情報', '震源・震度情報', '地震情報'],
-  VXSE61: ['顕著な地震の震源要素更新のお知らせ', '顕著な地震の震源要素更新のお知らせ', '震源要素更新のお知らせ'],
+  VXSE61: [
+    '顕著な地震の震源要素更新のお知らせ',
+    '顕著な地震の震源要素更新のお知らせ',
+    '震源要素更新のお知らせ',
+  ],
   VXSE62: ['長周期地震動に関する観測情報', '長周期地震動に関する観測情報', '長周期地震動に関する観測情報'],
 };
 
 /** A hypocentre and magnitude for built documents: area `code`, magnitude `m`, origin and arrival. */
-export function quake(code: string, m: string, originTime: string, arrivalTime: string): Components.Earthquake {
+export function quake(
+  code: string,
+  m: string,
+  originTime: string,
+  arrivalTime: string,
+): Components.Earthquake {
   return {
     originTime,
     arrivalTime,
@@ -146,12 +155,16 @@ export function earthquakeDoc(
       };
   return {
     ...header,
-    _schema: { type: type === 'VXSE61' ? 'earthquake-hypocenter-update' : 'earthquake-information', version: '1.1.0' },
+    _schema: {
+      type: type === 'VXSE61' ? 'earthquake-hypocenter-update' : 'earthquake-information',
+      version: '1.1.0',
+    },
     type: controlTitle,
     title: o.title ?? title,
     status: o.status ?? '通常',
     infoType: o.cancel ? '取消' : '発表',
-    pressDateTime: o.pressDateTime ?? new Date(Date.parse(o.reportDateTime) + 5000).toISOString().replace('.000', ''),
+    pressDateTime:
+      o.pressDateTime ?? new Date(Date.parse(o.reportDateTime) + 5000).toISOString().replace('.000', ''),
     reportDateTime: o.reportDateTime,
     targetDateTime: o.targetDateTime ?? o.reportDateTime,
     eventId: o.eventId,
@@ -193,7 +206,12 @@ export function eewDoc(
           hypocenter: {
             ...quake('350', '4.5', o.reportDateTime, o.reportDateTime).hypocenter,
             reduce: { code: '9350', name: 'reduced' },
-            accuracy: { epicenters: ['1', '1'], depth: '1', magnitudeCalculation: '2', numberOfMagnitudeCalculation: '1' },
+            accuracy: {
+              epicenters: ['1', '1'],
+              depth: '1',
+              magnitudeCalculation: '2',
+              numberOfMagnitudeCalculation: '1',
+            },
           },
         },
         ...(o.forecastMaxInt ? { intensity: { forecastMaxInt: o.forecastMaxInt, regions: [] } } : {}),
