@@ -1,0 +1,124 @@
+import type { EewInformation } from '@dmdata/telegram-json-types';
+import type { Queryable, SqlParam } from '../db/types.ts';
+import type { EewRecord, EewReportInput, ListPage } from './types.ts';
+
+/** Early-warning data types kept (behaviour.md §9): 警報, 予報, 地震動予報. */
+export const EEW_TYPES: ReadonlySet<string> = new Set(['VXSE43', 'VXSE44', 'VXSE45']);
+
+/**
+ * Which report of a serial number stands for the event when several data types carry it: the
+ * 地震動予報 (VXSE45) holds everything the 予報 (VXSE44) does; the 警報 (VXSE43) is final only as
+ * a cancellation.
+ */
+const TYPE_PREFERENCE = `CASE type WHEN 'VXSE45' THEN 3 WHEN 'VXSE44' THEN 2 ELSE 1 END`;
+
+/** The early-warning record of one report (without `id`), with service.md's presence rules. */
+export function eewRecordOf(doc: EewInformation.v1_0_0.Main): Omit<EewRecord, 'id'> {
+  const body = doc.body as Partial<Omit<EewInformation.v1_0_0.PublicCommonBody, 'isCanceled'>> & {
+    isCanceled?: boolean;
+  };
+  const canceled = doc.infoType === '取消' || body.isCanceled === true;
+  return {
+    eventId: doc.eventId,
+    serial: Number(doc.serialNo),
+    dateTime: doc.reportDateTime,
+    isLastInfo: body.isLastInfo === true,
+    isCanceled: canceled,
+    ...(!canceled && body.isWarning !== undefined ? { isWarning: body.isWarning } : {}),
+    ...(!canceled && body.earthquake ? { earthquake: body.earthquake } : {}),
+    ...(!canceled && body.intensity ? { intensity: body.intensity } : {}),
+    ...(body.text !== undefined ? { text: body.text } : {}),
+  };
+}
+
+/**
+ * Records one converted VXSE43/44/45 document (ingest, in its transaction) and recomputes its
+ * event's record: the final report (isLastInfo) with the highest serial number, VXSE45 before
+ * VXSE44 before VXSE43 on the same number, then the later reception. Test telegrams and other data
+ * types are ignored; recording the same telegram again changes nothing. Returns the EventID, or
+ * null when the document does not enter the projection.
+ */
+export async function recordEewReport(q: Queryable, input: EewReportInput): Promise<string | null> {
+  const { document: doc, type } = input;
+  if (input.test || doc.status !== '通常' || !EEW_TYPES.has(type)) return null;
+  if (!doc.eventId || doc.serialNo === null || !/^\d{1,9}$/.test(doc.serialNo)) return null;
+  const record = eewRecordOf(doc);
+  await q.query(
+    `INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING`,
+    [
+      input.telegram.serial,
+      input.telegram.id,
+      doc.eventId,
+      type,
+      record.serial,
+      record.isLastInfo,
+      new Date(input.telegram.receivedTime),
+      JSON.stringify(record),
+    ],
+  );
+  await q.query('DELETE FROM gd_eew_events WHERE event_id = $1', [doc.eventId]);
+  await q.query(
+    `INSERT INTO gd_eew_events (event_id, report_serial, received_time)
+     SELECT event_id, serial, received_time FROM gd_eew_reports WHERE event_id = $1 AND is_last_info
+     ORDER BY serial_no DESC, ${TYPE_PREFERENCE} DESC, serial DESC LIMIT 1`,
+    [doc.eventId],
+  );
+  return doc.eventId;
+}
+
+export interface EewListQuery {
+  /** Reception time of the final report at or after. */
+  datetimeFrom?: Date;
+  /** Reception time of the final report before (exclusive). */
+  datetimeTo?: Date;
+  limit: number;
+  /** A `nextToken` position: records with `id` below it. */
+  cursor?: { position: number };
+}
+
+interface RecordRow {
+  serial: number;
+  record: string;
+}
+
+const recordOfRow = (r: RecordRow): EewRecord => ({
+  id: r.serial,
+  ...(JSON.parse(r.record) as Omit<EewRecord, 'id'>),
+});
+
+/** One record per early-warning event whose final report is stored, newest first by `id`. */
+export async function listEewRecords(q: Queryable, f: EewListQuery): Promise<ListPage<EewRecord>> {
+  const where = ['true'];
+  const params: SqlParam[] = [];
+  const p = (v: SqlParam) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (f.datetimeFrom) where.push(`e.received_time >= ${p(f.datetimeFrom)}`);
+  if (f.datetimeTo) where.push(`e.received_time < ${p(f.datetimeTo)}`);
+  if (f.cursor) where.push(`e.report_serial < ${p(f.cursor.position)}`);
+  const rows = await q.query<RecordRow>(
+    `SELECT r.serial, r.record::text AS record FROM gd_eew_events e JOIN gd_eew_reports r ON r.serial = e.report_serial
+     WHERE ${where.join(' AND ')} ORDER BY e.report_serial DESC LIMIT ${p(f.limit + 1)}`,
+    params,
+  );
+  const page = rows.slice(0, f.limit);
+  return {
+    items: page.map(recordOfRow),
+    ...(rows.length > f.limit ? { nextToken: page.at(-1)!.serial } : {}),
+  };
+}
+
+/**
+ * Every stored report of an early-warning event, newest reception first (final or not), or null
+ * when none is stored. Each record's `id` is its JSON telegram's serial (the API renders that
+ * telegram as the record's `telegrams[]`).
+ */
+export async function eewEvent(q: Queryable, eventId: string): Promise<EewRecord[] | null> {
+  const rows = await q.query<RecordRow>(
+    'SELECT serial, record::text AS record FROM gd_eew_reports WHERE event_id = $1 ORDER BY serial DESC',
+    [eventId],
+  );
+  return rows.length > 0 ? rows.map(recordOfRow) : null;
+}

@@ -1,0 +1,51 @@
+import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
+import type { Queryable } from '../db/types.ts';
+import { recordEarthquakeReport } from './earthquake-store.ts';
+import { recordEewReport } from './eew.ts';
+import type { EarthquakeDocument, EewDocument, ProjectionInput } from './types.ts';
+
+/**
+ * Records any converted document in the projection its schema feeds (earthquake-information and
+ * earthquake-hypocenter-update → earthquake events, eew-information → early warnings); documents
+ * of other schemas are ignored. Returns the projection the document entered, or null.
+ */
+export async function recordGdReport(
+  q: Queryable,
+  input: ProjectionInput<TelegramJSONMain>,
+): Promise<'earthquake' | 'eew' | null> {
+  switch (input.document._schema.type) {
+    case 'earthquake-information':
+    case 'earthquake-hypocenter-update':
+      return (await recordEarthquakeReport(q, { ...input, document: input.document as EarthquakeDocument }))
+        ? 'earthquake'
+        : null;
+    case 'eew-information':
+      return (await recordEewReport(q, { ...input, document: input.document as EewDocument })) ? 'eew' : null;
+    default:
+      return null;
+  }
+}
+
+/** Empties both projections (the first step of a rebuild). */
+export async function clearGdProjections(q: Queryable): Promise<void> {
+  await q.query('TRUNCATE gd_earthquake_reports, gd_earthquake_events, gd_eew_reports, gd_eew_events');
+}
+
+/**
+ * Re-derives both projections from stored JSON telegrams: empties them and records every document
+ * given. The projections are pure functions of the recorded reports (docs/gd.md), so the result
+ * does not depend on the order of `inputs`; run it in one transaction so readers never see a
+ * half-built projection. Returns how many documents entered each projection.
+ */
+export async function rebuildGdProjections(
+  q: Queryable,
+  inputs: Iterable<ProjectionInput<TelegramJSONMain>> | AsyncIterable<ProjectionInput<TelegramJSONMain>>,
+): Promise<{ earthquake: number; eew: number }> {
+  await clearGdProjections(q);
+  const counts = { earthquake: 0, eew: 0 };
+  for await (const input of inputs) {
+    const entered = await recordGdReport(q, input);
+    if (entered) counts[entered] += 1;
+  }
+  return counts;
+}
