@@ -1,6 +1,7 @@
 import { channels, type Bus } from '../bus/types.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
+import { recordGdReport } from '../gd/projections.ts';
 import { prepareConversion, type PreparedConversion } from './conversion.ts';
 import { prepareTelegram, type IngestHints, type PreparedTelegram } from './prepare.ts';
 import { findStored, storeTelegram, type StoredTelegram } from './store.ts';
@@ -84,10 +85,17 @@ async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome
       const stored = await storeTelegram(q, telegram);
       if (stored.duplicate || conversion === null) return { ok: true, stored };
       if (!conversion.ok) return { ok: true, stored, conversionFailure: conversion };
-      // The conversion commits with its source or not at all; its failure leaves the XML stored.
+      // The conversion and the projections it feeds (earthquake events, early warnings) commit with
+      // their source or not at all; their failure leaves the XML stored.
       await q.query('SAVEPOINT conversion');
       try {
         const converted = await storeTelegram(q, conversion.telegram);
+        await recordGdReport(q, {
+          type: telegram.head.type,
+          document: conversion.document,
+          telegram: { serial: converted.serial, id: converted.id, receivedTime: telegram.receivedTime },
+          test: telegram.head.test,
+        });
         await q.query('RELEASE SAVEPOINT conversion');
         return { ok: true, stored, converted: { ...converted, schema: conversion.schema } };
       } catch (err) {

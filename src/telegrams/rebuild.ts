@@ -1,5 +1,8 @@
 import { gunzipSync } from 'node:zlib';
-import type { Db } from '../db/types.ts';
+import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
+import type { Db, Queryable } from '../db/types.ts';
+import { rebuildGdProjections } from '../gd/projections.ts';
+import type { ProjectionInput } from '../gd/types.ts';
 import { prepareConversion } from './conversion.ts';
 import type { ConversionFailure } from './ingest.ts';
 import { loadTelegramsAfter, storeTelegram } from './store.ts';
@@ -11,17 +14,26 @@ export interface RebuildReport {
   replaced: number;
   unchanged: number;
   failed: (ConversionFailure & { id: string })[];
+  /** Documents that entered each projection when it was rebuilt from the stored conversions. */
+  projections: { earthquake: number; eew: number };
 }
 
 const BATCH = 200;
 
 /**
- * Re-derives the JSON conversion of every stored XML telegram with today's converters
- * (docs/conversion.md, "Rebuilding"). Idempotent: a second run changes nothing. The XML telegrams
- * and unchanged conversions keep their ids and serials; nothing is announced on the bus.
+ * Re-derives the JSON conversion of every stored XML telegram with today's converters, then the
+ * earthquake and early-warning projections from the stored conversions (docs/conversion.md,
+ * "Rebuilding"). Idempotent: a second run changes nothing. The XML telegrams and unchanged
+ * conversions keep their ids and serials; nothing is announced on the bus.
  */
 export async function rebuildConversions(db: Db): Promise<RebuildReport> {
-  const report: RebuildReport = { added: 0, replaced: 0, unchanged: 0, failed: [] };
+  const report: RebuildReport = {
+    added: 0,
+    replaced: 0,
+    unchanged: 0,
+    failed: [],
+    projections: { earthquake: 0, eew: 0 },
+  };
   for (let after = 0; ;) {
     const batch = await loadTelegramsAfter(db, after, BATCH);
     for (const t of batch) {
@@ -58,7 +70,28 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
         report.replaced++;
       }
     }
-    if (batch.length < BATCH) return report;
+    if (batch.length < BATCH) break;
+    after = batch.at(-1)!.serial;
+  }
+  // In one transaction, so readers never see a half-built projection.
+  report.projections = await db.tx((q) => rebuildGdProjections(q, storedConversions(q)));
+  return report;
+}
+
+/** Every stored JSON conversion as a projection input, in serial order. */
+async function* storedConversions(q: Queryable): AsyncGenerator<ProjectionInput<TelegramJSONMain>> {
+  for (let after = 0; ; ) {
+    const batch = await loadTelegramsAfter(q, after, BATCH);
+    for (const t of batch) {
+      if (t.format !== 'json') continue;
+      yield {
+        type: t.head.type,
+        document: JSON.parse(gunzipSync(t.body).toString('utf8')) as TelegramJSONMain,
+        telegram: { serial: t.serial, id: t.id, receivedTime: t.receivedTime },
+        test: t.head.test,
+      };
+    }
+    if (batch.length < BATCH) return;
     after = batch.at(-1)!.serial;
   }
 }
