@@ -37,11 +37,12 @@ const codeName = (element: XmlElement) => ({
 const compareCodes = (a: { code: string }, b: { code: string }) =>
   a.code < b.code ? -1 : a.code > b.code ? 1 : 0;
 
+const INTENSITY_RANK: ReadonlyMap<string | undefined, number> = new Map(
+  INTENSITY_ORDER.map((int, rank) => [int, rank]),
+);
+
 /** Position in INTENSITY_ORDER; `!5-` and no intensity after every class. */
-function intensityRank(int: string | undefined): number {
-  const at = int === undefined ? -1 : INTENSITY_ORDER.indexOf(int);
-  return at === -1 ? INTENSITY_ORDER.length : at;
-}
+const intensityRank = (int: string | undefined) => INTENSITY_RANK.get(int) ?? INTENSITY_ORDER.length;
 
 /** Comparator: strongest first (by the given intensity), then by code. */
 const byIntensityThenCode =
