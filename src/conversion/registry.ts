@@ -3,6 +3,8 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
+import { earthquakeInformation } from './schemas/earthquake-information.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -24,6 +26,12 @@ const converters: Readonly<Record<string, Converter>> = {
   VTSE41: tsunamiInformation,
   VTSE51: tsunamiInformation,
   VTSE52: tsunamiInformation,
+  VXSE51: earthquakeInformation,
+  VXSE52: earthquakeInformation,
+  VXSE53: earthquakeInformation,
+  VXSE61: earthquakeHypocenterUpdate,
+  VXSE62: earthquakeInformation,
+  VZSE40: earthquakeInformation,
 };
 
 export function converterFor(type: string): Converter | undefined {
