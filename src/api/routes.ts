@@ -5,6 +5,7 @@ import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
 import { registerContractList } from './contract-list.ts';
 import { contractedLookup } from './contracted.ts';
+import { registerGdRoutes } from './gd-routes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerTelegramBody } from './telegram-body.ts';
 import { registerTelegramLists } from './telegram-lists.ts';
@@ -19,5 +20,6 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   registerTelegramLists(app, ctx, { auth, cache, contracted });
   registerTelegramBody(app, ctx, auth);
   registerContractList(app, ctx, auth);
+  registerGdRoutes(app, ctx, { auth, contracted });
   await registerAdminIngest(app, ctx, auth);
 }

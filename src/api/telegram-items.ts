@@ -66,3 +66,22 @@ export function itemV1(t: TelegramSummary, dataUrl: string, withXml: boolean) {
     ...(withXml && t.xmlReport ? { xmlData: t.xmlReport } : {}),
   };
 }
+
+/**
+ * A JSON conversion as an item of an earthquake event's or early warning's `telegrams`: the list
+ * item with `originalId` and always `xmlReport` (the source XML's Control and Head).
+ */
+export function conversionItem(t: TelegramSummary, dataUrl: string) {
+  return {
+    serial: t.serial,
+    id: t.id,
+    ...(t.conversion ? { originalId: t.conversion.originalId } : {}),
+    classification: t.classification,
+    head: listHead(t),
+    receivedTime: t.receivedTime,
+    ...(t.xmlReport ? { xmlReport: t.xmlReport } : {}),
+    ...(t.conversion ? { schema: t.conversion.schema } : {}),
+    format: t.format,
+    url: bodyUrl(dataUrl, t.id),
+  };
+}

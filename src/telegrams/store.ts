@@ -140,6 +140,16 @@ export async function loadTelegram(q: Queryable, serial: number): Promise<Telegr
   return rows[0] ? { ...toSummary(rows[0]), body: bodyOf(rows[0]) } : null;
 }
 
+/** The summaries of the telegrams with these serials, in serial order (unknown serials skipped). */
+export async function loadSummaries(q: Queryable, serials: readonly number[]): Promise<TelegramSummary[]> {
+  if (serials.length === 0) return [];
+  const rows = await q.query<Row>(
+    `SELECT ${SUMMARY_COLUMNS} FROM telegrams WHERE serial = ANY($1::int8[]) ORDER BY serial`,
+    [serials as number[]],
+  );
+  return rows.map(toSummary);
+}
+
 /** Full telegrams with serials above `after`, oldest first (at most `limit`). */
 export async function loadTelegramsAfter(
   q: Queryable,
