@@ -3,6 +3,7 @@
  * Records load concurrently but are broadcast in the order announced; a serial announced twice
  * (a redelivering bus, a replayed NOTIFY) is broadcast once.
  */
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Hub } from './hub.ts';
@@ -14,8 +15,7 @@ export type LoadRecord = (serial: number) => Promise<TelegramRecord | null>;
 
 export class Dispatcher {
   private tail: Promise<void> = Promise.resolve();
-  private readonly seen = new Set<number>();
-  private readonly order: number[] = [];
+  private readonly seen = new LRUCache<number, true>({ max: REMEMBERED });
 
   constructor(
     private readonly hub: Hub,
@@ -38,7 +38,7 @@ export class Dispatcher {
     }
     if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial <= 0) return;
     if (this.seen.has(serial)) return;
-    this.remember(serial);
+    this.seen.set(serial, true);
     const announcedAt = performance.now();
     const loaded = this.load(serial);
     this.tail = Promise.all([loaded, this.tail])
@@ -63,11 +63,5 @@ export class Dispatcher {
       ],
       () => this.onDelivered(record, (performance.now() - announcedAt) / 1000),
     );
-  }
-
-  private remember(serial: number): void {
-    this.seen.add(serial);
-    this.order.push(serial);
-    if (this.order.length > REMEMBERED) this.seen.delete(this.order.shift()!);
   }
 }
