@@ -5,7 +5,7 @@
 import { planByClassification } from '../accounts/plans.ts';
 import { createAuthenticator, requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { okBody } from '../http/envelope.ts';
@@ -160,7 +160,7 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);
     // Whichever process holds the connection closes it with 4808.
-    await ctx.bus.publish(channels.socketClose, JSON.stringify({ socketId: id, code: CLOSED_BY_ACCOUNT }));
+    await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
     return reply.code(204).send();
   });
 }

@@ -1,9 +1,10 @@
 /**
- * Turns bus announcements (`{"serial":n}` on channels.telegram) into broadcasts on this process.
+ * Turns bus announcements of committed telegrams (busCodecs.telegram) into broadcasts on this process.
  * Records load concurrently but are broadcast in the order announced; a serial announced twice
  * (a redelivering bus, a replayed NOTIFY) is broadcast once.
  */
 import { LRUCache } from 'lru-cache';
+import type { TelegramCommitted } from '../bus/codecs.ts';
 import type { Clock } from '../clock.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Hub } from './hub.ts';
@@ -28,15 +29,8 @@ export class Dispatcher {
     private readonly onDelivered: (record: TelegramRecord, seconds: number) => void = () => {},
   ) {}
 
-  /** Handler for the bus: ignores payloads that are not `{"serial":<positive integer>}`. */
-  readonly announce = (payload: string): void => {
-    let serial: unknown;
-    try {
-      serial = (JSON.parse(payload) as { serial?: unknown }).serial;
-    } catch {
-      return;
-    }
-    if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial <= 0) return;
+  /** Handler for the bus: broadcasts the telegram committed under `serial`, once. */
+  readonly announce = ({ serial }: TelegramCommitted): void => {
     if (this.seen.has(serial)) return;
     this.seen.set(serial, true);
     const announcedAt = performance.now();

@@ -4,7 +4,7 @@
  * by their account, contract changes). Shutdown closes every connection with 4503.
  */
 import cluster from 'node:cluster';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App, Surface } from '../http/app.ts';
 import type { SessionStoreOptions } from '../sessions/sessions.ts';
@@ -41,15 +41,6 @@ const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
   full: { code: closeCodes.connectionLimit, message: closeMessages.connectionLimit },
   'no-contract': { code: closeCodes.contractEnded, message: closeMessages.contractEnded },
 };
-
-function parseJson<T>(payload: string): Partial<T> {
-  try {
-    const v = JSON.parse(payload) as unknown;
-    return typeof v === 'object' && v !== null ? (v as Partial<T>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** The real-time surface; `loader` gives the function that reads a telegram by serial. */
 export function realtimeSurface(loader: (ctx: AppContext) => LoadRecord | Promise<LoadRecord>): Surface {
@@ -143,15 +134,12 @@ async function startRealtime(app: App, ctx: AppContext, load: LoadRecord, store:
   }
 
   const unsubscribe = [
-    await ctx.bus.subscribe(channels.telegram, dispatcher.announce),
-    await ctx.bus.subscribe(channels.socketClose, (payload) => {
-      const { socketId } = parseJson<{ socketId: number }>(payload);
-      if (typeof socketId === 'number')
-        hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true);
-    }),
-    await ctx.bus.subscribe(channels.contracts, (payload) => {
-      const { accountId } = parseJson<{ accountId: number }>(payload);
-      if (typeof accountId === 'number') contractsChanged(accountId).catch(onError);
+    await busCodecs.telegram.subscribe(ctx.bus, dispatcher.announce),
+    await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) =>
+      hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true),
+    ),
+    await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) => {
+      contractsChanged(accountId).catch(onError);
     }),
   ];
 

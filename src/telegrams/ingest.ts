@@ -1,4 +1,5 @@
-import { channels, type Bus } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
+import type { Bus } from '../bus/types.ts';
 import type { Db } from '../db/types.ts';
 import { prepareTelegram, type IngestHints, type Prepared, type PreparedTelegram } from './prepare.ts';
 import { findStored, storeTelegram, type StoredTelegram } from './store.ts';
@@ -38,7 +39,7 @@ export async function ingestInOrder(
 async function commit(deps: Deps, prepared: Prepared): Promise<IngestOutcome> {
   if (!prepared.ok) return prepared;
   const stored = await store(deps.db, prepared.telegram);
-  if (!stored.duplicate) await deps.bus.publish(channels.telegram, JSON.stringify({ serial: stored.serial }));
+  if (!stored.duplicate) await busCodecs.telegram.publish(deps.bus, { serial: stored.serial });
   return { ok: true, stored };
 }
 

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { busCodecs } from '../../src/bus/codecs.ts';
+import { createMemoryBus } from '../../src/bus/memory.ts';
+import { channels } from '../../src/bus/types.ts';
 import { Dispatcher } from '../../src/realtime/dispatcher.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
 import { TestClient, record, startEndpoint } from './support.ts';
@@ -27,6 +30,8 @@ test('announcements are broadcast once each, in announcement order, whatever the
       setTimeout(() => resolve(records.get(serial) ?? null), delays.get(serial) ?? 0),
     );
   const dispatcher = new Dispatcher(env.hub, load, env.clock, 'namazu/test');
+  const bus = createMemoryBus();
+  await busCodecs.telegram.subscribe(bus, dispatcher.announce);
   for (const payload of [
     '{"serial":101}',
     '{"serial":102}',
@@ -34,10 +39,12 @@ test('announcements are broadcast once each, in announcement order, whatever the
     '{"serial":103}',
     '{"serial":999}',
   ]) {
-    dispatcher.announce(payload);
+    await bus.publish(channels.telegram, payload);
   }
   for (const junk of ['', 'x', '{"serial":-1}', '{"serial":"5"}', '{"serial":1.5}', 'null'])
-    dispatcher.announce(junk);
+    await bus.publish(channels.telegram, junk);
+  // The memory bus delivers on the microtask queue: one more turn and every announcement is in.
+  await new Promise<void>((resolve) => queueMicrotask(resolve));
   await dispatcher.settled();
 
   const got = [await client.next(), await client.next(), await client.next()];
