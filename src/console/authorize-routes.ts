@@ -4,11 +4,7 @@ import { findClient } from '../auth/clients.ts';
 import { issueCode } from '../auth/codes.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
-import {
-  parseQuery,
-  validateAuthorizationRequest,
-  type AuthorizeOutcome,
-} from '../oauth/authorize-request.ts';
+import { validateAuthorizationRequest, type AuthorizeOutcome } from '../oauth/authorize-request.ts';
 import { errorResponse, successResponse, type AuthorizeResponse } from '../oauth/authorize-response.ts';
 import { issuerOf, oauthPaths } from '../oauth/metadata.ts';
 import { redirectSource } from '../oauth/redirect-uri.ts';
@@ -16,7 +12,8 @@ import { renderConsentPage } from './consent-page.ts';
 import { authorizationHint, renderErrorPage } from './error-page.ts';
 import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
 import { consolePaths, signinUrl } from './routes.ts';
-import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from './web.ts';
+import { formOf, parseUrlEncoded, singleValue } from '../oauth/form.ts';
+import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
 import { currentSession, sessionCsrf, sessionCsrfValid } from './web-session.ts';
 
 /**
@@ -47,7 +44,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
 
   /** Validates a raw authorization query; answers the request itself unless the query is valid. */
   async function validOrAnswer(request: FastifyRequest, reply: FastifyReply, rawQuery: string) {
-    const params = parseQuery(rawQuery);
+    const params = parseUrlEncoded(rawQuery);
     if (!params) return { answered: pageError(reply, 'The query string of the request is malformed.') };
     const outcome: AuthorizeOutcome = await validateAuthorizationRequest(params, lookupClient);
     if (outcome.kind === 'page_error') return { answered: pageError(reply, outcome.message) };
@@ -120,12 +117,12 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
 
     scope.post(consentPath, async (request, reply) => {
       const form = formOf(request);
-      const rawQuery = form ? field(form, 'request') : null;
+      const rawQuery = form ? singleValue(form, 'request') : null;
       if (!form || rawQuery === null) return pageError(reply, 'The consent form was malformed.');
       const origin = authOrigin(ctx, request);
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
-      if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
+      if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
         return sendPage(
           reply,
           403,
@@ -136,7 +133,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
       if (!checked.valid) return checked.answered;
       const { delivery, request: authz } = checked.valid;
       const issuer = issuerOf(origin);
-      const decision = field(form, 'decision');
+      const decision = singleValue(form, 'decision');
       if (decision === 'deny') {
         return sendAuthorizeResponse(
           reply,

@@ -9,7 +9,8 @@ import type { App } from '../http/app.ts';
 import { renderAccountPage } from './account-page.ts';
 import { renderErrorPage } from './error-page.ts';
 import { renderSigninPage } from './signin-page.ts';
-import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from './web.ts';
+import { formOf, singleValue } from '../oauth/form.ts';
+import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
 import {
   currentSession,
   preSigninCsrf,
@@ -82,12 +83,12 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
     scope.post(consolePaths.signin, async (request, reply) => {
       const form = formOf(request);
       if (!form) return sendPage(reply, 400, renderErrorPage('The sign-in form was malformed.'));
-      const returnTo = safeReturnTo(field(form, 'return_to'));
-      if (!preSigninCsrfValid(ctx, request, field(form, 'csrf'))) {
+      const returnTo = safeReturnTo(singleValue(form, 'return_to'));
+      if (!preSigninCsrfValid(ctx, request, singleValue(form, 'csrf'))) {
         return sendPage(reply, 403, renderErrorPage(csrfRejected));
       }
-      const email = field(form, 'email') ?? '';
-      const password = field(form, 'password') ?? '';
+      const email = singleValue(form, 'email') ?? '';
+      const password = singleValue(form, 'password') ?? '';
       if (!email || !password) {
         return showSignin(request, reply, 400, returnTo, {
           email,
@@ -129,12 +130,12 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
       const session = await currentSession(ctx, request);
       const origin = authOrigin(ctx, request);
       if (session) {
-        if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
+        if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
           return sendPage(reply, 403, renderErrorPage(csrfRejected));
         }
         await signOut(ctx, request, reply, session);
       }
-      return sendRedirect(reply, signinUrl(origin, safeReturnTo(field(form, 'return_to'))));
+      return sendRedirect(reply, signinUrl(origin, safeReturnTo(singleValue(form, 'return_to'))));
     });
 
     async function showAccount(request: FastifyRequest, reply: FastifyReply, session: WebSession) {
@@ -167,7 +168,7 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
       const origin = authOrigin(ctx, request);
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, consolePaths.account));
-      if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
+      if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
         return sendPage(reply, 403, renderErrorPage(csrfRejected));
       }
       const id = (request.params as { id: string }).id;

@@ -11,13 +11,10 @@ import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
 import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
-import { parseForm, type FormParams } from './token-params.ts';
+import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from './form.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;
-
-/** Largest form body the token, revocation and introspection endpoints read. */
-export const FORM_BODY_LIMIT = 16 * 1024;
 
 /**
  * Failed requests allowed per minute from one IP, and from one IP for one client id, before 429.
@@ -29,19 +26,11 @@ const NOT_A_FORM = Symbol('not a form');
 
 /** The client id a request names, for keying failures (unverified, never trusted for anything else). */
 function namedClient(request: FastifyRequest): string {
-  const body = request.body;
-  if (typeof body === 'string') {
-    const m = /(?:^|&)client_id=([^&]{1,200})/.exec(body);
-    if (m) return m[1]!;
-  }
+  const form = formOf(request);
+  const clientId = form && singleValue(form, 'client_id');
+  if (clientId) return clientId.slice(0, 200);
   const auth = request.headers.authorization;
   return auth ? auth.slice(0, 120) : '-';
-}
-
-function formOf(request: FastifyRequest): FormParams {
-  if (typeof request.body !== 'string')
-    throw invalidRequest('the body must be application/x-www-form-urlencoded');
-  return parseForm(request.body);
 }
 
 /** OAuth errors and anything Fastify throws, as RFC 6749 §5.2 JSON; never a stack or internal detail. */
@@ -86,11 +75,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
-    );
+    acceptForms(scope);
     // Any other body (JSON included) is read, bounded, and refused by the handler as invalid_request.
     scope.addContentTypeParser(
       '*',
@@ -119,13 +104,16 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     });
 
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
-    const admit = (request: FastifyRequest): FormParams => {
+    const admit = (request: FastifyRequest): Params => {
       const wait = perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
       if (wait > 0)
         throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
           'retry-after': String(wait),
         });
-      return formOf(request);
+      const form = formOf(request);
+      if (!form)
+        throw invalidRequest('the body must be a well-formed application/x-www-form-urlencoded form');
+      return form;
     };
 
     scope.post(TOKEN_PATH, async (request, reply) => {
