@@ -11,7 +11,7 @@ import type { App } from '../http/app.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import type { SessionStatus, SocketSession } from '../sessions/sessions.ts';
+import type { SessionStatus, SocketSession } from '../sessions/socket-sessions.ts';
 import {
   CLOSED_BY_ACCOUNT,
   TICKET_VALIDITY_MS,
@@ -22,7 +22,7 @@ import {
   listSessions,
   sessionStoreOptions,
   startSession,
-} from '../sessions/sessions.ts';
+} from '../sessions/socket-sessions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseStartRequest } from './socket-request.ts';
 

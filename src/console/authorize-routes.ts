@@ -14,7 +14,7 @@ import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
 import { consolePaths, signinUrl } from './routes.ts';
 import { formOf, parseUrlEncoded, singleValue } from '../oauth/form.ts';
 import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from './web-session.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from './signin-cookies.ts';
 
 /**
  * The pages of the authorization endpoint (service.md, oauth.md): GET validates the request, signs

@@ -3,7 +3,7 @@ import { checkPassword, getAccount } from '../accounts/accounts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
 import { announceRevoked } from '../auth/tokens.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
-import type { WebSession } from '../auth/sessions.ts';
+import type { WebSession } from '../auth/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { renderAccountPage } from './account-page.ts';
@@ -19,7 +19,7 @@ import {
   sessionCsrfValid,
   signIn,
   signOut,
-} from './web-session.ts';
+} from './signin-cookies.ts';
 
 /** Sign-in, sign-out and the account page (authorizations the account granted, and revoking one). */
 

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientLookup } from '../auth/token-clients.ts';
+import type { ClientCache } from '../auth/client-cache.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
 import type { Params } from './form.ts';
@@ -71,7 +71,7 @@ export function invalidClient(presented: Pick<PresentedClient, 'basic'>, descrip
  * client_secret_post); a public client authenticates with `none` and must not send a secret.
  */
 export async function authenticateClient(
-  clients: ClientLookup,
+  clients: ClientCache,
   pepper: Buffer,
   presented: PresentedClient,
 ): Promise<OAuthClient> {

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientLookup } from '../auth/token-clients.ts';
+import type { ClientCache } from '../auth/client-cache.ts';
 import { redeemCode, type RedeemedCode } from '../auth/code-redemption.ts';
 import type { VerifiedProof } from '../auth/dpop.ts';
 import { checkPkce } from '../auth/pkce.ts';
@@ -36,8 +36,8 @@ export const REFRESH_TOKEN_MAX_AGE_MS = 3 * 365 * 86_400_000;
 
 export interface Issuer {
   db: Db;
-  /** Client records, cached for a few seconds (token-clients.ts). */
-  clients: ClientLookup;
+  /** Client records, cached for a few seconds (client-cache.ts). */
+  clients: ClientCache;
   bus: Bus;
   clock: Clock;
   pepper: Buffer;

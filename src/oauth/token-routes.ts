@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
-import { FailureLimiter } from '../auth/token-limits.ts';
-import { ClientLookup } from '../auth/token-clients.ts';
+import { FailureLimiter } from '../auth/failure-limiter.ts';
+import { ClientCache } from '../auth/client-cache.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -47,7 +47,7 @@ function asOAuthError(err: FastifyError | OAuthError): OAuthError {
 export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
   const issuer: Issuer = {
     db: ctx.db,
-    clients: new ClientLookup(ctx.db, ctx.clock, CLIENT_CACHE_MS),
+    clients: new ClientCache(ctx.db, ctx.clock, CLIENT_CACHE_MS),
     bus: ctx.bus,
     clock: ctx.clock,
     pepper: ctx.pepper,

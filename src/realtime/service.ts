@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App, Surface } from '../http/app.ts';
-import type { SessionStoreOptions } from '../sessions/sessions.ts';
+import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import {
   PONG_TIMEOUT_MS,
   endSessions,
@@ -16,7 +16,7 @@ import {
   openSessionsOf,
   recordPings,
   sessionStoreOptions,
-} from '../sessions/sessions.ts';
+} from '../sessions/socket-sessions.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import type { LoadRecord } from './dispatcher.ts';
 import { Dispatcher } from './dispatcher.ts';
