@@ -4,22 +4,22 @@ import { findClient } from '../auth/clients.ts';
 import { issueCode } from '../auth/codes.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
-import { validateAuthorizationRequest, type AuthorizeOutcome } from '../oauth/authorize-request.ts';
-import { errorResponse, successResponse, type AuthorizeResponse } from '../oauth/authorize-response.ts';
-import { issuerOf, oauthPaths } from '../oauth/metadata.ts';
-import { redirectSource } from '../oauth/redirect-uri.ts';
-import { renderConsentPage } from './consent-page.ts';
-import { authorizationHint, renderErrorPage } from './error-page.ts';
-import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
-import { consolePaths, signinUrl } from './routes.ts';
-import { formOf, parseUrlEncoded, singleValue } from '../oauth/form.ts';
-import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from './signin-cookies.ts';
+import { validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
+import { errorResponse, successResponse, type AuthorizeResponse } from './authorize-response.ts';
+import { issuerOf, oauthPaths } from './metadata.ts';
+import { redirectSource } from './redirect-uri.ts';
+import { renderConsentPage } from '../console/consent-page.ts';
+import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
+import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';
+import { consolePaths, signinUrl } from '../console/routes.ts';
+import { formOf, parseUrlEncoded, singleValue } from './form.ts';
+import { asWebScope, authOrigin, sendPage, sendRedirect } from '../console/web.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/signin-cookies.ts';
 
 /**
- * The pages of the authorization endpoint (service.md, oauth.md): GET validates the request, signs
- * the user in when needed and shows the consent page; the consent form POSTs the decision with the
- * original query, which is checked again before a code is issued.
+ * The authorization endpoint (docs/oauth.md): GET validates the request, signs the user in when
+ * needed and shows the consent page; the consent form POSTs the decision with the original query,
+ * which is checked again before a code is issued. The pages themselves are rendered by console/.
  */
 
 const consentPath = '/account/oauth2/v1/auth/consent';
