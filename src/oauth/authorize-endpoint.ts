@@ -7,7 +7,7 @@ import type { App } from '../http/app.ts';
 import { validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
 import { errorResponse, successResponse, type AuthorizeResponse } from './authorize-response.ts';
 import { issuerOf, oauthPaths } from './metadata.ts';
-import { redirectSource } from './redirect-uri.ts';
+import { redirectSource } from '../auth/redirect-uris.ts';
 import { renderConsentPage } from '../console/consent-page.ts';
 import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
 import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';

@@ -1,7 +1,7 @@
 import { isClientIdShape, type OAuthClient } from '../auth/clients.ts';
 import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
 import { singleValue, type Params } from './form.ts';
-import { resolveRedirectUri } from './redirect-uri.ts';
+import { resolveRedirectUri } from '../auth/redirect-uris.ts';
 
 /**
  * Validation of an authorization request (service.md "Authorization endpoint", oauth.md). The
