@@ -9,7 +9,7 @@ import type { App } from '../http/app.ts';
 import { renderAccountPage } from './account-page.ts';
 import { renderErrorPage } from './error-page.ts';
 import { renderSigninPage } from './signin-page.ts';
-import { formOf, singleValue } from '../oauth/form.ts';
+import { formOf, singleValue } from '../http/form.ts';
 import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
 import {
   currentSession,

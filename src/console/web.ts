@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { describeError, type App } from '../http/app.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import { acceptForms } from '../oauth/form.ts';
+import { acceptForms } from '../http/form.ts';
 import { renderErrorPage } from './error-page.ts';
 import { securityHeaders, type CspOptions } from './html.ts';
 

@@ -12,7 +12,7 @@ import { renderConsentPage } from '../console/consent-page.ts';
 import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
 import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';
 import { consolePaths, signinUrl } from '../console/routes.ts';
-import { formOf, parseUrlEncoded, singleValue } from './form.ts';
+import { formOf, parseUrlEncoded, singleValue } from '../http/form.ts';
 import { asWebScope, authOrigin, sendPage, sendRedirect } from '../console/web.ts';
 import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/signin-cookies.ts';
 

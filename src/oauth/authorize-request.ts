@@ -1,6 +1,6 @@
 import { isClientIdShape, type OAuthClient } from '../auth/clients.ts';
 import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
-import { singleValue, type Params } from './form.ts';
+import { singleValue, type Params } from '../http/form.ts';
 import { resolveRedirectUri } from '../auth/redirect-uris.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { OAuthClient } from '../auth/clients.ts';
 import type { ClientCache } from '../auth/client-cache.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
-import type { Params } from './form.ts';
+import type { Params } from '../http/form.ts';
 import { param } from './token-params.ts';
 
 /** The client credentials a request presented, before they are checked. */

@@ -3,7 +3,7 @@ import { findLiveToken } from '../auth/tokens.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { authenticateClient, invalidClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';
-import type { Params } from './form.ts';
+import type { Params } from '../http/form.ts';
 import { requiredParam } from './token-params.ts';
 
 export const INTROSPECT_PATH = '/account/oauth2/v1/introspect';

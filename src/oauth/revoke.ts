@@ -3,7 +3,7 @@ import { announceRevoked, deleteGrantTokens, deleteToken, findTokenOwner } from 
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';
-import type { Params } from './form.ts';
+import type { Params } from '../http/form.ts';
 import { requiredParam } from './token-params.ts';
 
 export const REVOKE_PATH = '/account/oauth2/v1/revoke';

@@ -25,7 +25,7 @@ import {
   OAuthError,
   unauthorizedClient,
 } from './token-errors.ts';
-import type { Params } from './form.ts';
+import type { Params } from '../http/form.ts';
 import { param, requiredParam } from './token-params.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { singleValue, type Params } from './form.ts';
+import { singleValue, type Params } from '../http/form.ts';
 import { invalidRequest } from './token-errors.ts';
 
 /**

@@ -11,7 +11,7 @@ import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
 import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
-import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from './form.ts';
+import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from '../http/form.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;

@@ -10,7 +10,7 @@ import {
   type Issuer,
   type TokenResponse,
 } from './token-grants.ts';
-import type { Params } from './form.ts';
+import type { Params } from '../http/form.ts';
 import { param } from './token-params.ts';
 
 export const TOKEN_PATH = '/account/oauth2/v1/token';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OAuthClient } from '../../src/auth/clients.ts';
 import { validateAuthorizationRequest } from '../../src/oauth/authorize-request.ts';
-import { parseUrlEncoded } from '../../src/oauth/form.ts';
+import { parseUrlEncoded } from '../../src/http/form.ts';
 
 const client: OAuthClient = {
   id: 1,
