@@ -7,10 +7,9 @@ import type { WebSession } from '../auth/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { renderAccountPage } from './account-page.ts';
-import { renderErrorPage } from './error-page.ts';
 import { renderSigninPage } from './signin-page.ts';
 import { formOf, singleValue } from '../http/form.ts';
-import { asWebScope, authOrigin, sendPage, sendRedirect } from './web.ts';
+import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
 import {
   currentSession,
   preSigninCsrf,
@@ -82,10 +81,10 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.signin, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The sign-in form was malformed.'));
+      if (!form) return sendErrorPage(reply, 400, 'The sign-in form was malformed.');
       const returnTo = safeReturnTo(singleValue(form, 'return_to'));
       if (!preSigninCsrfValid(ctx, request, singleValue(form, 'csrf'))) {
-        return sendPage(reply, 403, renderErrorPage(csrfRejected));
+        return sendErrorPage(reply, 403, csrfRejected);
       }
       const email = singleValue(form, 'email') ?? '';
       const password = singleValue(form, 'password') ?? '';
@@ -126,12 +125,12 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.signout, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The form was malformed.'));
+      if (!form) return sendErrorPage(reply, 400, 'The form was malformed.');
       const session = await currentSession(ctx, request);
       const origin = authOrigin(ctx, request);
       if (session) {
         if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
-          return sendPage(reply, 403, renderErrorPage(csrfRejected));
+          return sendErrorPage(reply, 403, csrfRejected);
         }
         await signOut(ctx, request, reply, session);
       }
@@ -164,18 +163,18 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.revoke, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The form was malformed.'));
+      if (!form) return sendErrorPage(reply, 400, 'The form was malformed.');
       const origin = authOrigin(ctx, request);
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, consolePaths.account));
       if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
-        return sendPage(reply, 403, renderErrorPage(csrfRejected));
+        return sendErrorPage(reply, 403, csrfRejected);
       }
       const id = (request.params as { id: string }).id;
       const revoked = /^\d{1,15}$/.test(id)
         ? await revokeAuthorization(ctx.db, session.accountId, Number(id))
         : null;
-      if (!revoked) return sendPage(reply, 404, renderErrorPage('No such authorization of your account.'));
+      if (!revoked) return sendErrorPage(reply, 404, 'No such authorization of your account.');
       await announceRevoked(ctx.bus, revoked);
       return sendRedirect(reply, `${origin}${consolePaths.account}?revoked=1`);
     });

@@ -17,6 +17,16 @@ export function sendPage(
   return reply.code(status).headers(securityHeaders(csp)).type('text/html; charset=utf-8').send(body);
 }
 
+/** The one HTML error page: the status, what went wrong and, optionally, what to do. */
+export function sendErrorPage(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  hint?: string,
+): FastifyReply {
+  return sendPage(reply, status, renderErrorPage(message, hint));
+}
+
 /** 303 See Other (also after a POST, the browser follows with GET). */
 export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).headers(securityHeaders()).header('location', location).send();
@@ -35,6 +45,6 @@ export function asWebScope(scope: App): void {
   scope.setErrorHandler((err, request, reply) => {
     const { status, message } = describeError(err as Parameters<typeof describeError>[0]);
     if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
-    sendPage(reply, status, renderErrorPage(status >= 500 ? 'Something went wrong on the server.' : message));
+    sendErrorPage(reply, status, status >= 500 ? 'Something went wrong on the server.' : message);
   });
 }

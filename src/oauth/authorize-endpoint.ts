@@ -9,11 +9,11 @@ import { errorResponse, successResponse, type AuthorizeResponse } from './author
 import { issuerOf, oauthPaths } from './metadata.ts';
 import { redirectSource } from '../auth/redirect-uris.ts';
 import { renderConsentPage } from '../console/consent-page.ts';
-import { authorizationHint, renderErrorPage } from '../console/error-page.ts';
+import { authorizationHint } from '../console/error-page.ts';
 import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';
 import { consolePaths, signinUrl } from '../console/routes.ts';
 import { formOf, parseUrlEncoded, singleValue } from '../http/form.ts';
-import { asWebScope, authOrigin, sendPage, sendRedirect } from '../console/web.ts';
+import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from '../console/web.ts';
 import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/signin-cookies.ts';
 
 /**
@@ -37,7 +37,7 @@ function rawQueryOf(request: FastifyRequest): string {
 }
 
 const pageError = (reply: FastifyReply, message: string) =>
-  sendPage(reply, 400, renderErrorPage(message, authorizationHint));
+  sendErrorPage(reply, 400, message, authorizationHint);
 
 export async function registerAuthorize(app: App, ctx: AppContext): Promise<void> {
   const lookupClient = (clientId: string) => findClient(ctx.db, clientId);
@@ -123,10 +123,11 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
       if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
-        return sendPage(
+        return sendErrorPage(
           reply,
           403,
-          renderErrorPage('The consent form expired or was not sent from this site.', authorizationHint),
+          'The consent form expired or was not sent from this site.',
+          authorizationHint,
         );
       }
       const checked = await validOrAnswer(request, reply, rawQuery);

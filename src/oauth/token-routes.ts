@@ -9,7 +9,7 @@ import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
 import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
-import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
+import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
 import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from '../http/form.ts';
 
@@ -31,16 +31,6 @@ function namedClient(request: FastifyRequest): string {
   if (clientId) return clientId.slice(0, 200);
   const auth = request.headers.authorization;
   return auth ? auth.slice(0, 120) : '-';
-}
-
-/** OAuth errors and anything Fastify throws, as RFC 6749 §5.2 JSON; never a stack or internal detail. */
-function asOAuthError(err: FastifyError | OAuthError): OAuthError {
-  if (err instanceof OAuthError) return err;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new OAuthError(413, 'invalid_request', 'body too large');
-  const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return invalidRequest('malformed request');
-  return new OAuthError(500, 'server_error', 'server error');
 }
 
 /** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
@@ -100,7 +90,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
         perIp.fail([request.ip]);
         perClient.fail([`${request.ip} ${namedClient(request)}`]);
       }
-      reply.headers(e.headers).code(e.status).type('application/json; charset=utf-8').send(errorJson(e));
+      sendOAuthError(reply, e);
     });
 
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
