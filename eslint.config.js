@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * src/ not listed for a module is off limits to it (packages are not restricted).
  */
 const domainBase = ['config.ts', 'clock.ts', 'log.ts'];
-const domain = ['db', 'bus', 'security', 'accounts', 'auth', 'telegrams', 'sessions'];
+const domain = ['db', 'bus', 'security', 'accounts', 'auth', 'telegrams', 'conversion', 'gd', 'sessions'];
 const surfaces = ['api', 'oauth', 'console', 'realtime', 'ops'];
 const everything = [
   ...domainBase,
@@ -28,7 +28,9 @@ export const layers = {
   security: ['db'],
   accounts: ['db', 'security', 'auth/scopes.ts'],
   auth: ['config.ts', 'clock.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
-  telegrams: ['clock.ts', 'db', 'bus'],
+  telegrams: ['clock.ts', 'db', 'bus', 'conversion', 'gd'],
+  conversion: ['telegrams'],
+  gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
