@@ -21,7 +21,7 @@ import { openBus } from '../src/bus/open.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
-import { sessionStoreOptions, startSession } from '../src/sessions/sessions.ts';
+import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 
 const { values } = parseArgs({

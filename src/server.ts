@@ -36,7 +36,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let bus;
   try {
     await migrate(db);
-    bus = await openBus(config);
+    bus = await openBus(config, (err) => log.error({ err }, 'bus subscriber or connection failed'));
   } catch (err) {
     await db.close();
     throw err;

@@ -1,6 +1,6 @@
 import { contractedClassifications } from '../accounts/contracts.ts';
 import { CredentialCache } from '../auth/credential-cache.ts';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 
 /** How long an account's contracted classifications are reused without asking the database. */
@@ -14,14 +14,9 @@ export async function contractedLookup(
   ctx: AppContext,
 ): Promise<(accountId: number) => Promise<Set<string>>> {
   const cache = new CredentialCache<Promise<Set<string>>>(CONTRACTS_TTL_MS, 100_000, () => ctx.clock.now());
-  const unsubscribe = await ctx.bus.subscribe(channels.contracts, (payload) => {
-    try {
-      const { accountId } = JSON.parse(payload) as { accountId?: unknown };
-      if (typeof accountId === 'number') cache.delete(String(accountId));
-    } catch {
-      // a malformed announcement is ignored
-    }
-  });
+  const unsubscribe = await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) =>
+    cache.delete(String(accountId)),
+  );
   ctx.onShutdown.push(unsubscribe);
   return (accountId) => {
     const key = String(accountId);

@@ -18,7 +18,7 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   ctx.onShutdown.push(stop);
   const contracted = await contractedLookup(ctx);
   registerTelegramLists(app, ctx, { auth, cache, contracted });
-  registerTelegramBody(app, ctx, auth);
+  await registerTelegramBody(app, ctx, auth);
   registerContractList(app, ctx, auth);
   registerGdRoutes(app, ctx, { auth, contracted });
   await registerAdminIngest(app, ctx, auth);

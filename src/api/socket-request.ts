@@ -2,7 +2,7 @@
  * Validation of the POST /v2/socket body (service.md "POST /v2/socket", "Errors"). The body is
  * parsed as JSON whatever its Content-Type (browser samples send text/plain).
  */
-import type { SessionSpec } from '../sessions/sessions.ts';
+import type { SessionSpec } from '../sessions/socket-sessions.ts';
 
 export const startErrors = {
   notJson: 'The body of the request is not json.',

@@ -5,13 +5,13 @@
 import { planByClassification } from '../accounts/plans.ts';
 import { createAuthenticator, requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import type { SessionStatus, SocketSession } from '../sessions/sessions.ts';
+import type { SessionStatus, SocketSession } from '../sessions/socket-sessions.ts';
 import {
   CLOSED_BY_ACCOUNT,
   TICKET_VALIDITY_MS,
@@ -22,34 +22,20 @@ import {
   listSessions,
   sessionStoreOptions,
   startSession,
-} from '../sessions/sessions.ts';
+} from '../sessions/socket-sessions.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseStartRequest } from './socket-request.ts';
 
 const LIST_DEFAULT = 20;
 const LIST_MAX = 100;
-const CURSOR_KIND = 'socket';
+/** The list name in this list's cursors (api/cursor.ts). */
+const CURSOR_LIST = 'socket';
 
 export const socketErrors = {
   noContract: 'No contract.',
   full: 'The maximum number of simultaneous connections is full.',
   notFound: 'Socket ID not found.',
 } as const;
-
-/** Opaque `nextToken`: the position (an id) in the socket list, nothing else. */
-function encodeCursor(beforeId: number): string {
-  return Buffer.from(JSON.stringify([CURSOR_KIND, beforeId])).toString('base64url');
-}
-
-function decodeCursor(token: string): number | null {
-  try {
-    const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && v[0] === CURSOR_KIND && Number.isSafeInteger(v[1]) && v[1] > 0)
-      return v[1] as number;
-  } catch {
-    // not a cursor of this list
-  }
-  return null;
-}
 
 const positiveInt = (raw: unknown, max = Number.MAX_SAFE_INTEGER): number | null => {
   if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) return null;
@@ -143,13 +129,12 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     }
     let beforeId: number | undefined;
     if (q.cursorToken !== undefined) {
-      const decoded = typeof q.cursorToken === 'string' ? decodeCursor(q.cursorToken) : null;
-      if (decoded === null) throw badQuery('cursorToken');
-      beforeId = decoded;
+      if (typeof q.cursorToken !== 'string') throw badQuery('cursorToken');
+      beforeId = decodeCursor(CURSOR_LIST, q.cursorToken, 'cursorToken', ['older']).serial;
     }
     const { items, more } = await listSessions(ctx.db, principal.accountId, { status, beforeId, limit });
     const body: { items: ReturnType<typeof listItem>[]; nextToken?: string } = { items: items.map(listItem) };
-    if (more) body.nextToken = encodeCursor(items[items.length - 1]!.id);
+    if (more) body.nextToken = encodeCursor(CURSOR_LIST, 'older', items[items.length - 1]!.id);
     return okBody(body, ctx.clock.now());
   });
 
@@ -160,7 +145,7 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);
     // Whichever process holds the connection closes it with 4808.
-    await ctx.bus.publish(channels.socketClose, JSON.stringify({ socketId: id, code: CLOSED_BY_ACCOUNT }));
+    await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
     return reply.code(204).send();
   });
 }

@@ -35,21 +35,31 @@ export function acceptsGzip(header: string | undefined): boolean {
  * (behaviour.md §5). Bodies never change, so responses are cacheable forever. Errors on this host
  * are plain text.
  */
-export function registerTelegramBody(app: App, ctx: AppContext, auth: Authenticator): void {
-  app.get(
-    '/v1/:id',
-    {
-      schema: {
-        summary: 'Telegram body',
-        description:
-          'The body of a telegram by id (the `url` of list items). Scopes `telegram.data` and the class scope. ' +
-          'XML as application/xml, A/N as text/plain, binary as application/octet-stream; errors are plain text.',
-        tags: ['telegrams'],
-        params: Type.Object({ id: Type.String({ description: 'Telegram id (96 hex characters)' }) }),
+export async function registerTelegramBody(app: App, ctx: AppContext, auth: Authenticator): Promise<void> {
+  await app.register(async (scope) => {
+    // The one plain-text rendering of this host's errors; anything undocumented goes on to the app's
+    // error handler.
+    scope.setErrorHandler((err: Error, _request, reply) => {
+      if (!(err instanceof HttpError)) throw err;
+      return reply
+        .code(err.statusCode)
+        .headers(err.headers)
+        .type('text/plain; charset=utf-8')
+        .send(err.message);
+    });
+    scope.get(
+      '/v1/:id',
+      {
+        schema: {
+          summary: 'Telegram body',
+          description:
+            'The body of a telegram by id (the `url` of list items). Scopes `telegram.data` and the class scope. ' +
+            'XML as application/xml, A/N as text/plain, binary as application/octet-stream; errors are plain text.',
+          tags: ['telegrams'],
+          params: Type.Object({ id: Type.String({ description: 'Telegram id (96 hex characters)' }) }),
+        },
       },
-    },
-    async (request, reply) => {
-      try {
+      async (request, reply) => {
         const principal = await auth.authenticate(request);
         requireScope(principal, 'telegram.data');
         const { id } = request.params as { id: string };
@@ -71,14 +81,7 @@ export function registerTelegramBody(app: App, ctx: AppContext, auth: Authentica
           return reply.send(await gunzipAsync(found.body));
         }
         return reply.send(found.body);
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        return reply
-          .code(err.statusCode)
-          .headers(err.headers)
-          .type('text/plain; charset=utf-8')
-          .send(err.message);
-      }
-    },
-  );
+      },
+    );
+  });
 }

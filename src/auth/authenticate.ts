@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { findApiKeyByDigest, type ApiKeyRecord } from '../accounts/api-keys.ts';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError, messages } from '../http/errors.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
@@ -48,16 +48,9 @@ function basicKey(credentials: string): string | undefined {
 export async function createAuthenticator(ctx: AppContext): Promise<Authenticator> {
   const apiKeys = new CredentialCache<ApiKeyRecord>(CREDENTIAL_CACHE_MS, 100_000, () => ctx.clock.now());
   const tokens = new AccessTokenCheck(ctx, CREDENTIAL_CACHE_MS);
-  const unsubscribe = await ctx.bus.subscribe(channels.revoked, (payload) => {
-    try {
-      const { digest } = JSON.parse(payload) as { digest?: unknown };
-      if (typeof digest === 'string') {
-        apiKeys.delete(digest);
-        tokens.forget(digest);
-      }
-    } catch {
-      // a malformed announcement is ignored
-    }
+  const unsubscribe = await busCodecs.revoked.subscribe(ctx.bus, ({ digest }) => {
+    apiKeys.delete(digest);
+    tokens.forget(digest);
   });
   ctx.onShutdown.push(unsubscribe);
 

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * A bounded map of recently checked credentials (digest → value) with a time to live, so the hot
  * path of the data API does not touch the database for every request. service.md allows a revoked
@@ -5,13 +7,17 @@
  * announced on the bus delete entries at once.
  */
 export class CredentialCache<V> {
-  private readonly entries = new Map<string, { value: V; expires: number }>();
+  // lru-cache bounds memory; expiry stays here because an entry must count as expired at exactly
+  // its deadline (lru-cache keeps an entry one millisecond longer).
+  private readonly entries: LRUCache<string, { value: V; expires: number }>;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries: number,
+    maxEntries: number,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   get(digest: string): V | undefined {
     const e = this.entries.get(digest);
@@ -24,11 +30,6 @@ export class CredentialCache<V> {
   }
 
   set(digest: string, value: V, notAfter = Infinity): void {
-    if (this.entries.size >= this.maxEntries) {
-      // Drop the oldest insertion (Map keeps insertion order): bounded memory under any load.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
     this.entries.set(digest, { value, expires: Math.min(this.now() + this.ttlMs, notAfter) });
   }
 

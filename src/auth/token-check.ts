@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
 import { HttpError, messages } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -51,8 +52,7 @@ export class AccessTokenCheck {
    * digest is a pure function of the value, so remembering it never serves stale answers: whether
    * the token still counts is decided by `cache` and the database, keyed by digest.
    */
-  private readonly digests = new Map<string, string>();
-  private readonly maxEntries: number;
+  private readonly digests: LRUCache<string, string>;
 
   constructor(
     private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'pepper' | 'config'>,
@@ -60,7 +60,7 @@ export class AccessTokenCheck {
     maxEntries = 100_000,
   ) {
     this.cache = new CredentialCache(cacheMs, maxEntries, () => ctx.clock.now());
-    this.maxEntries = maxEntries;
+    this.digests = new LRUCache({ max: maxEntries });
     this.dpop = {
       db: ctx.db,
       clock: ctx.clock,
@@ -77,12 +77,7 @@ export class AccessTokenCheck {
   }
 
   private remember(token: string, digest: string): void {
-    if (this.digests.has(token)) return;
-    if (this.digests.size >= this.maxEntries) {
-      const oldest = this.digests.keys().next().value;
-      if (oldest !== undefined) this.digests.delete(oldest);
-    }
-    this.digests.set(token, digest);
+    if (!this.digests.has(token)) this.digests.set(token, digest);
   }
 
   private async lookup(digest: string, fresh: boolean): Promise<CachedToken | null> {

@@ -1,4 +1,5 @@
-import { channels, type Bus } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
+import type { Bus } from '../bus/types.ts';
 import type { Queryable, SqlParam } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 
@@ -187,5 +188,5 @@ export async function pruneExpiredTokens(q: Queryable, now: number, batch = 5000
 
 /** Tells every process's resource-server cache to forget these tokens (after the delete commits). */
 export async function announceRevoked(bus: Bus, digests: readonly string[]): Promise<void> {
-  for (const digest of digests) await bus.publish(channels.revoked, JSON.stringify({ digest }));
+  for (const digest of digests) await busCodecs.revoked.publish(bus, { digest });
 }

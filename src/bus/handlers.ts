@@ -2,11 +2,13 @@ import type { BusHandler } from './types.ts';
 
 /**
  * The handlers of each channel in one process, shared by the network adapters: the adapter
- * listens once per channel and fans each message out here. A throwing handler does not stop the
- * others.
+ * listens once per channel and fans each message out here. A throwing handler is reported to
+ * `onError` and does not stop the others.
  */
 export class ChannelHandlers {
   private readonly byChannel = new Map<string, Set<BusHandler>>();
+
+  constructor(private readonly onError: (err: unknown) => void) {}
 
   /** Adds a handler; true when it is the channel's first (the adapter must start listening). */
   add(channel: string, handler: BusHandler): boolean {
@@ -34,8 +36,8 @@ export class ChannelHandlers {
     for (const h of this.byChannel.get(channel) ?? []) {
       try {
         h(payload);
-      } catch {
-        // a failing subscriber must not keep the message from the others
+      } catch (err) {
+        this.onError(err);
       }
     }
   }

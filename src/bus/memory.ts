@@ -1,21 +1,18 @@
-import type { Bus, BusHandler } from './types.ts';
+import { ChannelHandlers } from './handlers.ts';
+import type { Bus } from './types.ts';
 
 /** The single-process bus: subscribers in this process only. */
-export function createMemoryBus(): Bus {
-  const handlers = new Map<string, Set<BusHandler>>();
+export function createMemoryBus(onError: (err: unknown) => void = () => {}): Bus {
+  const handlers = new ChannelHandlers(onError);
   return {
     async publish(channel, payload) {
-      const set = handlers.get(channel);
-      if (!set) return;
       // Delivered on the microtask queue, as the network adapters deliver asynchronously too.
-      for (const h of set) queueMicrotask(() => h(payload));
+      queueMicrotask(() => handlers.deliver(channel, payload));
     },
     async subscribe(channel, handler) {
-      let set = handlers.get(channel);
-      if (!set) handlers.set(channel, (set = new Set()));
-      set.add(handler);
+      handlers.add(channel, handler);
       return async () => {
-        set.delete(handler);
+        handlers.remove(channel, handler);
       };
     },
     async close() {

@@ -2,14 +2,20 @@ import type { Config } from '../config.ts';
 import { createMemoryBus } from './memory.ts';
 import type { Bus } from './types.ts';
 
-/** The bus adapter chosen by configuration; network adapters are loaded only when chosen. */
-export async function openBus(config: Pick<Config, 'bus' | 'databaseUrl' | 'redisUrl'>): Promise<Bus> {
+/**
+ * The bus adapter chosen by configuration; network adapters are loaded only when chosen. `onError`
+ * hears subscribers that threw and, on network buses, lost connections.
+ */
+export async function openBus(
+  config: Pick<Config, 'bus' | 'databaseUrl' | 'redisUrl'>,
+  onError: (err: unknown) => void = () => {},
+): Promise<Bus> {
   switch (config.bus) {
     case 'memory':
-      return createMemoryBus();
+      return createMemoryBus(onError);
     case 'postgres':
-      return (await import('./postgres.ts')).createPostgresBus(config.databaseUrl!);
+      return (await import('./postgres.ts')).createPostgresBus(config.databaseUrl!, onError);
     case 'redis':
-      return (await import('./redis.ts')).createRedisBus(config.redisUrl!);
+      return (await import('./redis.ts')).createRedisBus(config.redisUrl!, onError);
   }
 }

@@ -18,7 +18,7 @@ export async function createPostgresBus(
   url: string,
   onError: (err: unknown) => void = () => {},
 ): Promise<Bus> {
-  const handlers = new ChannelHandlers();
+  const handlers = new ChannelHandlers(onError);
   const publisher = new pg.Pool({ connectionString: url, max: 2 });
   publisher.on('error', onError);
   let listener: pg.Client | null = null;

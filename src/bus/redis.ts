@@ -11,7 +11,7 @@ import { ChannelHandlers } from './handlers.ts';
 import type { Bus } from './types.ts';
 
 export async function createRedisBus(url: string, onError: (err: unknown) => void = () => {}): Promise<Bus> {
-  const handlers = new ChannelHandlers();
+  const handlers = new ChannelHandlers(onError);
   const prefix = `db${Number(new URL(url).pathname.slice(1)) || 0}:`;
   const options = { maxRetriesPerRequest: 3, lazyConnect: true, autoResubscribe: true };
   const subscriber = new Redis(url, options);

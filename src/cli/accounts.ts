@@ -1,7 +1,7 @@
 import { createAccount, findAccountByEmail, AccountError } from '../accounts/accounts.ts';
 import { createApiKey } from '../accounts/api-keys.ts';
 import { addContract, removeContract } from '../accounts/contracts.ts';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import { openBus } from '../bus/open.ts';
 import { parseScopeList } from '../auth/scopes.ts';
 import type { Queryable } from '../db/types.ts';
@@ -83,7 +83,7 @@ export async function contractCommand(argv: string[]): Promise<void> {
     // Running servers apply contract changes to live connections when told over the shared bus.
     if (config.bus !== 'memory') {
       const bus = await openBus(config);
-      await bus.publish(channels.contracts, JSON.stringify({ accountId: account.id }));
+      await busCodecs.contracts.publish(bus, { accountId: account.id });
       await bus.close();
     }
     return out;

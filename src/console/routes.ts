@@ -3,13 +3,13 @@ import { checkPassword, getAccount } from '../accounts/accounts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
 import { announceRevoked } from '../auth/tokens.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
-import type { WebSession } from '../auth/sessions.ts';
+import type { WebSession } from '../auth/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { renderAccountPage } from './account-page.ts';
-import { renderErrorPage } from './error-page.ts';
 import { renderSigninPage } from './signin-page.ts';
-import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from './web.ts';
+import { formOf, singleValue } from '../http/form.ts';
+import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
 import {
   currentSession,
   preSigninCsrf,
@@ -18,7 +18,7 @@ import {
   sessionCsrfValid,
   signIn,
   signOut,
-} from './web-session.ts';
+} from './signin-cookies.ts';
 
 /** Sign-in, sign-out and the account page (authorizations the account granted, and revoking one). */
 
@@ -81,13 +81,13 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.signin, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The sign-in form was malformed.'));
-      const returnTo = safeReturnTo(field(form, 'return_to'));
-      if (!preSigninCsrfValid(ctx, request, field(form, 'csrf'))) {
-        return sendPage(reply, 403, renderErrorPage(csrfRejected));
+      if (!form) return sendErrorPage(reply, 400, 'The sign-in form was malformed.');
+      const returnTo = safeReturnTo(singleValue(form, 'return_to'));
+      if (!preSigninCsrfValid(ctx, request, singleValue(form, 'csrf'))) {
+        return sendErrorPage(reply, 403, csrfRejected);
       }
-      const email = field(form, 'email') ?? '';
-      const password = field(form, 'password') ?? '';
+      const email = singleValue(form, 'email') ?? '';
+      const password = singleValue(form, 'password') ?? '';
       if (!email || !password) {
         return showSignin(request, reply, 400, returnTo, {
           email,
@@ -125,16 +125,16 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.signout, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The form was malformed.'));
+      if (!form) return sendErrorPage(reply, 400, 'The form was malformed.');
       const session = await currentSession(ctx, request);
       const origin = authOrigin(ctx, request);
       if (session) {
-        if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
-          return sendPage(reply, 403, renderErrorPage(csrfRejected));
+        if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
+          return sendErrorPage(reply, 403, csrfRejected);
         }
         await signOut(ctx, request, reply, session);
       }
-      return sendRedirect(reply, signinUrl(origin, safeReturnTo(field(form, 'return_to'))));
+      return sendRedirect(reply, signinUrl(origin, safeReturnTo(singleValue(form, 'return_to'))));
     });
 
     async function showAccount(request: FastifyRequest, reply: FastifyReply, session: WebSession) {
@@ -163,18 +163,18 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
 
     scope.post(consolePaths.revoke, async (request, reply) => {
       const form = formOf(request);
-      if (!form) return sendPage(reply, 400, renderErrorPage('The form was malformed.'));
+      if (!form) return sendErrorPage(reply, 400, 'The form was malformed.');
       const origin = authOrigin(ctx, request);
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, consolePaths.account));
-      if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
-        return sendPage(reply, 403, renderErrorPage(csrfRejected));
+      if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
+        return sendErrorPage(reply, 403, csrfRejected);
       }
       const id = (request.params as { id: string }).id;
       const revoked = /^\d{1,15}$/.test(id)
         ? await revokeAuthorization(ctx.db, session.accountId, Number(id))
         : null;
-      if (!revoked) return sendPage(reply, 404, renderErrorPage('No such authorization of your account.'));
+      if (!revoked) return sendErrorPage(reply, 404, 'No such authorization of your account.');
       await announceRevoked(ctx.bus, revoked);
       return sendRedirect(reply, `${origin}${consolePaths.account}?revoked=1`);
     });

@@ -8,7 +8,7 @@ import { registerOps } from '../ops/routes.ts';
 import { registerSocketApi } from '../api/socket.ts';
 import { registerRealtime } from '../realtime/service.ts';
 import { registerConsole } from '../console/routes.ts';
-import { registerAuthorize } from '../console/authorize-routes.ts';
+import { registerAuthorize } from '../oauth/authorize-endpoint.ts';
 import { registerMetadata } from '../oauth/metadata.ts';
 import { errorBody } from './envelope.ts';
 import { HttpError, messages } from './errors.ts';

@@ -1,6 +1,7 @@
 import { isClientIdShape, type OAuthClient } from '../auth/clients.ts';
 import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
-import { resolveRedirectUri } from './redirect-uri.ts';
+import { singleValue, type Params } from '../http/form.ts';
+import { resolveRedirectUri } from '../auth/redirect-uris.ts';
 
 /**
  * Validation of an authorization request (service.md "Authorization endpoint", oauth.md). The
@@ -45,49 +46,13 @@ export type AuthorizeOutcome =
   | { kind: 'redirect_error'; delivery: Delivery; error: AuthorizeErrorCode; description: string }
   | { kind: 'valid'; delivery: Delivery; request: AuthorizationRequest };
 
-export type Params = ReadonlyMap<string, readonly string[]>;
-
-export const MAX_PARAMS = 50;
 export const MAX_STATE_BYTES = 64;
 const MAX_SCOPE_LENGTH = 2000;
-
-/**
- * Parses a raw query string strictly: `+` is a space, percent escapes must decode to valid UTF-8,
- * repeated names keep every value, empty values count as absent (RFC 6749 §3.1). Null when the
- * string is malformed or has more than MAX_PARAMS parameters.
- */
-export function parseQuery(raw: string): Params | null {
-  const out = new Map<string, string[]>();
-  let count = 0;
-  for (const pair of raw.split('&')) {
-    if (pair === '') continue;
-    if (++count > MAX_PARAMS) return null;
-    const eq = pair.indexOf('=');
-    let name: string;
-    let value: string;
-    try {
-      name = decodeURIComponent((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
-      value = eq === -1 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
-    } catch {
-      return null;
-    }
-    if (value === '') continue;
-    const list = out.get(name);
-    if (list) list.push(value);
-    else out.set(name, [value]);
-  }
-  return out;
-}
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const PKCE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 const RESPONSE_MODES: readonly string[] = ['query', 'fragment', 'form_post'];
-
-function single(params: Params, name: string): string | null {
-  const values = params.get(name);
-  return values && values.length === 1 ? values[0]! : null;
-}
 
 export async function validateAuthorizationRequest(
   params: Params,
@@ -117,11 +82,11 @@ export async function validateAuthorizationRequest(
   }
 
   // From here on every failure is delivered to the redirect URI.
-  const stateValue = single(params, 'state');
+  const stateValue = singleValue(params, 'state');
   const state = stateValue !== null && Buffer.byteLength(stateValue) <= MAX_STATE_BYTES ? stateValue : null;
-  const responseType = single(params, 'response_type');
+  const responseType = singleValue(params, 'response_type');
   const tokenType = responseType?.split(' ').includes('token') ?? false;
-  const modeValue = single(params, 'response_mode');
+  const modeValue = singleValue(params, 'response_mode');
   const mode: ResponseMode =
     modeValue !== null && RESPONSE_MODES.includes(modeValue)
       ? (modeValue as ResponseMode)
@@ -155,7 +120,7 @@ export async function validateAuthorizationRequest(
     return fail('unauthorized_client', 'This client may not use the authorization code flow.');
   }
 
-  const scopeValue = single(params, 'scope');
+  const scopeValue = singleValue(params, 'scope');
   if (scopeValue === null) return fail('invalid_request', 'The parameter scope is required.');
   if (scopeValue.length > MAX_SCOPE_LENGTH) return fail('invalid_scope', 'The scope is too long.');
   const scopes = parseScopeList(scopeValue);
@@ -167,8 +132,8 @@ export async function validateAuthorizationRequest(
     return fail('invalid_scope', `The scope ${unknown} is unknown or not allowed for this client.`);
   }
 
-  const challenge = single(params, 'code_challenge');
-  const method = single(params, 'code_challenge_method');
+  const challenge = singleValue(params, 'code_challenge');
+  const method = singleValue(params, 'code_challenge_method');
   if (method !== null && method !== 'S256' && method !== 'plain') {
     return fail('unsupported_code_challenge_method', 'code_challenge_method must be S256 or plain.');
   }
@@ -182,7 +147,7 @@ export async function validateAuthorizationRequest(
     return fail('invalid_request', 'Public clients must use PKCE (code_challenge).');
   }
 
-  const dpopJkt = single(params, 'dpop_jkt');
+  const dpopJkt = singleValue(params, 'dpop_jkt');
   if (dpopJkt !== null && !JWK_THUMBPRINT.test(dpopJkt)) {
     return fail('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint.');
   }
@@ -197,7 +162,7 @@ export async function validateAuthorizationRequest(
       codeChallenge: challenge,
       codeChallengeMethod: challenge === null ? null : ((method ?? 'plain') as 'S256' | 'plain'),
       dpopJkt,
-      promptNone: (single(params, 'prompt') ?? '').split(' ').includes('none'),
+      promptNone: (singleValue(params, 'prompt') ?? '').split(' ').includes('none'),
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientLookup } from '../auth/token-clients.ts';
+import type { ClientCache } from '../auth/client-cache.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
-import { param, type FormParams } from './token-params.ts';
+import type { Params } from '../http/form.ts';
+import { param } from './token-params.ts';
 
 /** The client credentials a request presented, before they are checked. */
 export interface PresentedClient {
@@ -41,7 +42,7 @@ function parseBasic(header: string): { clientId: string; secret: string } {
  * (client_secret_post, or a bare client_id for public clients). Using two methods at once, or
  * naming two different clients, is `invalid_request`.
  */
-export function presentedClient(authorization: string | undefined, params: FormParams): PresentedClient {
+export function presentedClient(authorization: string | undefined, params: Params): PresentedClient {
   const bodyId = param(params, 'client_id');
   const bodySecret = param(params, 'client_secret');
   if (authorization !== undefined) {
@@ -70,7 +71,7 @@ export function invalidClient(presented: Pick<PresentedClient, 'basic'>, descrip
  * client_secret_post); a public client authenticates with `none` and must not send a secret.
  */
 export async function authenticateClient(
-  clients: ClientLookup,
+  clients: ClientCache,
   pepper: Buffer,
   presented: PresentedClient,
 ): Promise<OAuthClient> {

@@ -3,7 +3,8 @@ import { findLiveToken } from '../auth/tokens.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { authenticateClient, invalidClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';
-import { requiredParam, type FormParams } from './token-params.ts';
+import type { Params } from '../http/form.ts';
+import { requiredParam } from './token-params.ts';
 
 export const INTROSPECT_PATH = '/account/oauth2/v1/introspect';
 
@@ -29,7 +30,7 @@ export type IntrospectionResponse =
 export async function handleIntrospectRequest(
   iss: Issuer,
   request: FastifyRequest,
-  params: FormParams,
+  params: Params,
 ): Promise<IntrospectionResponse> {
   const presented = presentedClient(request.headers.authorization, params);
   const client = await authenticateClient(iss.clients, iss.pepper, presented);

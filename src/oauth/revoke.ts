@@ -3,7 +3,8 @@ import { announceRevoked, deleteGrantTokens, deleteToken, findTokenOwner } from 
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';
-import { requiredParam, type FormParams } from './token-params.ts';
+import type { Params } from '../http/form.ts';
+import { requiredParam } from './token-params.ts';
 
 export const REVOKE_PATH = '/account/oauth2/v1/revoke';
 
@@ -15,7 +16,7 @@ export const REVOKE_PATH = '/account/oauth2/v1/revoke';
 export async function handleRevokeRequest(
   iss: Issuer,
   request: FastifyRequest,
-  params: FormParams,
+  params: Params,
 ): Promise<void> {
   const client = await authenticateClient(
     iss.clients,

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientLookup } from '../auth/token-clients.ts';
+import type { ClientCache } from '../auth/client-cache.ts';
 import { redeemCode, type RedeemedCode } from '../auth/code-redemption.ts';
 import type { VerifiedProof } from '../auth/dpop.ts';
 import { checkPkce } from '../auth/pkce.ts';
@@ -25,7 +25,8 @@ import {
   OAuthError,
   unauthorizedClient,
 } from './token-errors.ts';
-import { param, requiredParam, type FormParams } from './token-params.ts';
+import type { Params } from '../http/form.ts';
+import { param, requiredParam } from './token-params.ts';
 
 /**
  * Longest life of an authorization's refresh token, however often it is used: after three years
@@ -35,8 +36,8 @@ export const REFRESH_TOKEN_MAX_AGE_MS = 3 * 365 * 86_400_000;
 
 export interface Issuer {
   db: Db;
-  /** Client records, cached for a few seconds (token-clients.ts). */
-  clients: ClientLookup;
+  /** Client records, cached for a few seconds (client-cache.ts). */
+  clients: ClientCache;
   bus: Bus;
   clock: Clock;
   pepper: Buffer;
@@ -132,7 +133,7 @@ function redemptionFailure(
 export async function authorizationCodeGrant(
   iss: Issuer,
   client: OAuthClient,
-  params: FormParams,
+  params: Params,
   proof: VerifiedProof | null,
 ): Promise<TokenResponse> {
   if (!client.grants.includes('authorization_code'))
@@ -184,7 +185,7 @@ function narrowedScopes(requested: string | undefined, allowed: readonly string[
 export async function refreshTokenGrant(
   iss: Issuer,
   client: OAuthClient,
-  params: FormParams,
+  params: Params,
   proof: VerifiedProof | null,
 ): Promise<TokenResponse> {
   if (!client.grants.includes('refresh_token')) throw unauthorizedClient('client may not use this grant');
@@ -222,7 +223,7 @@ export async function refreshTokenGrant(
 export async function clientCredentialsGrant(
   iss: Issuer,
   client: OAuthClient,
-  params: FormParams,
+  params: Params,
   proof: VerifiedProof | null,
 ): Promise<TokenResponse> {
   if (client.type !== 'confidential')

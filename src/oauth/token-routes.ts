@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
-import { FailureLimiter } from '../auth/token-limits.ts';
-import { ClientLookup } from '../auth/token-clients.ts';
+import { FailureLimiter } from '../auth/failure-limiter.ts';
+import { ClientCache } from '../auth/client-cache.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -9,15 +9,12 @@ import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
 import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
-import { errorJson, invalidRequest, OAuthError } from './token-errors.ts';
+import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
-import { parseForm, type FormParams } from './token-params.ts';
+import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from '../http/form.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;
-
-/** Largest form body the token, revocation and introspection endpoints read. */
-export const FORM_BODY_LIMIT = 16 * 1024;
 
 /**
  * Failed requests allowed per minute from one IP, and from one IP for one client id, before 429.
@@ -29,36 +26,18 @@ const NOT_A_FORM = Symbol('not a form');
 
 /** The client id a request names, for keying failures (unverified, never trusted for anything else). */
 function namedClient(request: FastifyRequest): string {
-  const body = request.body;
-  if (typeof body === 'string') {
-    const m = /(?:^|&)client_id=([^&]{1,200})/.exec(body);
-    if (m) return m[1]!;
-  }
+  const form = formOf(request);
+  const clientId = form && singleValue(form, 'client_id');
+  if (clientId) return clientId.slice(0, 200);
   const auth = request.headers.authorization;
   return auth ? auth.slice(0, 120) : '-';
-}
-
-function formOf(request: FastifyRequest): FormParams {
-  if (typeof request.body !== 'string')
-    throw invalidRequest('the body must be application/x-www-form-urlencoded');
-  return parseForm(request.body);
-}
-
-/** OAuth errors and anything Fastify throws, as RFC 6749 §5.2 JSON; never a stack or internal detail. */
-function asOAuthError(err: FastifyError | OAuthError): OAuthError {
-  if (err instanceof OAuthError) return err;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new OAuthError(413, 'invalid_request', 'body too large');
-  const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return invalidRequest('malformed request');
-  return new OAuthError(500, 'server_error', 'server error');
 }
 
 /** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
 export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
   const issuer: Issuer = {
     db: ctx.db,
-    clients: new ClientLookup(ctx.db, ctx.clock, CLIENT_CACHE_MS),
+    clients: new ClientCache(ctx.db, ctx.clock, CLIENT_CACHE_MS),
     bus: ctx.bus,
     clock: ctx.clock,
     pepper: ctx.pepper,
@@ -86,11 +65,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
-    );
+    acceptForms(scope);
     // Any other body (JSON included) is read, bounded, and refused by the handler as invalid_request.
     scope.addContentTypeParser(
       '*',
@@ -115,17 +90,20 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
         perIp.fail([request.ip]);
         perClient.fail([`${request.ip} ${namedClient(request)}`]);
       }
-      reply.headers(e.headers).code(e.status).type('application/json; charset=utf-8').send(errorJson(e));
+      sendOAuthError(reply, e);
     });
 
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
-    const admit = (request: FastifyRequest): FormParams => {
+    const admit = (request: FastifyRequest): Params => {
       const wait = perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
       if (wait > 0)
         throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
           'retry-after': String(wait),
         });
-      return formOf(request);
+      const form = formOf(request);
+      if (!form)
+        throw invalidRequest('the body must be a well-formed application/x-www-form-urlencoded form');
+      return form;
     };
 
     scope.post(TOKEN_PATH, async (request, reply) => {

@@ -10,7 +10,8 @@ import {
   type Issuer,
   type TokenResponse,
 } from './token-grants.ts';
-import { param, type FormParams } from './token-params.ts';
+import type { Params } from '../http/form.ts';
+import { param } from './token-params.ts';
 
 export const TOKEN_PATH = '/account/oauth2/v1/token';
 
@@ -44,7 +45,7 @@ export interface TokenEndpoint {
 export async function handleTokenRequest(
   endpoint: TokenEndpoint,
   request: FastifyRequest,
-  params: FormParams,
+  params: Params,
 ): Promise<{ body: TokenResponse; headers: Record<string, string> }> {
   const grantType = param(params, 'grant_type');
   if (grantType === undefined) throw invalidRequest('parameter grant_type missing');

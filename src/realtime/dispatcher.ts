@@ -49,8 +49,8 @@ export class Dispatcher {
     return this.delivered;
   }
 
-  /** Bus handler: any announcement is only a wake-up; what to send is read from the store. */
-  readonly announce = (_payload: string): void => this.wake();
+  /** Bus handler: an announcement is only a wake-up; what to send is read from the store. */
+  readonly announce = (): void => this.wake();
 
   /** Broadcasts whatever was committed after the last serial broadcast (coalesced: one reader). */
   wake(): void {

@@ -2,7 +2,7 @@
  * Delivery filters of a WebSocket session (service.md "Events" 1): which telegrams a connection
  * receives. Connections with equal filters form one subscription group.
  */
-import type { FormatMode } from '../sessions/sessions.ts';
+import type { FormatMode } from '../sessions/socket-sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
 export interface DeliveryFilter {

@@ -3,7 +3,7 @@
  * the parser of client messages. Pure functions; the endpoint and the hub do the I/O.
  */
 import { randomBytes } from 'node:crypto';
-import { CLOSED_BY_ACCOUNT } from '../sessions/sessions.ts';
+import { CLOSED_BY_ACCOUNT } from '../sessions/socket-sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
 /** Subprotocols a client may offer; the one offered is echoed back. */

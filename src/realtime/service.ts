@@ -4,10 +4,10 @@
  * by their account, contract changes). Shutdown closes every connection with 4503.
  */
 import cluster from 'node:cluster';
-import { channels } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App, Surface } from '../http/app.ts';
-import type { SessionStoreOptions } from '../sessions/sessions.ts';
+import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import {
   PONG_TIMEOUT_MS,
   endSessions,
@@ -16,7 +16,7 @@ import {
   openSessionsOf,
   recordPings,
   sessionStoreOptions,
-} from '../sessions/sessions.ts';
+} from '../sessions/socket-sessions.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import { Dispatcher, type TelegramSource } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
@@ -45,15 +45,6 @@ const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
   full: { code: closeCodes.connectionLimit, message: closeMessages.connectionLimit },
   'no-contract': { code: closeCodes.contractEnded, message: closeMessages.contractEnded },
 };
-
-function parseJson<T>(payload: string): Partial<T> {
-  try {
-    const v = JSON.parse(payload) as unknown;
-    return typeof v === 'object' && v !== null ? (v as Partial<T>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** The real-time surface: telegrams come from the process's telegram cache, else the database. */
 export const registerRealtime: Surface = async (app, ctx) => {
@@ -145,15 +136,12 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   }
 
   const unsubscribe = [
-    await ctx.bus.subscribe(channels.telegram, dispatcher.announce),
-    await ctx.bus.subscribe(channels.socketClose, (payload) => {
-      const { socketId } = parseJson<{ socketId: number }>(payload);
-      if (typeof socketId === 'number')
-        hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true);
-    }),
-    await ctx.bus.subscribe(channels.contracts, (payload) => {
-      const { accountId } = parseJson<{ accountId: number }>(payload);
-      if (typeof accountId === 'number') contractsChanged(accountId).catch(onError);
+    await busCodecs.telegram.subscribe(ctx.bus, dispatcher.announce),
+    await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) =>
+      hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true),
+    ),
+    await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) => {
+      contractsChanged(accountId).catch(onError);
     }),
   ];
 

@@ -1,4 +1,5 @@
-import { channels, type Bus } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
+import type { Bus } from '../bus/types.ts';
 import type { Queryable } from '../db/types.ts';
 import type { TelegramRecord } from './record.ts';
 import {
@@ -70,7 +71,7 @@ export class TelegramCache {
   ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
     const cache = new TelegramCache(db, options);
     // Subscribe first, so nothing committed while loading is missed.
-    const stop = await bus.subscribe(channels.telegram, () => void cache.refresh().catch(() => undefined));
+    const stop = await busCodecs.telegram.subscribe(bus, () => void cache.refresh().catch(() => undefined));
     const newest = await loadNewestTelegrams(db, cache.maxItems);
     newest.reverse();
     for (const t of newest) cache.add(t);

@@ -1,4 +1,5 @@
-import { channels, type Bus } from '../bus/types.ts';
+import { busCodecs } from '../bus/codecs.ts';
+import type { Bus } from '../bus/types.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
@@ -70,9 +71,9 @@ async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   const outcome = await store(deps.db, ready);
   if (!outcome.stored.duplicate) {
-    await deps.bus.publish(channels.telegram, JSON.stringify({ serial: outcome.stored.serial }));
+    await busCodecs.telegram.publish(deps.bus, { serial: outcome.stored.serial });
     if (outcome.converted) {
-      await deps.bus.publish(channels.telegram, JSON.stringify({ serial: outcome.converted.serial }));
+      await busCodecs.telegram.publish(deps.bus, { serial: outcome.converted.serial });
     }
   }
   return outcome;

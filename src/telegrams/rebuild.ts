@@ -80,7 +80,7 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
 
 /** Every stored JSON conversion as a projection input, in serial order. */
 async function* storedConversions(q: Queryable): AsyncGenerator<ProjectionInput<TelegramJSONMain>> {
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const batch = await loadTelegramsAfter(q, after, BATCH);
     for (const t of batch) {
       if (t.format !== 'json') continue;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isLoopbackHost, redirectUriProblem, resolveRedirectUri } from '../../src/oauth/redirect-uri.ts';
+import { redirectUriProblem } from '../../src/auth/client-registration.ts';
+import { isLoopbackHost, resolveRedirectUri } from '../../src/auth/redirect-uris.ts';
 
 const web = ['https://app.example/cb'];
 const native = ['http://127.0.0.1/callback', 'http://localhost/callback'];

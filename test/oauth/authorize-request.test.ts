@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OAuthClient } from '../../src/auth/clients.ts';
-import { parseQuery, validateAuthorizationRequest } from '../../src/oauth/authorize-request.ts';
+import { validateAuthorizationRequest } from '../../src/oauth/authorize-request.ts';
+import { parseUrlEncoded } from '../../src/http/form.ts';
 
 const client: OAuthClient = {
   id: 1,
@@ -37,18 +38,18 @@ function query(extra: Record<string, string | null> = {}): string {
 }
 
 async function outcome(raw: string) {
-  const params = parseQuery(raw);
+  const params = parseUrlEncoded(raw);
   assert.ok(params);
   return validateAuthorizationRequest(params, lookup);
 }
 
-test('parseQuery is strict about encoding and keeps repeated values', () => {
-  assert.equal(parseQuery('state=%E0%A4%A'), null);
-  assert.equal(parseQuery('state=%FF'), null);
-  assert.deepEqual(parseQuery('a=1&a=2&b=&c=x+y%2B')?.get('a'), ['1', '2']);
-  assert.equal(parseQuery('b=')?.has('b'), false);
-  assert.equal(parseQuery('c=x+y%2B')?.get('c')?.[0], 'x y+');
-  assert.equal(parseQuery(Array.from({ length: 51 }, (_, i) => `p${i}=1`).join('&')), null);
+test('parseUrlEncoded is strict about encoding and keeps repeated values', () => {
+  assert.equal(parseUrlEncoded('state=%E0%A4%A'), null);
+  assert.equal(parseUrlEncoded('state=%FF'), null);
+  assert.deepEqual(parseUrlEncoded('a=1&a=2&b=&c=x+y%2B')?.get('a'), ['1', '2']);
+  assert.equal(parseUrlEncoded('b=')?.has('b'), false);
+  assert.equal(parseUrlEncoded('c=x+y%2B')?.get('c')?.[0], 'x y+');
+  assert.equal(parseUrlEncoded(Array.from({ length: 51 }, (_, i) => `p${i}=1`).join('&')), null);
 });
 
 test('a valid request', async () => {
@@ -121,7 +122,7 @@ test('token response types are answered in the fragment', async () => {
 
 test('a client without the code grant is unauthorized_client', async () => {
   const cc: OAuthClient = { ...client, type: 'confidential', grants: ['client_credentials'] };
-  const params = parseQuery(query());
+  const params = parseUrlEncoded(query());
   assert.ok(params);
   const o = await validateAuthorizationRequest(params, async () => cc);
   assert.equal(o.kind === 'redirect_error' && o.error, 'unauthorized_client');

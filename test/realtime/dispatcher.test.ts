@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { busCodecs } from '../../src/bus/codecs.ts';
+import { createMemoryBus } from '../../src/bus/memory.ts';
+import { channels } from '../../src/bus/types.ts';
 import { Dispatcher, type TelegramSource } from '../../src/realtime/dispatcher.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
 import { TestClient, record, startEndpoint } from './support.ts';
@@ -43,6 +46,8 @@ test('every stored telegram is broadcast once, in serial order, whatever the ann
   await dispatcher.start();
   for (const serial of [101, 102, 103]) store.records.push(record({ serial }));
   // Duplicated, out of order, unknown and malformed announcements: each only wakes the dispatcher.
+  const bus = createMemoryBus();
+  await busCodecs.telegram.subscribe(bus, dispatcher.announce);
   for (const payload of [
     '{"serial":103}',
     '{"serial":101}',
@@ -52,9 +57,10 @@ test('every stored telegram is broadcast once, in serial order, whatever the ann
     'x',
     'null',
   ]) {
-    dispatcher.announce(payload);
+    await bus.publish(channels.telegram, payload);
   }
   await dispatcher.settled();
+  await bus.close();
 
   const got = [await client.next(), await client.next(), await client.next()];
   assert.deepEqual(

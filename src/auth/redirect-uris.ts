@@ -1,5 +1,5 @@
 /**
- * Redirect URI rules (service.md "Authorization endpoint", oauth.md "Redirect URIs"): exact string
+ * Redirect URI matching (docs/oauth.md "Redirect URIs"): exact string
  * comparison, except the loopback rule under which only the port of an `http` loopback URI is
  * ignored. Everything works on the raw strings: a URL parser would normalise away differences
  * (`127.000.000.001`, `HTTP://`, `/../`, `:80`) that must count as mismatches.
@@ -24,7 +24,7 @@ interface LoopbackUri {
 }
 
 /** Splits an `http://<loopback host>[:port]<rest>` URI; null when the URI is not of that shape. */
-function parseLoopback(uri: string): LoopbackUri | null {
+export function parseLoopback(uri: string): LoopbackUri | null {
   if (!uri.startsWith('http://') || uri.includes('#')) return null;
   const afterScheme = uri.slice('http://'.length);
   const end = afterScheme.search(/[/?]/);
@@ -62,35 +62,6 @@ export function resolveRedirectUri(registered: readonly string[], requested: str
     }
   }
   return null;
-}
-
-export const MAX_REDIRECT_URI_LENGTH = 2000;
-
-/**
- * Why a URI cannot be registered, or null when it can: an absolute URI without fragment whose
- * scheme is `https`, `http` on a loopback host only (RFC 8252 §7.3), or a private-use scheme in
- * reverse-domain form such as `com.example.app:/cb` (RFC 8252 §7.1).
- */
-export function redirectUriProblem(uri: string): string | null {
-  if (uri.length === 0 || uri.length > MAX_REDIRECT_URI_LENGTH) {
-    return `must be 1 to ${MAX_REDIRECT_URI_LENGTH} characters`;
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0020\u007f]/.test(uri)) return 'must not contain spaces or control characters';
-  if (uri.includes('#')) return 'must not contain a fragment';
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URI';
-  }
-  const scheme = uri.slice(0, uri.indexOf(':'));
-  if (scheme === 'https') return url.hostname ? null : 'must name a host';
-  if (scheme === 'http') {
-    return parseLoopback(uri) ? null : 'may use http only with localhost or 127.x.x.x (use https otherwise)';
-  }
-  if (/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/.test(scheme)) return null;
-  return 'must use https, http on a loopback host, or a private-use scheme such as com.example.app';
 }
 
 /**

@@ -25,7 +25,7 @@ export async function findClientWithSecret(q: Queryable, clientId: string): Prom
  * lookup. A client deleted meanwhile can still obtain tokens for at most `ttlMs`, and those tokens
  * are refused by resource servers, which check that the client still exists.
  */
-export class ClientLookup {
+export class ClientCache {
   private readonly cache: CredentialCache<ClientWithSecret>;
 
   constructor(

@@ -1,10 +1,11 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 
 export interface FailureLimitOptions {
   /** Failures allowed per key within one window. */
   limit: number;
   windowMs: number;
-  /** Keys tracked at most; the oldest are forgotten first, so memory stays bounded under any load. */
+  /** Keys tracked at most; the least recently used are forgotten first, so memory stays bounded. */
   maxKeys: number;
 }
 
@@ -14,12 +15,14 @@ export interface FailureLimitOptions {
  * processes an attacker gets the limit once per process, which still bounds guessing.
  */
 export class FailureLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly windows: LRUCache<string, { count: number; resetAt: number }>;
 
   constructor(
     private readonly options: FailureLimitOptions,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.windows = new LRUCache({ max: options.maxKeys });
+  }
 
   /** Seconds to wait before any of `keys` may try again; 0 when none is blocked. */
   retryAfter(keys: readonly string[]): number {
@@ -42,11 +45,6 @@ export class FailureLimiter {
       if (w && w.resetAt > now) {
         w.count++;
         continue;
-      }
-      if (w) this.windows.delete(key);
-      if (this.windows.size >= this.options.maxKeys) {
-        const oldest = this.windows.keys().next().value;
-        if (oldest !== undefined) this.windows.delete(oldest);
       }
       this.windows.set(key, { count: 1, resetAt: now + this.options.windowMs });
     }

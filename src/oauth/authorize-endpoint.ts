@@ -4,25 +4,22 @@ import { findClient } from '../auth/clients.ts';
 import { issueCode } from '../auth/codes.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
-import {
-  parseQuery,
-  validateAuthorizationRequest,
-  type AuthorizeOutcome,
-} from '../oauth/authorize-request.ts';
-import { errorResponse, successResponse, type AuthorizeResponse } from '../oauth/authorize-response.ts';
-import { issuerOf, oauthPaths } from '../oauth/metadata.ts';
-import { redirectSource } from '../oauth/redirect-uri.ts';
-import { renderConsentPage } from './consent-page.ts';
-import { authorizationHint, renderErrorPage } from './error-page.ts';
-import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
-import { consolePaths, signinUrl } from './routes.ts';
-import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from './web.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from './web-session.ts';
+import { validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
+import { errorResponse, successResponse, type AuthorizeResponse } from './authorize-response.ts';
+import { issuerOf, oauthPaths } from './metadata.ts';
+import { redirectSource } from '../auth/redirect-uris.ts';
+import { renderConsentPage } from '../console/consent-page.ts';
+import { authorizationHint } from '../console/error-page.ts';
+import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';
+import { consolePaths, signinUrl } from '../console/routes.ts';
+import { formOf, parseUrlEncoded, singleValue } from '../http/form.ts';
+import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from '../console/web.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from '../console/signin-cookies.ts';
 
 /**
- * The pages of the authorization endpoint (service.md, oauth.md): GET validates the request, signs
- * the user in when needed and shows the consent page; the consent form POSTs the decision with the
- * original query, which is checked again before a code is issued.
+ * The authorization endpoint (docs/oauth.md): GET validates the request, signs the user in when
+ * needed and shows the consent page; the consent form POSTs the decision with the original query,
+ * which is checked again before a code is issued. The pages themselves are rendered by console/.
  */
 
 const consentPath = '/account/oauth2/v1/auth/consent';
@@ -40,14 +37,14 @@ function rawQueryOf(request: FastifyRequest): string {
 }
 
 const pageError = (reply: FastifyReply, message: string) =>
-  sendPage(reply, 400, renderErrorPage(message, authorizationHint));
+  sendErrorPage(reply, 400, message, authorizationHint);
 
 export async function registerAuthorize(app: App, ctx: AppContext): Promise<void> {
   const lookupClient = (clientId: string) => findClient(ctx.db, clientId);
 
   /** Validates a raw authorization query; answers the request itself unless the query is valid. */
   async function validOrAnswer(request: FastifyRequest, reply: FastifyReply, rawQuery: string) {
-    const params = parseQuery(rawQuery);
+    const params = parseUrlEncoded(rawQuery);
     if (!params) return { answered: pageError(reply, 'The query string of the request is malformed.') };
     const outcome: AuthorizeOutcome = await validateAuthorizationRequest(params, lookupClient);
     if (outcome.kind === 'page_error') return { answered: pageError(reply, outcome.message) };
@@ -120,23 +117,24 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
 
     scope.post(consentPath, async (request, reply) => {
       const form = formOf(request);
-      const rawQuery = form ? field(form, 'request') : null;
+      const rawQuery = form ? singleValue(form, 'request') : null;
       if (!form || rawQuery === null) return pageError(reply, 'The consent form was malformed.');
       const origin = authOrigin(ctx, request);
       const session = await currentSession(ctx, request);
       if (!session) return sendRedirect(reply, signinUrl(origin, `${oauthPaths.authorize}?${rawQuery}`));
-      if (!sessionCsrfValid(ctx, session, field(form, 'csrf'))) {
-        return sendPage(
+      if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
+        return sendErrorPage(
           reply,
           403,
-          renderErrorPage('The consent form expired or was not sent from this site.', authorizationHint),
+          'The consent form expired or was not sent from this site.',
+          authorizationHint,
         );
       }
       const checked = await validOrAnswer(request, reply, rawQuery);
       if (!checked.valid) return checked.answered;
       const { delivery, request: authz } = checked.valid;
       const issuer = issuerOf(origin);
-      const decision = field(form, 'decision');
+      const decision = singleValue(form, 'decision');
       if (decision === 'deny') {
         return sendAuthorizeResponse(
           reply,

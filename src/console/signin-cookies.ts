@@ -8,7 +8,7 @@ import {
   findSession,
   SESSION_TTL_MS,
   type WebSession,
-} from '../auth/sessions.ts';
+} from '../auth/signin-sessions.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import { authOrigin } from './web.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.ts';
-import { FailureLimiter } from '../../src/auth/token-limits.ts';
+import { FailureLimiter } from '../../src/auth/failure-limiter.ts';
 
 test('a key is blocked after `limit` failures until its window ends', () => {
   const clock = new ManualClock(1_000_000);

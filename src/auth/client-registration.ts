@@ -1,0 +1,159 @@
+import type { ClientType, GrantType, NewClient } from './clients.ts';
+import { parseLoopback } from './redirect-uris.ts';
+import { isKnownScope, parseScopeList } from './scopes.ts';
+
+/**
+ * The rules a client registration must meet before `createClient` records it (docs/oauth.md
+ * "Clients", "Redirect URIs"), whoever registers it: the `namazu client` command today, a console
+ * later. Each broken rule is a RegistrationError naming the field, in the words of the caller's
+ * form (`label`).
+ */
+
+export type RegistrationField =
+  'name' | 'type' | 'redirectUris' | 'grants' | 'scopes' | 'contact' | 'appUrl' | 'termsUrl' | 'privacyUrl';
+
+/** What a registration form submits, not yet checked. */
+export interface RegistrationInput {
+  name: string;
+  type: string;
+  redirectUris: readonly string[];
+  grants: readonly string[];
+  /** Space-separated scope list. */
+  scopes: string;
+  contact?: string;
+  appUrl?: string;
+  termsUrl?: string;
+  privacyUrl?: string;
+}
+
+export class RegistrationError extends Error {
+  constructor(
+    readonly field: RegistrationField,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const MAX_NAME = 100;
+export const MAX_CONTACT = 254;
+export const MAX_REDIRECT_URIS = 20;
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+const MAX_URL_LENGTH = 2000;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Why a URI cannot be registered, or null when it can: an absolute URI without fragment whose
+ * scheme is `https`, `http` on a loopback host only (RFC 8252 §7.3), or a private-use scheme in
+ * reverse-domain form such as `com.example.app:/cb` (RFC 8252 §7.1).
+ */
+export function redirectUriProblem(uri: string): string | null {
+  if (uri.length === 0 || uri.length > MAX_REDIRECT_URI_LENGTH) {
+    return `must be 1 to ${MAX_REDIRECT_URI_LENGTH} characters`;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(uri)) return 'must not contain spaces or control characters';
+  if (uri.includes('#')) return 'must not contain a fragment';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  const scheme = uri.slice(0, uri.indexOf(':'));
+  if (scheme === 'https') return url.hostname ? null : 'must name a host';
+  if (scheme === 'http') {
+    return parseLoopback(uri) ? null : 'may use http only with localhost or 127.x.x.x (use https otherwise)';
+  }
+  if (/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/.test(scheme)) return null;
+  return 'must use https, http on a loopback host, or a private-use scheme such as com.example.app';
+}
+
+/**
+ * The registration `input` describes, ready for `createClient`, or a RegistrationError for the first
+ * rule it breaks. `label` names a field in messages (`--redirect-uri` for the command line).
+ */
+export function checkRegistration(
+  input: RegistrationInput,
+  label: (field: RegistrationField) => string,
+): Omit<NewClient, 'accountId'> {
+  const fail = (field: RegistrationField, message: string) => new RegistrationError(field, message);
+
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > MAX_NAME || CONTROL.test(name)) {
+    throw fail('name', `${label('name')} must be 1 to ${MAX_NAME} printable characters`);
+  }
+  const type = input.type;
+  if (type !== 'confidential' && type !== 'public')
+    throw fail('type', `${label('type')} must be confidential or public`);
+
+  const grants = [...new Set(input.grants)];
+  if (grants.length === 0) throw fail('grants', `at least one ${label('grants')} is required`);
+  for (const g of grants) {
+    if (!GRANTS.includes(g as GrantType))
+      throw fail('grants', `${label('grants')} must be one of ${GRANTS.join(', ')}, got "${g}"`);
+  }
+  if (type === 'public' && grants.includes('client_credentials')) {
+    throw fail('grants', 'public clients cannot use the client_credentials grant');
+  }
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code')) {
+    throw fail(
+      'grants',
+      `${label('grants')} refresh_token needs ${label('grants')} authorization_code (refresh tokens come from it)`,
+    );
+  }
+
+  const redirectUris = [...new Set(input.redirectUris)];
+  if (redirectUris.length > MAX_REDIRECT_URIS)
+    throw fail('redirectUris', `at most ${MAX_REDIRECT_URIS} ${label('redirectUris')}`);
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw fail('redirectUris', `${label('redirectUris')} "${uri}" ${problem}`);
+  }
+  if (grants.includes('authorization_code') && redirectUris.length === 0) {
+    throw fail('redirectUris', `the authorization_code grant needs at least one ${label('redirectUris')}`);
+  }
+
+  const scopes = parseScopeList(input.scopes);
+  if (scopes.length === 0) throw fail('scopes', `${label('scopes')} must name at least one scope`);
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length > 0) throw fail('scopes', `unknown scope(s): ${unknown.join(', ')}`);
+
+  const contact = input.contact;
+  if (
+    contact !== undefined &&
+    (contact.trim().length === 0 || contact.length > MAX_CONTACT || CONTROL.test(contact))
+  ) {
+    throw fail('contact', `${label('contact')} must be 1 to ${MAX_CONTACT} printable characters`);
+  }
+
+  /** An optional http(s) URL of the client's pages. */
+  const pageUrl = (field: 'appUrl' | 'termsUrl' | 'privacyUrl'): string | null => {
+    const value = input[field];
+    if (value === undefined) return null;
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || value.length > MAX_URL_LENGTH) {
+      throw fail(field, `${label(field)} must be an http(s) URL, got "${value}"`);
+    }
+    return value;
+  };
+
+  return {
+    name,
+    type: type as ClientType,
+    redirectUris,
+    grants: grants as GrantType[],
+    scopes,
+    contact: contact?.trim() ?? null,
+    appUrl: pageUrl('appUrl'),
+    termsUrl: pageUrl('termsUrl'),
+    privacyUrl: pageUrl('privacyUrl'),
+  };
+}

@@ -1,0 +1,72 @@
+import { channels, type Bus } from './types.ts';
+
+/**
+ * The typed message of one bus channel: encoded once by publishers and decoded once here for every
+ * subscriber. A payload that does not decode (another version, a stray publisher) is dropped.
+ */
+export class ChannelCodec<M> {
+  constructor(
+    readonly channel: string,
+    private readonly read: (value: Record<string, unknown>) => M | null,
+  ) {}
+
+  encode(message: M): string {
+    return JSON.stringify(message);
+  }
+
+  decode(payload: string): M | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(payload);
+    } catch {
+      return null;
+    }
+    return typeof value === 'object' && value !== null ? this.read(value as Record<string, unknown>) : null;
+  }
+
+  publish(bus: Bus, message: M): Promise<void> {
+    return bus.publish(this.channel, this.encode(message));
+  }
+
+  /** Subscribes `handler` to the decoded messages; returns the function that unsubscribes. */
+  subscribe(bus: Bus, handler: (message: M) => void): Promise<() => Promise<void>> {
+    return bus.subscribe(this.channel, (payload) => {
+      const message = this.decode(payload);
+      if (message !== null) handler(message);
+    });
+  }
+}
+
+function isId(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+}
+
+export interface TelegramCommitted {
+  serial: number;
+}
+export interface ContractsChanged {
+  accountId: number;
+}
+export interface SocketCloseRequested {
+  socketId: number;
+  code: number;
+}
+export interface CredentialRevoked {
+  digest: string;
+}
+
+/** One codec per channel of `channels` (bus/types.ts). */
+export const busCodecs = {
+  telegram: new ChannelCodec<TelegramCommitted>(channels.telegram, (v) =>
+    isId(v.serial) ? { serial: v.serial } : null,
+  ),
+  contracts: new ChannelCodec<ContractsChanged>(channels.contracts, (v) =>
+    isId(v.accountId) ? { accountId: v.accountId } : null,
+  ),
+  socketClose: new ChannelCodec<SocketCloseRequested>(channels.socketClose, (v) =>
+    isId(v.socketId) && typeof v.code === 'number' ? { socketId: v.socketId, code: v.code } : null,
+  ),
+  revoked: new ChannelCodec<CredentialRevoked>(channels.revoked, (v) =>
+    typeof v.digest === 'string' ? { digest: v.digest } : null,
+  ),
+};

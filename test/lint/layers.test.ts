@@ -1,0 +1,61 @@
+// The layers of docs/architecture.md are enforced by ESLint (eslint.config.js): a planted import
+// that breaks them must fail `npm run lint`.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ESLint } from 'eslint';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function errorsOf(
+  filePath: string,
+  code: string,
+): Promise<{ ruleId: string | null; message: string }[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.filter((m) => m.severity === 2).map(({ ruleId, message }) => ({ ruleId, message }));
+}
+
+test('a domain module importing a surface is a lint error', async () => {
+  const errors = await errorsOf(
+    'src/telegrams/planted.ts',
+    "import { registerDataApi } from '../api/routes.ts';\nexport const planted = registerDataApi;\n",
+  );
+  assert.equal(errors.length, 1, JSON.stringify(errors));
+  assert.equal(errors[0]!.ruleId, 'import-x/no-restricted-paths');
+  assert.match(errors[0]!.message, /telegrams may not import api/);
+});
+
+test('auth/ importing a surface or the console is a lint error; db/ imports nothing of the service', async () => {
+  const fromAuth = await errorsOf(
+    'src/auth/planted.ts',
+    "import { consolePaths } from '../console/routes.ts';\nexport const planted = consolePaths;\n",
+  );
+  assert.deepEqual(
+    fromAuth.map((e) => e.ruleId),
+    ['import-x/no-restricted-paths'],
+  );
+  const fromDb = await errorsOf(
+    'src/db/planted.ts',
+    "import { systemClock } from '../clock.ts';\nexport const planted = systemClock;\n",
+  );
+  assert.match(fromDb[0]?.message ?? '', /db may not import clock\.ts/);
+});
+
+test('an import the layers allow passes', async () => {
+  const errors = await errorsOf(
+    'src/api/planted.ts',
+    "import { storeTelegram } from '../telegrams/store.ts';\nexport const planted = storeTelegram;\n",
+  );
+  assert.deepEqual(errors, []);
+});
+
+test('an import cycle is a lint error', async () => {
+  // bus/memory.ts imports bus/handlers.ts: handlers importing memory closes a cycle.
+  const errors = await errorsOf(
+    'src/bus/handlers.ts',
+    "import { createMemoryBus } from './memory.ts';\nexport const planted = createMemoryBus;\n",
+  );
+  assert.deepEqual(
+    errors.map((e) => e.ruleId),
+    ['import-x/no-cycle'],
+  );
+});
