@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
 import { getAccount } from '../accounts/accounts.ts';
-import { requireScope, type Authenticator } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
@@ -31,7 +30,7 @@ const query = Type.Object(
  * POST /admin/v1/telegrams — ingest one raw telegram (any content type) for an administrator
  * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged.
  */
-export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authenticator): Promise<void> {
+export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scoped) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
@@ -43,6 +42,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
     scoped.post(
       '/admin/v1/telegrams',
       {
+        config: { scopes: [SCOPE], fresh: true },
         bodyLimit: ctx.config.ingestBodyLimit,
         schema: {
           summary: 'Ingest a telegram',
@@ -55,9 +55,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
         },
       },
       async (request) => {
-        const principal = await auth.authenticate(request, { fresh: true });
-        requireScope(principal, SCOPE);
-        const account = await getAccount(ctx.db, principal.accountId);
+        const account = await getAccount(ctx.db, request.principal.accountId);
         if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
         const q = request.query as RawQuery;
         const receivedRaw = single(q, 'receivedTime');

@@ -3,11 +3,11 @@
  * DELETE /v2/socket/:id (close; behaviour.md §7).
  */
 import { planByClassification } from '../accounts/plans.ts';
-import { createAuthenticator, requireScope } from '../auth/authenticate.ts';
+import { requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
 import { channels } from '../bus/types.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -77,7 +77,6 @@ function listItem(s: SocketSession) {
 }
 
 export async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
-  const auth = await createAuthenticator(ctx);
   const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
 
   await app.register(async (scope) => {
@@ -85,9 +84,8 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-    scope.post('/v2/socket', async (request) => {
-      const principal = await auth.authenticate(request);
-      requireScope(principal, 'socket.start');
+    scope.post('/v2/socket', { config: { scopes: ['socket.start'] } }, async (request) => {
+      const { principal } = request;
       const spec = parseStartRequest(request.body as Buffer | undefined);
       if ('error' in spec) throw new HttpError(400, spec.error);
       for (const c of spec.classifications) {
@@ -120,9 +118,8 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     });
   });
 
-  app.get('/v2/socket', async (request) => {
-    const principal = await auth.authenticate(request);
-    requireScope(principal, 'socket.list');
+  app.get('/v2/socket', { config: { scopes: ['socket.list'] } }, async (request) => {
+    const { principal } = request;
     const q = request.query as Record<string, unknown>;
     if (q.id !== undefined) {
       const id = positiveInt(q.id);
@@ -153,9 +150,8 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     return okBody(body, ctx.clock.now());
   });
 
-  app.delete('/v2/socket/:id', async (request, reply) => {
-    const principal = await auth.authenticate(request);
-    requireScope(principal, 'socket.close');
+  app.delete('/v2/socket/:id', { config: { scopes: ['socket.close'] } }, async (request, reply) => {
+    const { principal } = request;
     const id = positiveInt((request.params as { id: string }).id);
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);

@@ -1,7 +1,6 @@
-import { Type } from 'typebox';
-import { requireScope, type Authenticator } from '../auth/authenticate.ts';
+import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
@@ -26,7 +25,6 @@ const V2 = 'v2t';
 const V1 = 'v1t';
 
 export interface ListDeps {
-  auth: Authenticator;
   cache: TelegramCache;
   contracted: (accountId: number) => Promise<Set<string>>;
 }
@@ -77,6 +75,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
   app.get(
     '/v2/telegram',
     {
+      config: { scopes: ['telegram.list'] },
       schema: {
         summary: 'Telegram list (v2)',
         description:
@@ -87,8 +86,6 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
       },
     },
     async (request, reply) => {
-      const principal = await deps.auth.authenticate(request);
-      requireScope(principal, 'telegram.list');
       const query = request.query as RawQuery;
       const formatMode = single(query, 'formatMode') ?? 'raw';
       if (formatMode !== 'raw' && formatMode !== 'json') throw formatModeError();
@@ -102,7 +99,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
       const cursor = token === undefined ? undefined : decodeCursor(V2, token, 'cursorToken');
 
       const q: TelegramQuery = {
-        classifications: await listedClassifications(deps, principal.accountId),
+        classifications: await listedClassifications(deps, request.principal.accountId),
         types,
         test,
         // JSON conversions do not exist yet: json mode lists the telegrams that have no XML body.
@@ -129,14 +126,18 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         },
         ctx.clock.now(),
       );
-      // Items are pre-serialised per telegram (telegram-items.ts): the text goes out as it is.
-      return reply.type('application/json; charset=utf-8').send(json);
+      // Items are pre-serialised per telegram (telegram-items.ts): the text goes out as it is, and
+      // the response schema documents its shape.
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(json as unknown as Static<typeof TelegramListV2>);
     },
   );
 
   app.get(
     '/telegram/v1/list',
     {
+      config: { scopes: ['telegram.list'] },
       schema: {
         summary: 'Telegram list (v1, deprecated)',
         description: 'The former list shape. Scope `telegram.list`.',
@@ -147,8 +148,6 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
       },
     },
     async (request) => {
-      const principal = await deps.auth.authenticate(request);
-      requireScope(principal, 'telegram.list');
       const query = request.query as RawQuery;
       const types = parseTypes(query);
       const withXml = parseBoolean(single(query, 'xml'), 'xml');
@@ -163,7 +162,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
       const older = token === undefined ? undefined : decodeCursor(V1, token, 'nextToken', ['older']).serial;
 
       const q: TelegramQuery = {
-        classifications: await listedClassifications(deps, principal.accountId),
+        classifications: await listedClassifications(deps, request.principal.accountId),
         types,
         test,
         before: older,

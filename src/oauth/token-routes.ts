@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
 import { FailureLimiter } from '../auth/token-limits.ts';
 import { ClientLookup } from '../auth/token-clients.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
@@ -66,11 +65,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
   };
   const endpoint: TokenEndpoint = {
     issuer,
-    dpop: {
-      db: ctx.db,
-      clock: ctx.clock,
-      nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null,
-    },
+    dpop: { db: ctx.db, clock: ctx.clock, nonces: app.dpopNonces },
     url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
   };
   const maxKeys = 100_000;
