@@ -6,7 +6,6 @@ import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
-import { single, type RawQuery } from './list-params.ts';
 import { errorResponses, IngestResult } from './schemas.ts';
 
 const SCOPE = 'admin.telegram.ingest';
@@ -31,7 +30,7 @@ const query = Type.Object(
  * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged.
  */
 export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
-  await app.register(async (scoped) => {
+  await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser(
@@ -57,13 +56,12 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
       async (request) => {
         const account = await getAccount(ctx.db, request.principal.accountId);
         if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
-        const q = request.query as RawQuery;
-        const receivedRaw = single(q, 'receivedTime');
+        const { receivedTime: receivedRaw, ...given } = request.query;
         const receivedTime = receivedRaw === undefined ? ctx.clock.now() : Date.parse(receivedRaw);
         if (Number.isNaN(receivedTime)) throw badQuery('receivedTime');
         const hints: IngestHints = { receivedTime };
         for (const name of ['type', 'author', 'time', 'designation', 'target', 'fileName'] as const) {
-          const v = single(q, name);
+          const v = given[name];
           if (v !== undefined) hints[name] = v;
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -9,9 +9,9 @@ import { channels } from '../bus/types.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
-import { HttpError, badQuery } from '../http/errors.ts';
+import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import type { SessionStatus, SocketSession } from '../sessions/sessions.ts';
+import type { SessionSpec, SocketSession } from '../sessions/sessions.ts';
 import {
   CLOSED_BY_ACCOUNT,
   TICKET_VALIDITY_MS,
@@ -23,10 +23,11 @@ import {
   sessionStoreOptions,
   startSession,
 } from '../sessions/sessions.ts';
-import { parseStartRequest } from './socket-request.ts';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { MAX_APP_NAME_BYTES, SocketListQuery, SocketStartBody, validationMessages } from './schemas.ts';
 
 const LIST_DEFAULT = 20;
-const LIST_MAX = 100;
 const CURSOR_KIND = 'socket';
 
 export const socketErrors = {
@@ -51,11 +52,34 @@ function decodeCursor(token: string): number | null {
   return null;
 }
 
-const positiveInt = (raw: unknown, max = Number.MAX_SAFE_INTEGER): number | null => {
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) return null;
+/** A session id from a path: a positive safe integer, or null. */
+const positiveInt = (raw: string): number | null => {
+  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
   const n = Number(raw);
-  return n <= max ? n : null;
+  return Number.isSafeInteger(n) ? n : null;
 };
+
+/** The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes. */
+function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
+  if (body.appName && Buffer.byteLength(body.appName) > MAX_APP_NAME_BYTES)
+    throw new HttpError(400, validationMessages.appName);
+  return {
+    classifications: [...new Set(body.classifications)],
+    types: body.types?.length ? [...new Set(body.types)] : null,
+    test: body.test ?? 'no',
+    appName: body.appName ?? null,
+    formatMode: body.formatMode ?? 'raw',
+  };
+}
+
+/**
+ * Validates without coercion: a JSON body holds real strings and arrays, and a number or a bare
+ * string where a list belongs is refused (Fastify's query validator converts them).
+ */
+function strictValidator({ schema }: { schema: unknown }) {
+  const check = Compile(schema as TSchema);
+  return (data: unknown) => (check.Check(data) ? { value: data } : { error: check.Errors(data) });
+}
 
 function listItem(s: SocketSession) {
   return {
@@ -79,15 +103,33 @@ function listItem(s: SocketSession) {
 export async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
   const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
 
-  await app.register(async (scope) => {
-    // Any Content-Type (or none) is read as raw bytes and parsed as JSON by the handler.
+  await app.register(async (scope: App) => {
+    // Any Content-Type (or none) is parsed as JSON: browser samples send text/plain.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(new HttpError(400, validationMessages.notJson));
+      }
+    });
+    scope.setValidatorCompiler(strictValidator);
 
-    scope.post('/v2/socket', { config: { scopes: ['socket.start'] } }, async (request) => {
+    const schema = { body: SocketStartBody };
+    const schemaErrorFormatter = documentedValidation(
+      {
+        classifications: validationMessages.classifications,
+        types: validationMessages.types,
+        test: validationMessages.test,
+        appName: validationMessages.appName,
+        formatMode: validationMessages.formatMode,
+      },
+      validationMessages.notJson,
+    );
+    const config = { scopes: ['socket.start'] };
+    scope.post('/v2/socket', { config, schema, schemaErrorFormatter }, async (request) => {
       const { principal } = request;
-      const spec = parseStartRequest(request.body as Buffer | undefined);
-      if ('error' in spec) throw new HttpError(400, spec.error);
+      const spec = sessionSpec(request.body);
       for (const c of spec.classifications) {
         if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
       }
@@ -118,41 +160,40 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     });
   });
 
-  app.get('/v2/socket', { config: { scopes: ['socket.list'] } }, async (request) => {
-    const { principal } = request;
-    const q = request.query as Record<string, unknown>;
-    if (q.id !== undefined) {
-      const id = positiveInt(q.id);
+  const listOptions = { config: { scopes: ['socket.list'] }, schema: { querystring: SocketListQuery } };
+  app.get('/v2/socket', listOptions, async (request) => {
+    const { principal, query } = request;
+    if (query.id !== undefined) {
+      const id = positiveInt(query.id);
       if (id === null) throw badQuery('id');
       const { items } = await listSessions(ctx.db, principal.accountId, { id, limit: 1 });
       return okBody({ items: items.map(listItem) }, ctx.clock.now());
     }
-    let status: SessionStatus | undefined;
-    if (q.status !== undefined) {
-      if (q.status !== 'waiting' && q.status !== 'open' && q.status !== 'closed') throw badQuery('status');
-      status = q.status;
-    }
-    let limit = LIST_DEFAULT;
-    if (q.limit !== undefined) {
-      const n = positiveInt(q.limit, LIST_MAX);
-      if (n === null) throw badQuery('limit');
-      limit = n;
-    }
+    const limit = query.limit === undefined ? LIST_DEFAULT : Number(query.limit);
     let beforeId: number | undefined;
-    if (q.cursorToken !== undefined) {
-      const decoded = typeof q.cursorToken === 'string' ? decodeCursor(q.cursorToken) : null;
+    if (query.cursorToken !== undefined) {
+      const decoded = decodeCursor(query.cursorToken);
       if (decoded === null) throw badQuery('cursorToken');
       beforeId = decoded;
     }
-    const { items, more } = await listSessions(ctx.db, principal.accountId, { status, beforeId, limit });
+    const { items, more } = await listSessions(ctx.db, principal.accountId, {
+      status: query.status,
+      beforeId,
+      limit,
+    });
     const body: { items: ReturnType<typeof listItem>[]; nextToken?: string } = { items: items.map(listItem) };
     if (more) body.nextToken = encodeCursor(items[items.length - 1]!.id);
     return okBody(body, ctx.clock.now());
   });
 
-  app.delete('/v2/socket/:id', { config: { scopes: ['socket.close'] } }, async (request, reply) => {
+  const closeOptions = {
+    config: { scopes: ['socket.close'] },
+    // Any other id is a session that does not exist (404), not a malformed request.
+    schema: { params: Type.Object({ id: Type.String() }) },
+  };
+  app.delete('/v2/socket/:id', closeOptions, async (request, reply) => {
     const { principal } = request;
-    const id = positiveInt((request.params as { id: string }).id);
+    const id = positiveInt(request.params.id);
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);
     // Whichever process holds the connection closes it with 4808.

@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifySchemaValidationError } from 'fastify';
 import { AuthError } from '../auth/auth-error.ts';
 import { dpopAlgorithms } from '../auth/dpop.ts';
 
@@ -56,17 +56,56 @@ function authErrorHeaders(err: AuthError): Record<string, string> {
   return headers;
 }
 
-/** Maps a validation failure to behaviour.md §3's messages. */
-function validationMessage(err: FastifyError): string {
-  const v = err.validation?.[0];
-  if (err.validationContext === 'querystring' && v) {
-    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
-    if (missing) return messages.queryRequired;
-    const name =
-      v.instancePath.split('/')[1] ?? (v.params as { additionalProperty?: string })?.additionalProperty;
-    if (name) return messages.unexpectedQuery(name);
+interface ValidationParams {
+  missingProperty?: string;
+  additionalProperty?: string;
+  requiredProperties?: string[];
+}
+
+/**
+ * behaviour.md §3's message for a validation failure, or the documented message of the failing
+ * field where `fieldMessages` has one (`rootMessage` for a body that is not an object at all). A
+ * repeated query parameter (an array where one value belongs) is always "Unexpected data".
+ */
+function validationMessage(
+  errors: readonly FastifySchemaValidationError[],
+  context: string | undefined,
+  fieldMessages: Readonly<Record<string, string>> = {},
+  rootMessage?: string,
+): string | undefined {
+  const v = errors[0];
+  if (!v) return undefined;
+  const params = (v.params ?? {}) as ValidationParams;
+  const step = v.instancePath.split('/')[1];
+  if (context === 'querystring') {
+    if (params.missingProperty) return messages.queryRequired;
+    const name = step ?? params.additionalProperty;
+    if (!name) return undefined;
+    const message = v.keyword === 'type' ? undefined : fieldMessages[name];
+    return message ?? messages.unexpectedQuery(name);
   }
-  return err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() || 'Bad request.';
+  const field = step || params.missingProperty || params.requiredProperties?.[0];
+  if (field && fieldMessages[field]) return fieldMessages[field];
+  return rootMessage;
+}
+
+/**
+ * A route's `schemaErrorFormatter`, for routes whose fields have documented messages of their own
+ * (service.md "Errors").
+ */
+export function documentedValidation(
+  fieldMessages: Readonly<Record<string, string>>,
+  rootMessage?: string,
+): (errors: FastifySchemaValidationError[], context: string) => Error {
+  return (errors, context) =>
+    new HttpError(400, validationMessage(errors, context, fieldMessages, rootMessage) ?? 'Bad request.');
+}
+
+function defaultValidationMessage(err: FastifyError): string {
+  return (
+    validationMessage(err.validation ?? [], err.validationContext) ??
+    (err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() || 'Bad request.')
+  );
 }
 
 /** Status, message and headers for an error no handler dealt with. */
@@ -82,7 +121,7 @@ export function describeError(err: FastifyError | HttpError | AuthError): ErrorD
 }
 
 function describeFastifyError(err: FastifyError): { status: number; message: string } {
-  if (err.validation) return { status: 400, message: validationMessage(err) };
+  if (err.validation) return { status: 400, message: defaultValidationMessage(err) };
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, message: messages.payloadTooLarge };
