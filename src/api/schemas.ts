@@ -131,20 +131,27 @@ export const errorResponses = {
 
 /*
  * Request schemas: what each parameter may hold. A failure is answered with the message
- * behaviour.md §3 gives (``Unexpected data of search query `<name>`.``) unless `validationMessages`
- * below names another for that field (service.md "Errors"). Query values stay strings, checked by
+ * behaviour.md §3 gives (``Unexpected data of search query `<name>`.``) unless the route's
+ * messages below name another for that field (service.md "Errors"). Query values stay strings, checked by
  * pattern: the service reads `limit=010` as 10 but refuses `1e1` and ` 10`.
  */
 
-/** Messages of service.md "Errors" for the fields that have their own. */
-export const validationMessages = {
-  formatMode: 'You have entered a string that is not defined in `formatMode`.',
-  notJson: 'The body of the request is not json.',
+const FORMAT_MODE_MESSAGE = 'You have entered a string that is not defined in `formatMode`.';
+
+/** The list's fields with a message of their own (service.md "Errors"). */
+export const telegramListV2Messages = { formatMode: FORMAT_MODE_MESSAGE } as const;
+
+/** The body's fields with a message of their own (service.md "Errors"). */
+export const socketStartMessages = {
   classifications: 'At least one element of `classifications` is required.',
   types: 'The `types` is not a string or has more than 30 elements.',
   appName: 'The `appName` is up to 24 bytes.',
+  formatMode: FORMAT_MODE_MESSAGE,
   test: 'The `test` is `no` or `including`.',
 } as const;
+
+/** A start request whose body is not a JSON object (service.md "Errors"). */
+export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
 
 /** A JMA data type code (VXSE53, VXKOii…). */
 const TYPE_CODE = '[A-Za-z0-9]{1,6}';
@@ -221,8 +228,6 @@ export const TelegramListV1Query = Type.Object(
 
 /** A session id: a positive integer (a JavaScript-safe one; the handler checks the magnitude). */
 const SOCKET_ID = '^[1-9][0-9]{0,15}$';
-export const SOCKET_LIST_MAX = 100;
-
 export const SocketListQuery = Type.Object(
   {
     id: Type.Optional(Type.String({ pattern: SOCKET_ID, description: 'One session by id' })),

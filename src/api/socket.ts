@@ -25,7 +25,13 @@ import {
 } from '../sessions/sessions.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { MAX_APP_NAME_BYTES, SocketListQuery, SocketStartBody, validationMessages } from './schemas.ts';
+import {
+  MAX_APP_NAME_BYTES,
+  NOT_JSON_MESSAGE,
+  socketStartMessages,
+  SocketListQuery,
+  SocketStartBody,
+} from './schemas.ts';
 
 const LIST_DEFAULT = 20;
 const CURSOR_KIND = 'socket';
@@ -62,7 +68,7 @@ const positiveInt = (raw: string): number | null => {
 /** The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes. */
 function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
   if (body.appName && Buffer.byteLength(body.appName) > MAX_APP_NAME_BYTES)
-    throw new HttpError(400, validationMessages.appName);
+    throw new HttpError(400, socketStartMessages.appName);
   return {
     classifications: [...new Set(body.classifications)],
     types: body.types?.length ? [...new Set(body.types)] : null,
@@ -110,22 +116,13 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
       try {
         done(null, JSON.parse(body as string));
       } catch {
-        done(new HttpError(400, validationMessages.notJson));
+        done(new HttpError(400, NOT_JSON_MESSAGE));
       }
     });
     scope.setValidatorCompiler(strictValidator);
 
     const schema = { body: SocketStartBody };
-    const schemaErrorFormatter = documentedValidation(
-      {
-        classifications: validationMessages.classifications,
-        types: validationMessages.types,
-        test: validationMessages.test,
-        appName: validationMessages.appName,
-        formatMode: validationMessages.formatMode,
-      },
-      validationMessages.notJson,
-    );
+    const schemaErrorFormatter = documentedValidation(socketStartMessages, NOT_JSON_MESSAGE);
     const config = { scopes: ['socket.start'] };
     scope.post('/v2/socket', { config, schema, schemaErrorFormatter }, async (request) => {
       const { principal } = request;

@@ -16,7 +16,7 @@ import {
   TelegramListV1Query,
   TelegramListV2,
   TelegramListV2Query,
-  validationMessages,
+  telegramListV2Messages,
 } from './schemas.ts';
 import { typeFilter } from './type-filter.ts';
 import { itemV1, v2ListJson } from './telegram-items.ts';
@@ -47,7 +47,7 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         querystring: TelegramListV2Query,
         response: { 200: TelegramListV2, ...errorResponses },
       },
-      schemaErrorFormatter: documentedValidation({ formatMode: validationMessages.formatMode }),
+      schemaErrorFormatter: documentedValidation(telegramListV2Messages),
     },
     async (request, reply) => {
       const { query } = request;
