@@ -58,18 +58,18 @@ const authorization = `Bearer ${token}`;
 
 // 1. The check alone, warm cache.
 const auth = await createAuthenticator(server.ctx, null);
-// What the data API's authentication hook hands over for each request (src/http/authentication.ts).
-const request = (): ResourceRequest => ({
+// What the data API's authentication hook hands over (src/http/authentication.ts).
+const request: ResourceRequest = {
   method: 'GET',
   authorization,
   apiKey: undefined,
   dpop: [],
   urls: () => [origin + path],
-});
-await auth.authenticate(request());
+};
+await auth.authenticate(request);
 const checks = 200_000;
 let t0 = performance.now();
-for (let i = 0; i < checks; i++) await auth.authenticate(request());
+for (let i = 0; i < checks; i++) await auth.authenticate(request);
 const checkUs = ((performance.now() - t0) * 1000) / checks;
 
 // 2. The route under load.

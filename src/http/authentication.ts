@@ -26,22 +26,31 @@ declare module 'fastify' {
 }
 
 /** The parts of a Fastify request the resource-server check reads. */
-function resourceRequest(config: Config, request: FastifyRequest): ResourceRequest {
-  const key = (request.query as Record<string, unknown> | undefined)?.key;
-  return {
-    method: request.method,
-    authorization: request.headers.authorization,
-    apiKey: typeof key === 'string' ? key : undefined,
-    // Read only for DPoP-bound tokens: the Bearer and API key paths never pay for them.
-    get dpop() {
-      return dpopHeaderValues(request.raw.rawHeaders);
-    },
-    urls() {
-      const urls = publicUrls(config, request);
-      const path = request.url.split('?')[0]!;
-      return [urls.base + path, urls.data + path];
-    },
-  };
+class FastifyResourceRequest implements ResourceRequest {
+  readonly method: string;
+  readonly authorization: string | undefined;
+  readonly apiKey: string | undefined;
+
+  constructor(
+    private readonly config: Config,
+    private readonly request: FastifyRequest,
+  ) {
+    this.method = request.method;
+    this.authorization = request.headers.authorization;
+    const key = (request.query as Record<string, unknown> | undefined)?.key;
+    this.apiKey = typeof key === 'string' ? key : undefined;
+  }
+
+  // Read only for DPoP-bound tokens: the Bearer and API key paths never pay for them.
+  get dpop(): string[] {
+    return dpopHeaderValues(this.request.raw.rawHeaders);
+  }
+
+  urls(): string[] {
+    const urls = publicUrls(this.config, this.request);
+    const path = this.request.url.split('?')[0]!;
+    return [urls.base + path, urls.data + path];
+  }
 }
 
 /**
@@ -60,7 +69,9 @@ export async function registerAuthentication(app: App, ctx: AppContext): Promise
   app.addHook('onRequest', async (request) => {
     const { scopes, fresh } = request.routeOptions.config;
     if (scopes === undefined) return;
-    const principal = await authenticator.authenticate(resourceRequest(ctx.config, request), { fresh });
+    const principal = await authenticator.authenticate(new FastifyResourceRequest(ctx.config, request), {
+      fresh,
+    });
     for (const scope of scopes) requireScope(principal, scope);
     request.principal = principal;
   });
