@@ -3,7 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
 import type { Logger } from './log.ts';
-import type { Metrics } from './ops/metrics.ts';
+import type { Metrics } from './metrics.ts';
 
 /** What every surface and domain service of one running process shares. */
 export interface AppContext {

@@ -5,10 +5,31 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
-import { buildApp, type App } from './http/app.ts';
+import { registerDataApi } from './api/routes.ts';
+import { registerSocketApi } from './api/socket.ts';
+import { registerAuthorize } from './oauth/authorize-endpoint.ts';
+import { registerConsole } from './console/routes.ts';
+import { buildApp } from './http/app.ts';
+import type { App, Surface } from './http/surface.ts';
+import { registerMetadata } from './oauth/metadata.ts';
+import { registerTokenEndpoints } from './oauth/token-routes.ts';
+import { registerOps } from './ops/routes.ts';
+import { registerRealtime } from './realtime/service.ts';
 import { createLogger, type Logger } from './log.ts';
-import { createMetrics } from './ops/metrics.ts';
+import { createMetrics } from './metrics.ts';
 import { loadPepper } from './security/pepper.ts';
+
+/** Every surface of the service, in registration order. */
+export const surfaces: readonly Surface[] = [
+  registerOps,
+  registerMetadata,
+  registerAuthorize,
+  registerTokenEndpoints,
+  registerConsole,
+  registerDataApi,
+  registerSocketApi,
+  registerRealtime,
+];
 
 export interface RunningServer {
   app: App;
@@ -51,7 +72,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     pepper: await loadPepper(db, config.secret),
     onShutdown: [],
   };
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, surfaces);
   if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
   else await app.ready();
   const address = app.server.address() as AddressInfo | null;

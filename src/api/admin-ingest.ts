@@ -1,13 +1,11 @@
 import { Type } from 'typebox';
 import { getAccount } from '../accounts/accounts.ts';
-import { requireScope, type Authenticator } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
-import { single, type RawQuery } from './list-params.ts';
 import { errorResponses, IngestResult } from './schemas.ts';
 
 const SCOPE = 'admin.telegram.ingest';
@@ -31,8 +29,8 @@ const query = Type.Object(
  * POST /admin/v1/telegrams — ingest one raw telegram (any content type) for an administrator
  * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged.
  */
-export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authenticator): Promise<void> {
-  await app.register(async (scoped) => {
+export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
+  await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser(
@@ -43,6 +41,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
     scoped.post(
       '/admin/v1/telegrams',
       {
+        config: { scopes: [SCOPE], fresh: true },
         bodyLimit: ctx.config.ingestBodyLimit,
         schema: {
           summary: 'Ingest a telegram',
@@ -55,17 +54,14 @@ export async function registerAdminIngest(app: App, ctx: AppContext, auth: Authe
         },
       },
       async (request) => {
-        const principal = await auth.authenticate(request, { fresh: true });
-        requireScope(principal, SCOPE);
-        const account = await getAccount(ctx.db, principal.accountId);
+        const account = await getAccount(ctx.db, request.principal.accountId);
         if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
-        const q = request.query as RawQuery;
-        const receivedRaw = single(q, 'receivedTime');
+        const { receivedTime: receivedRaw, ...given } = request.query;
         const receivedTime = receivedRaw === undefined ? ctx.clock.now() : Date.parse(receivedRaw);
         if (Number.isNaN(receivedTime)) throw badQuery('receivedTime');
         const hints: IngestHints = { receivedTime };
         for (const name of ['type', 'author', 'time', 'designation', 'target', 'fileName'] as const) {
-          const v = single(q, name);
+          const v = given[name];
           if (v !== undefined) hints[name] = v;
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

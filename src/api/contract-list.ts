@@ -1,15 +1,16 @@
 import { contractList } from '../accounts/contracts.ts';
-import { requireScope, type Authenticator } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { ContractList, errorResponses } from './schemas.ts';
 
 /** GET {base_url}/v2/contract — every plan, contracted or not (behaviour.md §8). */
-export function registerContractList(app: App, ctx: AppContext, auth: Authenticator): void {
+export function registerContractList(app: App, ctx: AppContext): void {
   app.get(
     '/v2/contract',
     {
+      // Contract operations check revocation at once (behaviour.md §2).
+      config: { scopes: ['contract.list'], fresh: true },
       schema: {
         summary: 'Contract list',
         description:
@@ -19,10 +20,7 @@ export function registerContractList(app: App, ctx: AppContext, auth: Authentica
       },
     },
     async (request) => {
-      // Contract operations check revocation at once (behaviour.md §2).
-      const principal = await auth.authenticate(request, { fresh: true });
-      requireScope(principal, 'contract.list');
-      const items = (await contractList(ctx.db, principal.accountId)).map((c) => ({
+      const items = (await contractList(ctx.db, request.principal.accountId)).map((c) => ({
         id: c.id,
         planId: c.plan.id,
         planName: c.plan.name,

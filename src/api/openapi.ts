@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 
 /**
  * Collects the schemas of every route registered after it into an OpenAPI 3 document, served at

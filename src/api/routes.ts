@@ -1,6 +1,5 @@
-import { createAuthenticator } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
 import { registerContractList } from './contract-list.ts';
@@ -13,13 +12,12 @@ import { registerTelegramLists } from './telegram-lists.ts';
 /** The data API surface: telegram lists and bodies, contracts, admin ingest and the OpenAPI document. */
 export async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
   await registerOpenApi(app, ctx);
-  const auth = await createAuthenticator(ctx);
   const { cache, stop } = await TelegramCache.shared(ctx.db, ctx.bus);
   ctx.onShutdown.push(stop);
   const contracted = await contractedLookup(ctx);
-  registerTelegramLists(app, ctx, { auth, cache, contracted });
-  await registerTelegramBody(app, ctx, auth);
-  registerContractList(app, ctx, auth);
-  registerGdRoutes(app, ctx, { auth, contracted });
-  await registerAdminIngest(app, ctx, auth);
+  registerTelegramLists(app, ctx, { cache, contracted });
+  await registerTelegramBody(app, ctx);
+  registerContractList(app, ctx);
+  registerGdRoutes(app, ctx, { contracted });
+  await registerAdminIngest(app, ctx);
 }

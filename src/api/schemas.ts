@@ -60,7 +60,9 @@ export const TelegramItemV2 = Type.Object({
     time: Type.String(),
     designation: Nullable(Type.String()),
     test: Type.Boolean(),
-    xml: Type.Boolean(),
+    xml: Type.Optional(
+      Type.Boolean({ description: 'Whether the telegram is XML; absent on JSON conversions' }),
+    ),
   }),
   receivedTime: Type.String(),
   xmlReport: Type.Optional(XmlReportSchema),
@@ -128,3 +130,274 @@ export const errorResponses = {
   401: ErrorResponse,
   403: ErrorResponse,
 };
+
+/*
+ * Request schemas: what each parameter may hold. A failure is answered with the message
+ * behaviour.md §3 gives (``Unexpected data of search query `<name>`.``) unless the route's
+ * messages below name another for that field (service.md "Errors"). Query values stay strings, checked by
+ * pattern: the service reads `limit=010` as 10 but refuses `1e1` and ` 10`.
+ */
+
+const FORMAT_MODE_MESSAGE = 'You have entered a string that is not defined in `formatMode`.';
+
+/** The list's fields with a message of their own (service.md "Errors"). */
+export const telegramListV2Messages = { formatMode: FORMAT_MODE_MESSAGE } as const;
+
+/** The body's fields with a message of their own (service.md "Errors"). */
+export const socketStartMessages = {
+  classifications: 'At least one element of `classifications` is required.',
+  types: 'The `types` is not a string or has more than 30 elements.',
+  appName: 'The `appName` is up to 24 bytes.',
+  formatMode: FORMAT_MODE_MESSAGE,
+  test: 'The `test` is `no` or `including`.',
+} as const;
+
+/** A start request whose body is not a JSON object (service.md "Errors"). */
+export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
+
+/** A JMA data type code (VXSE53, VXKOii…). */
+const TYPE_CODE = '[A-Za-z0-9]{1,6}';
+/** Most exact codes one `type` filter may list (service.md "Limits"). */
+export const MAX_EXACT_TYPES = 5;
+/** `limit` of the telegram lists: 1–100, up to four digits. */
+const telegramLimit = (description: string) =>
+  Type.String({ pattern: '^0{0,3}([1-9]|[1-9][0-9]|100)$', maxLength: 4, description });
+const apiKey = Type.String({ description: 'API key (alternative to the Authorization header)' });
+/** One code: prefix match; several, comma-separated: exact. */
+const typeFilter = Type.String({
+  pattern: `^(${TYPE_CODE}(,${TYPE_CODE}){0,${MAX_EXACT_TYPES - 1}})?$`,
+  description: 'One code: prefix match; several, comma-separated: exact (≤ 5)',
+});
+/** The official SDK's form of an exact list: repeated `type[]` (each may hold several codes). */
+const typeList = Type.Array(Type.String({ pattern: `^${TYPE_CODE}(,${TYPE_CODE})*$` }), {
+  description: 'Exact codes, repeated or comma-separated (≤ 5 in all); not with `type`',
+});
+
+export const TelegramListV2Query = Type.Object(
+  {
+    formatMode: Type.Optional(
+      Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
+    ),
+    type: Type.Optional(typeFilter),
+    'type[]': Type.Optional(typeList),
+    xmlReport: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: '`true` adds Control/Head of XML telegrams (default false)',
+      }),
+    ),
+    test: Type.Optional(
+      Type.Union([Type.Literal('no'), Type.Literal('including'), Type.Literal('only')], {
+        description: '`no` (default), `including` or `only`',
+      }),
+    ),
+    datetime: Type.Optional(
+      Type.String({
+        description: 'Reception time range `start~end` (YYYY-MM-DDThh:mm:ss, Japan time), end exclusive',
+      }),
+    ),
+    limit: Type.Optional(telegramLimit('Items per page, 1–100 (default 20)')),
+    cursorToken: Type.Optional(
+      Type.String({ description: 'A nextToken (older page) or nextPooling (newer) value' }),
+    ),
+    key: Type.Optional(apiKey),
+  },
+  { additionalProperties: true },
+);
+
+export const TelegramListV1Query = Type.Object(
+  {
+    key: Type.Optional(Type.String({ description: 'API key' })),
+    type: Type.Optional(typeFilter),
+    'type[]': Type.Optional(typeList),
+    xml: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: '`true` adds xmlData to XML telegrams',
+      }),
+    ),
+    test: Type.Optional(
+      Type.Union([Type.Literal('false'), Type.Literal('true'), Type.Literal('only')], {
+        description: '`false` (default), `true` (include) or `only`',
+      }),
+    ),
+    limit: Type.Optional(telegramLimit('1–100 (default 100)')),
+    newCatch: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,15}$', description: 'A newCatch value: only newer telegrams' }),
+    ),
+    nextToken: Type.Optional(Type.String({ description: 'A nextToken value: older telegrams' })),
+  },
+  { additionalProperties: true },
+);
+
+/** A session id: a positive integer (a JavaScript-safe one; the handler checks the magnitude). */
+const SOCKET_ID = '^[1-9][0-9]{0,15}$';
+export const SocketListQuery = Type.Object(
+  {
+    id: Type.Optional(Type.String({ pattern: SOCKET_ID, description: 'One session by id' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('waiting'), Type.Literal('open'), Type.Literal('closed')], {
+        description: 'Sessions in this state only',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.String({ pattern: '^([1-9][0-9]?|100)$', description: 'Items per page, 1–100 (default 20)' }),
+    ),
+    cursorToken: Type.Optional(Type.String({ description: 'A nextToken value' })),
+    key: Type.Optional(apiKey),
+  },
+  { additionalProperties: true },
+);
+
+/** A classification or type code as a socket filter holds it. */
+const filterName = Type.String({ minLength: 1, maxLength: 64 });
+
+/**
+ * POST /v2/socket (service.md "POST /v2/socket"). `null` counts as absent. `appName`'s bound is
+ * in bytes (UTF-8), which the handler checks; the schema bounds its characters.
+ */
+export const SocketStartBody = Type.Object(
+  {
+    // More classifications than exist are refused: the list is bounded like every input.
+    classifications: Type.Array(filterName, { minItems: 1, maxItems: 32 }),
+    types: Type.Optional(Nullable(Type.Array(filterName, { maxItems: 30 }))),
+    test: Type.Optional(
+      Nullable(
+        Type.Union([Type.Literal('no'), Type.Literal('including')], {
+          description: '`no` (default) or `including`',
+        }),
+      ),
+    ),
+    appName: Type.Optional(Nullable(Type.String({ maxLength: 24 }))),
+    formatMode: Type.Optional(
+      Nullable(
+        Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const MAX_APP_NAME_BYTES = 24;
+
+/** `limit` of the merged earthquake and early-warning lists: 1–100 (default 20). */
+const gdLimit = telegramLimit('Items per page, 1–100 (default 20)');
+
+export const GdEarthquakeListQuery = Type.Object(
+  {
+    hypocenter: Type.Optional(
+      Type.String({ pattern: '^[0-9]{3}$', description: '3-digit epicentre area code' }),
+    ),
+    maxInt: Type.Optional(
+      Type.String({
+        // `+` sent unencoded arrives as a space.
+        pattern: '^(1|2|3|4|5-|5\\+|5 |6-|6\\+|6 |7)$',
+        description: 'Lower bound of the maximum intensity: 1 < 2 < 3 < 4 < 5- < 5+ < 6- < 6+ < 7',
+      }),
+    ),
+    date: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ].{0,40})?$',
+        description: 'yyyy-MM-dd: the Japan date of the detection time (a time part is ignored)',
+      }),
+    ),
+    limit: Type.Optional(gdLimit),
+    cursorToken: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'A nextToken (older) or nextPooling (new or changed) value',
+      }),
+    ),
+    key: Type.Optional(apiKey),
+  },
+  { additionalProperties: true },
+);
+
+export const GdEewListQuery = Type.Object(
+  {
+    datetime: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'Reception time range of the final report `start~end` (Japan time), end exclusive',
+      }),
+    ),
+    limit: Type.Optional(gdLimit),
+    cursorToken: Type.Optional(Type.String({ maxLength: 100, description: 'A nextToken value' })),
+    key: Type.Optional(apiKey),
+  },
+  { additionalProperties: true },
+);
+
+export const GdEventParams = Type.Object({ eventId: Type.String({ description: 'JMA EventID' }) });
+
+/** A JSON conversion as an item of an event's `telegrams` (service.md "Earthquake event summary"). */
+const ConversionItem = Type.Object({
+  serial: Type.Integer(),
+  id: Type.String({ description: 'SHA-384 hex of the delivered (gzip) JSON body' }),
+  originalId: Type.String({ description: 'id of the source XML telegram' }),
+  classification: Type.String(),
+  head: Type.Object({
+    type: Type.String(),
+    author: Type.String(),
+    target: Type.Optional(Type.String()),
+    time: Type.String(),
+    designation: Nullable(Type.String()),
+    test: Type.Boolean(),
+  }),
+  receivedTime: Type.String(),
+  xmlReport: XmlReportSchema,
+  schema: Type.Object({ type: Type.String(), version: Type.String() }),
+  format: Type.Literal('json'),
+  url: Type.String({ description: 'Body URL under {data_url}' }),
+});
+
+/** Components of the conversion schemas, passed through as the documents hold them. */
+const component = (description: string) => Type.Unknown({ description });
+
+const EarthquakeEvent = {
+  id: Type.Integer(),
+  type: Type.Union([Type.Literal('normal'), Type.Literal('distant')]),
+  eventId: Type.String(),
+  originTime: Type.Optional(Type.String()),
+  arrivalTime: Type.String(),
+  hypocenter: Type.Optional(component('Hypocenter component')),
+  magnitude: Type.Optional(component('Magnitude component')),
+  maxInt: Nullable(Type.String()),
+  maxLgInt: Type.Optional(Type.String()),
+  lgCategory: Type.Optional(Type.String()),
+};
+
+export const GdEarthquakeList = Type.Object({
+  ...envelope,
+  items: Type.Array(Type.Object(EarthquakeEvent)),
+  nextToken: Type.Optional(Type.String({ description: 'Cursor of the next, older page' })),
+  nextPooling: Type.String({ description: 'Cursor for polling new or changed events' }),
+  nextPoolingInterval: Type.Integer({ description: 'Minimum wait before polling again, ms' }),
+});
+
+export const GdEarthquakeEvent = Type.Object({
+  ...envelope,
+  event: Type.Object({ ...EarthquakeEvent, telegrams: Type.Array(ConversionItem) }),
+});
+
+const EewRecord = {
+  id: Type.Integer({ description: "Serial of the report's JSON telegram" }),
+  eventId: Type.String(),
+  serial: Type.Integer(),
+  dateTime: Type.String(),
+  isLastInfo: Type.Boolean(),
+  isCanceled: Type.Boolean(),
+  isWarning: Type.Optional(Type.Boolean()),
+  earthquake: Type.Optional(component('Predicted hypocentre: arrivalTime, hypocenter, magnitude')),
+  intensity: Type.Optional(component('Predicted intensity with forecastMaxInt')),
+  text: Type.Optional(Type.String()),
+};
+
+export const GdEewList = Type.Object({
+  ...envelope,
+  items: Type.Array(Type.Object(EewRecord)),
+  nextToken: Type.Optional(Type.String({ description: 'Cursor of the next, older page' })),
+});
+
+export const GdEewEvent = Type.Object({
+  ...envelope,
+  items: Type.Array(Type.Object({ ...EewRecord, telegrams: Type.Array(ConversionItem) })),
+});

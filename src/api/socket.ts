@@ -3,15 +3,15 @@
  * DELETE /v2/socket/:id (close; behaviour.md §7).
  */
 import { planByClassification } from '../accounts/plans.ts';
-import { createAuthenticator, requireScope } from '../auth/authenticate.ts';
+import { requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
-import { HttpError, badQuery } from '../http/errors.ts';
+import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import type { SessionStatus, SocketSession } from '../sessions/socket-sessions.ts';
+import type { SessionSpec, SocketSession } from '../sessions/socket-sessions.ts';
 import {
   CLOSED_BY_ACCOUNT,
   TICKET_VALIDITY_MS,
@@ -24,10 +24,17 @@ import {
   startSession,
 } from '../sessions/socket-sessions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { parseStartRequest } from './socket-request.ts';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import {
+  MAX_APP_NAME_BYTES,
+  NOT_JSON_MESSAGE,
+  socketStartMessages,
+  SocketListQuery,
+  SocketStartBody,
+} from './schemas.ts';
 
 const LIST_DEFAULT = 20;
-const LIST_MAX = 100;
 /** The list name in this list's cursors (api/cursor.ts). */
 const CURSOR_LIST = 'socket';
 
@@ -37,11 +44,34 @@ export const socketErrors = {
   notFound: 'Socket ID not found.',
 } as const;
 
-const positiveInt = (raw: unknown, max = Number.MAX_SAFE_INTEGER): number | null => {
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) return null;
+/** A session id from a path: a positive safe integer, or null. */
+const positiveInt = (raw: string): number | null => {
+  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
   const n = Number(raw);
-  return n <= max ? n : null;
+  return Number.isSafeInteger(n) ? n : null;
 };
+
+/** The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes. */
+function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
+  if (body.appName && Buffer.byteLength(body.appName) > MAX_APP_NAME_BYTES)
+    throw new HttpError(400, socketStartMessages.appName);
+  return {
+    classifications: [...new Set(body.classifications)],
+    types: body.types?.length ? [...new Set(body.types)] : null,
+    test: body.test ?? 'no',
+    appName: body.appName ?? null,
+    formatMode: body.formatMode ?? 'raw',
+  };
+}
+
+/**
+ * Validates without coercion: a JSON body holds real strings and arrays, and a number or a bare
+ * string where a list belongs is refused (Fastify's query validator converts them).
+ */
+function strictValidator({ schema }: { schema: unknown }) {
+  const check = Compile(schema as TSchema);
+  return (data: unknown) => (check.Check(data) ? { value: data } : { error: check.Errors(data) });
+}
 
 function listItem(s: SocketSession) {
   return {
@@ -63,19 +93,26 @@ function listItem(s: SocketSession) {
 }
 
 export async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
-  const auth = await createAuthenticator(ctx);
   const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
 
-  await app.register(async (scope) => {
-    // Any Content-Type (or none) is read as raw bytes and parsed as JSON by the handler.
+  await app.register(async (scope: App) => {
+    // Any Content-Type (or none) is parsed as JSON: browser samples send text/plain.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(new HttpError(400, NOT_JSON_MESSAGE));
+      }
+    });
+    scope.setValidatorCompiler(strictValidator);
 
-    scope.post('/v2/socket', async (request) => {
-      const principal = await auth.authenticate(request);
-      requireScope(principal, 'socket.start');
-      const spec = parseStartRequest(request.body as Buffer | undefined);
-      if ('error' in spec) throw new HttpError(400, spec.error);
+    const schema = { body: SocketStartBody };
+    const schemaErrorFormatter = documentedValidation(socketStartMessages, NOT_JSON_MESSAGE);
+    const config = { scopes: ['socket.start'] };
+    scope.post('/v2/socket', { config, schema, schemaErrorFormatter }, async (request) => {
+      const { principal } = request;
+      const spec = sessionSpec(request.body);
       for (const c of spec.classifications) {
         if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
       }
@@ -106,42 +143,38 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     });
   });
 
-  app.get('/v2/socket', async (request) => {
-    const principal = await auth.authenticate(request);
-    requireScope(principal, 'socket.list');
-    const q = request.query as Record<string, unknown>;
-    if (q.id !== undefined) {
-      const id = positiveInt(q.id);
+  const listOptions = { config: { scopes: ['socket.list'] }, schema: { querystring: SocketListQuery } };
+  app.get('/v2/socket', listOptions, async (request) => {
+    const { principal, query } = request;
+    if (query.id !== undefined) {
+      const id = positiveInt(query.id);
       if (id === null) throw badQuery('id');
       const { items } = await listSessions(ctx.db, principal.accountId, { id, limit: 1 });
       return okBody({ items: items.map(listItem) }, ctx.clock.now());
     }
-    let status: SessionStatus | undefined;
-    if (q.status !== undefined) {
-      if (q.status !== 'waiting' && q.status !== 'open' && q.status !== 'closed') throw badQuery('status');
-      status = q.status;
-    }
-    let limit = LIST_DEFAULT;
-    if (q.limit !== undefined) {
-      const n = positiveInt(q.limit, LIST_MAX);
-      if (n === null) throw badQuery('limit');
-      limit = n;
-    }
+    const limit = query.limit === undefined ? LIST_DEFAULT : Number(query.limit);
     let beforeId: number | undefined;
-    if (q.cursorToken !== undefined) {
-      if (typeof q.cursorToken !== 'string') throw badQuery('cursorToken');
-      beforeId = decodeCursor(CURSOR_LIST, q.cursorToken, 'cursorToken', ['older']).serial;
+    if (query.cursorToken !== undefined) {
+      beforeId = decodeCursor(CURSOR_LIST, query.cursorToken, 'cursorToken', ['older']).serial;
     }
-    const { items, more } = await listSessions(ctx.db, principal.accountId, { status, beforeId, limit });
+    const { items, more } = await listSessions(ctx.db, principal.accountId, {
+      status: query.status,
+      beforeId,
+      limit,
+    });
     const body: { items: ReturnType<typeof listItem>[]; nextToken?: string } = { items: items.map(listItem) };
     if (more) body.nextToken = encodeCursor(CURSOR_LIST, 'older', items[items.length - 1]!.id);
     return okBody(body, ctx.clock.now());
   });
 
-  app.delete('/v2/socket/:id', async (request, reply) => {
-    const principal = await auth.authenticate(request);
-    requireScope(principal, 'socket.close');
-    const id = positiveInt((request.params as { id: string }).id);
+  const closeOptions = {
+    config: { scopes: ['socket.close'] },
+    // Any other id is a session that does not exist (404), not a malformed request.
+    schema: { params: Type.Object({ id: Type.String() }) },
+  };
+  app.delete('/v2/socket/:id', closeOptions, async (request, reply) => {
+    const { principal } = request;
+    const id = positiveInt(request.params.id);
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);
     // Whichever process holds the connection closes it with 4808.

@@ -1,11 +1,12 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Type } from 'typebox';
-import { requireScope, type Authenticator } from '../auth/authenticate.ts';
+import { AuthError } from '../auth/auth-error.ts';
+import { requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
-import { HttpError, messages } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
+import { describeError, HttpError, messages } from '../http/errors.ts';
 import type { TelegramFormat } from '../telegrams/record.ts';
 import { loadBody } from '../telegrams/store.ts';
 
@@ -35,21 +36,18 @@ export function acceptsGzip(header: string | undefined): boolean {
  * (behaviour.md §5). Bodies never change, so responses are cacheable forever. Errors on this host
  * are plain text.
  */
-export async function registerTelegramBody(app: App, ctx: AppContext, auth: Authenticator): Promise<void> {
-  await app.register(async (scope) => {
-    // The one plain-text rendering of this host's errors; anything undocumented goes on to the app's
-    // error handler.
-    scope.setErrorHandler((err: Error, _request, reply) => {
-      if (!(err instanceof HttpError)) throw err;
-      return reply
-        .code(err.statusCode)
-        .headers(err.headers)
-        .type('text/plain; charset=utf-8')
-        .send(err.message);
+export async function registerTelegramBody(app: App, ctx: AppContext): Promise<void> {
+  await app.register(async (scope: App) => {
+    // Refusals are plain text here; anything unexpected goes on to the app's error handler.
+    scope.setErrorHandler((err, _request, reply) => {
+      if (!(err instanceof HttpError || err instanceof AuthError)) throw err;
+      const { status, message, headers } = describeError(err);
+      return reply.code(status).headers(headers).type('text/plain; charset=utf-8').send(message);
     });
     scope.get(
       '/v1/:id',
       {
+        config: { scopes: ['telegram.data'] },
         schema: {
           summary: 'Telegram body',
           description:
@@ -60,12 +58,10 @@ export async function registerTelegramBody(app: App, ctx: AppContext, auth: Auth
         },
       },
       async (request, reply) => {
-        const principal = await auth.authenticate(request);
-        requireScope(principal, 'telegram.data');
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const found = ID.test(id) ? await loadBody(ctx.db, id) : null;
         if (!found) throw new HttpError(404, messages.notFound);
-        requireScope(principal, classScope(found.classification));
+        requireScope(request.principal, classScope(found.classification));
 
         reply.headers({
           'cache-control': 'private, max-age=31536000, immutable',

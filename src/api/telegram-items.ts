@@ -1,4 +1,5 @@
 import { envelope } from '../http/envelope.ts';
+import type { TelegramConversion, XmlReport } from '../telegrams/record.ts';
 import type { TelegramSummary } from '../telegrams/store.ts';
 
 export const bodyUrl = (dataUrl: string, id: string) => `${dataUrl}/v1/${id}`;
@@ -67,21 +68,27 @@ export function itemV1(t: TelegramSummary, dataUrl: string, withXml: boolean) {
   };
 }
 
+/** A stored JSON conversion: a telegram with its source's Control/Head and its schema. */
+export type ConversionSummary = TelegramSummary & { conversion: TelegramConversion; xmlReport: XmlReport };
+
+export const isConversion = (t: TelegramSummary): t is ConversionSummary =>
+  t.conversion !== undefined && t.xmlReport !== null;
+
 /**
  * A JSON conversion as an item of an earthquake event's or early warning's `telegrams`: the list
  * item with `originalId` and always `xmlReport` (the source XML's Control and Head).
  */
-export function conversionItem(t: TelegramSummary, dataUrl: string) {
+export function conversionItem(t: ConversionSummary, dataUrl: string) {
   return {
     serial: t.serial,
     id: t.id,
-    ...(t.conversion ? { originalId: t.conversion.originalId } : {}),
+    originalId: t.conversion.originalId,
     classification: t.classification,
     head: listHead(t),
     receivedTime: t.receivedTime,
-    ...(t.xmlReport ? { xmlReport: t.xmlReport } : {}),
-    ...(t.conversion ? { schema: t.conversion.schema } : {}),
-    format: t.format,
+    xmlReport: t.xmlReport,
+    schema: t.conversion.schema,
+    format: 'json' as const,
     url: bodyUrl(dataUrl, t.id),
   };
 }

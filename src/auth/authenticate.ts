@@ -1,15 +1,23 @@
-import type { FastifyRequest } from 'fastify';
 import { findApiKeyByDigest, type ApiKeyRecord } from '../accounts/api-keys.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
-import { HttpError, messages } from '../http/errors.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
+import { credentialsRequired, insufficientScope } from './auth-error.ts';
 import { CredentialCache } from './credential-cache.ts';
-import { AccessTokenCheck } from './token-check.ts';
+import type { DpopNonces } from './dpop-nonce.ts';
+import { AccessTokenCheck, type DpopRequest } from './token-check.ts';
 import type { Principal } from './principal.ts';
 
 /** How long a checked credential is trusted without asking the database (service.md: ≤ 60 s). */
 export const CREDENTIAL_CACHE_MS = 30_000;
+
+/** What the resource-server check reads of a request, whatever transport carried it. */
+export interface ResourceRequest extends DpopRequest {
+  /** The `Authorization` header value. */
+  authorization: string | undefined;
+  /** The `key` query parameter, when given exactly once. */
+  apiKey: string | undefined;
+}
 
 export interface AuthenticateOptions {
   /** Check revocation in the database now instead of trusting the cache (contract and account APIs). */
@@ -17,24 +25,13 @@ export interface AuthenticateOptions {
 }
 
 export interface Authenticator {
-  /** The request's principal; throws 401 when credentials are missing or invalid. */
-  authenticate(request: FastifyRequest, options?: AuthenticateOptions): Promise<Principal>;
+  /** The request's principal; throws a 401 `AuthError` when credentials are missing or invalid. */
+  authenticate(request: ResourceRequest, options?: AuthenticateOptions): Promise<Principal>;
 }
 
-export function authRequired(): HttpError {
-  return new HttpError(401, messages.authRequired, { 'www-authenticate': 'Bearer realm="namazu"' });
-}
-
-/** Throws 403 unless the principal holds the scope. */
+/** Throws a 403 `AuthError` unless the principal holds the scope. */
 export function requireScope(principal: Principal, scope: string): void {
-  if (!principal.scopes.has(scope)) throw new HttpError(403, messages.insufficientScope(scope));
-}
-
-/** The `key` query parameter, when given exactly once. */
-function queryKey(request: FastifyRequest): string | undefined {
-  const q = request.query as Record<string, unknown> | undefined;
-  const v = q?.key;
-  return typeof v === 'string' ? v : undefined;
+  if (!principal.scopes.has(scope)) throw insufficientScope(scope);
 }
 
 /** The API key from `Authorization: Basic base64("<key>:")`, or undefined when malformed. */
@@ -45,9 +42,16 @@ function basicKey(credentials: string): string | undefined {
   return user.startsWith(prefixes.apiKey) ? user : undefined;
 }
 
-export async function createAuthenticator(ctx: AppContext): Promise<Authenticator> {
+/**
+ * The resource-server check of one process: API keys and access tokens, each cached for
+ * CREDENTIAL_CACHE_MS and dropped at once when the bus announces a revocation.
+ */
+export async function createAuthenticator(
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'pepper' | 'onShutdown'>,
+  nonces: DpopNonces | null,
+): Promise<Authenticator> {
   const apiKeys = new CredentialCache<ApiKeyRecord>(CREDENTIAL_CACHE_MS, 100_000, () => ctx.clock.now());
-  const tokens = new AccessTokenCheck(ctx, CREDENTIAL_CACHE_MS);
+  const tokens = new AccessTokenCheck(ctx, CREDENTIAL_CACHE_MS, nonces);
   const unsubscribe = await busCodecs.revoked.subscribe(ctx.bus, ({ digest }) => {
     apiKeys.delete(digest);
     tokens.forget(digest);
@@ -55,14 +59,14 @@ export async function createAuthenticator(ctx: AppContext): Promise<Authenticato
   ctx.onShutdown.push(unsubscribe);
 
   async function byApiKey(key: string, options: AuthenticateOptions): Promise<Principal> {
-    if (!key.startsWith(prefixes.apiKey) || key.length > 200) throw authRequired();
+    if (!key.startsWith(prefixes.apiKey) || key.length > 200) throw credentialsRequired();
     const digest = digestSecret(ctx.pepper, key);
     let record = options.fresh ? undefined : apiKeys.get(digest);
     if (!record) {
       const found = await findApiKeyByDigest(ctx.db, digest);
       if (!found) {
         apiKeys.delete(digest);
-        throw authRequired();
+        throw credentialsRequired();
       }
       record = found;
       apiKeys.set(digest, record);
@@ -78,7 +82,7 @@ export async function createAuthenticator(ctx: AppContext): Promise<Authenticato
 
   return {
     async authenticate(request, options = {}) {
-      const header = request.headers.authorization;
+      const header = request.authorization;
       if (header !== undefined) {
         const space = header.indexOf(' ');
         const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
@@ -89,11 +93,10 @@ export async function createAuthenticator(ctx: AppContext): Promise<Authenticato
           const key = basicKey(credentials);
           if (key) return byApiKey(key, options);
         }
-        throw authRequired();
+        throw credentialsRequired();
       }
-      const key = queryKey(request);
-      if (key !== undefined) return byApiKey(key, options);
-      throw authRequired();
+      if (request.apiKey !== undefined) return byApiKey(request.apiKey, options);
+      throw credentialsRequired();
     },
   };
 }

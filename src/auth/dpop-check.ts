@@ -34,17 +34,26 @@ export async function checkDpopProof(
   return verified;
 }
 
+/** Every `DPoP` header value of a request's raw header list, in order. */
+export function dpopHeaderValues(rawHeaders: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'dpop')
+      values.push(rawHeaders[i + 1]!);
+  }
+  return values;
+}
+
 /**
- * The `DPoP` header's value from a request's raw header list; undefined when absent. Several DPoP
+ * The one proof among a request's `DPoP` header values; undefined when absent. Several DPoP
  * headers make the proof invalid (RFC 9449 §4.3), which a joined header value would hide.
  */
+export function singleDpopProof(values: readonly string[]): string | undefined {
+  if (values.length > 1) throw new DpopError('invalid_dpop_proof', 'more than one DPoP header');
+  return values[0];
+}
+
+/** The `DPoP` header's value from a request's raw header list; undefined when absent. */
 export function readDpopHeader(rawHeaders: readonly string[]): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'dpop') {
-      if (value !== undefined) throw new DpopError('invalid_dpop_proof', 'more than one DPoP header');
-      value = rawHeaders[i + 1]!;
-    }
-  }
-  return value;
+  return singleDpopProof(dpopHeaderValues(rawHeaders));
 }

@@ -1,31 +1,22 @@
-import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
-import { HttpError, messages } from '../http/errors.ts';
-import { publicUrls } from '../http/public-urls.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
+import { bearerRefused, dpopRefused } from './auth-error.ts';
 import { CredentialCache } from './credential-cache.ts';
-import { checkDpopProof, readDpopHeader, type DpopPolicy } from './dpop-check.ts';
-import { DpopError, dpopAlgorithms } from './dpop.ts';
-import { DpopNonces, dpopNonceKey } from './dpop-nonce.ts';
+import { checkDpopProof, singleDpopProof, type DpopPolicy } from './dpop-check.ts';
+import { DpopError } from './dpop.ts';
+import type { DpopNonces } from './dpop-nonce.ts';
 import type { Principal } from './principal.ts';
 import { findLiveToken, type TokenRecord } from './tokens.ts';
 
-const DPOP_ALGS = `algs="${dpopAlgorithms.join(' ')}"`;
-
-/** 401 with the RFC 6750 §3 Bearer challenge naming what was wrong with the token. */
-function bearerRefused(description: string): HttpError {
-  return new HttpError(401, messages.authRequired, {
-    'www-authenticate': `Bearer realm="namazu", error="invalid_token", error_description="${description}"`,
-  });
-}
-
-/** 401 with the RFC 9449 §7.1 DPoP challenge; a nonce challenge also carries the nonce. */
-function dpopRefused(error: string, description: string, nonce?: string): HttpError {
-  return new HttpError(401, messages.authRequired, {
-    'www-authenticate': `DPoP realm="namazu", ${DPOP_ALGS}, error="${error}", error_description="${description}"`,
-    ...(nonce ? { 'dpop-nonce': nonce } : {}),
-  });
+/** What a DPoP-bound token check reads of the request (RFC 9449 §7). */
+export interface DpopRequest {
+  /** HTTP method, upper case. */
+  method: string;
+  /** Every `DPoP` header value, in order: more than one makes the proof invalid (RFC 9449 §4.3). */
+  dpop: readonly string[];
+  /** The URLs a proof may name for this request (`htu`): its public origins with the path, no query. */
+  urls(): readonly string[];
 }
 
 interface CachedToken {
@@ -55,17 +46,15 @@ export class AccessTokenCheck {
   private readonly digests: LRUCache<string, string>;
 
   constructor(
-    private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'pepper' | 'config'>,
+    private readonly ctx: Pick<AppContext, 'db' | 'clock' | 'pepper'>,
     cacheMs: number,
+    /** Server nonces; null when configured off. */
+    nonces: DpopNonces | null,
     maxEntries = 100_000,
   ) {
     this.cache = new CredentialCache(cacheMs, maxEntries, () => ctx.clock.now());
     this.digests = new LRUCache({ max: maxEntries });
-    this.dpop = {
-      db: ctx.db,
-      clock: ctx.clock,
-      nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null,
-    };
+    this.dpop = { db: ctx.db, clock: ctx.clock, nonces };
   }
 
   forget(digest: string): void {
@@ -120,16 +109,12 @@ export class AccessTokenCheck {
    * request (`htm`, `htu`), carry `ath` of the token, a current server nonce when nonces are on, and
    * be signed by the key the token is bound to.
    */
-  async dpopBound(
-    request: FastifyRequest,
-    token: string,
-    options: TokenCheckOptions = {},
-  ): Promise<Principal> {
+  async dpopBound(request: DpopRequest, token: string, options: TokenCheckOptions = {}): Promise<Principal> {
     if (!token.startsWith(prefixes.accessToken) || token.length > 200)
       throw dpopRefused('invalid_token', 'unknown token');
     let proof: string | undefined;
     try {
-      proof = readDpopHeader(request.raw.rawHeaders);
+      proof = singleDpopProof(request.dpop);
     } catch (e) {
       throw dpopRefused('invalid_dpop_proof', (e as Error).message);
     }
@@ -139,13 +124,11 @@ export class AccessTokenCheck {
     if (!entry) throw dpopRefused('invalid_token', 'the token is unknown, expired or revoked');
     this.remember(token, digest);
     if (entry.record.jkt === null) throw dpopRefused('invalid_token', 'the token is not bound to a DPoP key');
-    const urls = publicUrls(this.ctx.config, request);
-    const path = request.url.split('?')[0]!;
     let jkt: string;
     try {
       ({ jkt } = await checkDpopProof(this.dpop, proof, {
         htm: request.method,
-        htu: [urls.base + path, urls.data + path],
+        htu: request.urls(),
         accessToken: token,
       }));
     } catch (e) {

@@ -5,7 +5,7 @@ import { announceRevoked } from '../auth/tokens.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import type { WebSession } from '../auth/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { renderAccountPage } from './account-page.ts';
 import { renderSigninPage } from './signin-page.ts';
 import { formOf, singleValue } from '../http/form.ts';

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { describeError, type App } from '../http/app.ts';
+import { describeError } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { acceptForms } from '../http/form.ts';
 import { renderErrorPage } from './error-page.ts';

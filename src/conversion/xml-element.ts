@@ -1,5 +1,4 @@
 import { SaxesParser } from 'saxes';
-import { MAX_XML_DEPTH } from '../telegrams/xml.ts';
 
 /**
  * One element of a JMA XML document as converters read it: the local name (namespace prefix
@@ -47,6 +46,9 @@ export class XmlElement {
     return this.attrs[name];
   }
 }
+
+/** Deepest element nesting accepted in any telegram (JMA XML stays well under 20). */
+export const MAX_XML_DEPTH = 48;
 
 /** A local name: the part after a namespace prefix (`jmx_eb:Coordinate` → `Coordinate`). */
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);

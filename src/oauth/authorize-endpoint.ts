@@ -3,7 +3,7 @@ import { getAccount } from '../accounts/accounts.ts';
 import { findClient } from '../auth/clients.ts';
 import { issueCode } from '../auth/codes.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { validateAuthorizationRequest, type AuthorizeOutcome } from './authorize-request.ts';
 import { errorResponse, successResponse, type AuthorizeResponse } from './authorize-response.ts';
 import { issuerOf, oauthPaths } from './metadata.ts';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { knownScopes } from '../auth/scopes.ts';
 

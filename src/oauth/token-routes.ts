@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
 import { FailureLimiter } from '../auth/failure-limiter.ts';
 import { ClientCache } from '../auth/client-cache.ts';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
@@ -45,11 +44,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
   };
   const endpoint: TokenEndpoint = {
     issuer,
-    dpop: {
-      db: ctx.db,
-      clock: ctx.clock,
-      nonces: ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null,
-    },
+    dpop: { db: ctx.db, clock: ctx.clock, nonces: app.dpopNonces },
     url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
   };
   const maxKeys = 100_000;

@@ -1,4 +1,4 @@
-import type { App } from '../http/app.ts';
+import type { App } from '../http/surface.ts';
 import type { AppContext } from '../context.ts';
 
 /** Liveness, readiness and Prometheus metrics. */

@@ -6,7 +6,7 @@
 import cluster from 'node:cluster';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
-import type { App, Surface } from '../http/app.ts';
+import type { App, Surface } from '../http/surface.ts';
 import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import {
   PONG_TIMEOUT_MS,

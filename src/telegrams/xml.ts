@@ -1,10 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { MAX_XML_DEPTH } from '../conversion/xml-element.ts';
 
 /** Largest JMA XML accepted (the biggest real telegrams are about 600 KB). */
 export const MAX_XML_BYTES = 2 * 1024 * 1024;
-/** Deepest element nesting accepted (JMA XML stays well under 20). */
-export const MAX_XML_DEPTH = 48;
 
 export class XmlRejected extends Error {}
 

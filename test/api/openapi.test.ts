@@ -35,9 +35,19 @@ describe('OpenAPI document and reference page', () => {
         .filter((n) => n !== 'key')
         .sort();
     const v2 = names('/v2/telegram');
-    assert.deepEqual(v2, ['cursorToken', 'datetime', 'formatMode', 'limit', 'test', 'type', 'xmlReport']);
+    // `type[]` is the official SDK's form of an exact type list.
+    assert.deepEqual(v2, [
+      'cursorToken',
+      'datetime',
+      'formatMode',
+      'limit',
+      'test',
+      'type',
+      'type[]',
+      'xmlReport',
+    ]);
     const v1 = names('/telegram/v1/list');
-    assert.deepEqual(v1, ['limit', 'newCatch', 'nextToken', 'test', 'type', 'xml']);
+    assert.deepEqual(v1, ['limit', 'newCatch', 'nextToken', 'test', 'type', 'type[]', 'xml']);
     assert.equal(paths['/openapi.json'], undefined, 'the document itself is not listed');
   });
 

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { FastifyRequest } from 'fastify';
 import { revokeApiKey } from '../../src/accounts/api-keys.ts';
-import { createAuthenticator, requireScope, type Authenticator } from '../../src/auth/authenticate.ts';
-import { HttpError } from '../../src/http/errors.ts';
+import { AuthError } from '../../src/auth/auth-error.ts';
+import {
+  createAuthenticator,
+  requireScope,
+  type Authenticator,
+  type ResourceRequest,
+} from '../../src/auth/authenticate.ts';
+import { describeError } from '../../src/http/errors.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -12,7 +17,7 @@ let key: string;
 let accountId: number;
 before(async () => {
   server = await startTestServer();
-  auth = await createAuthenticator(server.ctx);
+  auth = await createAuthenticator(server.ctx, null);
   ({
     account: { id: accountId },
   } = await server.createAccount());
@@ -21,14 +26,21 @@ before(async () => {
 after(() => server.close());
 
 /** The parts of a request the authenticator reads. */
-const request = (headers: Record<string, string>, query: Record<string, string> = {}) =>
-  ({ headers, query }) as unknown as FastifyRequest;
+const request = (headers: { authorization?: string }, query: { key?: string } = {}): ResourceRequest => ({
+  method: 'GET',
+  authorization: headers.authorization,
+  apiKey: query.key,
+  dpop: [],
+  urls: () => ['http://127.0.0.1/v2/telegram'],
+});
+
+/** The error as the HTTP layer answers it. */
+const answer = (err: unknown) => (err instanceof AuthError ? describeError(err) : undefined);
 
 const is401 = (err: unknown) =>
-  err instanceof HttpError &&
-  err.statusCode === 401 &&
-  err.message === 'Authentication required.' &&
-  /^Bearer /.test(err.headers['www-authenticate'] ?? '');
+  answer(err)?.status === 401 &&
+  answer(err)?.message === 'Authentication required.' &&
+  /^Bearer /.test(answer(err)?.headers['www-authenticate'] ?? '');
 
 test('an API key as the Basic user name, with an empty password', async () => {
   const p = await auth.authenticate(
@@ -74,8 +86,6 @@ test('a missing scope is 403 naming the scope', async () => {
   assert.throws(
     () => requireScope(p, 'socket.start'),
     (err: unknown) =>
-      err instanceof HttpError &&
-      err.statusCode === 403 &&
-      err.message === 'Insufficient scope for `socket.start`.',
+      answer(err)?.status === 403 && answer(err)?.message === 'Insufficient scope for `socket.start`.',
   );
 });

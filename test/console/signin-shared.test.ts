@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../../src/http/app.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { App } from '../../src/http/surface.ts';
+import { surfaces } from '../../src/server.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Browser } from './harness.ts';
@@ -23,7 +25,7 @@ before(async () => {
     const other = await startTestServer({ database });
     second = other;
   } else {
-    const app: App = await buildApp({ ...first.ctx, onShutdown: [] });
+    const app: App = await buildApp({ ...first.ctx, onShutdown: [] }, surfaces);
     await app.listen({ port: 0, host: '127.0.0.1' });
     second = {
       url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,

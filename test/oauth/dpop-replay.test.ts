@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { surfaces } from '../../src/server.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
@@ -58,7 +59,7 @@ describe('DP22 replay across two server processes', () => {
       const server: TestServer = await startTestServer({ config: { authUrl: AUTH_URL, dpopNonce: false } });
       cleanups.push(() => server.close());
       // A second, independent app (own caches, limiters and nonce state) over the same database.
-      const second = await buildApp({ ...server.ctx, onShutdown: [] });
+      const second = await buildApp({ ...server.ctx, onShutdown: [] }, surfaces);
       await second.listen({ port: 0, host: '127.0.0.1' });
       cleanups.push(() => second.close());
       const port = (second.server.address() as { port: number }).port;

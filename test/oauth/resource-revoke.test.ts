@@ -10,6 +10,7 @@ import { createClient } from '../../src/auth/clients.ts';
 import type { Db } from '../../src/db/types.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { surfaces } from '../../src/server.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { startTestServer } from '../support/server.ts';
@@ -60,7 +61,7 @@ describe('revocation reaches every process', () => {
     } else {
       const server = await startTestServer();
       cleanups.push(() => server.close());
-      const second = await buildApp({ ...server.ctx, onShutdown: [] });
+      const second = await buildApp({ ...server.ctx, onShutdown: [] }, surfaces);
       await second.listen({ port: 0, host: '127.0.0.1' });
       cleanups.push(() => second.close());
       urls = [server.url, `http://127.0.0.1:${(second.server.address() as { port: number }).port}`];

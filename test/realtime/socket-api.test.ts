@@ -153,6 +153,21 @@ test('every validation error of POST /v2/socket has its message and stores nothi
   assert.equal(list.json!.items.length, 1, 'only the valid request made a session');
 });
 
+test('credentials are checked before the body is read', async () => {
+  // A body over the limit would be 413 if it were read first.
+  const r = await fetch(`${server.url}/v2/socket`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: 'x'.repeat(server.ctx.config.bodyLimit + 1),
+  });
+  assert.equal(r.status, 401);
+  assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="namazu"');
+  assert.equal(
+    ((await r.json()) as { error: { message: string } }).error.message,
+    'Authentication required.',
+  );
+});
+
 test('credentials and permissions', async () => {
   const r = await fetch(`${server.url}/v2/socket`, { method: 'POST', body: '{}' });
   assert.equal(r.status, 401);
