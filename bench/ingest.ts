@@ -12,7 +12,7 @@ import { openDb } from '../src/db/open.ts';
 import type { Db } from '../src/db/types.ts';
 import { ingestInOrder } from '../src/telegrams/ingest.ts';
 import { createTestDatabase } from '../test/support/database.ts';
-import { fixtureIndex } from '../test/telegrams/fixtures.ts';
+import { fixtureIndex } from '../test/support/fixtures.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const serverUrl = process.env.NAMAZU_BENCH_DATABASE_URL ?? null;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { getJson, settle } from './helpers.ts';
+import { fixture } from '../support/fixtures.ts';
+import { getJson, settle } from '../support/data-api.ts';
 
 describe('POST /admin/v1/telegrams', () => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { getJson } from './helpers.ts';
+import { getJson } from '../support/data-api.ts';
 
 describe('OpenAPI document and reference page', () => {
   let server: TestServer;

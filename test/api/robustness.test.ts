@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { allFixtures, ingestFixtures } from './helpers.ts';
+import { fixture } from '../support/fixtures.ts';
+import { allFixtures, ingestFixtures } from '../support/data-api.ts';
 
 const PATHS = [
   '/v2/telegram',

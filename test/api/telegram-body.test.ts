@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { getJson } from './helpers.ts';
+import { fixture } from '../support/fixtures.ts';
+import { getJson } from '../support/data-api.ts';
 
 /** Raw HTTP GET (fetch would decode gzip itself). */
 function rawGet(url: string, headers: Record<string, string> = {}) {

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import type { FixtureEntry } from '../telegrams/fixtures.ts';
-import { accessToken, allFixtures, getJson, ingestFixtures, settle } from './helpers.ts';
+import type { FixtureEntry } from '../support/fixtures.ts';
+import { accessToken, allFixtures, getJson, ingestFixtures, settle } from '../support/data-api.ts';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../../src/http/app.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { Browser } from './harness.ts';
+import { Browser } from '../support/browser.ts';
 
 /**
  * The sign-in limit is shared by every server process: failures counted by one are seen by the

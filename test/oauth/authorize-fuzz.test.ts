@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { Browser, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
+import { Browser, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
 
 /**
  * Properties of the authorization endpoint over generated requests: never a 5xx, and never a

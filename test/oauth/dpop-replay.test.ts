@@ -11,9 +11,9 @@ import { openPostgres } from '../../src/db/postgres.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { makeProof, proofKey } from './dpop-proofs.ts';
-import { basic, postForm } from './token-harness.ts';
-import { serve } from './token-processes.ts';
+import { makeProof, proofKey } from '../support/dpop.ts';
+import { basic, postForm } from '../support/oauth.ts';
+import { serve } from '../support/processes.ts';
 
 const AUTH_URL = 'http://auth.namazu.test';
 const TOKEN_PATH = '/account/oauth2/v1/token';
@@ -21,7 +21,7 @@ const SECRET = 'dp22-shared-secret';
 describe('DP22 replay across two server processes', () => {
   let urls: [string, string];
   let credentials: { id: string; secret: string };
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
 
   before(async () => {
     if (testDatabaseUrl) {

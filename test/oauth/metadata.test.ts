@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { startHarness, type Harness } from '../console/harness.ts';
+import { startHarness, type Harness } from '../support/browser.ts';
 
 let h: Harness;
 before(async () => {

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DMDATA } from '@dmdata/sdk-js';
 import * as oauth from 'oauth4webapi';
-import { makeProof, proofKey, type ProofKey } from './dpop-proofs.ts';
-import { serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey, type ProofKey } from '../support/dpop.ts';
+import { serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

@@ -2,8 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cleanUpTokens } from '../../src/oauth/token-cleanup.ts';
-import { makeProof, proofKey } from './dpop-proofs.ts';
-import { basic, postForm, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey } from '../support/dpop.ts';
+import { basic, postForm, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const DAY = 86_400_000;
 

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { basic, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { basic, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const names = [
   'grant_type',

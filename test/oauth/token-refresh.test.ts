@@ -11,7 +11,7 @@ import {
   startAuthHarness,
   type AuthHarness,
   type TestClient,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const DAY = 86_400_000;

@@ -9,7 +9,7 @@ import {
   serverMeta,
   startAuthHarness,
   type AuthHarness,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const cc = { grant_type: 'client_credentials', scope: 'telegram.list' };

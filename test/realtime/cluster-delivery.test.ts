@@ -13,7 +13,8 @@ import { openBus } from '../../src/bus/open.ts';
 import { openDb } from '../../src/db/open.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
-import { account, auth, redisUrl, serveWorkers } from './cluster-support.ts';
+import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { waitFor } from '../support/wait.ts';
 
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ??
@@ -64,7 +65,7 @@ for (const bus of ['postgres', 'redis'] as const) {
       const ingestBus = await openBus({ bus, databaseUrl, redisUrl });
       try {
         const key = await account(databaseUrl, database.dataDir, ['eew.forecast', 'websocket.plus5']);
-        const subs = [];
+        const subs: ReturnType<typeof subscriber>[] = [];
         for (let i = 0; i < 6; i++) {
           const r = await fetch(`${cluster.url}/v2/socket`, {
             method: 'POST',
@@ -86,15 +87,17 @@ for (const bus of ['postgres', 'redis'] as const) {
           sent.push(out.stored.id);
           if (i === KILL_AFTER) {
             // Let the first telegrams arrive everywhere, then kill one worker without warning.
-            const end = Date.now() + 10_000;
-            while (subs.some((s) => s.ids.length < KILL_AFTER) && Date.now() < end)
-              await new Promise((r) => setTimeout(r, 10));
+            await waitFor(() => subs.every((s) => s.ids.length >= KILL_AFTER), {
+              timeout: 10_000,
+              message: 'the first telegrams on every connection',
+            });
             process.kill(workerPids(cluster.child.pid!)[0]!, 'SIGKILL');
           }
         }
-        const end = Date.now() + 20_000;
-        while (subs.some((s) => s.closed() === null && s.ids.length < TOTAL) && Date.now() < end)
-          await new Promise((r) => setTimeout(r, 20));
+        await waitFor(() => subs.every((s) => s.closed() !== null || s.ids.length >= TOTAL), {
+          timeout: 20_000,
+          message: 'every live connection to receive every telegram',
+        });
 
         const cut = subs.filter((s) => s.closed() !== null);
         const alive = subs.filter((s) => s.closed() === null);

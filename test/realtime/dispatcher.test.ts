@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Dispatcher } from '../../src/realtime/dispatcher.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
-import { TestClient, record, startEndpoint } from './support.ts';
+import { TestClient, record, startEndpoint } from '../support/realtime.ts';
 
 test('announcements are broadcast once each, in announcement order, whatever the load latency', async () => {
   const env = await startEndpoint();

@@ -1,7 +1,7 @@
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from './server.ts';
 import * as openid from 'openid-client';
 
 /**

@@ -9,7 +9,7 @@ import { issueCode, type CodeRequest } from '../../src/auth/codes.ts';
 import { s256Challenge } from '../../src/auth/pkce.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 export interface TestClient {
   client: OAuthClient;
