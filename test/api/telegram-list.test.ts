@@ -35,7 +35,7 @@ describe('GET /v2/telegram', () => {
 
   before(async () => {
     clock = new ManualClock(T0);
-    server = await startTestServer({ clock });
+    server = await startTestServer({ clock, listen: false });
     const full = await server.createAccount({
       contracts: [...ALL_TELEGRAM_CLASSES, 'eew.forecast', 'eew.warning'],
     });
@@ -329,7 +329,7 @@ describe('GET /telegram/v1/list', () => {
   const added: number[] = [];
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
     const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
     key = await server.createApiKey(account.id, ['telegram.list']);
     entries = allFixtures().filter(

@@ -5,10 +5,11 @@ import { issueCode } from '../../src/auth/codes.ts';
 import { channels } from '../../src/bus/types.ts';
 import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
 import { waitFor } from '../support/wait.ts';
+import { testFetch } from '../support/fetch.ts';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
 });
 after(() => h.close());
 
@@ -134,10 +135,10 @@ test('expired, unredeemed authorizations are not listed', async () => {
 });
 
 test('the account page needs a session', async () => {
-  const res = await fetch(`${h.origin}/account`, { redirect: 'manual' });
+  const res = await testFetch(`${h.origin}/account`, { redirect: 'manual' });
   assert.equal(res.status, 303);
   assert.match(res.headers.get('location')!, /\/account\/signin\?return_to=%2Faccount$/);
-  const post = await fetch(`${h.origin}/account/authorizations/1/revoke`, {
+  const post = await testFetch(`${h.origin}/account/authorizations/1/revoke`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -9,7 +9,7 @@ let h: Harness;
 let browser: Browser;
 let csrf: string;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
   browser = new Browser();
   await signInThroughForm(
     browser,

@@ -10,7 +10,7 @@ const DAY = 86_400_000;
 describe('token cleanup', () => {
   let h: AuthHarness;
   before(async () => {
-    h = await startAuthHarness();
+    h = await startAuthHarness({}, undefined, { listen: false });
   });
   after(async () => h.close());
 

@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { createClient } from '../../src/auth/clients.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { testFetch } from './fetch.ts';
 import { assertResponseSchema } from './schemas.ts';
 import type { TestServer } from './server.ts';
 import { fixtureIndex, type FixtureEntry } from './fixtures.ts';
@@ -33,7 +34,7 @@ export async function getJson(
   init: RequestInit = {},
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are checked field by field
 ): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(server.url + path, init);
+  const res = await testFetch(server.url + path, init);
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -69,7 +70,7 @@ export async function accessToken(server: TestServer, accountId: number, scopes:
     c,
     oauth.ClientSecretPost(clientSecret!),
     { scope: scopes.join(' ') },
-    { [oauth.allowInsecureRequests]: true },
+    { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: testFetch },
   );
   return (await oauth.processClientCredentialsResponse(as, c, res)).access_token;
 }
