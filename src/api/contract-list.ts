@@ -5,7 +5,10 @@ import type { App } from '../http/app.ts';
 import { okBody } from '../http/envelope.ts';
 import { ContractList, errorResponses } from './schemas.ts';
 
-/** GET {base_url}/v2/contract — every plan, contracted or not (behaviour.md §8). */
+/**
+ * GET {base_url}/v2/contract — every plan, contracted or not (docs/api-contract.md "Contracts and
+ * plans").
+ */
 export function registerContractList(app: App, ctx: AppContext, auth: Authenticator): void {
   app.get(
     '/v2/contract',
@@ -19,7 +22,7 @@ export function registerContractList(app: App, ctx: AppContext, auth: Authentica
       },
     },
     async (request) => {
-      // Contract operations check revocation at once (behaviour.md §2).
+      // Contract operations check revocation at once (docs/api-contract.md "Credentials").
       const principal = await auth.authenticate(request, { fresh: true });
       requireScope(principal, 'contract.list');
       const items = (await contractList(ctx.db, principal.accountId)).map((c) => ({

@@ -1,9 +1,9 @@
 import { badQuery } from '../http/errors.ts';
 
 /**
- * Opaque list cursors (behaviour.md §4): base64url of `<list>.<direction>.<serial>`. They carry a
- * position only; the client repeats its filters. A token of another list, or one that does not
- * decode, is a 400 naming the parameter it came in.
+ * Opaque list cursors (docs/api-contract.md "Cursors"): base64url of `<list>.<direction>.<serial>`.
+ * They carry a position only; the client repeats its filters. A token of another list, or one that
+ * does not decode, is a 400 naming the parameter it came in.
  */
 export type CursorDirection = 'older' | 'newer';
 

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 
 /**
  * Response schemas of the data API: they document the routes in the OpenAPI document and let
- * Fastify serialise responses fast. Keep them exactly in step with service.md's field tables.
+ * Fastify serialise responses fast. Keep them exactly in step with docs/data-api.md and docs/api-contract.md.
  */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -19,7 +19,7 @@ export const ErrorResponse = Type.Object(
     status: Type.Literal('error'),
     error: Type.Object({ message: Type.String(), code: Type.Integer() }),
   },
-  { description: 'Error envelope (behaviour.md §3)' },
+  { description: 'Error envelope (docs/api-contract.md "Envelope")' },
 );
 
 export const XmlReportSchema = Type.Object(

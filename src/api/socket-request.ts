@@ -1,6 +1,7 @@
 /**
- * Validation of the POST /v2/socket body (service.md "POST /v2/socket", "Errors"). The body is
- * parsed as JSON whatever its Content-Type (browser samples send text/plain).
+ * Validation of the POST /v2/socket body (docs/realtime.md "Sessions and tickets",
+ * docs/api-contract.md "Errors"). The body is parsed as JSON whatever its Content-Type (browser
+ * samples send text/plain).
  */
 import type { SessionSpec } from '../sessions/sessions.ts';
 

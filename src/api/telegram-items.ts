@@ -25,7 +25,7 @@ function v2Prefix(t: TelegramSummary, withXmlReport: boolean): string {
   }).slice(0, -1));
 }
 
-/** The v2 list response (service.md "Telegram item, list v2") as JSON text. */
+/** The v2 list response (docs/data-api.md "`GET /v2/telegram`") as JSON text. */
 export function v2ListJson(
   items: readonly TelegramSummary[],
   dataUrl: string,

@@ -8,7 +8,10 @@ import { CredentialCache } from './credential-cache.ts';
 import { AccessTokenCheck } from './token-check.ts';
 import type { Principal } from './principal.ts';
 
-/** How long a checked credential is trusted without asking the database (service.md: ≤ 60 s). */
+/**
+ * How long a checked credential is trusted without asking the database (docs/api-contract.md
+ * "Credentials": ≤ 60 s).
+ */
 export const CREDENTIAL_CACHE_MS = 30_000;
 
 export interface AuthenticateOptions {

@@ -20,9 +20,9 @@ import { asWebScope, authOrigin, field, formOf, sendPage, sendRedirect } from '.
 import { currentSession, sessionCsrf, sessionCsrfValid } from './web-session.ts';
 
 /**
- * The pages of the authorization endpoint (service.md, oauth.md): GET validates the request, signs
- * the user in when needed and shows the consent page; the consent form POSTs the decision with the
- * original query, which is checked again before a code is issued.
+ * The pages of the authorization endpoint (docs/oauth.md "Authorization endpoint"): GET validates
+ * the request, signs the user in when needed and shows the consent page; the consent form POSTs the
+ * decision with the original query, which is checked again before a code is issued.
  */
 
 const consentPath = '/account/oauth2/v1/auth/consent';

@@ -35,7 +35,7 @@ const surfaces: Surface[] = [
   registerRealtime,
 ];
 
-/** Maps a validation failure to behaviour.md §3's messages. */
+/** Maps a validation failure to the standard messages (docs/api-contract.md "Errors"). */
 function validationMessage(err: FastifyError): string {
   const v = err.validation?.[0];
   if (err.validationContext === 'querystring' && v) {

@@ -1,8 +1,8 @@
 /**
  * Errors a request handler throws to answer with a documented status and message. The app's error
- * handler renders them as the data API envelope (behaviour.md §3) on JSON routes; surfaces with
- * another error format (OAuth JSON errors, plain-text bodies, HTML pages) catch them or use their
- * own reply helpers.
+ * handler renders them as the data API envelope (docs/api-contract.md "Envelope") on JSON routes;
+ * surfaces with another error format (OAuth JSON errors, plain-text bodies, HTML pages) catch them
+ * or use their own reply helpers.
  */
 export class HttpError extends Error {
   constructor(
@@ -15,7 +15,7 @@ export class HttpError extends Error {
   }
 }
 
-/** Standard messages of behaviour.md §3. */
+/** Standard messages (docs/api-contract.md "Errors"). */
 export const messages = {
   queryRequired: 'The query parameters are required.',
   unexpectedQuery: (name: string) => `Unexpected data of search query \`${name}\`.`,

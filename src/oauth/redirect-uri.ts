@@ -1,5 +1,5 @@
 /**
- * Redirect URI rules (service.md "Authorization endpoint", oauth.md "Redirect URIs"): exact string
+ * Redirect URI rules (docs/oauth.md "Authorization endpoint", "Redirect URIs"): exact string
  * comparison, except the loopback rule under which only the port of an `http` loopback URI is
  * ignored. Everything works on the raw strings: a URL parser would normalise away differences
  * (`127.000.000.001`, `HTTP://`, `/../`, `:80`) that must count as mismatches.

@@ -1,7 +1,7 @@
-// oauth.md DP22: a DPoP proof replayed at another server process sharing the database is refused.
-// With PostgreSQL (NAMAZU_TEST_DATABASE_URL, as CI sets it): two real `namazu serve` processes.
-// Without: two app instances in this process over one embedded database (no shared memory between
-// them but the database).
+// Case DP22 (docs/oauth.md "DPoP"): a DPoP proof replayed at another server process sharing the
+// database is refused. With PostgreSQL (NAMAZU_TEST_DATABASE_URL, as CI sets it): two real `namazu
+// serve` processes. Without: two app instances in this process over one embedded database (no
+// shared memory between them but the database).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount } from '../../src/accounts/accounts.ts';

@@ -1,4 +1,4 @@
-// oauth.md conformance: DPoP at the token endpoint (DP1–DP21, DP23–DP29; DP22 is dpop-replay).
+// DPoP at the token endpoint (docs/oauth.md "DPoP"), cases DP1–DP21 and DP23–DP29 (DP22 is dpop-replay).
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportJWK, generateSecret, SignJWT } from 'jose';

@@ -1,5 +1,6 @@
-// oauth.md RS8: the official JS SDK (@dmdata/sdk-js) with a DPoP-bound access token honours the
-// data API's nonce challenge with its single automatic retry, then reuses the nonce.
+// Case RS8 (docs/oauth.md "Resource server"): the official JS SDK (@dmdata/sdk-js) with a
+// DPoP-bound access token honours the data API's nonce challenge with its single automatic retry,
+// then reuses the nonce.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DMDATA } from '@dmdata/sdk-js';

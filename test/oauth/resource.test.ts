@@ -1,5 +1,6 @@
-// oauth.md conformance: the resource-server side (RS1–RS7, RS9) on the real data API routes:
-// GET /v2/telegram (cached credential checks) and GET /v2/contract (checked at once).
+// The resource-server side (docs/oauth.md "Resource server"), cases RS1–RS7 and RS9, on the real
+// data API routes: GET /v2/telegram (cached credential checks) and GET /v2/contract (checked at
+// once).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';

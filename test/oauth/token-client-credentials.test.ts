@@ -1,4 +1,4 @@
-// oauth.md conformance: client credentials grant (CC1–CC5).
+// Client credentials grant (docs/oauth.md "Client credentials grant"), cases CC1–CC5.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';

@@ -7,7 +7,7 @@ import * as openid from 'openid-client';
 
 /**
  * A running service (test/support: fresh PGlite, or PostgreSQL with NAMAZU_TEST_DATABASE_URL) with
- * the conformance fixtures of oauth.md: an account that signs in, confidential clients C1 and C2,
+ * the clients the OAuth tests share: an account that signs in, confidential clients C1 and C2,
  * client-credentials-only CC, and public native client P1. The clock only moves when told to.
  */
 export interface Harness {

@@ -1,5 +1,5 @@
 // Boots the real server (test/support: a fresh PGlite, or PostgreSQL when NAMAZU_TEST_DATABASE_URL
-// is set) with the conformance fixtures of oauth.md: confidential C1, C2, CC and public native P1.
+// is set) with the clients the OAuth tests share: confidential C1, C2, CC and public native P1.
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { AuthorizationServer } from 'oauth4webapi';
