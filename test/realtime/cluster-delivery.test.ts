@@ -5,21 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { openBus } from '../../src/bus/open.ts';
 import { openDb } from '../../src/db/open.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { fixture } from '../support/fixtures.ts';
 import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 
-const FIXTURES =
-  process.env.NAMAZU_FIXTURES ??
-  join(fileURLToPath(new URL('.', import.meta.url)), '../../../shared/fixtures');
-const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
+const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
 const TOTAL = 30;
 const KILL_AFTER = 10;
 

@@ -7,11 +7,16 @@ import { gunzipSync, inflateSync } from 'node:zlib';
 import type { App } from '../../src/http/app.ts';
 
 const injectable = new Map<string, App>();
+let origins = 0;
 
-/** Makes `origin` answer through `app.inject()`; returns the function that undoes it. */
-export function serveByInjection(origin: string, app: App): () => void {
+/**
+ * Gives `app` an origin that `testFetch` answers through `app.inject()`: loopback on a port below
+ * 1024, where nothing of the tests listens. `forget` undoes it.
+ */
+export function serveByInjection(app: App): { origin: string; forget: () => void } {
+  const origin = `http://127.0.0.1:${++origins}`;
   injectable.set(origin, app);
-  return () => injectable.delete(origin);
+  return { origin, forget: () => injectable.delete(origin) };
 }
 
 function payloadOf(body: RequestInit['body'], headers: Headers): string | Buffer | undefined {

@@ -25,8 +25,6 @@ export interface TestServer extends RunningServer {
 
 let counter = 0;
 
-let unlistened = 0;
-
 /**
  * Boots the real service against a fresh database (PGlite, or PostgreSQL when
  * NAMAZU_TEST_DATABASE_URL is set), on an ephemeral loopback port, or with `listen: false` on none:
@@ -54,9 +52,9 @@ export async function startTestServer(
     listen,
   });
   const { db, pepper } = server.ctx;
-  // Without a socket: a port nothing listens on (below 1024, never handed out as ephemeral).
-  const url = `http://127.0.0.1:${listen ? server.port : ++unlistened}`;
-  const forget = listen ? () => {} : serveByInjection(url, server.app);
+  const { origin: url, forget } = listen
+    ? { origin: `http://127.0.0.1:${server.port}`, forget: () => {} }
+    : serveByInjection(server.app);
   return {
     ...server,
     url,
