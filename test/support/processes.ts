@@ -52,8 +52,11 @@ export async function serve(
       if (child.exitCode !== null) throw new Error(`namazu serve exited with ${child.exitCode}:\n${out}`);
       return ports().length >= listeners;
     },
-    { timeout: 60_000, interval: 50, message: `namazu serve to listen:\n${out}` },
-  );
+    { timeout: 60_000, interval: 50, message: 'namazu serve to listen' },
+  ).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}\n${out}`);
+  });
   assert.equal(new Set(ports()).size, 1, 'every worker listens on one port');
   return {
     url: `http://127.0.0.1:${ports()[0]}`,
