@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { convertTelegram } from '../src/conversion/convert.ts';
 import { converterFor } from '../src/conversion/registry.ts';
-import { fixtureIndex } from '../test/telegrams/fixtures.ts';
+import { fixtureIndex } from '../test/support/fixtures.ts';
 
 const rounds = Number(process.argv[2] ?? 20);
 

@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import { prepareTelegram } from '../src/telegrams/prepare.ts';
-import { fixtureIndex } from '../test/telegrams/fixtures.ts';
+import { fixtureIndex } from '../test/support/fixtures.ts';
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 100_000;

@@ -17,7 +17,7 @@ import { ingestInOrder } from '../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../src/telegrams/prepare.ts';
 import { storeTelegram } from '../src/telegrams/store.ts';
 import { createTestDatabase } from '../test/support/database.ts';
-import { fixtureIndex } from '../test/telegrams/fixtures.ts';
+import { fixtureIndex } from '../test/support/fixtures.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const serverUrl = process.env.NAMAZU_BENCH_DATABASE_URL ?? null;

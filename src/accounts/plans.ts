@@ -1,6 +1,7 @@
 /**
- * Plans (behaviour.md §8): one per classification, each adding one WebSocket connection, plus two
- * plans that only add connections. Prices are configuration data shown by /v2/contract (yen).
+ * Plans (docs/api-contract.md "Contracts and plans"): one per classification, each adding one
+ * WebSocket connection, plus two plans that only add connections. Prices are configuration data
+ * shown by /v2/contract (yen).
  */
 export interface Plan {
   id: number;

@@ -4,12 +4,12 @@ import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { ContractList, errorResponses } from './schemas.ts';
 
-/** GET {base_url}/v2/contract — every plan, contracted or not (behaviour.md §8). */
+/** GET {base_url}/v2/contract — every plan, contracted or not (docs/api-contract.md "Contracts and plans"). */
 export function registerContractList(app: App, ctx: AppContext): void {
   app.get(
     '/v2/contract',
     {
-      // Contract operations check revocation at once (behaviour.md §2).
+      // Contract operations check revocation at once (docs/api-contract.md "Credentials").
       config: { scopes: ['contract.list'], fresh: true },
       schema: {
         summary: 'Contract list',

@@ -1,7 +1,7 @@
 import { badQuery } from '../http/errors.ts';
 
 /**
- * Opaque list cursors of every paged list (behaviour.md §4): base64url of
+ * Opaque list cursors of every paged list (docs/api-contract.md "Cursors"): base64url of
  * `<list>.<direction>.<position>`, the position being a serial or an id. They carry a position only;
  * the client repeats its filters. A token of another list, or one that does not decode, is a 400
  * naming the parameter it came in.

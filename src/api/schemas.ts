@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 
 /**
  * Response schemas of the data API: they document the routes in the OpenAPI document and let
- * Fastify serialise responses fast. Keep them exactly in step with service.md's field tables.
+ * Fastify serialise responses fast. Keep them exactly in step with docs/data-api.md and docs/api-contract.md.
  */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -19,7 +19,7 @@ export const ErrorResponse = Type.Object(
     status: Type.Literal('error'),
     error: Type.Object({ message: Type.String(), code: Type.Integer() }),
   },
-  { description: 'Error envelope (behaviour.md §3)' },
+  { description: 'Error envelope (docs/api-contract.md "Envelope")' },
 );
 
 export const XmlReportSchema = Type.Object(
@@ -133,17 +133,17 @@ export const errorResponses = {
 
 /*
  * Request schemas: what each parameter may hold. A failure is answered with the message
- * behaviour.md §3 gives (``Unexpected data of search query `<name>`.``) unless the route's
- * messages below name another for that field (service.md "Errors"). Query values stay strings, checked by
+ * docs/api-contract.md "Errors" gives (``Unexpected data of search query `<name>`.``) unless the route's
+ * messages below name another for that field (docs/api-contract.md "Errors"). Query values stay strings, checked by
  * pattern: the service reads `limit=010` as 10 but refuses `1e1` and ` 10`.
  */
 
 const FORMAT_MODE_MESSAGE = 'You have entered a string that is not defined in `formatMode`.';
 
-/** The list's fields with a message of their own (service.md "Errors"). */
+/** The list's fields with a message of their own (docs/api-contract.md "Errors"). */
 export const telegramListV2Messages = { formatMode: FORMAT_MODE_MESSAGE } as const;
 
-/** The body's fields with a message of their own (service.md "Errors"). */
+/** The body's fields with a message of their own (docs/api-contract.md "Errors"). */
 export const socketStartMessages = {
   classifications: 'At least one element of `classifications` is required.',
   types: 'The `types` is not a string or has more than 30 elements.',
@@ -152,12 +152,12 @@ export const socketStartMessages = {
   test: 'The `test` is `no` or `including`.',
 } as const;
 
-/** A start request whose body is not a JSON object (service.md "Errors"). */
+/** A start request whose body is not a JSON object (docs/api-contract.md "Errors"). */
 export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
 
 /** A JMA data type code (VXSE53, VXKOii…). */
 const TYPE_CODE = '[A-Za-z0-9]{1,6}';
-/** Most exact codes one `type` filter may list (service.md "Limits"). */
+/** Most exact codes one `type` filter may list (docs/api-contract.md "Errors"). */
 export const MAX_EXACT_TYPES = 5;
 /** `limit` of the telegram lists: 1–100, up to four digits. */
 const telegramLimit = (description: string) =>
@@ -251,7 +251,7 @@ export const SocketListQuery = Type.Object(
 const filterName = Type.String({ minLength: 1, maxLength: 64 });
 
 /**
- * POST /v2/socket (service.md "POST /v2/socket"). `null` counts as absent. `appName`'s bound is
+ * POST /v2/socket (docs/api-contract.md "WebSocket protocol"). `null` counts as absent. `appName`'s bound is
  * in bytes (UTF-8), which the handler checks; the schema bounds its characters.
  */
 export const SocketStartBody = Type.Object(
@@ -328,7 +328,7 @@ export const GdEewListQuery = Type.Object(
 
 export const GdEventParams = Type.Object({ eventId: Type.String({ description: 'JMA EventID' }) });
 
-/** A JSON conversion as an item of an event's `telegrams` (service.md "Earthquake event summary"). */
+/** A JSON conversion as an item of an event's `telegrams` (docs/gd.md). */
 const ConversionItem = Type.Object({
   serial: Type.Integer(),
   id: Type.String({ description: 'SHA-384 hex of the delivered (gzip) JSON body' }),

@@ -1,6 +1,6 @@
 /**
  * WebSocket sessions on the data API: POST /v2/socket (start), GET /v2/socket (list) and
- * DELETE /v2/socket/:id (close; behaviour.md §7).
+ * DELETE /v2/socket/:id (close; docs/api-contract.md "Tickets").
  */
 import { planByClassification } from '../accounts/plans.ts';
 import { requireScope } from '../auth/authenticate.ts';

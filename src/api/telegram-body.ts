@@ -33,8 +33,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 /**
  * GET {data_url}/v1/:id — the telegram body, uncompressed unless the client accepts gzip
- * (behaviour.md §5). Bodies never change, so responses are cacheable forever. Errors on this host
- * are plain text.
+ * (docs/api-contract.md "Body delivery"). Bodies never change, so responses are cacheable forever.
+ * Errors on this host are plain text.
  */
 export async function registerTelegramBody(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scope: App) => {

@@ -34,7 +34,7 @@ function listHead(t: TelegramSummary) {
   return head;
 }
 
-/** The v2 list response (service.md "Telegram item, list v2") as JSON text. */
+/** The v2 list response (docs/data-api.md) as JSON text. */
 export function v2ListJson(
   items: readonly TelegramSummary[],
   dataUrl: string,

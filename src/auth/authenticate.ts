@@ -8,7 +8,10 @@ import type { DpopNonces } from './dpop-nonce.ts';
 import { AccessTokenCheck, type DpopRequest } from './token-check.ts';
 import type { Principal } from './principal.ts';
 
-/** How long a checked credential is trusted without asking the database (service.md: ≤ 60 s). */
+/**
+ * How long a checked credential is trusted without asking the database (docs/api-contract.md
+ * "Credentials": ≤ 60 s).
+ */
 export const CREDENTIAL_CACHE_MS = 30_000;
 
 /** What the resource-server check reads of a request, whatever transport carried it. */

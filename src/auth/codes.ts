@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 
-/** Authorization code lifetime (oauth.md: 300 s, single use). */
+/** Authorization code lifetime (docs/oauth.md "Authorization code grant": 300 s, single use). */
 export const CODE_TTL_MS = 300_000;
 
 export interface CodeRequest {

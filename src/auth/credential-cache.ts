@@ -2,9 +2,9 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * A bounded map of recently checked credentials (digest → value) with a time to live, so the hot
- * path of the data API does not touch the database for every request. service.md allows a revoked
- * credential to keep working for up to 60 s on the disaster-information endpoints; revocations
- * announced on the bus delete entries at once.
+ * path of the data API does not touch the database for every request. docs/api-contract.md
+ * "Credentials" allows a revoked credential to keep working for up to 60 s on the
+ * disaster-information endpoints; revocations announced on the bus delete entries at once.
  */
 export class CredentialCache<V> {
   // lru-cache bounds memory; expiry stays here because an entry must count as expired at exactly

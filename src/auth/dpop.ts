@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { base64url, calculateJwkThumbprint, compactVerify, importJWK, type CryptoKey, type JWK } from 'jose';
 
-/** Proof algorithms accepted and advertised (oauth.md): asymmetric only, never `none` or HS*. */
+/** Proof algorithms accepted and advertised (docs/oauth.md "DPoP"): asymmetric only, never `none` or HS*. */
 export const dpopAlgorithms = ['ES256', 'EdDSA', 'PS256', 'RS256'] as const;
 type DpopAlg = (typeof dpopAlgorithms)[number];
 
 /** Bounds on what a proof may carry, so a hostile header costs little. */
 export const DPOP_MAX_PROOF_CHARS = 8192;
 const MAX_JTI_CHARS = 256;
-/** Accepted distance between a proof's `iat` and the server clock (oauth.md: ±60 s). */
+/** Accepted distance between a proof's `iat` and the server clock (docs/oauth.md "DPoP": ±60 s). */
 export const DPOP_IAT_WINDOW_S = 60;
 
 export type DpopErrorCode = 'invalid_dpop_proof' | 'use_dpop_nonce';

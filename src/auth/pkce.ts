@@ -16,7 +16,7 @@ export function s256Challenge(verifier: string): string {
 }
 
 /**
- * Outcome of the PKCE check at the token endpoint (oauth.md "PKCE"):
+ * Outcome of the PKCE check at the token endpoint (docs/oauth.md "Authorization code grant"):
  * - `ok`: no challenge was stored and no verifier sent, or the verifier matches.
  * - `downgrade`: a verifier arrived for a code issued without a challenge.
  * - `failed`: verifier missing, malformed or not matching the stored challenge.

@@ -30,7 +30,10 @@ export function isKnownScope(scope: string): boolean {
   return Object.hasOwn(scopeDescriptions, scope);
 }
 
-/** The class scope of a classification (behaviour.md §6): telegram.x → telegram.get.x, eew.x → eew.get.x. */
+/**
+ * The class scope of a classification (docs/api-contract.md "Classifications"): telegram.x →
+ * telegram.get.x, eew.x → eew.get.x.
+ */
 export function classScope(classification: string): string {
   const dot = classification.indexOf('.');
   return `${classification.slice(0, dot)}.get.${classification.slice(dot + 1)}`;

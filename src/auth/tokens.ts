@@ -3,7 +3,7 @@ import type { Bus } from '../bus/types.ts';
 import type { Queryable, SqlParam } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 
-/** service.md "Limits": access tokens live 21,600 s. */
+/** Access tokens live 21,600 s (docs/oauth.md "Authorization code grant"). */
 export const ACCESS_TOKEN_TTL_S = 21_600;
 /** Refresh tokens live 183 days from their last use (sliding). */
 export const REFRESH_TOKEN_TTL_MS = 183 * 86_400_000;

@@ -1,7 +1,7 @@
 import type { Components } from '@dmdata/telegram-json-types';
 import type { EarthquakeEventSummary, EarthquakeReportInput, IntensityClass } from './types.ts';
 
-/** Data types merged into earthquake events (behaviour.md §9). */
+/** Data types merged into earthquake events (docs/gd.md). */
 export const EARTHQUAKE_EVENT_TYPES: ReadonlySet<string> = new Set([
   'VXSE51',
   'VXSE52',

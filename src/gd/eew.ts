@@ -2,7 +2,7 @@ import type { EewInformation } from '@dmdata/telegram-json-types';
 import type { Queryable, SqlParam } from '../db/types.ts';
 import type { EewRecord, EewReportInput, ListPage } from './types.ts';
 
-/** Early-warning data types kept (behaviour.md §9): 警報, 予報, 地震動予報. */
+/** Early-warning data types kept (docs/gd.md): 警報, 予報, 地震動予報. */
 export const EEW_TYPES: ReadonlySet<string> = new Set(['VXSE43', 'VXSE44', 'VXSE45']);
 
 /**
@@ -12,7 +12,7 @@ export const EEW_TYPES: ReadonlySet<string> = new Set(['VXSE43', 'VXSE44', 'VXSE
  */
 const TYPE_PREFERENCE = `CASE type WHEN 'VXSE45' THEN 3 WHEN 'VXSE44' THEN 2 ELSE 1 END`;
 
-/** The early-warning record of one report (without `id`), with service.md's presence rules. */
+/** The early-warning record of one report (without `id`), with its presence rules (docs/gd.md). */
 export function eewRecordOf(doc: EewInformation.v1_0_0.Main): Omit<EewRecord, 'id'> {
   const body = doc.body as Partial<Omit<EewInformation.v1_0_0.PublicCommonBody, 'isCanceled'>> & {
     isCanceled?: boolean;

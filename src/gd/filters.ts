@@ -14,7 +14,7 @@ export class GdFilterError extends Error {
   }
 }
 
-/** `hypocenter`: a 3-digit epicentre area code (behaviour.md §9). */
+/** `hypocenter`: a 3-digit epicentre area code (docs/gd.md). */
 export function parseHypocenterFilter(raw: string): string {
   if (!/^\d{3}$/.test(raw)) throw new GdFilterError('hypocenter');
   return raw;

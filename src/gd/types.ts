@@ -37,7 +37,7 @@ export type IntensityClass = EarthquakeInformation.v1_1_0.IntensityClass;
 export type Hypocenter = Components.Earthquake['hypocenter'];
 export type Magnitude = Components.Earthquake['magnitude'];
 
-/** service.md "Earthquake event summary" (`items[]` of the earthquake list). */
+/** The earthquake event summary (docs/gd.md) (`items[]` of the earthquake list). */
 export interface EarthquakeEventSummary {
   id: number;
   type: 'normal' | 'distant';
@@ -51,7 +51,7 @@ export interface EarthquakeEventSummary {
   lgCategory?: string;
 }
 
-/** service.md "Early-warning record" (`items[]` of the early-warning list and event). */
+/** The early-warning record (docs/gd.md) (`items[]` of the early-warning list and event). */
 export interface EewRecord {
   /** Reception id: the serial of the report's JSON telegram. */
   id: number;
@@ -66,7 +66,7 @@ export interface EewRecord {
   text?: string;
 }
 
-/** A page of a list: the API turns the positions into its opaque cursors (behaviour.md §4). */
+/** A page of a list: the API turns the positions into its opaque cursors (docs/api-contract.md "Cursors"). */
 export interface ListPage<T> {
   items: T[];
   /** Present when older items exist: the next page holds the items strictly older than this position. */

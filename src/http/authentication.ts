@@ -12,7 +12,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scopes a route requires: the authentication hook runs for it and checks every one. */
     scopes?: readonly string[];
-    /** Check revocation in the database now instead of trusting the cache (behaviour.md §2). */
+    /** Check revocation in the database now instead of trusting the cache (docs/api-contract.md "Credentials"). */
     fresh?: boolean;
   }
   interface FastifyRequest {

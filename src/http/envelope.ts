@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** The common envelope fields of every data API response (behaviour.md §3). */
+/** The common envelope fields of every data API response (docs/api-contract.md "Envelope"). */
 export function envelope(now: number = Date.now()): { responseId: string; responseTime: string } {
   return { responseId: randomBytes(8).toString('hex'), responseTime: new Date(now).toISOString() };
 }

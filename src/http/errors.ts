@@ -5,7 +5,7 @@ import { dpopAlgorithms } from '../auth/dpop.ts';
 /**
  * Errors a request handler throws to answer with a documented status and message, and how every
  * error becomes a status, a message and headers. The app's error handler renders them as the data
- * API envelope (behaviour.md §3) on JSON routes; surfaces with another body format (plain-text
+ * API envelope (docs/api-contract.md "Envelope") on JSON routes; surfaces with another body format (plain-text
  * bodies, HTML pages) render the same description their own way; OAuth endpoints have their own.
  */
 export class HttpError extends Error {
@@ -19,7 +19,7 @@ export class HttpError extends Error {
   }
 }
 
-/** Standard messages of behaviour.md §3. */
+/** Standard messages (docs/api-contract.md "Errors"). */
 export const messages = {
   queryRequired: 'The query parameters are required.',
   unexpectedQuery: (name: string) => `Unexpected data of search query \`${name}\`.`,
@@ -63,7 +63,7 @@ interface ValidationParams {
 }
 
 /**
- * behaviour.md §3's message for a validation failure, or the documented message of the failing
+ * the standard message (docs/api-contract.md "Errors") for a validation failure, or the documented message of the failing
  * field where `fieldMessages` has one (`rootMessage` for a body that is not an object at all). A
  * repeated query parameter (an array where one value belongs) is always "Unexpected data".
  */
@@ -91,7 +91,7 @@ function validationMessage(
 
 /**
  * A route's `schemaErrorFormatter`, for routes whose fields have documented messages of their own
- * (service.md "Errors").
+ * (docs/api-contract.md "Errors").
  */
 export function documentedValidation(
   fieldMessages: Readonly<Record<string, string>>,

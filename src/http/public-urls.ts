@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 
-/** Public origins of the four address roles (behaviour.md §1), without trailing slash. */
+/** Public origins of the four address roles (docs/api-contract.md "Addresses"), without trailing slash. */
 export interface PublicUrls {
   auth: string;
   base: string;

@@ -4,7 +4,7 @@ import { singleValue, type Params } from '../http/form.ts';
 import { resolveRedirectUri } from '../auth/redirect-uris.ts';
 
 /**
- * Validation of an authorization request (service.md "Authorization endpoint", oauth.md). The
+ * Validation of an authorization request (docs/oauth.md "Authorization endpoint"). The
  * outcome says how to answer: an HTML error page when no redirect URI can be trusted, an error sent
  * to the redirect URI, or a valid request ready for sign-in and consent.
  */

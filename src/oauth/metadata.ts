@@ -3,7 +3,7 @@ import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { knownScopes } from '../auth/scopes.ts';
 
-/** Paths of the OAuth endpoints under the public auth URL (service.md "OAuth endpoints"). */
+/** Paths of the OAuth endpoints under the public auth URL (docs/oauth.md "Server metadata"). */
 export const oauthPaths = {
   authorize: '/account/oauth2/v1/auth',
   token: '/account/oauth2/v1/token',
@@ -12,7 +12,7 @@ export const oauthPaths = {
   metadata: '/.well-known/oauth-authorization-server',
 } as const;
 
-/** The issuer: the auth origin, no path (oauth.md "Decisions"). */
+/** The issuer: the auth origin, no path (docs/api-contract.md "Addresses"). */
 export function issuerOf(authUrl: string): string {
   return new URL(authUrl).origin;
 }
@@ -24,7 +24,7 @@ export function endpointUrl(authUrl: string, path: string): string {
 
 const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'];
 
-/** RFC 8414 authorization server metadata with exactly the fields oauth.md lists. */
+/** RFC 8414 authorization server metadata with exactly the fields docs/oauth.md "Server metadata" lists. */
 export function authorizationServerMetadata(authUrl: string) {
   return {
     issuer: issuerOf(authUrl),

@@ -38,7 +38,10 @@ export class Connection {
     return true;
   }
 
-  /** Sends an `error` message; when `close` is set, closes with the same code (behaviour.md §7). */
+  /**
+   * Sends an `error` message; when `close` is set, closes with the same code (docs/api-contract.md
+   * "Messages").
+   */
   fail(code: number, message: string, close: boolean): void {
     if (this.closing) return;
     if (this.ws.readyState === 1) this.ws.send(errorMessage(message, code, close), TEXT);

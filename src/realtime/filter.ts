@@ -1,6 +1,6 @@
 /**
- * Delivery filters of a WebSocket session (service.md "Events" 1): which telegrams a connection
- * receives. Connections with equal filters form one subscription group.
+ * Delivery filters of a WebSocket session (docs/api-contract.md "Filters and formats"): which
+ * telegrams a connection receives. Connections with equal filters form one subscription group.
  */
 import type { FormatMode } from '../sessions/socket-sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
@@ -54,7 +54,7 @@ export function matches(f: CompiledFilter, record: TelegramRecord): boolean {
   const type = record.head.type;
   if (f.include && !f.include.has(type)) return false;
   if (f.exclude.has(type)) return false;
-  // Test telegrams that are not XML are always delivered (service.md, POST /v2/socket `test`).
+  // Test telegrams that are not XML are always delivered (docs/api-contract.md "Filters and formats").
   if (record.head.test && record.head.xml && f.filter.test !== 'including') return false;
   // Each mode receives only its formats: JSON mode replaces XML by its conversion.
   return f.formatMode === 'raw' ? record.format !== 'json' : record.format !== 'xml';

@@ -1,7 +1,8 @@
 /**
- * Server pings and the pong timeout (behaviour.md §7). One timer for the whole process rather than
- * one per socket: each tick closes the connections silent for too long and pings the others with a
- * single shared message, sent through the hub's ordinary lane so an EEW never waits behind it.
+ * Server pings and the pong timeout (docs/api-contract.md "Heartbeats"). One timer for the whole
+ * process rather than one per socket: each tick closes the connections silent for too long and
+ * pings the others with a single shared message, sent through the hub's ordinary lane so an EEW
+ * never waits behind it.
  */
 import type { Clock } from '../clock.ts';
 import type { Connection } from './connection.ts';

@@ -1,5 +1,5 @@
 /**
- * Fan-out of telegrams to this process's connections (DESIGN.md "Rules that keep it fast").
+ * Fan-out of telegrams to this process's connections (docs/realtime.md "Fan-out").
  *
  * - Connections with equal filters share a subscription group; matching is done once per group.
  * - A `data` message does not depend on the group (the filter only decides whether it is sent), so

@@ -1,6 +1,7 @@
 /**
- * The `service.v2` WebSocket protocol (behaviour.md §7): close codes, server message builders and
- * the parser of client messages. Pure functions; the endpoint and the hub do the I/O.
+ * The `service.v2` WebSocket protocol (docs/api-contract.md "WebSocket protocol"): close codes,
+ * server message builders and the parser of client messages. Pure functions; the endpoint and the
+ * hub do the I/O.
  */
 import { randomBytes } from 'node:crypto';
 import { CLOSED_BY_ACCOUNT } from '../sessions/socket-sessions.ts';

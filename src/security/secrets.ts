@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** Prefixes of every secret the service issues (service.md "OAuth artefacts", oauth.md). */
+/** Prefixes of every secret the service issues (docs/api-contract.md "Credentials"). */
 export const prefixes = {
   clientId: 'CId.',
   clientSecret: 'CSt.',

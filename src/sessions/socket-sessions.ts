@@ -1,5 +1,6 @@
 /**
- * WebSocket sessions and their tickets (service.md "WebSocket session", behaviour.md §7).
+ * WebSocket sessions and their tickets (docs/realtime.md "Sessions and tickets",
+ * docs/api-contract.md "Tickets").
  *
  * Lifecycle: `waiting` (created by POST /v2/socket; the ticket is valid 300 s) → `open` (the ticket
  * was redeemed on the WebSocket endpoint) → `closed`. An expired ticket leaves its session `waiting`.
@@ -17,12 +18,18 @@ import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
-/** The WebSocket path and protocol a session's ticket is redeemed on (behaviour.md §1, §7). */
+/**
+ * The WebSocket path and protocol a session's ticket is redeemed on (docs/api-contract.md
+ * "Addresses", "Handshake").
+ */
 export const WEBSOCKET_PATH = '/v2/websocket';
 export const WEBSOCKET_PROTOCOL = 'service.v2';
 /** Close code of a session closed by its account (DELETE /v2/socket/:id). */
 export const CLOSED_BY_ACCOUNT = 4808;
-/** A connection with no valid pong for this long is closed by its server (behaviour.md §7). */
+/**
+ * A connection with no valid pong for this long is closed by its server (docs/api-contract.md
+ * "Heartbeats").
+ */
 export const PONG_TIMEOUT_MS = 120_000;
 /** Characters of the ticket kept to show in the list (the ticket itself is stored as a digest). */
 const TICKET_HINT_LENGTH = 8;
@@ -30,7 +37,7 @@ const TICKET_HINT_LENGTH = 8;
 export type SessionStatus = 'waiting' | 'open' | 'closed';
 export type FormatMode = 'raw' | 'json';
 
-/** Formats a session receives in each mode (service.md "Events" 1, behaviour.md §10). */
+/** Formats a session receives in each mode (docs/api-contract.md "Filters and formats"). */
 export function formatsOf(mode: FormatMode): string[] {
   return mode === 'raw' ? ['xml', 'a/n', 'binary'] : ['a/n', 'binary', 'json'];
 }

@@ -1,6 +1,7 @@
 /**
- * Data type code → classification (behaviour.md §6): the listed codes first, then the family rules
- * for retired or new XML codes. Non-XML telegrams (A/N, binary) are observation data unless listed.
+ * Data type code → classification (docs/api-contract.md "Classifications"): the listed codes first,
+ * then the family rules for retired or new XML codes. Non-XML telegrams (A/N, binary) are
+ * observation data unless listed.
  */
 export const classifications = [
   'eew.forecast',

@@ -164,8 +164,9 @@ function isText(payload: Buffer): boolean {
 }
 
 /**
- * head.time (behaviour.md §5): the transport header's time; without one, Head/ReportDateTime in UTC
- * truncated to the minute; a non-XML telegram without either takes its reception minute.
+ * head.time (docs/api-contract.md "Telegram identity"): the transport header's time; without one,
+ * Head/ReportDateTime in UTC truncated to the minute; a non-XML telegram without either takes its
+ * reception minute.
  */
 function headTime(
   stated: number | undefined,

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ listen: false });
 });
 after(() => server.close());
 

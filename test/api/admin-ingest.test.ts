@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { getJson, settle } from './helpers.ts';
+import { fixture } from '../support/fixtures.ts';
+import { getJson, settle } from '../support/data-api.ts';
+import { testFetch } from '../support/fetch.ts';
 
 describe('POST /admin/v1/telegrams', () => {
   let server: TestServer;
@@ -14,7 +15,7 @@ describe('POST /admin/v1/telegrams', () => {
   const xml = readFileSync(fixture('official', '32-35_06_06_100915_VXSE53.xml'));
 
   before(async () => {
-    server = await startTestServer({ config: { ingestBodyLimit: 64 * 1024 } });
+    server = await startTestServer({ listen: false, config: { ingestBodyLimit: 64 * 1024 } });
     const admin = await server.createAccount({
       admin: true,
       contracts: ['telegram.earthquake', 'telegram.observation'],
@@ -51,7 +52,7 @@ describe('POST /admin/v1/telegrams', () => {
     await settle(server);
     const listed = await getJson(server, `/v2/telegram?key=${listKey}`);
     assert.equal(listed.body.items[0].serial, first.body.serial);
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (await testFetch(`${server.url}/metrics`)).text();
     assert.match(metrics, /namazu_telegrams_ingested_total\{classification="telegram.earthquake"\} 1\n/);
     assert.equal(listed.body.items[0].head.type, 'VXSE53');
   });

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { getJson } from './helpers.ts';
+import { getJson } from '../support/data-api.ts';
+import { testFetch } from '../support/fetch.ts';
 
 describe('OpenAPI document and reference page', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
   });
   after(() => server.close());
 
@@ -52,7 +53,7 @@ describe('OpenAPI document and reference page', () => {
   });
 
   it('/reference renders the same routes as HTML', async () => {
-    const res = await fetch(`${server.url}/reference`);
+    const res = await testFetch(`${server.url}/reference`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     const html = await res.text();

@@ -4,7 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { ContractList, ErrorResponse, TelegramListV1, TelegramListV2 } from '../../src/api/schemas.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { allFixtures, getJson, ingestFixtures } from './helpers.ts';
+import { allFixtures, getJson, ingestFixtures } from '../support/data-api.ts';
 
 /**
  * Responses match the schemas the OpenAPI document publishes, the pre-serialised /v2/telegram

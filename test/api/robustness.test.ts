@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { allFixtures, ingestFixtures } from './helpers.ts';
+import { fixture } from '../support/fixtures.ts';
+import { allFixtures, ingestFixtures } from '../support/data-api.ts';
+import { testFetch } from '../support/fetch.ts';
 
 const PATHS = [
   '/v2/telegram',
@@ -36,7 +37,7 @@ describe('robustness: generated malformed input never gives a 5xx or changes dat
   let snapshot: () => Promise<string>;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
     const { account } = await server.createAccount({
       admin: true,
       contracts: ['telegram.earthquake', 'telegram.weather'],
@@ -91,7 +92,7 @@ describe('robustness: generated malformed input never gives a 5xx or changes dat
         async (path, pairs, withKey) => {
           const qs = new URLSearchParams(pairs);
           if (withKey) qs.append('key', key);
-          const res = await fetch(`${server.url}${path}${path === '/v1/' ? 'x'.repeat(96) : ''}?${qs}`);
+          const res = await testFetch(`${server.url}${path}${path === '/v1/' ? 'x'.repeat(96) : ''}?${qs}`);
           await res.arrayBuffer();
           assert.ok(res.status < 500, `${path}?${qs} → ${res.status}`);
         },
@@ -121,7 +122,7 @@ describe('robustness: generated malformed input never gives a 5xx or changes dat
         headerValue,
         headerValue,
         async (path, authorization, acceptEncoding, ifNoneMatch) => {
-          const res = await fetch(`${server.url}${path}`, {
+          const res = await testFetch(`${server.url}${path}`, {
             headers: { authorization, 'accept-encoding': acceptEncoding, 'if-none-match': ifNoneMatch },
           });
           await res.arrayBuffer();
@@ -161,7 +162,7 @@ describe('robustness: generated malformed input never gives a 5xx or changes dat
           const countBefore = (
             await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams')
           )[0]!.n;
-          const res = await fetch(`${server.url}/admin/v1/telegrams?key=${adminKey}`, {
+          const res = await testFetch(`${server.url}/admin/v1/telegrams?key=${adminKey}`, {
             method: 'POST',
             body: b,
             headers: { 'content-type': contentType },

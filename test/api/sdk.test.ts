@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DMDATA } from '@dmdata/sdk-js';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { accessToken, allFixtures, ingestFixtures } from './helpers.ts';
+import { accessToken, allFixtures, ingestFixtures } from '../support/data-api.ts';
 
 const SCOPES = ['contract.list', 'telegram.list', 'telegram.data', 'telegram.get.earthquake'];
 

@@ -1,32 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixture } from '../telegrams/fixtures.ts';
-import { getJson } from './helpers.ts';
-
-/** Raw HTTP GET (fetch would decode gzip itself). */
-function rawGet(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{
-    status: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: Buffer;
-  }>((resolve, reject) => {
-    httpRequest(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    })
-      .on('error', reject)
-      .end();
-  });
-}
+import { fixture } from '../support/fixtures.ts';
+import { getJson } from '../support/data-api.ts';
+import { testFetch } from '../support/fetch.ts';
 
 describe('GET {data_url}/v1/:id', () => {
   let server: TestServer;
@@ -40,7 +21,7 @@ describe('GET {data_url}/v1/:id', () => {
   const binary = Buffer.from('BUFR\x00\x01\x02\xff\xfe', 'latin1');
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
     const { account } = await server.createAccount();
     key = await server.createApiKey(account.id, [
       'telegram.data',
@@ -62,6 +43,12 @@ describe('GET {data_url}/v1/:id', () => {
   after(() => server.close());
 
   const url = (id: string, k = key) => `${server.url}/v1/${id}?key=${k}`;
+  /** The response bytes as sent (fetch would decode gzip itself). */
+  const rawGet = async (address: string, headers: Record<string, string> = {}) => {
+    const { host, pathname, search } = new URL(address);
+    const res = await server.app.inject({ url: pathname + search, headers: { host, ...headers } });
+    return { status: res.statusCode, headers: res.headers, body: res.rawPayload };
+  };
 
   it('XML: the uncompressed body as application/xml, cacheable forever', async () => {
     const r = await rawGet(url(ids.xml!));
@@ -124,7 +111,7 @@ describe('GET /v2/contract', () => {
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
   });
   after(() => server.close());
 
@@ -169,6 +156,6 @@ describe('GET /v2/contract', () => {
     const r = await getJson(server, `/v2/contract?key=${key}`);
     assert.equal(r.status, 403);
     assert.equal(r.body.error.message, 'Insufficient scope for `contract.list`.');
-    assert.equal((await fetch(`${server.url}/v2/contract`)).status, 401);
+    assert.equal((await testFetch(`${server.url}/v2/contract`)).status, 401);
   });
 });

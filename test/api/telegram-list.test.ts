@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import type { FixtureEntry } from '../telegrams/fixtures.ts';
-import { accessToken, allFixtures, getJson, ingestFixtures, settle } from './helpers.ts';
+import type { FixtureEntry } from '../support/fixtures.ts';
+import { accessToken, allFixtures, getJson, ingestFixtures, settle } from '../support/data-api.ts';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const MINUTE = 60_000;
@@ -35,7 +35,7 @@ describe('GET /v2/telegram', () => {
 
   before(async () => {
     clock = new ManualClock(T0);
-    server = await startTestServer({ clock });
+    server = await startTestServer({ clock, listen: false });
     const full = await server.createAccount({
       contracts: [...ALL_TELEGRAM_CLASSES, 'eew.forecast', 'eew.warning'],
     });
@@ -329,7 +329,7 @@ describe('GET /telegram/v1/list', () => {
   const added: number[] = [];
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ listen: false });
     const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
     key = await server.createApiKey(account.id, ['telegram.list']);
     entries = allFixtures().filter(

@@ -16,7 +16,7 @@ let auth: Authenticator;
 let key: string;
 let accountId: number;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ listen: false });
   auth = await createAuthenticator(server.ctx, null);
   ({
     account: { id: accountId },

@@ -5,13 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { cleanEnv } from '../support/processes.ts';
+import { waitFor } from '../support/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
-  return { ...env, NAMAZU_LOG_LEVEL: 'warn', ...extra };
-}
 
 function serve(
   dataDir: string,
@@ -21,7 +18,7 @@ function serve(
     process.execPath,
     [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
     {
-      env: cleanEnv(extra),
+      env: cleanEnv({ NAMAZU_LOG_LEVEL: 'warn', ...extra }),
     },
   );
   let out = '';
@@ -30,21 +27,16 @@ function serve(
   return { child, output: () => out };
 }
 
-async function waitFor(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
 test('first start on a new embedded database prints the demo setup once; SIGTERM stops cleanly', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'namazu-serve-'));
   const first = serve(dir);
-  await waitFor(() => first.output().includes('Credentials:'), 60_000);
+  await waitFor(() => first.output().includes('Credentials:'), {
+    timeout: 60_000,
+    message: 'the demo banner',
+  });
   // Standard output is not a terminal here: the secrets are in an owner-only file, never in the output.
   const printed = first.output();
   assert.doesNotMatch(printed, /AKe\.|CSt\.|demo@namazu\.local \//);
@@ -81,7 +73,7 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
 
   // A second start on the same installation does not create or print a demo again.
   const again = serve(dir, { NAMAZU_LOG_LEVEL: 'info' });
-  await waitFor(() => again.output().includes('namazu listening'), 60_000);
+  await waitFor(() => again.output().includes('namazu listening'), { timeout: 60_000, message: 'listening' });
   const port = Number(/"port":(\d+)/.exec(again.output())![1]);
   assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
   assert.doesNotMatch(again.output(), /API key:|Credentials:/);

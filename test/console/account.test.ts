@@ -3,11 +3,13 @@ import { after, before, test } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { issueCode } from '../../src/auth/codes.ts';
 import { channels } from '../../src/bus/types.ts';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from './harness.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { waitFor } from '../support/wait.ts';
+import { testFetch } from '../support/fetch.ts';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
 });
 after(() => h.close());
 
@@ -77,10 +79,14 @@ test('the account page lists granted authorizations; revoking deletes the grant,
   const unsubscribe = await h.server.ctx.bus.subscribe(channels.revoked, (p) => announced.push(p));
   const done = await browser.post(revoke.action, revoke.fields);
   assert.equal(done.status, 303);
-  await new Promise((r) => setImmediate(r));
+  // The bus delivers in order: once a marker published now arrives, so has every announcement
+  // the revocation made.
+  const marker = JSON.stringify({ digest: 'marker' });
+  await h.server.ctx.bus.publish(channels.revoked, marker);
+  await waitFor(() => announced.includes(marker), { message: 'the marker' });
   await unsubscribe();
   // Every process drops the tokens from its credential cache at once.
-  assert.deepEqual(announced, [JSON.stringify({ digest: 'digest-of-a-refresh-token' })]);
+  assert.deepEqual(announced, [JSON.stringify({ digest: 'digest-of-a-refresh-token' }), marker]);
   assert.equal(done.headers.get('location'), `${h.origin}/account?revoked=1`);
   const db = h.server.ctx.db;
   assert.equal((await db.query('SELECT 1 FROM oauth_grants WHERE id = $1', [grantId])).length, 0);
@@ -129,10 +135,10 @@ test('expired, unredeemed authorizations are not listed', async () => {
 });
 
 test('the account page needs a session', async () => {
-  const res = await fetch(`${h.origin}/account`, { redirect: 'manual' });
+  const res = await testFetch(`${h.origin}/account`, { redirect: 'manual' });
   assert.equal(res.status, 303);
   assert.match(res.headers.get('location')!, /\/account\/signin\?return_to=%2Faccount$/);
-  const post = await fetch(`${h.origin}/account/authorizations/1/revoke`, {
+  const post = await testFetch(`${h.origin}/account/authorizations/1/revoke`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

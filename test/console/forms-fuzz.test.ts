@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from './harness.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
 
 /** Generated form posts to every page that takes one: never a 5xx, never a change without a valid token. */
 
@@ -9,7 +9,7 @@ let h: Harness;
 let browser: Browser;
 let csrf: string;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
   browser = new Browser();
   await signInThroughForm(
     browser,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/surface.ts';
 import { surfaces } from '../../src/server.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { Browser } from './harness.ts';
+import { Browser } from '../support/browser.ts';
+import { serveByInjection } from '../support/fetch.ts';
 
 /**
  * The sign-in limit is shared by every server process: failures counted by one are seen by the
@@ -20,16 +20,20 @@ let second: { url: string; close(): Promise<void> };
 
 before(async () => {
   database = await createTestDatabase();
-  first = await startTestServer({ database });
+  first = await startTestServer({ database, listen: false });
   if (testDatabaseUrl) {
-    const other = await startTestServer({ database });
+    const other = await startTestServer({ database, listen: false });
     second = other;
   } else {
     const app: App = await buildApp({ ...first.ctx, onShutdown: [] }, surfaces);
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.ready();
+    const { origin, forget } = serveByInjection(app);
     second = {
-      url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-      close: () => app.close(),
+      url: origin,
+      close: async () => {
+        forget();
+        await app.close();
+      },
     };
   }
 });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from './harness.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { testFetch } from '../support/fetch.ts';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
 });
 after(() => h.close());
 
@@ -72,7 +73,7 @@ test('sign-in CSRF token missing, wrong or from another browser → 403, no sess
   const otherForm = parseForms((await signinForm(other)).html)[0]!;
   assert.equal((await browser.post(form.action, [...otherForm.fields, ...creds])).status, 403);
   // Without any cookie at all.
-  const bare = await fetch(form.action, {
+  const bare = await testFetch(form.action, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -135,7 +136,7 @@ test('sign-in failures are limited: 429 + Retry-After, even for the right passwo
 test('secure cookies with __Host- names when the auth URL is https', async () => {
   h.server.ctx.config.authUrl = 'https://auth.example.org';
   try {
-    const res = await fetch(signinPage(), { redirect: 'manual' });
+    const res = await testFetch(signinPage(), { redirect: 'manual' });
     const cookie = res.headers.getSetCookie()[0]!;
     assert.match(cookie, /^__Host-namazu_signin=/);
     assert.match(cookie, /; Secure/);
@@ -172,7 +173,7 @@ test('sessions expire after 12 hours', async () => {
 
 test('malformed and oversized form bodies are 4xx pages, never 5xx', async () => {
   const post = (body: string, type = 'application/x-www-form-urlencoded') =>
-    fetch(`${h.origin}/account/signin`, { method: 'POST', headers: { 'content-type': type }, body });
+    testFetch(`${h.origin}/account/signin`, { method: 'POST', headers: { 'content-type': type }, body });
   const bad = await post('email=%FF');
   assert.equal(bad.status, 400);
   assert.match(bad.headers.get('content-type')!, /^text\/html/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fixturesRoot } from '../telegrams/fixtures.ts';
+import { fixturesRoot } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairs } from './gold.ts';
 
 // The one official sample (a real 2021 telegram) has no XML in the fixtures (PAIRS.md), so the

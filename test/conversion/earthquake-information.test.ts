@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fixturesRoot } from '../telegrams/fixtures.ts';
+import { fixturesRoot } from '../support/fixtures.ts';
 import { convertFixture, differences, fixtureSchemaTests, goldPairTests, readFixture } from './gold.ts';
 
 const NEWER_SCHEMA =

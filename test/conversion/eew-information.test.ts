@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { convertTelegram } from '../../src/conversion/convert.ts';
 import type { ConvertedDocument } from '../../src/conversion/types.ts';
-import { fixturesRoot } from '../telegrams/fixtures.ts';
+import { fixturesRoot } from '../support/fixtures.ts';
 import {
   type AllowedDifferences,
   convertFixture,

@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import { convertTelegram } from '../../src/conversion/convert.ts';
 import { converterFor } from '../../src/conversion/registry.ts';
 import { schemaViolation } from '../../src/conversion/validate.ts';
-import { fixtureIndex, fixturesRoot } from '../telegrams/fixtures.ts';
+import { fixtureIndex, fixturesRoot } from '../support/fixtures.ts';
 
 /** The official samples' `_originalId` placeholder. */
 export const SAMPLE_ORIGINAL_ID = 'TELEGRAM_ID';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TsunamiInformation } from '@dmdata/telegram-json-types';
 import { convertTelegram } from '../../src/conversion/convert.ts';
-import { jmaXmlRoot } from '../telegrams/fixtures.ts';
+import { jmaXmlRoot } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
 
 type Latest = TsunamiInformation.v1_1_0.Main;

@@ -100,7 +100,7 @@ describe('earthquake events', () => {
     };
     assert.deepEqual((await list()).items, [merged]);
     assert.deepEqual(await earthquakeEvent(db, E), { event: merged, telegramSerials: [11, 12, 13] });
-    // Member order as service.md lists them.
+    // Member order as docs/gd.md lists them.
     assert.deepEqual(Object.keys((await list()).items[0]!), Object.keys(merged));
   });
 

@@ -6,7 +6,7 @@ import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import type { EarthquakeDocument, EewDocument, ProjectionInput } from '../../src/gd/types.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { fixturesRoot } from '../telegrams/fixtures.ts';
+import { fixturesRoot } from '../support/fixtures.ts';
 
 const jsonRoot = join(fixturesRoot, 'dmdata-json');
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { testFetch } from '../support/fetch.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ listen: false });
 });
 after(() => server.close());
 
@@ -17,30 +18,30 @@ function assertEnvelopeError(json: unknown, code: number, message: string) {
 }
 
 test('liveness and readiness', async () => {
-  const live = await fetch(`${server.url}/healthz`);
+  const live = await testFetch(`${server.url}/healthz`);
   assert.equal(live.status, 200);
   assert.deepEqual(await live.json(), { status: 'ok' });
-  const ready = await fetch(`${server.url}/readyz`);
+  const ready = await testFetch(`${server.url}/readyz`);
   assert.equal(ready.status, 200);
   assert.deepEqual(await ready.json(), { status: 'ready' });
 });
 
 test('an unknown path is a 404 in the envelope', async () => {
-  const res = await fetch(`${server.url}/v2/nothing-here?x=1`);
+  const res = await testFetch(`${server.url}/v2/nothing-here?x=1`);
   assert.equal(res.status, 404);
   assert.match(res.headers.get('content-type')!, /application\/json/);
   assertEnvelopeError(await res.json(), 404, 'Not found.');
 });
 
 test('a known path with another method is a 405 in the envelope', async () => {
-  const res = await fetch(`${server.url}/healthz`, { method: 'DELETE' });
+  const res = await testFetch(`${server.url}/healthz`, { method: 'DELETE' });
   assert.equal(res.status, 405);
   assertEnvelopeError(await res.json(), 405, 'Method not allowed.');
 });
 
 test('Prometheus metrics list HTTP latency by route', async () => {
-  await fetch(`${server.url}/healthz`);
-  const res = await fetch(`${server.url}/metrics`);
+  await testFetch(`${server.url}/healthz`);
+  const res = await testFetch(`${server.url}/metrics`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /text\/plain/);
   const text = await res.text();
@@ -54,7 +55,7 @@ test('Prometheus metrics list HTTP latency by route', async () => {
 });
 
 test('CORS preflight is answered for any origin', async () => {
-  const res = await fetch(`${server.url}/v2/telegram`, {
+  const res = await testFetch(`${server.url}/v2/telegram`, {
     method: 'OPTIONS',
     headers: {
       origin: 'https://app.example',

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
 
-/** oauth.md conformance cases A1–A22 for the authorization endpoint, through real HTML forms. */
+/**
+ * The authorization endpoint (docs/oauth.md "Authorization endpoint"), cases A1–A22, through real
+ * HTML forms.
+ */
 
 let h: Harness;
 let as: oauth.AuthorizationServer;

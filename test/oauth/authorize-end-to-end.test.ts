@@ -9,7 +9,7 @@ import {
   signInThroughForm,
   startHarness,
   type Harness,
-} from '../console/harness.ts';
+} from '../support/browser.ts';
 
 /**
  * The whole code flow as real clients run it: openid-client builds the request, the user signs in

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { Browser, signInThroughForm, startHarness, type Harness } from '../console/harness.ts';
+import { Browser, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { testFetch } from '../support/fetch.ts';
 
 /**
  * Properties of the authorization endpoint over generated requests: never a 5xx, and never a
@@ -11,7 +12,7 @@ import { Browser, signInThroughForm, startHarness, type Harness } from '../conso
 let h: Harness;
 let signedIn: Browser;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ listen: false });
   signedIn = new Browser();
   await signInThroughForm(
     signedIn,
@@ -73,7 +74,7 @@ test('generated authorization requests: no 5xx, no redirect to an unregistered U
   await fc.assert(
     fc.asyncProperty(request, fc.boolean(), async (pairs, withSession) => {
       const url = `${h.origin}/account/oauth2/v1/auth?${new URLSearchParams(pairs)}`;
-      const res = withSession ? await signedIn.get(url) : await fetch(url, { redirect: 'manual' });
+      const res = withSession ? await signedIn.get(url) : await testFetch(url, { redirect: 'manual' });
       await res.arrayBuffer();
       assert.ok([200, 303, 400].includes(res.status), `status ${res.status} for ${url}`);
       const location = res.headers.get('location');
@@ -89,7 +90,7 @@ test('raw, badly encoded query strings: no 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(fc.string({ maxLength: 200 }), async (raw) => {
       const encoded = raw.replace(/[^\x21-\x7e]|#/g, (c) => encodeURIComponent(c));
-      const res = await fetch(`${h.origin}/account/oauth2/v1/auth?${encoded}`, { redirect: 'manual' });
+      const res = await testFetch(`${h.origin}/account/oauth2/v1/auth?${encoded}`, { redirect: 'manual' });
       await res.arrayBuffer();
       assert.ok(res.status < 500, `status ${res.status} for ${encoded}`);
     }),

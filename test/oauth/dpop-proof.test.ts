@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { calculateJwkThumbprint, exportJWK, generateSecret } from 'jose';
 import { DpopError, normaliseHtu, verifyDpopProof } from '../../src/auth/dpop.ts';
 import { DpopNonces } from '../../src/auth/dpop-nonce.ts';
-import { makeProof, proofKey, unsignedProof } from './dpop-proofs.ts';
+import { makeProof, proofKey, unsignedProof } from '../support/dpop.ts';
 
 const htu = 'https://auth.example/account/oauth2/v1/token';
 const now = 1_800_000_000_000;

@@ -1,7 +1,7 @@
-// oauth.md DP22: a DPoP proof replayed at another server process sharing the database is refused.
-// With PostgreSQL (NAMAZU_TEST_DATABASE_URL, as CI sets it): two real `namazu serve` processes.
-// Without: two app instances in this process over one embedded database (no shared memory between
-// them but the database).
+// Case DP22 (docs/oauth.md "DPoP"): a DPoP proof replayed at another server process sharing the
+// database is refused. With PostgreSQL (NAMAZU_TEST_DATABASE_URL, as CI sets it): two real `namazu
+// serve` processes. Without: two app instances in this process over one embedded database (no
+// shared memory between them but the database).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount } from '../../src/accounts/accounts.ts';
@@ -12,9 +12,9 @@ import { openPostgres } from '../../src/db/postgres.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { makeProof, proofKey } from './dpop-proofs.ts';
-import { basic, postForm } from './token-harness.ts';
-import { serve } from './token-processes.ts';
+import { makeProof, proofKey } from '../support/dpop.ts';
+import { basic, postForm } from '../support/oauth.ts';
+import { serve } from '../support/processes.ts';
 
 const AUTH_URL = 'http://auth.namazu.test';
 const TOKEN_PATH = '/account/oauth2/v1/token';
@@ -22,7 +22,7 @@ const SECRET = 'dp22-shared-secret';
 describe('DP22 replay across two server processes', () => {
   let urls: [string, string];
   let credentials: { id: string; secret: string };
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
 
   before(async () => {
     if (testDatabaseUrl) {

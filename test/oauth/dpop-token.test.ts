@@ -1,11 +1,18 @@
-// oauth.md conformance: DPoP at the token endpoint (DP1–DP21, DP23–DP29; DP22 is dpop-replay).
+// DPoP at the token endpoint (docs/oauth.md "DPoP"), cases DP1–DP21 and DP23–DP29 (DP22 is dpop-replay).
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportJWK, generateSecret, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { makeProof, proofKey, unsignedProof, type ProofKey, type ProofOptions } from './dpop-proofs.ts';
-import { basic, postForm, rawPost, serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey, unsignedProof, type ProofKey, type ProofOptions } from '../support/dpop.ts';
+import {
+  basic,
+  postForm,
+  rawPost,
+  serverMeta,
+  startAuthHarness,
+  type AuthHarness,
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const cc = { grant_type: 'client_credentials', scope: 'telegram.list' };

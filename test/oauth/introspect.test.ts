@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { calculateJwkThumbprint } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { makeProof, proofKey } from './dpop-proofs.ts';
-import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey } from '../support/dpop.ts';
+import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

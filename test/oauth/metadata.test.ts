@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { startHarness, type Harness } from '../console/harness.ts';
+import { startHarness, type Harness } from '../support/browser.ts';
 
 let h: Harness;
 before(async () => {
@@ -37,7 +37,7 @@ test('M1: oauth4webapi and openid-client accept the metadata document', async ()
   assert.match(res.headers.get('location')!, /\/account\/signin\?return_to=/);
 });
 
-test('M2: exactly the fields oauth.md lists, endpoints under the public auth URL', async () => {
+test('M2: exactly the fields docs/oauth.md lists, endpoints under the public auth URL', async () => {
   const res = await fetch(`${h.origin}/.well-known/oauth-authorization-server`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^application\/json/);

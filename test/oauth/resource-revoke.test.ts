@@ -14,8 +14,9 @@ import { surfaces } from '../../src/server.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { startTestServer } from '../support/server.ts';
-import { basic, postForm } from './token-harness.ts';
-import { serve } from './token-processes.ts';
+import { basic, postForm } from '../support/oauth.ts';
+import { serve } from '../support/processes.ts';
+import { waitFor } from '../support/wait.ts';
 
 const SECRET = 'resource-revoke-secret';
 
@@ -39,7 +40,7 @@ async function makeClient(db: Db, pepper: Buffer) {
 describe('revocation reaches every process', () => {
   let urls: [string, string];
   let credentials: { id: string; secret: string };
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
 
   before(async () => {
     if (testDatabaseUrl) {
@@ -87,12 +88,13 @@ describe('revocation reaches every process', () => {
     const revoked = await postForm(`${urls[0]}/account/oauth2/v1/revoke`, { token }, auth);
     assert.equal(revoked.status, 200);
     // The announcement crosses processes asynchronously; B's cache would otherwise answer for 30 s.
-    const deadline = Date.now() + 5_000;
-    let status = (await list()).status;
-    while (status === 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      status = (await list()).status;
-    }
+    const status = await waitFor(
+      async () => {
+        const answered = (await list()).status;
+        return answered === 200 ? null : answered;
+      },
+      { message: 'the revocation to reach process B' },
+    );
     assert.equal(status, 401);
   });
 });

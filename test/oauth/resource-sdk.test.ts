@@ -1,11 +1,12 @@
-// oauth.md RS8: the official JS SDK (@dmdata/sdk-js) with a DPoP-bound access token honours the
-// data API's nonce challenge with its single automatic retry, then reuses the nonce.
+// Case RS8 (docs/oauth.md "Resource server"): the official JS SDK (@dmdata/sdk-js) with a
+// DPoP-bound access token honours the data API's nonce challenge with its single automatic retry,
+// then reuses the nonce.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DMDATA } from '@dmdata/sdk-js';
 import * as oauth from 'oauth4webapi';
-import { makeProof, proofKey, type ProofKey } from './dpop-proofs.ts';
-import { serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey, type ProofKey } from '../support/dpop.ts';
+import { serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

@@ -1,10 +1,13 @@
-// oauth.md conformance: the resource-server side (RS1–RS7, RS9) on the real data API routes:
-// GET /v2/telegram (cached credential checks) and GET /v2/contract (checked at once).
+// The resource-server side (docs/oauth.md "Resource server"), cases RS1–RS7 and RS9, on the real
+// data API routes: GET /v2/telegram (cached credential checks) and GET /v2/contract (checked at
+// once).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
-import { makeProof, proofKey, type ProofKey } from './dpop-proofs.ts';
-import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { channels } from '../../src/bus/types.ts';
+import { makeProof, proofKey, type ProofKey } from '../support/dpop.ts';
+import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
+import { waitFor } from '../support/wait.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
@@ -174,13 +177,18 @@ describe('resource server: Bearer and DPoP access tokens', () => {
   test('RS7 revoked token → 401: at once when announced, within 60 s otherwise, at once on /v2/contract', async () => {
     const announced = await bearerToken();
     assert.equal((await get({ authorization: `Bearer ${announced}` })).status, 200);
+    // Subscribed after the server's own handlers, which the bus serves first: once this one has
+    // the announcement, the server's credential cache has dropped the token.
+    const heard: string[] = [];
+    const unsubscribe = await h.server.ctx.bus.subscribe(channels.revoked, (p) => heard.push(p));
     const rev = await postForm(
       h.revokeUrl,
       { token: announced },
       { authorization: basic(h.CC.id, h.CC.secret!) },
     );
     assert.equal(rev.status, 200);
-    await new Promise((resolve) => setImmediate(resolve)); // let the bus deliver
+    await waitFor(() => heard.length > 0, { message: 'the revocation announcement' });
+    await unsubscribe();
     assert.equal((await get({ authorization: `Bearer ${announced}` })).status, 401);
 
     // Deleted behind the service's back (no announcement): the cache may answer for at most 60 s.

@@ -1,4 +1,4 @@
-// oauth.md conformance: revocation (V1–V11, RFC 7009).
+// Revocation (docs/oauth.md "Revocation", RFC 7009), cases V1–V11.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
@@ -12,7 +12,7 @@ import {
   startAuthHarness,
   type AuthHarness,
   type TestClient,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

@@ -2,15 +2,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cleanUpTokens } from '../../src/oauth/token-cleanup.ts';
-import { makeProof, proofKey } from './dpop-proofs.ts';
-import { basic, postForm, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { makeProof, proofKey } from '../support/dpop.ts';
+import { basic, postForm, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const DAY = 86_400_000;
 
 describe('token cleanup', () => {
   let h: AuthHarness;
   before(async () => {
-    h = await startAuthHarness();
+    h = await startAuthHarness({}, undefined, { listen: false });
   });
   after(async () => h.close());
 

@@ -1,8 +1,8 @@
-// oauth.md conformance: client credentials grant (CC1–CC5).
+// Client credentials grant (docs/oauth.md "Client credentials grant"), cases CC1–CC5.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
-import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

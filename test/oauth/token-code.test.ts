@@ -1,4 +1,5 @@
-// oauth.md conformance: authorization code grant (T1–T10) and PKCE (P1–P5) at the token endpoint.
+// Authorization code grant and PKCE at the token endpoint (docs/oauth.md "Authorization code
+// grant"), cases T1–T10 and P1–P5.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
@@ -11,7 +12,7 @@ import {
   startAuthHarness,
   type AuthHarness,
   type TestClient,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

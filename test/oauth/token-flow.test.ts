@@ -11,7 +11,7 @@ import {
   signInThroughForm,
   startHarness,
   type Harness,
-} from '../console/harness.ts';
+} from '../support/browser.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 

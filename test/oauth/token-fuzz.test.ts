@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { basic, startAuthHarness, type AuthHarness } from './token-harness.ts';
+import { basic, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
+import { testFetch } from '../support/fetch.ts';
 
 const names = [
   'grant_type',
@@ -39,7 +40,7 @@ const values = [
 describe('token endpoints under generated malformed input', () => {
   let h: AuthHarness;
   before(async () => {
-    h = await startAuthHarness();
+    h = await startAuthHarness({}, undefined, { listen: false });
   });
   after(async () => h.close());
 
@@ -88,7 +89,7 @@ describe('token endpoints under generated malformed input', () => {
           const headers: Record<string, string> = { 'content-type': type };
           if (auth !== undefined) headers.authorization = auth;
           if (proof !== undefined && /^[\x21-\x7e]*$/.test(proof)) headers.dpop = proof;
-          const res = await fetch(url, { method: 'POST', headers, body: b });
+          const res = await testFetch(url, { method: 'POST', headers, body: b });
           const text = await res.text();
           assert.ok(res.status < 500, `${res.status} ${text}`);
           assert.equal(res.headers.get('cache-control'), 'no-store');

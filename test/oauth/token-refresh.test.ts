@@ -1,4 +1,5 @@
-// oauth.md conformance: refresh token grant (R1–R10), sliding expiry and the absolute cap.
+// Refresh token grant (docs/oauth.md "Refresh token grant"), cases R1–R10: sliding expiry and the
+// absolute cap.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
@@ -11,7 +12,7 @@ import {
   startAuthHarness,
   type AuthHarness,
   type TestClient,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const DAY = 86_400_000;

@@ -1,4 +1,5 @@
-// oauth.md conformance: token endpoint transport (H1–H7) and client authentication (CA1–CA12).
+// Token endpoint transport and client authentication (docs/oauth.md "Token endpoint", "Client
+// authentication"), cases H1–H7 and CA1–CA12.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
@@ -9,7 +10,7 @@ import {
   serverMeta,
   startAuthHarness,
   type AuthHarness,
-} from './token-harness.ts';
+} from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const cc = { grant_type: 'client_credentials', scope: 'telegram.list' };

@@ -5,20 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { openBus } from '../../src/bus/open.ts';
 import { openDb } from '../../src/db/open.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
-import { account, auth, redisUrl, serveWorkers } from './cluster-support.ts';
+import { fixture } from '../support/fixtures.ts';
+import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { waitFor } from '../support/wait.ts';
 
-const FIXTURES =
-  process.env.NAMAZU_FIXTURES ??
-  join(fileURLToPath(new URL('.', import.meta.url)), '../../../shared/fixtures');
-const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
+const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
 const TOTAL = 30;
 const KILL_AFTER = 10;
 
@@ -64,7 +61,7 @@ for (const bus of ['postgres', 'redis'] as const) {
       const ingestBus = await openBus({ bus, databaseUrl, redisUrl });
       try {
         const key = await account(databaseUrl, database.dataDir, ['eew.forecast', 'websocket.plus5']);
-        const subs = [];
+        const subs: ReturnType<typeof subscriber>[] = [];
         for (let i = 0; i < 6; i++) {
           const r = await fetch(`${cluster.url}/v2/socket`, {
             method: 'POST',
@@ -86,15 +83,17 @@ for (const bus of ['postgres', 'redis'] as const) {
           sent.push(out.stored.id);
           if (i === KILL_AFTER) {
             // Let the first telegrams arrive everywhere, then kill one worker without warning.
-            const end = Date.now() + 10_000;
-            while (subs.some((s) => s.ids.length < KILL_AFTER) && Date.now() < end)
-              await new Promise((r) => setTimeout(r, 10));
+            await waitFor(() => subs.every((s) => s.ids.length >= KILL_AFTER), {
+              timeout: 10_000,
+              message: 'the first telegrams on every connection',
+            });
             process.kill(workerPids(cluster.child.pid!)[0]!, 'SIGKILL');
           }
         }
-        const end = Date.now() + 20_000;
-        while (subs.some((s) => s.closed() === null && s.ids.length < TOTAL) && Date.now() < end)
-          await new Promise((r) => setTimeout(r, 20));
+        await waitFor(() => subs.every((s) => s.closed() !== null || s.ids.length >= TOTAL), {
+          timeout: 20_000,
+          message: 'every live connection to receive every telegram',
+        });
 
         const cut = subs.filter((s) => s.closed() !== null);
         const alive = subs.filter((s) => s.closed() === null);

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
-import { account, auth, redisUrl, serveWorkers } from './cluster-support.ts';
-import { TestClient } from './support.ts';
+import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { TestClient } from '../support/realtime.ts';
 
 for (const bus of ['postgres', 'redis'] as const) {
   const skip = !testDatabaseUrl

@@ -5,7 +5,7 @@ import { createMemoryBus } from '../../src/bus/memory.ts';
 import { channels } from '../../src/bus/types.ts';
 import { Dispatcher, type TelegramSource } from '../../src/realtime/dispatcher.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
-import { TestClient, record, startEndpoint } from './support.ts';
+import { TestClient, record, startEndpoint } from '../support/realtime.ts';
 
 /** A store in memory whose reads take a while, like a database. */
 class SlowStore implements TelegramSource {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import type { DeliveryFilter } from '../../src/realtime/filter.ts';
-import { TestClient, record, startEndpoint } from './support.ts';
+import { TestClient, record, startEndpoint } from '../support/realtime.ts';
+import { waitFor } from '../support/wait.ts';
 
 const filter: DeliveryFilter = {
   classifications: ['telegram.earthquake', 'eew.forecast'],
@@ -169,7 +170,9 @@ test('data is delivered by filter, and the closed session is reported to the gat
     c.client.ws.close();
     await c.client.closed;
   }
-  await new Promise((r) => setImmediate(r));
+  await waitFor(() => [all, only51, weather].every((c) => env.gate.closedIds.includes(c.socketId)), {
+    message: 'the server to see every close',
+  });
   for (const c of [all, only51, weather]) assert.ok(env.gate.closedIds.includes(c.socketId));
 });
 

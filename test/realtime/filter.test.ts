@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DeliveryFilter } from '../../src/realtime/filter.ts';
 import { compileFilter, matches } from '../../src/realtime/filter.ts';
-import { record } from './support.ts';
+import { record } from '../support/realtime.ts';
 
 const base: DeliveryFilter = {
   classifications: ['telegram.earthquake', 'eew.forecast'],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DeliveryFilter } from '../../src/realtime/filter.ts';
-import { TestClient, record, startEndpoint } from './support.ts';
+import { TestClient, record, startEndpoint } from '../support/realtime.ts';
 
 const filter: DeliveryFilter = {
   classifications: ['telegram.earthquake', 'eew.forecast'],

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { chooseSubprotocol, dataMessage, parseClientMessage } from '../../src/realtime/protocol.ts';
-import { record } from './support.ts';
+import { record } from '../support/realtime.ts';
 
 test('the offered subprotocol is echoed; none or unknown ones give none', () => {
   assert.equal(chooseSubprotocol(new Set(['service.v2'])), 'service.v2');

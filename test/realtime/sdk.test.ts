@@ -6,20 +6,17 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { DMDATA, SERVICES } from '@dmdata/sdk-js';
 import { ManualClock } from '../../src/clock.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { TestClient } from './support.ts';
+import { fixture } from '../support/fixtures.ts';
+import { TestClient } from '../support/realtime.ts';
+import { waitFor } from '../support/wait.ts';
 
-const FIXTURES =
-  process.env.NAMAZU_FIXTURES ??
-  join(fileURLToPath(new URL('.', import.meta.url)), '../../../shared/fixtures');
-const fixture = (name: string) => readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples', name));
+const officialSample = (name: string) => readFileSync(fixture('official', name));
 
 interface DataEvent {
   id: string;
@@ -73,7 +70,7 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   assert.equal(ws.protocol, '');
 
   // A gzip-compressed EEW and an uncompressed VGSK50.
-  const eew = fixture('77_01_01_240613_VXSE45.xml');
+  const eew = officialSample('77_01_01_240613_VXSE45.xml');
   const data1 = nextEvent<DataEvent>(ws, 'data');
   const ingested = await ingestTelegram(server.ctx, eew, {
     fileName: '77_01_01_240613_VXSE45.xml',
@@ -92,7 +89,7 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   assert.match(metrics, /namazu_delivery_latency_seconds_count\{classification="eew.forecast"\} 1\n/);
   assert.match(metrics, /namazu_websocket_open_connections 1\n/);
 
-  const season = fixture('01_01_01_091210_VGSK50.xml');
+  const season = officialSample('01_01_01_091210_VGSK50.xml');
   const data2 = nextEvent<DataEvent>(ws, 'data');
   assert.ok(
     (
@@ -120,10 +117,25 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
 
   let closedCode: number | null = null;
   ws.on('close', (code: number) => (closedCode = code));
-  // 100 s pass; the next ping (every real second here) is answered by the SDK.
+  /** The SDK session as the list shows it: `ping` is its latest pong the server recorded. */
+  const listed = async () => {
+    const list = (await (await fetch(`${server.url}/v2/socket?id=${start.socketId}&key=${key}`)).json()) as {
+      items: { ping: string | null; status: string }[];
+    };
+    return list.items[0]!;
+  };
+  // 100 s pass; the next ping (every real second here) is answered by the SDK, and the server
+  // records that pong at the tick after it.
   clock.advance(100_000);
   await nextEvent(ws, 'ping');
-  await new Promise((r) => setTimeout(r, 100));
+  const answeredAt = clock.now();
+  await waitFor(
+    async () => {
+      const { ping } = await listed();
+      return ping !== null && Date.parse(ping) >= answeredAt;
+    },
+    { message: "the SDK's pong to be recorded" },
+  );
   // 130 s after opening: the silent client is closed with 4891, the SDK's connection lives on.
   clock.advance(30_000);
   for (;;) {
@@ -138,15 +150,9 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   assert.equal(closedCode, null);
   assert.equal(ws.readyState, 1);
   // The pong times are recorded once per ping interval: the list shows the latest.
-  let ping: string | null = null;
-  for (let i = 0; i < 40 && ping === null; i++) {
-    const list = (await (await fetch(`${server.url}/v2/socket?id=${start.socketId}&key=${key}`)).json()) as {
-      items: { ping: string | null; status: string }[];
-    };
-    assert.equal(list.items[0]!.status, 'open');
-    ping = list.items[0]!.ping;
-    if (ping === null) await new Promise((r) => setTimeout(r, 100));
-  }
+  const session = await listed();
+  assert.equal(session.status, 'open');
+  const ping = session.ping;
   assert.ok(ping !== null && Date.parse(ping) >= clock.now() - 30_000, `ping recorded: ${ping}`);
   ws.close(1000);
 });

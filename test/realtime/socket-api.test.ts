@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { TestClient } from './support.ts';
+import { TestClient } from '../support/realtime.ts';
+import { assertResponseSchema } from '../support/schemas.ts';
+import { waitFor } from '../support/wait.ts';
 
 const ALL_SCOPES = [
   'socket.start',
@@ -37,7 +39,9 @@ async function start(key: string, body: unknown, contentType: string | null = 'a
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  const json = (await res.json()) as Record<string, any>;
+  assertResponseSchema(server, 'POST', '/v2/socket', res.status, json);
+  return { status: res.status, json };
 }
 
 async function call(method: string, path: string, key: string) {
@@ -46,7 +50,9 @@ async function call(method: string, path: string, key: string) {
     headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
   });
   const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, any>) : null };
+  const json = text ? (JSON.parse(text) as Record<string, any>) : null;
+  if (json) assertResponseSchema(server, method, path, res.status, json);
+  return { status: res.status, json };
 }
 
 function assertError(r: { status: number; json: Record<string, any> | null }, code: number, message: string) {
@@ -299,12 +305,13 @@ test('WebSocket: lifecycle waiting → open → closed, ticket single-use and va
   assert.equal((await reuse.closed).code, 4404);
   client.ws.close(1000);
   await client.closed;
-  let closed;
-  for (let i = 0; i < 50; i++) {
-    closed = (await call('GET', `/v2/socket?id=${s.websocket.id}`, key)).json!.items[0];
-    if (closed.status === 'closed') break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const closed = await waitFor(
+    async () => {
+      const item = (await call('GET', `/v2/socket?id=${s.websocket.id}`, key)).json!.items[0];
+      return item.status === 'closed' && item;
+    },
+    { message: 'the session to be marked closed' },
+  );
   assert.equal(closed.status, 'closed');
   assert.equal(closed.end, new Date(clock.now()).toISOString());
 
@@ -361,12 +368,14 @@ test('a contract that ends narrows live sessions, and closes those left with not
     'still open with one classification left',
   );
   // The list follows once the process has recorded the narrowing.
-  let listed: string[] = [];
-  for (let i = 0; i < 100; i++) {
-    listed = (await call('GET', `/v2/socket?id=${both.websocket.id}`, key)).json!.items[0].classifications;
-    if (listed.length === 1) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const listed = await waitFor(
+    async () => {
+      const now: string[] = (await call('GET', `/v2/socket?id=${both.websocket.id}`, key)).json!.items[0]
+        .classifications;
+      return now.length === 1 && now;
+    },
+    { message: 'the narrowing to be recorded' },
+  );
   assert.deepEqual(listed, ['telegram.earthquake']);
   await removeContract(server.ctx.db, accountId, 'telegram.earthquake');
   await server.ctx.bus.publish(channels.contracts, JSON.stringify({ accountId }));

@@ -6,9 +6,13 @@ import { defaults, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { serveByInjection } from './fetch.ts';
 
 export interface TestServer extends RunningServer {
-  /** http://127.0.0.1:<port> */
+  /**
+   * http://127.0.0.1:<port>. Without a port (`listen: false`) the origin is answered by
+   * `testFetch` through `inject()`; nothing listens there.
+   */
   url: string;
   database: TestDatabase;
   /** Creates an account; `contracts` are plan classifications to contract. */
@@ -22,11 +26,13 @@ export interface TestServer extends RunningServer {
 let counter = 0;
 
 /**
- * Boots the real service on an ephemeral loopback port against a fresh database (PGlite, or
- * PostgreSQL when NAMAZU_TEST_DATABASE_URL is set). Close it at the end of the test.
+ * Boots the real service against a fresh database (PGlite, or PostgreSQL when
+ * NAMAZU_TEST_DATABASE_URL is set), on an ephemeral loopback port, or with `listen: false` on none:
+ * for tests that only make HTTP requests (through `testFetch`) and need no socket or client
+ * library that opens its own connections. Close it at the end of the test.
  */
 export async function startTestServer(
-  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase } = {},
+  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase; listen?: boolean } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const config: Config = {
@@ -39,16 +45,22 @@ export async function startTestServer(
     logLevel: 'silent',
     ...options.config,
   };
+  const listen = options.listen ?? true;
   const server = await startServer(config, {
     clock: options.clock,
     logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
+    listen,
   });
   const { db, pepper } = server.ctx;
+  const { origin: url, forget } = listen
+    ? { origin: `http://127.0.0.1:${server.port}`, forget: () => {} }
+    : serveByInjection(server.app);
   return {
     ...server,
-    url: `http://127.0.0.1:${server.port}`,
+    url,
     database,
     async close() {
+      forget();
       await server.close();
       if (!options.database) await database.drop();
     },

@@ -11,7 +11,7 @@ import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { rebuildConversions } from '../../src/telegrams/rebuild.ts';
 import { loadTelegramsAfter } from '../../src/telegrams/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { fixture } from './fixtures.ts';
+import { fixture } from '../support/fixtures.ts';
 
 const sha384 = (b: Buffer) => createHash('sha384').update(b).digest('hex');
 const received = Date.parse('2024-04-17T14:14:58.000Z');

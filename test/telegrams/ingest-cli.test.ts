@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { fixture, fixtureIndex, jmaXmlRoot } from './fixtures.ts';
+import { fixture, fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
 
 const run = promisify(execFile);
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'namazu.js');

@@ -10,9 +10,11 @@ import type { Db } from '../../src/db/types.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../../src/telegrams/prepare.ts';
+import type { TelegramFormat } from '../../src/telegrams/record.ts';
 import { loadTelegram, queryTelegrams, type TelegramQuery } from '../../src/telegrams/store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { fixtureIndex } from './fixtures.ts';
+import { fixtureIndex } from '../support/fixtures.ts';
+import { waitFor } from '../support/wait.ts';
 
 const received = Date.parse('2026-03-11T00:00:00.000Z');
 
@@ -64,7 +66,7 @@ describe('ingest pipeline over every fixture', () => {
       [...serials].sort((a, b) => a - b),
     );
     assert.equal(new Set(serials).size, serials.length);
-    await new Promise((r) => setImmediate(r));
+    await waitFor(() => announced.length >= serials.length, { message: 'the announcements' });
     assert.deepEqual(announced, serials);
     // An announced serial is readable at once: the announcement came after COMMIT.
     const rec = await loadTelegram(db, serials[0]!);
@@ -78,8 +80,11 @@ describe('ingest pipeline over every fixture', () => {
     assert.ok(again.every((o) => o.stored.duplicate && o.converted === undefined));
     const afterCount = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams');
     assert.equal(afterCount[0]!.n, before[0]!.n);
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(announced, []);
+    // The bus delivers in order: once a marker published now arrives, any announcement of the
+    // re-ingest would have arrived before it.
+    await bus.publish(channels.telegram, JSON.stringify({ serial: 0 }));
+    await waitFor(() => announced.length > 0, { message: 'the marker' });
+    assert.deepEqual(announced, [0], 'nothing announced before the marker');
   });
 
   it('a stored telegram reads back exactly as prepared', async () => {
@@ -124,6 +129,7 @@ describe('ingest pipeline over every fixture', () => {
     const { cache, stop } = await TelegramCache.start(db, bus, { maxItems: 120 });
     try {
       const classes = [...new Set(index.map((e) => e.classification))];
+      const formats: TelegramFormat[] = ['xml', 'a/n', 'binary', 'json'];
       const arbQuery = fc.record({
         classifications: fc.subarray(classes, { minLength: 1 }),
         types: fc.option(
@@ -138,6 +144,10 @@ describe('ingest pipeline over every fixture', () => {
           { nil: undefined },
         ),
         test: fc.constantFrom('no' as const, 'including' as const, 'only' as const),
+        formats: fc.option(fc.subarray(formats, { minLength: 1 }), { nil: undefined }),
+        // Seconds from the first fixture's reception; fixtures arrive one second apart.
+        receivedFrom: fc.option(fc.integer({ min: -5, max: index.length + 5 }), { nil: undefined }),
+        receivedBefore: fc.option(fc.integer({ min: -5, max: index.length + 5 }), { nil: undefined }),
         window: fc.option(
           fc.oneof(
             fc.record({ before: fc.integer({ min: 1, max: 400 }) }),
@@ -147,18 +157,55 @@ describe('ingest pipeline over every fixture', () => {
         ),
         limit: fc.integer({ min: 1, max: 30 }),
       });
-      await fc.assert(
-        fc.asyncProperty(arbQuery, async ({ window, ...rest }) => {
-          const q: TelegramQuery = { ...rest, ...(window ?? {}) };
-          const fromCache = cache.query(q);
-          if (fromCache === undefined) return; // outside the held window: the database answers
-          const fromDb = await queryTelegrams(db, q);
-          assert.deepEqual(
-            fromCache.map((t) => t.serial),
-            fromDb.map((t) => t.serial),
-          );
-        }),
-        { numRuns: 150 },
+      const at = (seconds: number | undefined) =>
+        seconds === undefined ? undefined : new Date(received + seconds * 1000);
+      const numRuns = 150;
+      /** Runs the property on `held`; counts the runs it answered and the fields that narrowed them. */
+      const compareWithDatabase = async (held: TelegramCache) => {
+        let compared = 0;
+        const narrowed = new Set<string>();
+        await fc.assert(
+          fc.asyncProperty(arbQuery, async ({ window, receivedFrom, receivedBefore, ...rest }) => {
+            const q: TelegramQuery = {
+              ...rest,
+              ...(window ?? {}),
+              receivedFrom: at(receivedFrom),
+              receivedBefore: at(receivedBefore),
+            };
+            const fromCache = held.query(q);
+            if (fromCache === undefined) return; // outside the held window: the database answers
+            const fromDb = await queryTelegrams(db, q);
+            assert.deepEqual(
+              fromCache.map((t) => t.serial),
+              fromDb.map((t) => t.serial),
+            );
+            compared++;
+            if (fromDb.length > 0)
+              for (const field of ['types', 'formats', 'receivedFrom', 'receivedBefore', 'before', 'after'])
+                if (q[field as keyof TelegramQuery] !== undefined) narrowed.add(field);
+          }),
+          { numRuns },
+        );
+        return { compared, narrowed: [...narrowed].sort() };
+      };
+      // A cache holding every telegram answers every query.
+      const whole = await TelegramCache.start(db, bus, { maxItems: 10_000 });
+      try {
+        const { compared, narrowed } = await compareWithDatabase(whole.cache);
+        assert.equal(compared, numRuns, 'every run compared');
+        assert.deepEqual(
+          narrowed,
+          ['after', 'before', 'formats', 'receivedBefore', 'receivedFrom', 'types'],
+          'every filter field was compared on a non-empty answer',
+        );
+      } finally {
+        await whole.stop();
+      }
+      // The cache holding the newest 120 answers what its range covers and leaves the rest.
+      const partial = await compareWithDatabase(cache);
+      assert.ok(
+        partial.compared > 0 && partial.compared < numRuns,
+        `compared ${partial.compared} of ${numRuns} runs`,
       );
       // A first page of everything is always answerable from memory.
       assert.ok(cache.query({ classifications: classes, test: 'including', limit: 20 }));

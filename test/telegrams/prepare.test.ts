@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { prepareTelegram, type IngestHints, type PreparedTelegram } from '../../src/telegrams/prepare.ts';
-import { allXmlFixtures, fixture, fixtureIndex } from './fixtures.ts';
+import { allXmlFixtures, fixture, fixtureIndex } from '../support/fixtures.ts';
 
 const received = Date.parse('2026-03-11T09:51:02.345Z');
 const sha384 = (b: Buffer) => createHash('sha384').update(b).digest('hex');

@@ -1,6 +1,6 @@
--- Received telegrams (behaviour.md §5). `serial` is assigned at reception and never reused; ingest
--- takes an advisory lock per transaction so serials become visible in increasing order (polling
--- with nextPooling then never skips a telegram committed late).
+-- Received telegrams (docs/api-contract.md "Telegram identity"). `serial` is assigned at reception
+-- and never reused; ingest takes an advisory lock per transaction so serials become visible in
+-- increasing order (polling with nextPooling then never skips a telegram committed late).
 CREATE TABLE telegrams (
   serial         bigserial PRIMARY KEY,
   id             text NOT NULL UNIQUE,           -- SHA-384 hex of body (the bytes as delivered)

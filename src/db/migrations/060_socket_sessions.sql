@@ -1,5 +1,5 @@
--- WebSocket sessions (service.md "WebSocket session"): created by POST /v2/socket with a single-use
--- ticket, opened by the WebSocket endpoint, closed when the connection ends.
+-- WebSocket sessions (docs/realtime.md "Sessions and tickets"): created by POST /v2/socket with a
+-- single-use ticket, opened by the WebSocket endpoint, closed when the connection ends.
 CREATE TABLE socket_sessions (
   id              bigserial PRIMARY KEY,
   account_id      bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

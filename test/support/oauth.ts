@@ -1,5 +1,5 @@
 // Boots the real server (test/support: a fresh PGlite, or PostgreSQL when NAMAZU_TEST_DATABASE_URL
-// is set) with the conformance fixtures of oauth.md: confidential C1, C2, CC and public native P1.
+// is set) with the clients the OAuth tests share: confidential C1, C2, CC and public native P1.
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { AuthorizationServer } from 'oauth4webapi';
@@ -9,7 +9,8 @@ import { issueCode, type CodeRequest } from '../../src/auth/codes.ts';
 import { s256Challenge } from '../../src/auth/pkce.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { testFetch } from './fetch.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 export interface TestClient {
   client: OAuthClient;
@@ -54,8 +55,9 @@ export function newVerifier(): string {
 export async function startAuthHarness(
   overrides: Partial<Config> = {},
   clock = new ManualClock(),
+  { listen = true }: { listen?: boolean } = {},
 ): Promise<AuthHarness> {
-  const server = await startTestServer({ clock, config: { dpopNonce: false, ...overrides } });
+  const server = await startTestServer({ clock, listen, config: { dpopNonce: false, ...overrides } });
   const { db, pepper } = server.ctx;
   const origin = server.url;
   const tag = randomBytes(6).toString('hex');
@@ -134,7 +136,7 @@ export async function postForm(
     for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) p.append(k, one);
     body = p.toString();
   }
-  const res = await fetch(url, {
+  const res = await testFetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body,

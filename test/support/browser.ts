@@ -1,12 +1,13 @@
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { testFetch } from './fetch.ts';
+import { startTestServer, type TestServer } from './server.ts';
 import * as openid from 'openid-client';
 
 /**
  * A running service (test/support: fresh PGlite, or PostgreSQL with NAMAZU_TEST_DATABASE_URL) with
- * the conformance fixtures of oauth.md: an account that signs in, confidential clients C1 and C2,
+ * the clients the OAuth tests share: an account that signs in, confidential clients C1 and C2,
  * client-credentials-only CC, and public native client P1. The clock only moves when told to.
  */
 export interface Harness {
@@ -20,9 +21,9 @@ export interface Harness {
 
 const allScopes = ['telegram.list', 'telegram.data', 'telegram.get.earthquake', 'contract.list'];
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness({ listen = true }: { listen?: boolean } = {}): Promise<Harness> {
   const clock = new ManualClock();
-  const server = await startTestServer({ clock });
+  const server = await startTestServer({ clock, listen });
   const { db, pepper } = server.ctx;
   const password = 'correct horse battery staple';
   const account = await createAccount(db, { email: 'user@example.com', password, name: 'User' });
@@ -143,13 +144,13 @@ export class Browser {
   }
 
   async get(url: string): Promise<Response> {
-    const res = await fetch(url, { redirect: 'manual', headers: this.cookieHeader() });
+    const res = await testFetch(url, { redirect: 'manual', headers: this.cookieHeader() });
     this.remember(res);
     return res;
   }
 
   async post(url: string, fields: [string, string][]): Promise<Response> {
-    const res = await fetch(url, {
+    const res = await testFetch(url, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader() },

@@ -3,8 +3,10 @@ import * as oauth from 'oauth4webapi';
 import { createClient } from '../../src/auth/clients.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import type { TestServer } from '../support/server.ts';
-import { fixtureIndex, type FixtureEntry } from '../telegrams/fixtures.ts';
+import { testFetch } from './fetch.ts';
+import { assertResponseSchema } from './schemas.ts';
+import type { TestServer } from './server.ts';
+import { fixtureIndex, type FixtureEntry } from './fixtures.ts';
 
 /** Ingests fixture files through the server's own pipeline; returns their serials in order. */
 export async function ingestFixtures(server: TestServer, entries: FixtureEntry[]): Promise<number[]> {
@@ -22,14 +24,17 @@ export async function ingestFixtures(server: TestServer, entries: FixtureEntry[]
 
 export const allFixtures = () => fixtureIndex();
 
-/** GET with an API key in the query string; returns status and parsed JSON. */
+/**
+ * A request to the server; returns status, headers and the body, parsed when it is JSON. A JSON
+ * answer is first checked against the route's declared response schema.
+ */
 export async function getJson(
   server: TestServer,
   path: string,
   init: RequestInit = {},
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are checked field by field
 ): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(server.url + path, init);
+  const res = await testFetch(server.url + path, init);
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -37,6 +42,8 @@ export async function getJson(
   } catch {
     // not JSON: kept as text
   }
+  if (res.headers.get('content-type')?.startsWith('application/json'))
+    assertResponseSchema(server, init.method ?? 'GET', path, res.status, body);
   return { status: res.status, body, headers: res.headers };
 }
 
@@ -63,7 +70,7 @@ export async function accessToken(server: TestServer, accountId: number, scopes:
     c,
     oauth.ClientSecretPost(clientSecret!),
     { scope: scopes.join(' ') },
-    { [oauth.allowInsecureRequests]: true },
+    { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: testFetch },
   );
   return (await oauth.processClientCredentialsResponse(as, c, res)).access_token;
 }
