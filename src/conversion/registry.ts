@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { volcanoInformation } from './schemas/volcano-information.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -24,6 +25,27 @@ const converters: Readonly<Record<string, Converter>> = {
   VTSE41: tsunamiInformation,
   VTSE51: tsunamiInformation,
   VTSE52: tsunamiInformation,
+  VFVO50: volcanoInformation,
+  VFVO51: volcanoInformation,
+  VFVO52: volcanoInformation,
+  VFVO53: volcanoInformation,
+  VFVO54: volcanoInformation,
+  VFVO55: volcanoInformation,
+  VFVO56: volcanoInformation,
+  VFSV50: volcanoInformation,
+  VFSV51: volcanoInformation,
+  VFSV52: volcanoInformation,
+  VFSV53: volcanoInformation,
+  VFSV54: volcanoInformation,
+  VFSV55: volcanoInformation,
+  VFSV56: volcanoInformation,
+  VFSV57: volcanoInformation,
+  VFSV58: volcanoInformation,
+  VFSV59: volcanoInformation,
+  VFSV60: volcanoInformation,
+  VFSV61: volcanoInformation,
+  VFSVii: volcanoInformation,
+  VZVO40: volcanoInformation,
 };
 
 export function converterFor(type: string): Converter | undefined {
