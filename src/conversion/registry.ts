@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
 import type { Converter } from './types.ts';
 
@@ -46,6 +47,8 @@ const converters: Readonly<Record<string, Converter>> = {
   VFSV61: volcanoInformation,
   VFSVii: volcanoInformation,
   VZVO40: volcanoInformation,
+  VPWW54: weatherWarningLegacy,
+  VPOA50: weatherWarningLegacy,
 };
 
 export function converterFor(type: string): Converter | undefined {
