@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { weatherWarning } from './schemas/weather-warning.ts';
 import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
 import type { Converter } from './types.ts';
@@ -49,6 +50,14 @@ const converters: Readonly<Record<string, Converter>> = {
   VZVO40: volcanoInformation,
   VPWW54: weatherWarningLegacy,
   VPOA50: weatherWarningLegacy,
+  VPWW55: weatherWarning,
+  VPWW56: weatherWarning,
+  VPWW57: weatherWarning,
+  VPWW58: weatherWarning,
+  VPWW59: weatherWarning,
+  VPWW60: weatherWarning,
+  VPWW61: weatherWarning,
+  VPWS50: weatherWarning,
 };
 
 export function converterFor(type: string): Converter | undefined {

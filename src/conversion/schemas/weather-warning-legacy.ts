@@ -1,19 +1,17 @@
 import type { WeatherWarning } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
+import { codeName, joinedNotices, notes, trimmedText, warningAreas } from '../meteorology.ts';
 import { buildDocument } from '../head.ts';
 import type { ConversionSource, Converter } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type Kind = WeatherWarning.v1_0_0.Kind;
 type NextKind = WeatherWarning.v1_0_0.KindNextKind;
-type Prefecture = WeatherWarning.v1_0_0.Prefecture;
 type TimeSeries = WeatherWarning.v1_0_0.TimeSeries;
 type TimeSeriesItemKind = WeatherWarning.v1_0_0.TimeSeriesItemKind;
 type RiskDegree = WeatherWarning.v1_0_0.TimeSeriesItemKindRiskDegree;
 type RiskDegreeLocal = WeatherWarning.v1_0_0.TimeSeriesItemKindRiskDegreeLocal;
 type Quantitative = WeatherWarning.v1_0_0.TimeSeriesItemKindQuantitative;
-
-const NO_WARNING = '発表警報・注意報はなし';
 
 /**
  * 気象警報・注意報（Ｈ２７） (VPWW54) and 記録的短時間大雨情報 (VPOA50) → weather-warning 1.0.0, the
@@ -42,92 +40,50 @@ function convertBody(source: ConversionSource): object {
     .map(convertTimeSeries);
   return {
     ...(notice !== undefined ? { notice } : {}),
-    prefectures: areas(withType('（府県予報区等）'), true),
-    regions: areas(withType('（一次細分区域等）'), true),
-    areas: areas(withType('（市町村等をまとめた地域等）'), true),
-    cities: areas(withType('（市町村等）'), false),
+    prefectures: warningAreas(withType('（府県予報区等）'), true, convertKind),
+    regions: warningAreas(withType('（一次細分区域等）'), true, convertKind),
+    areas: warningAreas(withType('（市町村等をまとめた地域等）'), true, convertKind),
+    cities: warningAreas(withType('（市町村等）'), false, convertKind),
     ...(timeSeries.length > 0 ? { timeSeries } : {}),
   };
 }
-
-/** Every `Notice` of the body, one per line; undefined when there is none. */
-function joinedNotices(body: XmlElement | undefined): string | undefined {
-  const texts = (body?.all('Notice') ?? []).map((n) => writtenText(n)).filter((t) => t !== undefined);
-  return texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-const notes = (element: XmlElement | undefined) => element?.all('Note').map((note) => note.text.trim());
-const codeName = (element: XmlElement) => ({
-  code: trimmed(element.child('Code')),
-  name: trimmed(element.child('Name')),
-});
 
 /** 記録的短時間大雨情報: one area with its one kind (`発表` or `なし`). */
 function convertHeavyRainArea(item: XmlElement) {
   const kind = item.child('Kind');
   const area = item.child('Area');
   return {
-    ...(area ? codeName(area) : { code: '', name: '' }),
-    kinds: [{ ...(kind ? codeName(kind) : { code: '', name: '' }), status: trimmed(kind?.child('Status')) }],
+    ...codeName(area),
+    kinds: [{ ...codeName(kind), status: trimmedText(kind?.child('Status')) }],
   };
 }
 
-/**
- * One `Warning` block: an entry per `Item` (area) with its kinds, change, and for all but the
- * municipalities whether the whole area is concerned and the editing mark; an area with no warning
- * has no kinds and the condition 発表警報・注意報はなし.
- */
-function areas(warning: XmlElement | undefined, grouped: boolean): Prefecture[] {
-  return (warning?.all('Item') ?? []).map((item) => {
-    const area = item.child('Area');
-    const head = area ? codeName(area) : { code: '', name: '' };
-    const kinds = item.all('Kind').filter((kind) => trimmed(kind.child('Status')) !== NO_WARNING);
-    if (kinds.length === 0) return { ...head, kinds: [], condition: NO_WARNING };
-    const fullStatus = trimmed(item.child('FullStatus'));
-    const editingMark = trimmed(item.child('EditingMark'));
-    return {
-      ...head,
-      kinds: kinds.map(convertKind),
-      changeStatus: trimmed(
-        item.child('ChangeStatus'),
-      ) as WeatherWarning.v1_0_0.PrefectureBase['changeStatus'],
-      ...(grouped
-        ? {
-            fullStatus: fullStatus as WeatherWarning.v1_0_0.PrefectureBase['fullStatus'],
-            editingMark: editingMark === '1',
-          }
-        : {}),
-    } as Prefecture;
-  });
-}
-
 function convertKind(kind: XmlElement): Kind {
-  const condition = trimmed(kind.child('Condition'));
+  const condition = trimmedText(kind.child('Condition'));
   const attentions = notes(kind.child('Attention'));
   const additions = notes(kind.child('Addition'));
   const lastKind = kind.child('LastKind');
   const nextKinds = kind.child('NextKinds')?.all('NextKind').map(convertNextKind);
   return {
     ...codeName(kind),
-    status: trimmed(kind.child('Status')) as Kind['status'],
+    status: trimmedText(kind.child('Status')) as Kind['status'],
     ...(condition !== '' ? { condition: condition as Kind['condition'] } : {}),
-    ...(attentions?.length ? { attentions } : {}),
-    ...(additions?.length ? { additions } : {}),
+    ...(attentions ? { attentions } : {}),
+    ...(additions ? { additions } : {}),
     ...(lastKind ? { lastKind: codeName(lastKind) } : {}),
     ...(nextKinds?.length ? { nextKinds } : {}),
   };
 }
 
 function convertNextKind(next: XmlElement): NextKind {
-  const condition = trimmed(next.child('Condition'));
+  const condition = trimmedText(next.child('Condition'));
   const dateTime = next.child('DateTime');
   const sentence = writtenText(next.child('Sentence'));
   return {
     ...codeName(next),
     ...(condition !== '' ? { condition: condition as NextKind['condition'] } : {}),
     dateTime: {
-      value: trimmed(dateTime),
+      value: trimmedText(dateTime),
       validFormat: dateTime?.attr('significant') ?? '',
       precision: dateTime?.attr('precision') ?? '',
     },
@@ -140,14 +96,14 @@ function convertTimeSeries(info: XmlElement): TimeSeries {
   return {
     timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
       timeId: define.attr('timeId') ?? '',
-      dateTime: trimmed(define.child('DateTime')),
-      duration: trimmed(define.child('Duration')),
-      name: trimmed(define.child('Name')),
+      dateTime: trimmedText(define.child('DateTime')),
+      duration: trimmedText(define.child('Duration')),
+      name: trimmedText(define.child('Name')),
     })),
     items: info.all('Item').map((item) => {
       const area = item.child('Area');
       return {
-        ...(area ? codeName(area) : { code: '', name: '' }),
+        ...codeName(area),
         kinds: item.all('Kind').map(convertSeriesKind),
       };
     }),
@@ -158,7 +114,7 @@ function convertSeriesKind(kind: XmlElement): TimeSeriesItemKind {
   const riskDegrees: RiskDegree[] = [];
   const quantitative: Quantitative[] = [];
   for (const property of kind.all('Property')) {
-    if (trimmed(property.child('Type')) === '危険度') {
+    if (trimmedText(property.child('Type')) === '危険度') {
       const subsequent = property.all('SubsequentSignificancyPart');
       for (const part of property.all('SignificancyPart'))
         riskDegrees.push(convertRiskDegree(part, subsequent));
@@ -177,7 +133,7 @@ function locals(part: XmlElement): { name: string | null; element: XmlElement }[
   if (!base) return [];
   const own = base.all('Local');
   if (own.length === 0) return [{ name: null, element: base }];
-  return own.map((local) => ({ name: trimmed(local.child('AreaName')) || null, element: local }));
+  return own.map((local) => ({ name: trimmedText(local.child('AreaName')) || null, element: local }));
 }
 
 /** The risk series of one part; `future` from the subsequent part of the same risk type and place. */
@@ -193,7 +149,7 @@ function convertRiskDegree(part: XmlElement, subsequent: readonly XmlElement[]):
     const significances = element.all('Significancy');
     type ||= significances[0]?.attr('type') ?? '';
     const peakTime = element.child('PeakTime');
-    const date = trimmed(peakTime?.child('Date'));
+    const date = trimmedText(peakTime?.child('Date'));
     const attentions = notes(element.child('Attention'));
     const additions = notes(element.child('Addition'));
     const later = future.get(futureKey(type, name));
@@ -202,12 +158,12 @@ function convertRiskDegree(part: XmlElement, subsequent: readonly XmlElement[]):
       name,
       significances: significances.map((s) => ({ refId: s.attr('refID') ?? '', ...codeName(s) })),
       ...(peakTime
-        ? { peakTime: { ...(date !== '' ? { date } : {}), term: trimmed(peakTime.child('Term')) } }
+        ? { peakTime: { ...(date !== '' ? { date } : {}), term: trimmedText(peakTime.child('Term')) } }
         : {}),
-      ...(attentions?.length ? { attentions } : {}),
-      ...(additions?.length ? { additions } : {}),
+      ...(attentions ? { attentions } : {}),
+      ...(additions ? { additions } : {}),
       ...(laterSignificancy
-        ? { future: { ...codeName(laterSignificancy), sentence: trimmed(later?.child('Sentence')) } }
+        ? { future: { ...codeName(laterSignificancy), sentence: trimmedText(later?.child('Sentence')) } }
         : {}),
     };
   });
