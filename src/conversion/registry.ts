@@ -4,6 +4,7 @@ import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherWarning } from './schemas/weather-warning.ts';
+import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
 import type { Converter } from './types.ts';
@@ -58,6 +59,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VPWW60: weatherWarning,
   VPWW61: weatherWarning,
   VPWS50: weatherWarning,
+  VPWP50: weatherWarningTimeseries,
 };
 
 export function converterFor(type: string): Converter | undefined {
