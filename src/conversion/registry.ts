@@ -4,6 +4,7 @@ import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherWarning } from './schemas/weather-warning.ts';
+import { weatherLandslide } from './schemas/weather-landslide.ts';
 import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
@@ -60,6 +61,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VPWW61: weatherWarning,
   VPWS50: weatherWarning,
   VPWP50: weatherWarningTimeseries,
+  VXWW50: weatherLandslide,
 };
 
 export function converterFor(type: string): Converter | undefined {
