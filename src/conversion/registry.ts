@@ -3,12 +3,17 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
-import { weatherWarning } from './schemas/weather-warning.ts';
-import { weatherLandslide } from './schemas/weather-landslide.ts';
-import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
-import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
+import { weatherLandslide } from './schemas/weather-landslide.ts';
+import { weatherRiverFlood } from './schemas/weather-river-flood.ts';
+import { weatherWarning } from './schemas/weather-warning.ts';
+import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
+import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import type { Converter } from './types.ts';
+
+/** The same converter for a numbered series of codes (`VXKO50`…`VXKO89`). */
+const numbered = (prefix: string, from: number, to: number, converter: Converter) =>
+  Object.fromEntries(Array.from({ length: to - from + 1 }, (_, i) => [`${prefix}${from + i}`, converter]));
 
 /**
  * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
@@ -36,18 +41,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VFVO54: volcanoInformation,
   VFVO55: volcanoInformation,
   VFVO56: volcanoInformation,
-  VFSV50: volcanoInformation,
-  VFSV51: volcanoInformation,
-  VFSV52: volcanoInformation,
-  VFSV53: volcanoInformation,
-  VFSV54: volcanoInformation,
-  VFSV55: volcanoInformation,
-  VFSV56: volcanoInformation,
-  VFSV57: volcanoInformation,
-  VFSV58: volcanoInformation,
-  VFSV59: volcanoInformation,
-  VFSV60: volcanoInformation,
-  VFSV61: volcanoInformation,
+  ...numbered('VFSV', 50, 61, volcanoInformation),
   VFSVii: volcanoInformation,
   VZVO40: volcanoInformation,
   VPWW54: weatherWarningLegacy,
@@ -62,6 +56,8 @@ const converters: Readonly<Record<string, Converter>> = {
   VPWS50: weatherWarning,
   VPWP50: weatherWarningTimeseries,
   VXWW50: weatherLandslide,
+  ...numbered('VXKO', 50, 89, weatherRiverFlood),
+  VXKOii: weatherRiverFlood,
 };
 
 export function converterFor(type: string): Converter | undefined {
