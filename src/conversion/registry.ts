@@ -6,6 +6,7 @@ import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
 import { weatherLandslide } from './schemas/weather-landslide.ts';
 import { weatherRiverFlood } from './schemas/weather-river-flood.ts';
+import { weatherTornado } from './schemas/weather-tornado.ts';
 import { weatherWarning } from './schemas/weather-warning.ts';
 import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
@@ -58,6 +59,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VXWW50: weatherLandslide,
   ...numbered('VXKO', 50, 89, weatherRiverFlood),
   VXKOii: weatherRiverFlood,
+  VPHW51: weatherTornado,
 };
 
 export function converterFor(type: string): Converter | undefined {
