@@ -4,6 +4,7 @@ import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { volcanoInformation } from './schemas/volcano-information.ts';
+import { weatherEarly } from './schemas/weather-early.ts';
 import { weatherLandslide } from './schemas/weather-landslide.ts';
 import { weatherRiverFlood } from './schemas/weather-river-flood.ts';
 import { weatherTornado } from './schemas/weather-tornado.ts';
@@ -60,6 +61,7 @@ const converters: Readonly<Record<string, Converter>> = {
   ...numbered('VXKO', 50, 89, weatherRiverFlood),
   VXKOii: weatherRiverFlood,
   VPHW51: weatherTornado,
+  VPAW51: weatherEarly,
 };
 
 export function converterFor(type: string): Converter | undefined {
