@@ -5,7 +5,19 @@ import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
 import { earthquakeInformation } from './schemas/earthquake-information.ts';
+import { volcanoInformation } from './schemas/volcano-information.ts';
+import { weatherEarly } from './schemas/weather-early.ts';
+import { weatherLandslide } from './schemas/weather-landslide.ts';
+import { weatherRiverFlood } from './schemas/weather-river-flood.ts';
+import { weatherTornado } from './schemas/weather-tornado.ts';
+import { weatherWarning } from './schemas/weather-warning.ts';
+import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
+import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import type { Converter } from './types.ts';
+
+/** The same converter for a numbered series of codes (`VXKO50`…`VXKO89`). */
+const numbered = (prefix: string, from: number, to: number, converter: Converter) =>
+  Object.fromEntries(Array.from({ length: to - from + 1 }, (_, i) => [`${prefix}${from + i}`, converter]));
 
 /**
  * The one table from JMA data type code to its converter and schema version (docs/conversion.md).
@@ -32,6 +44,32 @@ const converters: Readonly<Record<string, Converter>> = {
   VXSE61: earthquakeHypocenterUpdate,
   VXSE62: earthquakeInformation,
   VZSE40: earthquakeInformation,
+  VFVO50: volcanoInformation,
+  VFVO51: volcanoInformation,
+  VFVO52: volcanoInformation,
+  VFVO53: volcanoInformation,
+  VFVO54: volcanoInformation,
+  VFVO55: volcanoInformation,
+  VFVO56: volcanoInformation,
+  ...numbered('VFSV', 50, 61, volcanoInformation),
+  VFSVii: volcanoInformation,
+  VZVO40: volcanoInformation,
+  VPWW54: weatherWarningLegacy,
+  VPOA50: weatherWarningLegacy,
+  VPWW55: weatherWarning,
+  VPWW56: weatherWarning,
+  VPWW57: weatherWarning,
+  VPWW58: weatherWarning,
+  VPWW59: weatherWarning,
+  VPWW60: weatherWarning,
+  VPWW61: weatherWarning,
+  VPWS50: weatherWarning,
+  VPWP50: weatherWarningTimeseries,
+  VXWW50: weatherLandslide,
+  ...numbered('VXKO', 50, 89, weatherRiverFlood),
+  VXKOii: weatherRiverFlood,
+  VPHW51: weatherTornado,
+  VPAW51: weatherEarly,
 };
 
 export function converterFor(type: string): Converter | undefined {
