@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { weatherInformation } from './schemas/weather-information.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -24,6 +25,20 @@ const converters: Readonly<Record<string, Converter>> = {
   VTSE41: tsunamiInformation,
   VTSE51: tsunamiInformation,
   VTSE52: tsunamiInformation,
+  VPZJ50: weatherInformation,
+  VPCJ50: weatherInformation,
+  VPFJ50: weatherInformation,
+  VPSG50: weatherInformation,
+  VPZS50: weatherInformation,
+  VPTI50: weatherInformation,
+  VPTI51: weatherInformation,
+  VPTI52: weatherInformation,
+  VPFT50: weatherInformation,
+  VMCJ50: weatherInformation,
+  VMCJ51: weatherInformation,
+  VMCJ52: weatherInformation,
+  VPFG50: weatherInformation,
+  VPZK70: weatherInformation,
 };
 
 export function converterFor(type: string): Converter | undefined {
