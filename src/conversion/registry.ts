@@ -4,6 +4,7 @@ import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherInformation } from './schemas/weather-information.ts';
+import { weatherTyphoon } from './schemas/weather-typhoon.ts';
 import type { Converter } from './types.ts';
 
 /**
@@ -39,6 +40,12 @@ const converters: Readonly<Record<string, Converter>> = {
   VMCJ52: weatherInformation,
   VPFG50: weatherInformation,
   VPZK70: weatherInformation,
+  VPTW60: weatherTyphoon,
+  VPTW61: weatherTyphoon,
+  VPTW62: weatherTyphoon,
+  VPTW63: weatherTyphoon,
+  VPTW64: weatherTyphoon,
+  VPTW65: weatherTyphoon,
 };
 
 export function converterFor(type: string): Converter | undefined {
