@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
+import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
 import { weatherInformation } from './schemas/weather-information.ts';
 import { weatherTyphoon } from './schemas/weather-typhoon.ts';
 import type { Converter } from './types.ts';
@@ -46,6 +47,9 @@ const converters: Readonly<Record<string, Converter>> = {
   VPTW63: weatherTyphoon,
   VPTW64: weatherTyphoon,
   VPTW65: weatherTyphoon,
+  VPZI50: weatherImpactSociety,
+  VPCI50: weatherImpactSociety,
+  VPFI50: weatherImpactSocietyPrefecture,
 };
 
 export function converterFor(type: string): Converter | undefined {
