@@ -2,6 +2,7 @@ import { earthquakeCounts } from './schemas/earthquake-counts.ts';
 import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
+import { forecastSeason } from './schemas/forecast-season.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
 import { weatherInformation } from './schemas/weather-information.ts';
@@ -50,6 +51,8 @@ const converters: Readonly<Record<string, Converter>> = {
   VPZI50: weatherImpactSociety,
   VPCI50: weatherImpactSociety,
   VPFI50: weatherImpactSocietyPrefecture,
+  VPZK50: forecastSeason,
+  VPCK50: forecastSeason,
 };
 
 export function converterFor(type: string): Converter | undefined {
