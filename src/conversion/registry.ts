@@ -2,6 +2,7 @@ import { earthquakeCounts } from './schemas/earthquake-counts.ts';
 import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
+import { forecastWarningPossibility } from './schemas/forecast-warning-possibility.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
@@ -53,6 +54,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VPFI50: weatherImpactSocietyPrefecture,
   VPZK50: forecastSeason,
   VPCK50: forecastSeason,
+  VPFD61: forecastWarningPossibility,
 };
 
 export function converterFor(type: string): Converter | undefined {
