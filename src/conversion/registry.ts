@@ -3,6 +3,7 @@ import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { forecastWarningPossibility } from './schemas/forecast-warning-possibility.ts';
+import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
@@ -55,6 +56,8 @@ const converters: Readonly<Record<string, Converter>> = {
   VPZK50: forecastSeason,
   VPCK50: forecastSeason,
   VPFD61: forecastWarningPossibility,
+  VPFD60: forecastWarningPossibilityLegacy,
+  VPFW60: forecastWarningPossibilityLegacy,
 };
 
 export function converterFor(type: string): Converter | undefined {
