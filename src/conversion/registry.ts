@@ -4,6 +4,7 @@ import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
 import { forecastWarningPossibility } from './schemas/forecast-warning-possibility.ts';
 import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
+import { forecastWeathermap } from './schemas/forecast-weathermap.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
@@ -58,6 +59,12 @@ const converters: Readonly<Record<string, Converter>> = {
   VPFD61: forecastWarningPossibility,
   VPFD60: forecastWarningPossibilityLegacy,
   VPFW60: forecastWarningPossibilityLegacy,
+  VZSA50: forecastWeathermap,
+  VZSA60: forecastWeathermap,
+  VZSF50: forecastWeathermap,
+  VZSF51: forecastWeathermap,
+  VZSF60: forecastWeathermap,
+  VZSF61: forecastWeathermap,
 };
 
 export function converterFor(type: string): Converter | undefined {

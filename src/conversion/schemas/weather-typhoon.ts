@@ -1,6 +1,7 @@
 import type { WeatherTyphoon } from '@dmdata/telegram-json-types';
 import { convertCoordinate, parseIso6709 } from '../coordinate.ts';
 import { buildDocument } from '../head.ts';
+import { withFullYear } from '../typhoon-number.ts';
 import type { ConversionSource, Converter } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
@@ -23,31 +24,25 @@ export const weatherTyphoon: Converter = {
 };
 
 function convertBody(source: ConversionSource): PublicBody {
-  const century = centuryOf(source.report.textAt('Head/ReportDateTime') ?? '');
+  const reportDateTime = source.report.textAt('Head/ReportDateTime')?.trim() ?? '';
   const infos = source.report.at('Body/MeteorologicalInfos')?.all('MeteorologicalInfo') ?? [];
   const namePart = infos
     .flatMap((info) => properties(info))
     .find((p) => p.textAt('Type')?.trim() === '呼称')
     ?.child('TyphoonNamePart');
   const number = trimmed(namePart?.child('Number'));
-  const eventId = source.report.textAt('Head/EventID')?.trim() ?? '';
   return {
     typhoon: {
-      tcNumber: eventId.replace(/^TC(\d{4})$/u, (_, digits: string) => `TC${century}${digits}`),
+      tcNumber: withFullYear(source.report.textAt('Head/EventID')?.trim() ?? '', reportDateTime),
       name: {
         text: trimmed(namePart?.child('Name')),
         kana: trimmed(namePart?.child('NameKana')),
-        number: number === null ? null : `${century}${number}`,
+        number: number === null ? null : withFullYear(number, reportDateTime),
       },
       remark: trimmed(namePart?.child('Remark')) as WeatherTyphoon.v1_0_0.TyphoonRemark,
     },
     forecasts: infos.map(convertInfo) as PublicBody['forecasts'],
   };
-}
-
-/** The century of the report (`20` for 2017): JMA writes typhoon numbers and TC numbers with a two-digit year. */
-function centuryOf(reportDateTime: string): string {
-  return /^\d{4}/u.test(reportDateTime) ? reportDateTime.slice(0, 2) : '20';
 }
 
 const trimmed = (element: XmlElement | undefined): string | null => {
