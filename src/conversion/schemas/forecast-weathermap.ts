@@ -56,13 +56,14 @@ function timeOf(info: XmlElement | undefined) {
   };
 }
 
-/** A line or a list of points, `+lat+lon/+lat+lon/…` → `[[lat, lon], …]` in decimal degrees. */
+const POINT = /([+-][\d.]+)([+-][\d.]+)/g;
+
+/**
+ * A line or a list of points in degrees (`+lat+lon/+lat+lon/…`, JMA's `位置（度）` and `前線（度）`)
+ * → `[[lat, lon], …]` as numbers. One pass over the text: isobar lines hold thousands of points.
+ */
 function points(text: string): [number, number][] {
-  return text
-    .split('/')
-    .map((point) => parseIso6709(point))
-    .filter((point) => point !== undefined)
-    .map((point) => [Number(point.latitude.value), Number(point.longitude.value)]);
+  return Array.from(text.matchAll(POINT), (m) => [Number(m[1]), Number(m[2])] as [number, number]);
 }
 
 /** The properties of an Item, by type. */
