@@ -185,10 +185,10 @@ describe('GET /v2/telegram', () => {
     assert.equal((await list('test=true')).body.error.message, 'Unexpected data of search query `test`.');
   });
 
-  it('formatMode: json lists only A/N and binary until conversions exist; other values are 400', async () => {
+  it('formatMode: json lists JSON conversions, A/N and binary, never XML; other values are 400', async () => {
     const r = await list('formatMode=json');
     assert.equal(r.status, 200);
-    assert.ok(r.body.items.every((i: { format: string }) => i.format === 'a/n' || i.format === 'binary'));
+    assert.ok(r.body.items.every((i: { format: string }) => ['json', 'a/n', 'binary'].includes(i.format)));
     assert.equal((await list('formatMode=raw')).body.items.length, 20);
     const bad = await list('formatMode=xml');
     assert.equal(bad.status, 400);
