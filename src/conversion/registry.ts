@@ -2,6 +2,10 @@ import { earthquakeCounts } from './schemas/earthquake-counts.ts';
 import { earthquakeExplanation } from './schemas/earthquake-explanation.ts';
 import { earthquakeNankai } from './schemas/earthquake-nankai.ts';
 import { eewInformation } from './schemas/eew-information.ts';
+import { forecastWarningPossibility } from './schemas/forecast-warning-possibility.ts';
+import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
+import { forecastWeathermap } from './schemas/forecast-weathermap.ts';
+import { forecastSeason } from './schemas/forecast-season.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
 import { earthquakeInformation } from './schemas/earthquake-information.ts';
@@ -13,6 +17,9 @@ import { weatherTornado } from './schemas/weather-tornado.ts';
 import { weatherWarning } from './schemas/weather-warning.ts';
 import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
+import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
+import { weatherInformation } from './schemas/weather-information.ts';
+import { weatherTyphoon } from './schemas/weather-typhoon.ts';
 import type { Converter } from './types.ts';
 
 /** The same converter for a numbered series of codes (`VXKO50`…`VXKO89`). */
@@ -70,6 +77,40 @@ const converters: Readonly<Record<string, Converter>> = {
   VXKOii: weatherRiverFlood,
   VPHW51: weatherTornado,
   VPAW51: weatherEarly,
+  VPZJ50: weatherInformation,
+  VPCJ50: weatherInformation,
+  VPFJ50: weatherInformation,
+  VPSG50: weatherInformation,
+  VPZS50: weatherInformation,
+  VPTI50: weatherInformation,
+  VPTI51: weatherInformation,
+  VPTI52: weatherInformation,
+  VPFT50: weatherInformation,
+  VMCJ50: weatherInformation,
+  VMCJ51: weatherInformation,
+  VMCJ52: weatherInformation,
+  VPFG50: weatherInformation,
+  VPZK70: weatherInformation,
+  VPTW60: weatherTyphoon,
+  VPTW61: weatherTyphoon,
+  VPTW62: weatherTyphoon,
+  VPTW63: weatherTyphoon,
+  VPTW64: weatherTyphoon,
+  VPTW65: weatherTyphoon,
+  VPZI50: weatherImpactSociety,
+  VPCI50: weatherImpactSociety,
+  VPFI50: weatherImpactSocietyPrefecture,
+  VPZK50: forecastSeason,
+  VPCK50: forecastSeason,
+  VPFD61: forecastWarningPossibility,
+  VPFD60: forecastWarningPossibilityLegacy,
+  VPFW60: forecastWarningPossibilityLegacy,
+  VZSA50: forecastWeathermap,
+  VZSA60: forecastWeathermap,
+  VZSF50: forecastWeathermap,
+  VZSF51: forecastWeathermap,
+  VZSF60: forecastWeathermap,
+  VZSF61: forecastWeathermap,
 };
 
 export function converterFor(type: string): Converter | undefined {

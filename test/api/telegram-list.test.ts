@@ -189,6 +189,7 @@ describe('GET /v2/telegram', () => {
     const r = await list('formatMode=json');
     assert.equal(r.status, 200);
     const formats = new Set(r.body.items.map((i: { format: string }) => i.format));
+    assert.ok(r.body.items.every((i: { format: string }) => ['json', 'a/n', 'binary'].includes(i.format)));
     assert.equal(formats.has('xml'), false, 'an XML telegram in json mode');
     // The newest fixtures (older volcano and river-flood samples) have conversions.
     assert.equal(formats.has('json'), true, 'no JSON conversion listed');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WeatherRiverFlood } from '@dmdata/telegram-json-types';
-import { fixture } from '../telegrams/fixtures.ts';
+import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
 
 type Body = WeatherRiverFlood.v1_0_0.PublicBody;

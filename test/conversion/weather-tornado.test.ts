@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixture } from '../telegrams/fixtures.ts';
+import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
 
 goldPairTests('weather-tornado');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixture } from '../telegrams/fixtures.ts';
+import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests } from './gold.ts';
 
 // The fixtures have no official conversion of VPWP50 (no gold pair): the spot checks below are read from the XML.

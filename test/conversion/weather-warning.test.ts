@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { convertTelegram } from '../../src/conversion/convert.ts';
-import { fixture } from '../telegrams/fixtures.ts';
+import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairTests, readFixture } from './gold.ts';
 
 const SAMPLES = 'dmdata-json/sample-telegrams/weather-warning';

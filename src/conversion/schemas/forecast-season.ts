@@ -1,0 +1,179 @@
+import type { ForecastSeason } from '@dmdata/telegram-json-types';
+import { writtenText } from '../free-text.ts';
+import { buildDocument } from '../head.ts';
+import type { Converter } from '../types.ts';
+import type { XmlElement } from '../xml-element.ts';
+
+type PublicBody = ForecastSeason.v1_0_0.PublicBody;
+type Season = ForecastSeason.v1_0_0.Season;
+type Summary = ForecastSeason.v1_0_0.SeasonSummary;
+type Probability = ForecastSeason.v1_0_0.SeasonProbability;
+type ClimateKind = Probability['type'];
+type TimeSeriesZone = ForecastSeason.v1_0_0.TimeSeriesZone;
+
+const SUMMARY = '出現の可能性が最も大きい天候と、特徴のある気温、降水量等の確率';
+const PROBABILITY = '地域・期間平均平年偏差各階級の確率';
+
+/**
+ * 季節予報 (全般・地方の１か月予報、３か月予報、暖・寒候期予報: VPZK50, VPCK50) →
+ * forecast-season 1.0.0 (docs/conversion/forecast-season.md).
+ */
+export const forecastSeason: Converter = {
+  schema: { type: 'forecast-season', version: '1.0.0' },
+  convert(source) {
+    return buildDocument(source, this.schema, convertBody(source.report.child('Body')));
+  },
+};
+
+const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
+const codeName = (element: XmlElement | undefined) => ({
+  code: trimmed(element?.child('Code')),
+  name: trimmed(element?.child('Name')),
+});
+
+function convertBody(body: XmlElement | undefined): PublicBody {
+  const infos = body?.child('MeteorologicalInfos');
+  const notice = writtenText(body?.child('Notice'));
+  const timeSeries = (infos?.all('TimeSeriesInfo') ?? []).map(convertTimeSeries);
+  const addition = body?.at('AdditionalInfo/ClimateForecastAddition');
+  const optionalText = (name: string) => writtenText(addition?.child(name))?.trim() ?? null;
+  return {
+    ...(notice !== undefined ? { notice } : {}),
+    target: codeName(body?.child('TargetArea')),
+    seasons: (infos?.all('MeteorologicalInfo') ?? []).map(convertSeason),
+    ...(timeSeries.length > 0 ? { timeSeries } : {}),
+    forecastAddition: {
+      nextForecastSchedules: (addition?.all('NextForecastSchedule') ?? []).map((schedule) => ({
+        type: (schedule.attr('target') ?? '') as ForecastSeason.v1_0_0.NextForecastSchedule['type'],
+        text: trimmed(schedule.child('Text')),
+        dateTime: trimmed(schedule.child('DateTime')),
+      })),
+      scheduleNotice: optionalText('NoticeOfSchedule'),
+      additionalNotice: optionalText('AdditionalNotice'),
+    },
+  };
+}
+
+/** The property (first `Kind/Property`) of an Item and its type. */
+const propertyOf = (item: XmlElement) => item.at('Kind/Property');
+const typeOf = (item: XmlElement) => propertyOf(item)?.textAt('Type')?.trim();
+const zonesOf = (item: XmlElement) => (item.child('Areas')?.all('Area') ?? []).map(codeName);
+
+/** One forecast period: its summary item first (or `要素なし`), then one item per probability. */
+function convertSeason(info: XmlElement): Season {
+  const dateTime = info.child('DateTime');
+  const items = info.all('Item');
+  const summaryItem = items.find((item) => typeOf(item) === SUMMARY);
+  const summaries = summaryItem ? summariesOf(propertyOf(summaryItem)) : [];
+  return {
+    type: '季節予報',
+    period: {
+      dateTime: {
+        value: trimmed(dateTime),
+        validFormat: (dateTime?.attr('significant') ?? 'yyyy-mm-dd') as 'yyyy-mm-dd',
+      },
+      duration: trimmed(info.child('Duration')) as Season['period']['duration'],
+      name: trimmed(info.child('Name')) as Season['period']['name'],
+    },
+    items: [
+      summaryItem
+        ? {
+            kinds: [{ type: SUMMARY, summaries: summaries.slice(0, 1) as [Summary] | [] }],
+            zones: zonesOf(summaryItem) as [ForecastSeason.v1_0_0.SeasonZone],
+          }
+        : { condition: '要素なし' },
+      ...items
+        .filter((item) => typeOf(item) === PROBABILITY)
+        .map((item) => ({
+          kinds: [
+            {
+              type: PROBABILITY,
+              probabilities: probabilitiesOf(propertyOf(item)?.child('ClimateProbabilityValuesPart')).slice(
+                0,
+                1,
+              ) as [Probability],
+            },
+          ] as [ForecastSeason.v1_0_0.SeasonItemProbabilityKind],
+          zones: zonesOf(item) as [ForecastSeason.v1_0_0.SeasonZone],
+        })),
+    ],
+  };
+}
+
+/**
+ * The summaries of a property's ClimateFeatureParts, one per time (`refID`, written on the part or
+ * on its elements; a period without a time series has one): `text` from `GeneralSituationText`,
+ * `significances` from every `SignificantClimateElement`.
+ */
+function summariesOf(property: XmlElement | undefined): (Summary & { refId?: string })[] {
+  const elements = (property?.all('ClimateFeaturePart') ?? []).flatMap((part) =>
+    part.children.map((element) => ({ element, refId: element.attr('refID') ?? part.attr('refID') })),
+  );
+  const refIds = [...new Set(elements.map((e) => e.refId))];
+  return refIds.map((refId) => {
+    const ofTime = elements.filter((e) => e.refId === refId).map((e) => e.element);
+    const text = ofTime.find((c) => c.name === 'GeneralSituationText')?.text.trim();
+    return {
+      ...(refId !== undefined ? { refId } : {}),
+      ...(text ? { text } : {}),
+      significances: ofTime
+        .filter((c) => c.name === 'SignificantClimateElement')
+        .map((c) => ({ type: (c.attr('kind') ?? '') as ClimateKind, value: trimmed(c.child('Text')) })),
+    };
+  });
+}
+
+/** Probabilities of the three classes, one per `ClimateProbabilityValues` (one per time in a time series). */
+function probabilitiesOf(part: XmlElement | undefined): (Probability & { refId?: string })[] {
+  return (part?.all('ClimateProbabilityValues') ?? []).map((values) => {
+    const kind = (values.attr('kind') ?? '') as ClimateKind;
+    const refId = values.attr('refID');
+    const [low, high] = kind === '気温' ? ['低い', '高い'] : ['少ない', '多い'];
+    const probability = <T extends string>(name: string, type: T) => {
+      const element = values.child(name);
+      return {
+        type,
+        unit: '%' as const,
+        value: trimmed(element),
+        ...(element?.attr('significant') === 'true' ? { significant: true as const } : {}),
+      };
+    };
+    return {
+      ...(refId !== undefined ? { refId } : {}),
+      type: kind,
+      belowNormal: probability('ProbabilityOfBelowNormal', `平年より${low}確率`),
+      norma: probability('ProbabilityOfNormal', '平年並みの確率'),
+      aboveNormal: probability('ProbabilityOfAboveNormal', `平年より${high}確率`),
+    } as Probability & { refId?: string };
+  });
+}
+
+/** A `TimeSeriesInfo`: its time definitions, then the summary item and the probability items. */
+function convertTimeSeries(info: XmlElement): TimeSeriesZone {
+  const items = info.all('Item');
+  const summaryItems = items.filter((item) => typeOf(item) === SUMMARY);
+  const probabilityItems = items.filter((item) => typeOf(item) === PROBABILITY);
+  return {
+    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
+      timeId: define.attr('timeId') ?? '',
+      dateTime: trimmed(define.child('DateTime')),
+      duration: trimmed(define.child('Duration')),
+      name: trimmed(define.child('Name')),
+    })),
+    items: [
+      ...summaryItems.map((item) => ({
+        kinds: [{ type: SUMMARY, summaries: summariesOf(propertyOf(item)) }],
+        zones: zonesOf(item),
+      })),
+      ...probabilityItems.map((item) => ({
+        kinds: [
+          {
+            type: PROBABILITY,
+            probabilities: probabilitiesOf(propertyOf(item)?.child('ClimateProbabilityValuesPart')),
+          },
+        ],
+        zones: zonesOf(item),
+      })),
+    ] as TimeSeriesZone['items'],
+  };
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fixture } from '../support/fixtures.ts';
+import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
+
+const OLDER_SAMPLE_VERSION = {
+  '$._schema.version': 'the official sample is weather-impact-society 1.0.0; VPCI50 converts to 1.0.1 now',
+};
+goldPairTests('weather-impact-society', {
+  'dmdata-json/sample-telegrams/weather-impact-society/vpci50_jpsn_20080805110000.json': OLDER_SAMPLE_VERSION,
+  'dmdata-json/sample-telegrams/weather-impact-society/vpci50_jpsn_20090810105821.json': OLDER_SAMPLE_VERSION,
+  'dmdata-json/sample-telegrams/weather-impact-society/vpci50_rjtd_20080719110000.json': OLDER_SAMPLE_VERSION,
+});
+fixtureSchemaTests(['VPZI50', 'VPCI50', 'VPFI50']);
+
+const converted = (folder: 'official' | 'older', file: string, type: string) => {
+  const outcome = convertFixture(fixture(folder, file), type);
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  return outcome.document;
+};
+
+test('VPZI50 長期間の高温と少雨: headed texts, statistics with temperature and ratios, the closing text', () => {
+  const document = converted('official', '29_01_01_140129_VPZI50.xml', 'VPZI50');
+  assert.deepEqual(document._schema, { type: 'weather-impact-society', version: '1.0.1' });
+  assert.equal(document.validDateTime, '2024-01-21T16:00:00+09:00');
+  const body = document.body as Record<string, unknown> & {
+    statistics: { stations: Record<string, unknown>[] }[];
+  };
+  assert.deepEqual(Object.keys(body), ['target', 'targetTime', 'mainTexts', 'statistics', 'comment']);
+  assert.deepEqual(body.target, { code: '010000', name: '全国' });
+  assert.deepEqual(body.targetTime, {
+    dateTime: { value: '2022-11-26T00:00:00+09:00', validFormat: 'yyyy-mm-dd' },
+    duration: 'P418D',
+  });
+  assert.deepEqual(body.mainTexts, [
+    {
+      text:
+        '【概況】\n東日本と西日本では１１月下旬頃から、移動性の高気圧に覆われて晴れる日が多く、気温が高く降水量の少ない状態が続いています。' +
+        '\n\n【今後の見通し】\nこの状態は、今後１週間程度は続く見込みです。' +
+        '\n\n【防災事項】\n農作物の管理等に十分注意してください。',
+      zones: [
+        { code: '020200', name: '東日本' },
+        { code: '020300', name: '西日本' },
+      ],
+    },
+  ]);
+  assert.equal(body.statistics.length, 1);
+  const [statistic] = body.statistics;
+  assert.deepEqual(
+    { ...statistic, stations: undefined },
+    {
+      type: '気象官署及び特別地域気象観測所',
+      period: {
+        dateTime: { value: '2023-11-26T00:00:00+09:00', validFormat: 'yyyy-mm-dd' },
+        duration: 'P45D',
+        name: '１１月２６日から１月９日まで',
+      },
+      text: '平均気温と降水量（１１月２６日から１月９日まで）（速報値）',
+      stations: undefined,
+    },
+  );
+  assert.deepEqual(statistic?.stations[0], {
+    code: '47662',
+    name: '東京',
+    type: '天候の状況（速報値）',
+    observedValues: [
+      { type: '平均気温', unit: '度', value: '9.2' },
+      { type: '平均気温平年差', unit: '度', value: '+1.6' },
+      { type: '降水量', unit: 'mm', value: '19.5' },
+      { type: '総降水量平年比', unit: '%', value: '23' },
+    ],
+  });
+  assert.equal(
+    body.comment,
+    '今後の気象情報等に留意してください。\n観測値と平年比（平年差）は、気象庁ホームページに掲載しています。\n' +
+      '気象庁ホームページ　＞　各種データ・資料　＞　最新の気象データ　＞　天候の状況\nを参照ください。',
+  );
+});
+
+test('VPFI50 府県天候情報 (legacy 1.0.0): prefectures, AMeDAS stations with remarks and value conditions', () => {
+  const document = converted('older', '31_01_01_091210_VPFI50.xml', 'VPFI50');
+  assert.deepEqual(document._schema, { type: 'weather-impact-society', version: '1.0.0' });
+  const body = document.body as Record<string, unknown> & {
+    mainTexts: Record<string, unknown>[];
+    statistics: { type: string; stations: Record<string, unknown>[] }[];
+  };
+  assert.ok(String(body.notice).startsWith('お知らせ　これは架空のサンプルです。\nこの情報は、'));
+  assert.deepEqual(body.target, { code: '030000', name: '岩手県' });
+  assert.deepEqual(body.mainTexts[0]?.prefectures, [{ code: '030000', name: '岩手県' }]);
+  assert.equal(body.mainTexts[0]?.zones, undefined);
+  assert.deepEqual(
+    body.statistics.map((s) => s.type),
+    ['気象官署及び特別地域気象観測所', 'アメダス'],
+  );
+  const amedas = body.statistics[1]!.stations;
+  assert.deepEqual(
+    amedas.find((s) => s.name === '若柳'),
+    {
+      code: '33776',
+      name: '若柳',
+      type: '天候の状況（速報値）',
+      remark: '８月下旬の値では、日照時間が少ない記録の第３位を更新しました。',
+      observedValues: [
+        { type: '日照時間', unit: 'h', value: '2.3' },
+        { type: '日照時間合計平年比', unit: '%', value: '3' },
+      ],
+    },
+  );
+  assert.deepEqual(amedas.find((s) => s.name === '一関')?.observedValues, [
+    { type: '日照時間', unit: 'h', value: '22.4', condition: '準正常' },
+    { type: '日照時間合計平年比', unit: '%', value: '26' },
+  ]);
+  assert.deepEqual(amedas.find((s) => s.name === '普代')?.observedValues, [
+    { type: '日照時間', unit: 'h', value: '33.0', condition: '資料不足' },
+    { type: '日照時間合計平年比', unit: '%', value: null, condition: '値なし' },
+  ]);
+  assert.equal(body.comment, '今後、気象台から発表される気象情報に留意して下さい。');
+});
