@@ -1,6 +1,7 @@
 import { createAccount, type Account } from '../../src/accounts/accounts.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
+import type { Bus } from '../../src/bus/types.ts';
 import type { Clock } from '../../src/clock.ts';
 import { defaults, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
@@ -26,7 +27,7 @@ let counter = 0;
  * PostgreSQL when NAMAZU_TEST_DATABASE_URL is set). Close it at the end of the test.
  */
 export async function startTestServer(
-  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase } = {},
+  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase; bus?: Bus } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const config: Config = {
@@ -41,6 +42,7 @@ export async function startTestServer(
   };
   const server = await startServer(config, {
     clock: options.clock,
+    bus: options.bus,
     logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
   });
   const { db, pepper } = server.ctx;
