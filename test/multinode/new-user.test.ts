@@ -29,10 +29,12 @@ interface Item {
   id: string;
 }
 
-for (const variant of [
+const variants: { name: string; env: Record<string, string>; bus: string }[] = [
   { name: 'no configuration (PostgreSQL bus by default)', env: {}, bus: 'postgres' },
   { name: 'NAMAZU_BUS=memory (no bus between the processes)', env: { NAMAZU_BUS: 'memory' }, bus: 'memory' },
-]) {
+];
+
+for (const variant of variants) {
   test(
     `${variant.name}: ingest from another process is listed, paged and streamed within 2 s`,
     { skip: testDatabaseUrl ? false : 'NAMAZU_TEST_DATABASE_URL is not set' },

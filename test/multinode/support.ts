@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,10 +163,11 @@ export function documentedNginxConfig(listen: number, upstreams: [number, number
 
 /** nginx in the foreground with the documented configuration, everything it writes in a temp dir. */
 export async function startNginx(
+  port: number,
   upstreams: [number, number],
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = tempDir('namazu-nginx-');
-  const port = await freePort();
+  chmodSync(dir.path, 0o755); // started as root, the workers run as an unprivileged user
   writeFileSync(join(dir.path, 'nginx.conf'), documentedNginxConfig(port, upstreams));
   const child = spawn(
     nginxBin!,
@@ -292,6 +293,8 @@ export class StreamSocket {
   readonly ws: WebSocket;
   readonly ids: string[] = [];
   readonly receivedAt = new Map<string, number>();
+  /** The servers that delivered (the last name in each message's `passing`). */
+  readonly servers = new Set<string>();
   readonly started: Promise<{ socketId: number }>;
   readonly closed: Promise<number>;
   closeCode: number | null = null;
@@ -308,12 +311,14 @@ export class StreamSocket {
           id?: string;
           pingId?: string;
           socketId?: number;
+          passing?: { name: string }[];
         };
         if (msg.type === 'start') resolve({ socketId: msg.socketId! });
         if (msg.type === 'ping') this.ws.send(JSON.stringify({ type: 'pong', pingId: msg.pingId }));
         if (msg.type === 'data') {
           this.ids.push(msg.id!);
           this.receivedAt.set(msg.id!, performance.now());
+          this.servers.add(msg.passing!.at(-1)!.name);
           this.onData(msg.id!);
         }
       });
