@@ -13,9 +13,13 @@ import { createTestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { quake, sleep, startSocket, StreamSocket, waitFor } from './support.ts';
 
-/** Wraps a bus; `loses` decides, per telegram announcement published, whether it is lost. */
+/**
+ * Wraps a bus; `loses` decides, per telegram announcement published, whether it is lost. While
+ * `down`, every message is lost; while `failing`, publishing throws, as a bus that is unreachable.
+ */
 class LossyBus implements Bus {
   down = false;
+  failing = false;
   published = 0;
   lost = 0;
 
@@ -25,6 +29,7 @@ class LossyBus implements Bus {
   ) {}
 
   async publish(channel: string, payload: string): Promise<void> {
+    if (this.failing) throw new Error('bus unreachable');
     if (this.down) return;
     if (channel === channels.telegram && this.loses(this.published++)) {
       this.lost++;
@@ -189,6 +194,27 @@ test('a bus down for 5 s: every telegram reaches every client once, in order', a
         `bus down for 5 s: ${during.length} telegrams meanwhile, delivery delay p50 ${Math.round(quantile(delays, 0.5))} ms, max ${Math.round(Math.max(...delays))} ms`,
       );
       assert.ok(Math.max(...delays) <= 2000, `delays during the outage: ${delays.join(', ')} ms`);
+    },
+  );
+});
+
+test('a bus that cannot publish: POST /admin/v1/telegrams stores and acknowledges, clients get it', async () => {
+  await withServer(
+    () => false,
+    async (server, bus, sockets) => {
+      const { account } = await server.createAccount({ admin: true });
+      const key = await server.createApiKey(account.id, ['admin.telegram.ingest']);
+      bus.failing = true;
+      const r = await fetch(`${server.url}/admin/v1/telegrams?key=${key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: quake('publish fails'),
+      });
+      assert.equal(r.status, 200);
+      const body = (await r.json()) as { id: string; duplicate: boolean };
+      assert.equal(body.duplicate, false);
+      await waitFor('the telegram on every socket', () => sockets.every((s) => s.ids.length === 1), 10_000);
+      for (const s of sockets) assert.deepEqual(s.ids, [body.id]);
     },
   );
 });

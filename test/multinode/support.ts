@@ -205,31 +205,49 @@ export async function startNginx(
   };
 }
 
-/** A Redis server of the test's own on a free port (stopping it disturbs no other test). */
-export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+export interface TestRedis {
+  url: string;
+  /** Kills the server (SIGKILL): connections drop at once. */
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  /** Stops it and removes its directory. */
+  remove(): Promise<void>;
+}
+
+/** A Redis server of the test's own on a free port: stopping it disturbs no other test. */
+export async function startRedis(): Promise<TestRedis> {
   const dir = tempDir('namazu-redis-');
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir.path],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  await waitFor(
-    'redis-server to listen',
-    () => /Ready to accept connections/.test(out) || child.exitCode !== null,
-    10_000,
-  );
-  if (child.exitCode !== null) throw new Error(`redis-server exited:\n${out}`);
+  let stopped: Promise<void> = Promise.resolve();
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    const c = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir.path],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    c.stdout!.on('data', (d) => (out += d));
+    stopped = new Promise<void>((resolve) => c.on('exit', () => resolve()));
+    child = c;
+    await waitFor(
+      'redis-server to listen',
+      () => /Ready to accept connections/.test(out) || c.exitCode !== null,
+      10_000,
+    );
+    if (c.exitCode !== null) throw new Error(`redis-server exited:\n${out}`);
+  };
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await stopped;
+  };
+  await start();
   return {
     url: `redis://127.0.0.1:${port}/0`,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
+    stop,
+    restart: start,
+    async remove() {
+      await stop();
       dir.remove();
     },
   };
@@ -298,7 +316,6 @@ export class StreamSocket {
   readonly started: Promise<{ socketId: number }>;
   readonly closed: Promise<number>;
   closeCode: number | null = null;
-  onData: (id: string) => void = () => {};
 
   constructor(url: string) {
     this.ws = new WebSocket(url, { perMessageDeflate: false });
@@ -319,7 +336,6 @@ export class StreamSocket {
           this.ids.push(msg.id!);
           this.receivedAt.set(msg.id!, performance.now());
           this.servers.add(msg.passing!.at(-1)!.name);
-          this.onData(msg.id!);
         }
       });
     });
