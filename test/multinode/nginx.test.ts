@@ -252,8 +252,11 @@ for (const bus of ['postgres', 'redis'] as const) {
           );
         }
         const recovery = Math.max(...onA.map((c) => c.recoveredAt! - killedAt));
+        const onlyPolled = onA.map(
+          (c) => c.polled.filter((id) => !c.sockets.some((s) => s.ids.includes(id))).length,
+        );
         console.log(
-          `recovery after a node kill (${bus} bus, target ≤ 5000 ms): ${Math.round(recovery)} ms until all ${onA.length} clients of the dead node caught up (${onB.length} on the other node)`,
+          `recovery after a node kill (${bus} bus, target ≤ 5000 ms): ${Math.round(recovery)} ms until all ${onA.length} clients of the dead node caught up (${onB.length} on the other node); telegrams only the poll brought: ${onlyPolled.join(', ')}`,
         );
         for (const c of clients) c.socket.close();
       } finally {
