@@ -14,8 +14,8 @@ import { testDatabaseUrl } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { quake, sleep, startRedis, startSocket, StreamSocket, waitFor } from './support.ts';
 
-async function sockets(server: TestServer, count: number): Promise<StreamSocket[]> {
-  const out: StreamSocket[] = [];
+/** Opens `count` sockets into `out` (so that a failure half-way still closes those opened). */
+async function openSockets(server: TestServer, count: number, out: StreamSocket[]): Promise<void> {
   for (let i = 0; i < count; i++) {
     const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
     const key = await server.createApiKey(account.id, ['socket.start', 'telegram.get.earthquake']);
@@ -25,7 +25,6 @@ async function sockets(server: TestServer, count: number): Promise<StreamSocket[
     await socket.started;
     out.push(socket);
   }
-  return out;
 }
 
 /**
@@ -87,8 +86,9 @@ test(
     const redis = await startRedis();
     const server = await startTestServer({ config: { bus: 'redis', redisUrl: redis.url } });
     const ingestBus = await openBus({ bus: 'redis', databaseUrl: null, redisUrl: redis.url });
-    const clients = await sockets(server, 3);
+    const clients: StreamSocket[] = [];
     try {
+      await openSockets(server, 3, clients);
       const sent = await streamThrough(server, ingestBus, clients, async () => {
         await redis.stop();
         await sleep(3000); // the outage itself
@@ -113,8 +113,9 @@ test(
     const ingestBus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null });
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
-    const clients = await sockets(server, 3);
+    const clients: StreamSocket[] = [];
     try {
+      await openSockets(server, 3, clients);
       let terminated = 0;
       await streamThrough(server, ingestBus, clients, async () => {
         // The server's listener reconnects after 0.5 s; terminating it again keeps the bus down.

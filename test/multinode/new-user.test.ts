@@ -16,6 +16,7 @@ import {
   runNamazu,
   seedKeys,
   serveNode,
+  type Node,
   startSocket,
   storedIds,
   StreamSocket,
@@ -41,10 +42,12 @@ for (const variant of variants) {
     async () => {
       const database = await createTestDatabase();
       const env = { NAMAZU_DATABASE_URL: database.databaseUrl!, ...variant.env };
-      const node = await serveNode(env);
       const files = tempDir('namazu-new-user-');
+      let node: Node | undefined;
       let socket: StreamSocket | undefined;
       try {
+        node = await serveNode(env);
+        const url = node.url;
         assert.match(node.output(), new RegExp(`"bus":"${variant.bus}".*"namazu listening"`));
         const [key] = await seedKeys(
           database.databaseUrl!,
@@ -54,7 +57,7 @@ for (const variant of variants) {
           ['telegram.list', 'socket.start', 'telegram.get.earthquake'],
         );
         const get = async (path: string) => {
-          const r = await fetch(`${node.url}${path}`, { headers: basic(key!) });
+          const r = await fetch(`${url}${path}`, { headers: basic(key!) });
           assert.equal(r.status, 200, path);
           return (await r.json()) as Record<string, unknown>;
         };
@@ -124,7 +127,7 @@ for (const variant of variants) {
         );
       } finally {
         socket?.close();
-        await node.stop();
+        await node?.stop();
         files.remove();
         await database.drop();
       }

@@ -19,6 +19,7 @@ import {
   basic,
   dedupe,
   freePort,
+  type Node,
   nginxBin,
   quake,
   SECRET,
@@ -145,15 +146,26 @@ for (const bus of ['postgres', 'redis'] as const) {
         NAMAZU_TRUST_PROXY: '1',
         NAMAZU_DEMO: '0',
       };
-      const [nodeA, nodeB] = await Promise.all([
-        serveNode({ ...env, NAMAZU_SERVER_NAME: 'node-a' }, { port: portA, workers: 2 }),
-        serveNode({ ...env, NAMAZU_SERVER_NAME: 'node-b' }, { port: portB }),
-      ]);
-      const nginx = await startNginx(lbPort, [portA, portB]);
-      const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 2 });
-      const ingestBus = await openBus({ bus, databaseUrl, redisUrl });
+      // Everything started is stopped at the end, in reverse order, whatever failed.
+      const cleanup: (() => Promise<unknown>)[] = [() => database.drop()];
       const clients: Client[] = [];
       try {
+        const nodes = await Promise.allSettled([
+          serveNode({ ...env, NAMAZU_SERVER_NAME: 'node-a' }, { port: portA, workers: 2 }),
+          serveNode({ ...env, NAMAZU_SERVER_NAME: 'node-b' }, { port: portB }),
+        ]);
+        for (const n of nodes) if (n.status === 'fulfilled') cleanup.push(() => n.value.stop());
+        const [nodeA, nodeB] = nodes.map((n) => {
+          if (n.status === 'rejected') throw n.reason;
+          return n.value;
+        }) as [Node, Node];
+        const nginx = await startNginx(lbPort, [portA, portB]);
+        cleanup.push(() => nginx.stop());
+        const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 2 });
+        cleanup.push(() => db.close());
+        const ingestBus = await openBus({ bus, databaseUrl, redisUrl });
+        cleanup.push(() => ingestBus.close());
+
         // 50 concurrent starts, half on each node, one account with a limit of 3.
         const [limited] = await seedKeys(
           databaseUrl,
@@ -261,11 +273,7 @@ for (const bus of ['postgres', 'redis'] as const) {
         for (const c of clients) c.socket.close();
       } finally {
         for (const c of clients) c.socket.close();
-        await ingestBus.close();
-        await db.close();
-        await nginx.stop();
-        await Promise.all([nodeA.stop(), nodeB.stop()]);
-        await database.drop();
+        for (const step of cleanup.reverse()) await step();
       }
     },
   );
