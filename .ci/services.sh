@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs (when missing) and starts the servers the tests use, on loopback only:
 # PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium, the real
-# browser the page tests drive (/usr/bin/chromium). Prints the environment to export.
+# browser the page tests drive (/usr/bin/chromium), and nginx, the load balancer of the multi-node
+# tests (they start their own on free ports; the package's own service is not used). Prints the
+# environment to export.
 # Usage: eval "$(bash .ci/services.sh)"
 set -euo pipefail
 
@@ -9,12 +11,15 @@ need=()
 command -v redis-server >/dev/null || need+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+NGINX=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null || true)
+[ -n "$NGINX" ] || need+=(nginx)
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq "${need[@]}" >&2
 fi
 
+NGINX=${NGINX:-/usr/sbin/nginx}
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 # Free loopback ports (asked of the kernel), unless given.
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
@@ -52,3 +57,4 @@ echo "export CI_SERVICES_DIR='$BASE'"
 echo "export CI_PGBIN='$PGBIN'"
 echo "export NAMAZU_TEST_PG_URL='postgres://namazu@127.0.0.1:$PGPORT/postgres'"
 echo "export NAMAZU_TEST_REDIS_URL='redis://127.0.0.1:$REDISPORT'"
+echo "export NAMAZU_TEST_NGINX='$NGINX'"

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { openBus } from './bus/open.ts';
+import type { Bus } from './bus/types.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -44,6 +45,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Listen on the configured host and port (default true). False builds the app only. */
   listen?: boolean;
+  /** A bus to use instead of the configured one (closed with the server). */
+  bus?: Bus;
 }
 
 /** Opens the database (migrating it), the bus and the app, and starts listening. */
@@ -57,7 +60,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let bus;
   try {
     await migrate(db);
-    bus = await openBus(config, (err) => log.error({ err }, 'bus subscriber or connection failed'));
+    bus =
+      options.bus ??
+      (await openBus(config, (err) => log.error({ err }, 'bus subscriber or connection failed')));
   } catch (err) {
     await db.close();
     throw err;

@@ -3,6 +3,7 @@ import type { Bus } from '../bus/types.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
+import type { Logger } from '../log.ts';
 import { prepareConversion, type PreparedConversion } from './conversion.ts';
 import { prepareTelegram, type IngestHints, type PreparedTelegram } from './prepare.ts';
 import { findStored, storeTelegram, type StoredTelegram } from './store.ts';
@@ -23,7 +24,8 @@ export type IngestOutcome =
     }
   | { ok: false; reason: string };
 
-type Deps = { db: Db; bus: Bus };
+/** `log`, when given, hears of announcements that failed (the telegram is stored all the same). */
+type Deps = { db: Db; bus: Bus; log?: Logger };
 
 /** A telegram ready to store, with its conversion already computed (CPU work done before any I/O). */
 type Ready =
@@ -71,12 +73,22 @@ async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   const outcome = await store(deps.db, ready);
   if (!outcome.stored.duplicate) {
-    await busCodecs.telegram.publish(deps.bus, { serial: outcome.stored.serial });
-    if (outcome.converted) {
-      await busCodecs.telegram.publish(deps.bus, { serial: outcome.converted.serial });
-    }
+    await announce(deps, outcome.stored.serial);
+    if (outcome.converted) await announce(deps, outcome.converted.serial);
   }
   return outcome;
+}
+
+/**
+ * The announcement only wakes other processes up: when the bus is down the telegram is stored all
+ * the same, and their healing timers deliver it (docs/realtime.md, "Gap-free delivery").
+ */
+async function announce(deps: Deps, serial: number): Promise<void> {
+  try {
+    await busCodecs.telegram.publish(deps.bus, { serial });
+  } catch (err) {
+    deps.log?.warn({ err, serial }, 'telegram announcement failed; delivery will pick it up');
+  }
 }
 
 async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome & { ok: true }> {

@@ -1,6 +1,7 @@
 import { createAccount, type Account } from '../../src/accounts/accounts.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
+import type { Bus } from '../../src/bus/types.ts';
 import type { Clock } from '../../src/clock.ts';
 import { defaults, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
@@ -32,7 +33,13 @@ let counter = 0;
  * library that opens its own connections. Close it at the end of the test.
  */
 export async function startTestServer(
-  options: { clock?: Clock; config?: Partial<Config>; database?: TestDatabase; listen?: boolean } = {},
+  options: {
+    clock?: Clock;
+    config?: Partial<Config>;
+    database?: TestDatabase;
+    listen?: boolean;
+    bus?: Bus;
+  } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   const config: Config = {
@@ -48,6 +55,7 @@ export async function startTestServer(
   const listen = options.listen ?? true;
   const server = await startServer(config, {
     clock: options.clock,
+    bus: options.bus,
     logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
     listen,
   });
