@@ -1,9 +1,10 @@
 // GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
-// serving the same JSON bytes: first page, nextToken pages near the top and deep, and a polling page.
+// serving the same JSON bytes: first page, nextToken pages near the top and deep, and a polling page; and the
+// merged earthquake list GET /v2/gd/earthquake?limit=20 (its events come from ingesting every fixture once).
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
 //   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +12,12 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { encodeCursor } from '../src/api/cursor.ts';
 import { createClient } from '../src/auth/clients.ts';
+import { createMemoryBus } from '../src/bus/memory.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
+import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { fixtureIndex } from '../test/support/fixtures.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 // wrk threads (default 2).
@@ -50,8 +54,17 @@ const { client, clientSecret } = await createClient(db, pepper, {
   type: 'confidential',
   grants: ['client_credentials'],
   redirectUris: [],
-  scopes: ['telegram.list'],
+  scopes: ['telegram.list', 'gd.earthquake'],
 });
+// Earthquake events for the gd list: the real fixture chains through the real pipeline (idempotent).
+const bus = createMemoryBus();
+for (const entry of fixtureIndex()) {
+  await ingestTelegram({ db, bus }, readFileSync(entry.path), {
+    fileName: entry.file,
+    receivedTime: Date.now(),
+  });
+}
+await bus.close();
 await db.close();
 
 const port = 19000 + Math.floor(Math.random() * 500);
@@ -85,7 +98,7 @@ try {
       grant_type: 'client_credentials',
       client_id: client.clientId,
       client_secret: clientSecret!,
-      scope: 'telegram.list',
+      scope: 'telegram.list gd.earthquake',
     }),
   });
   const { access_token: token } = (await tokenRes.json()) as { access_token: string };
@@ -118,6 +131,11 @@ try {
       true,
     ],
     ['Namazu polling (nextPooling)', `${base}&cursorToken=${first.nextPooling}`, true],
+    [
+      'Namazu earthquake list GET /v2/gd/earthquake?limit=20',
+      `http://127.0.0.1:${port}/v2/gd/earthquake?limit=20`,
+      true,
+    ],
   ];
   console.log(
     `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer)`,
