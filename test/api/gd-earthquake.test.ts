@@ -5,60 +5,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fileBytes, hypocenter, ingestNamed, magnitude } from './gd-support.ts';
+import {
+  CHAIN_2008,
+  DISTANT_2023,
+  fileBytes,
+  hypocenter,
+  ingestNamed,
+  magnitude,
+  OFFICIAL_2010,
+  OFFICIAL_2011,
+  REAL_2021,
+  TRAINING,
+} from './gd-support.ts';
 import { getJson } from './helpers.ts';
-
-const REAL_2021 = [
-  '20210216071046_0_VXSE53_270000.xml',
-  '20210217140808_0_VXSE51_010000.xml',
-  '20210217140847_0_VXSE52_010000.xml',
-  '20210217140958_0_VXSE53_010000.xml',
-  '20210217164825_0_VXSE51_010000.xml',
-  '20210217164941_0_VXSE52_270000.xml',
-  '20210217165040_0_VXSE53_270000.xml',
-  '20210217190009_0_VXSE51_010000.xml',
-  '20210217190122_0_VXSE52_010000.xml',
-  '20210217190220_0_VXSE53_010000.xml',
-  '20210219010859_0_VXSE51_010000.xml',
-  '20210219010945_0_VXSE52_010000.xml',
-  '20210219011051_0_VXSE53_010000.xml',
-  '20210220132532_0_VXSE51_010000.xml',
-  '20210220132643_0_VXSE52_010000.xml',
-  '20210220132753_0_VXSE53_010000.xml',
-];
-const OFFICIAL_2010 = [
-  '32-35_04_01_100831_VXSE51.xml',
-  '32-35_04_02_100831_VXSE51.xml',
-  '32-35_04_03_240613_VXSE52.xml',
-  '32-35_04_04_240613_VXSE53.xml',
-  '32-35_04_06_240613_VXSE53.xml',
-];
-const OFFICIAL_2011 = [
-  '32-39_11_01_120615_VXSE51.xml',
-  '32-39_11_02_250206_VTSE41.xml',
-  '32-39_11_03_250206_VTSE51.xml',
-  '32-39_11_05_240613_VXSE53.xml',
-  '32-39_11_06_250206_VTSE41.xml',
-  '61_11_01_250206_VTSE52.xml',
-  '61_11_02_250206_VTSE52.xml',
-];
-const DISTANT_2023 = [
-  '20230410231623_04156158_VXSE53.xml',
-  '20230411000017_05859620_VXSE53.xml',
-  '20230411013014_06861143_VXSE53.xml',
-  '20230411030007_08933757_VXSE53.xml',
-  '20230411050043_01977411_VXSE53.xml',
-];
-/** 訓練 (training) VXSE52 and VXSE53 of EventID 20091001134500. */
-const TRAINING = ['32-35_01_02_240613_VXSE52.xml', '32-35_01_03_240613_VXSE53.xml'];
-const CHAIN_2008 = [
-  '32-35_06_01_240613_VXSE52.xml',
-  '32-35_06_03_240613_VXSE53.xml',
-  '32-35_06_02_100915_VXSE52.xml',
-  '32-35_06_06_100915_VXSE53.xml',
-  '32-35_06_09_240613_VXSE61.xml',
-  '32-35_06_10_100915_VXSE61.xml',
-];
 
 const hypo2021 = (name: string, code: string, lat: string, lon: string, depthKm: string) =>
   hypocenter({
@@ -325,7 +284,9 @@ describe('GET /v2/gd/earthquake and /v2/gd/earthquake/:eventId from fixture chai
           type: facts.type,
           author: facts.author,
           // ReportDateTime in UTC, truncated to the minute (no transport header here).
-          time: new Date(Date.parse(facts.reportDateTime!)).toISOString().replace(/:\d\d\.\d{3}Z$/, ':00.000Z'),
+          time: new Date(Date.parse(facts.reportDateTime!))
+            .toISOString()
+            .replace(/:\d\d\.\d{3}Z$/, ':00.000Z'),
           designation: null,
           test: false,
         });

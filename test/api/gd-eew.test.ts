@@ -185,10 +185,7 @@ describe('GET /v2/gd/eew and /v2/gd/eew/:eventId', () => {
     assert.deepEqual(await ids(`~${jst(at)}`), [], 'end exclusive');
     assert.deepEqual(await ids(`${jst(at + 1000)}~`), ['20110311144640']);
     assert.deepEqual(await ids(`~${jst(at + 1000)}`), [EVENT]);
-    assert.deepEqual(await ids(`${new Date(at).toISOString().slice(0, 19)}Z~`), [
-      '20110311144640',
-      EVENT,
-    ]);
+    assert.deepEqual(await ids(`${new Date(at).toISOString().slice(0, 19)}Z~`), ['20110311144640', EVENT]);
 
     const page1 = await get('/v2/gd/eew?limit=1');
     assert.deepEqual(page1.body.items, [all[0]]);
@@ -197,7 +194,13 @@ describe('GET /v2/gd/eew and /v2/gd/eew/:eventId', () => {
     assert.deepEqual(page2.body.items, [all[1]]);
     assert.equal(page2.body.nextToken, undefined);
 
-    for (const bad of ['datetime=2024-13-01T00:00:00~', 'datetime=x', 'limit=0', 'limit=101', 'cursorToken=zz'])
+    for (const bad of [
+      'datetime=2024-13-01T00:00:00~',
+      'datetime=x',
+      'limit=0',
+      'limit=101',
+      'cursorToken=zz',
+    ])
       assert.deepEqual((await get(`/v2/gd/eew?${bad}`)).body.error, {
         message: `Unexpected data of search query \`${bad.split('=')[0]}\`.`,
         code: 400,
