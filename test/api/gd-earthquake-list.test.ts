@@ -278,7 +278,7 @@ describe('the same events whatever the reception order, and when telegrams come 
   const read = async (s: TestServer, path: string) =>
     (await getJson(s, `${path}${path.includes('?') ? '&' : '?'}key=${keys.get(s)}`)).body;
   /** A summary without its id (the serial of the event's first telegram, which depends on arrival). */
-  const withoutId = ({ id: _, ...rest }: { id: number }) => rest;
+  const withoutId = <T extends { id: number }>({ id: _, ...rest }: T) => rest;
 
   it('list and details are equal apart from reception serials', async () => {
     const a = (await read(inOrder, '/v2/gd/earthquake?limit=100')).items;
