@@ -52,7 +52,10 @@ describe('formatMode=json and the official SDK’s gd services', () => {
       'gd.eew',
     ]);
     for (const raw of [AN, BINARY])
-      assert.ok((await ingestTelegram(server.ctx, raw, { receivedTime: server.ctx.clock.now() })).ok);
+      assert.ok(
+        (await ingestTelegram(server.ctx, raw, { receivedTime: server.ctx.clock.now() })).ok,
+        'A/N and binary ingested',
+      );
     await ingestNamed(server, [VOLCANO, TSUNAMI, FLASH, HYPOCENTER]);
     await settle(server);
   });
@@ -83,7 +86,10 @@ describe('formatMode=json and the official SDK’s gd services', () => {
         ['WEPA60', 'a/n'],
       ],
     );
-    assert.ok(raw.every((i) => !('schema' in i)));
+    assert.ok(
+      raw.every((i) => !('schema' in i)),
+      'raw items carry no schema',
+    );
     // Each conversion is stored right after its XML; its body names the XML by id.
     for (const item of json.filter((i) => i.format === 'json')) {
       const source = raw.find((r) => r.serial === item.serial - 1)!;

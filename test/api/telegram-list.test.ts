@@ -185,10 +185,14 @@ describe('GET /v2/telegram', () => {
     assert.equal((await list('test=true')).body.error.message, 'Unexpected data of search query `test`.');
   });
 
-  it('formatMode: json lists only A/N and binary until conversions exist; other values are 400', async () => {
+  it('formatMode: json lists conversions, A/N and binary, never XML; other values are 400', async () => {
     const r = await list('formatMode=json');
     assert.equal(r.status, 200);
-    assert.ok(r.body.items.every((i: { format: string }) => i.format === 'a/n' || i.format === 'binary'));
+    assert.equal(r.body.items.length, 20);
+    for (const i of r.body.items as { format: string; schema?: object }[]) {
+      assert.ok(['a/n', 'binary', 'json'].includes(i.format), `format ${i.format}`);
+      assert.equal('schema' in i, i.format === 'json', 'schema exactly on conversions');
+    }
     assert.equal((await list('formatMode=raw')).body.items.length, 20);
     const bad = await list('formatMode=xml');
     assert.equal(bad.status, 400);
