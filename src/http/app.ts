@@ -1,6 +1,11 @@
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+} from 'fastify';
 import type { AuthError } from '../auth/auth-error.ts';
 import type { AppContext } from '../context.ts';
 import { registerAuthentication } from './authentication.ts';
@@ -27,6 +32,19 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     return503OnClosing: true,
+    // The router rejects a path segment over maxParamLength or with an undecodable escape before
+    // any route runs; such a path names nothing that exists, so it is the 404 envelope
+    // (docs/api-contract.md "Errors").
+    frameworkErrors: (err, _request, reply: FastifyReply) => {
+      const { status, message } =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL'
+          ? { status: 404, message: messages.notFound }
+          : describeError(err);
+      void reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send(errorBody(status, message, ctx.clock.now()));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const methods = new MethodTable();
