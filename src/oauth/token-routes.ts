@@ -47,13 +47,18 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     dpop: { db: ctx.db, clock: ctx.clock, nonces: app.dpopNonces },
     url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
   };
-  const maxKeys = 100_000;
   const perIp = new FailureLimiter(
-    { limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
+    ctx.db,
+    ctx.pepper,
+    'token-ip',
+    { limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs },
     ctx.clock,
   );
   const perClient = new FailureLimiter(
-    { limit: FAILURE_LIMITS.perIpAndClient, windowMs: FAILURE_LIMITS.windowMs, maxKeys },
+    ctx.db,
+    ctx.pepper,
+    'token-ip-client',
+    { limit: FAILURE_LIMITS.perIpAndClient, windowMs: FAILURE_LIMITS.windowMs },
     ctx.clock,
   );
   scheduleTokenCleanup(ctx);
@@ -70,27 +75,27 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
 
     scope.addHook('onRequest', async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      const wait = perIp.retryAfter([request.ip]);
+      const wait = await perIp.retryAfter([request.ip]);
       if (wait > 0)
         throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
           'retry-after': String(wait),
         });
     });
 
-    scope.setErrorHandler((err: FastifyError | OAuthError, request, reply) => {
+    scope.setErrorHandler(async (err: FastifyError | OAuthError, request, reply) => {
       const e = asOAuthError(err);
       if (e.status >= 500)
         request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
       else if (e.status !== 429 && e.error !== 'use_dpop_nonce') {
-        perIp.fail([request.ip]);
-        perClient.fail([`${request.ip} ${namedClient(request)}`]);
+        await perIp.fail([request.ip]);
+        await perClient.fail([`${request.ip} ${namedClient(request)}`]);
       }
       sendOAuthError(reply, e);
     });
 
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
-    const admit = (request: FastifyRequest): Params => {
-      const wait = perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
+    const admit = async (request: FastifyRequest): Promise<Params> => {
+      const wait = await perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
       if (wait > 0)
         throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
           'retry-after': String(wait),
@@ -102,15 +107,15 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     };
 
     scope.post(TOKEN_PATH, async (request, reply) => {
-      const { body, headers } = await handleTokenRequest(endpoint, request, admit(request));
+      const { body, headers } = await handleTokenRequest(endpoint, request, await admit(request));
       return reply.headers(headers).type('application/json; charset=utf-8').send(body);
     });
     scope.post(REVOKE_PATH, async (request, reply) => {
-      await handleRevokeRequest(issuer, request, admit(request));
+      await handleRevokeRequest(issuer, request, await admit(request));
       return reply.code(200).send();
     });
     scope.post(INTROSPECT_PATH, async (request, reply) => {
-      const body = await handleIntrospectRequest(issuer, request, admit(request));
+      const body = await handleIntrospectRequest(issuer, request, await admit(request));
       return reply.type('application/json; charset=utf-8').send(body);
     });
 

@@ -2,28 +2,59 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.ts';
 import { FailureLimiter } from '../../src/auth/failure-limiter.ts';
+import { startTestServer } from '../support/server.ts';
 
-test('a key is blocked after `limit` failures until its window ends', () => {
-  const clock = new ManualClock(1_000_000);
-  const limiter = new FailureLimiter({ limit: 3, windowMs: 60_000, maxKeys: 100 }, clock);
-  for (let i = 0; i < 3; i++) {
-    assert.equal(limiter.retryAfter(['ip:a']), 0);
-    limiter.fail(['ip:a']);
+test('a key is blocked after `limit` failures until its window ends', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(1_000_000);
+    const limiter = new FailureLimiter(
+      server.ctx.db,
+      server.ctx.pepper,
+      'test',
+      { limit: 3, windowMs: 60_000 },
+      clock,
+    );
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await limiter.retryAfter(['ip:a']), 0);
+      await limiter.fail(['ip:a']);
+    }
+    assert.equal(await limiter.retryAfter(['ip:a']), 60);
+    assert.equal(await limiter.retryAfter(['ip:b']), 0);
+    clock.advance(59_001);
+    assert.equal(await limiter.retryAfter(['ip:a', 'ip:b']), 1);
+    clock.advance(1_000);
+    assert.equal(await limiter.retryAfter(['ip:a']), 0);
+    await limiter.fail(['ip:a']);
+    assert.equal(await limiter.retryAfter(['ip:a']), 0);
+  } finally {
+    await server.close();
   }
-  assert.equal(limiter.retryAfter(['ip:a']), 60);
-  assert.equal(limiter.retryAfter(['ip:b']), 0);
-  clock.advance(59_001);
-  assert.equal(limiter.retryAfter(['ip:a', 'ip:b']), 1);
-  clock.advance(1_000);
-  assert.equal(limiter.retryAfter(['ip:a']), 0);
-  limiter.fail(['ip:a']);
-  assert.equal(limiter.retryAfter(['ip:a']), 0);
 });
 
-test('memory stays bounded: the oldest keys are forgotten', () => {
-  const clock = new ManualClock(0);
-  const limiter = new FailureLimiter({ limit: 1, windowMs: 60_000, maxKeys: 10 }, clock);
-  for (let i = 0; i < 1000; i++) limiter.fail([`ip:${i}`]);
-  assert.equal(limiter.retryAfter(['ip:0']), 0);
-  assert.equal(limiter.retryAfter(['ip:999']), 60);
+test('two processes share one count, and only digests of the keys are stored', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(5_000_000);
+    const options = { limit: 2, windowMs: 60_000 };
+    // Two limiters over one database stand for two nodes.
+    const a = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'token-ip', options, clock);
+    const b = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'token-ip', options, clock);
+    await a.fail(['198.51.100.7']);
+    assert.equal(await b.retryAfter(['198.51.100.7']), 0);
+    await b.fail(['198.51.100.7']);
+    assert.equal(await a.retryAfter(['198.51.100.7']), 60, 'the second failure on another node counts');
+    const other = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'other', options, clock);
+    assert.equal(await other.retryAfter(['198.51.100.7']), 0, 'limiters keep their own counts');
+    const rows = await server.ctx.db.query<{ key_digest: string }>('SELECT key_digest FROM failure_windows');
+    assert.ok(rows.length > 0);
+    for (const r of rows) assert.doesNotMatch(r.key_digest, /198\.51/);
+    // Windows long over are deleted by the next failure: the table does not grow without bound.
+    clock.advance(10 * 60_000);
+    await a.fail(['203.0.113.1']);
+    const left = await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM failure_windows');
+    assert.equal(left[0]!.n, 1);
+  } finally {
+    await server.close();
+  }
 });
