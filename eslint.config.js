@@ -100,7 +100,7 @@ export default tseslint.config(
     settings: {
       'import-x/extensions': ['.ts', '.js'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [importX.createNodeResolver()],
+      'import-x/resolver': { node: { extensions: ['.ts', '.js'] } },
     },
     rules: {
       'import-x/no-restricted-paths': ['error', { zones }],
