@@ -18,8 +18,8 @@ const BINARY = Buffer.concat([
   Buffer.from('IXAC41 RJTD 110000\r\r\n'),
   Buffer.from('BUFR\x00\x01\x02\xff', 'latin1'),
 ]);
-/** A volcano telegram: no converter, so never listed in json mode. */
-const VOLCANO = '45_01_01_200522_VFVO50.xml';
+/** A scheduled sea warning (VPZU52): no converter, so never listed in json mode. */
+const NO_CONVERTER = '11_07_01_200630_VPZU52.xml';
 const TSUNAMI = '32-39_11_02_250206_VTSE41.xml';
 const [FLASH, HYPOCENTER, INTENSITY] = REAL_2021.slice(1, 4) as [string, string, string];
 
@@ -40,13 +40,13 @@ describe('formatMode=json and the official SDK’s gd services', () => {
   before(async () => {
     server = await startTestServer({ config: { dpopNonce: false } });
     const { account } = await server.createAccount({
-      contracts: ['telegram.earthquake', 'telegram.volcano', 'eew.forecast', 'eew.warning'],
+      contracts: ['telegram.earthquake', 'telegram.scheduled', 'eew.forecast', 'eew.warning'],
     });
     key = await server.createApiKey(account.id, [
       'telegram.list',
       'telegram.data',
       'telegram.get.earthquake',
-      'telegram.get.volcano',
+      'telegram.get.scheduled',
       'socket.start',
       'gd.earthquake',
       'gd.eew',
@@ -56,7 +56,7 @@ describe('formatMode=json and the official SDK’s gd services', () => {
         (await ingestTelegram(server.ctx, raw, { receivedTime: server.ctx.clock.now() })).ok,
         'A/N and binary ingested',
       );
-    await ingestNamed(server, [VOLCANO, TSUNAMI, FLASH, HYPOCENTER]);
+    await ingestNamed(server, [NO_CONVERTER, TSUNAMI, FLASH, HYPOCENTER]);
     await settle(server);
   });
   after(() => server.close());
@@ -64,7 +64,7 @@ describe('formatMode=json and the official SDK’s gd services', () => {
   it('GET /v2/telegram?formatMode=json lists conversions, A/N and binary; raw never lists json', async () => {
     const json = (await get('/v2/telegram?formatMode=json&limit=100')).body.items as Item[];
     const raw = (await get('/v2/telegram?limit=100')).body.items as Item[];
-    // Newest first: 震源, 震度速報, 津波 (each its conversion), then binary and A/N; no VFVO50.
+    // Newest first: 震源, 震度速報, 津波 (each its conversion), then binary and A/N; no VPZU52.
     assert.deepEqual(
       json.map((i) => [i.head.type, i.format, i.schema]),
       [
@@ -81,7 +81,7 @@ describe('formatMode=json and the official SDK’s gd services', () => {
         ['VXSE52', 'xml'],
         ['VXSE51', 'xml'],
         ['VTSE41', 'xml'],
-        ['VFVO50', 'xml'],
+        ['VPZU52', 'xml'],
         ['IXAC41', 'binary'],
         ['WEPA60', 'a/n'],
       ],
