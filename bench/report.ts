@@ -229,12 +229,13 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
     const schemas = results.filter((r) => r.bench === 'conversion');
     for (const r of schemas) {
       const quake = /^(earthquake|eew)/.test(String(r.schema));
+      const weather = /^(weather|forecast)/.test(String(r.schema));
       rows.push({
         figure: `conversion ${r.schema} (${r.documents} documents), median · p99 · largest's median`,
         value: `${ms(r.median)} · ${ms(r.p99)} · ${ms(r.largestMedian)}`,
         reference: '–',
-        target: quake ? 'median < 1 ms (issue 9)' : 'largest < 5 ms median (issue 11)',
-        met: quake ? r.median < 1 : r.largestMedian < 5,
+        target: quake ? 'median < 1 ms (issue 9)' : weather ? 'largest < 5 ms median (issue 11)' : '–',
+        met: quake ? r.median < 1 : weather ? r.largestMedian < 5 : null,
       });
     }
     if (summary) {
