@@ -1,6 +1,6 @@
 // Writes bench/REPORT.md and its SVG bar charts (bench/report/*.svg) from the results bench/run.ts
 // collected: each figure beside its reference and the target from its issue.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface Machine {
@@ -363,6 +363,8 @@ export function writeReport(root: string, run: Run): void {
     else simpleRows(o.name, results, rows, charts);
   }
   const dir = join(root, 'bench', 'report');
+  // Charts of an earlier run would outlive it otherwise.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const [file, svg] of charts) writeFileSync(join(dir, file), svg);
   writeFileSync(
