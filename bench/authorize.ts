@@ -10,6 +10,7 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { createClient } from '../src/auth/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
+import { emitResult } from './result.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 32);
@@ -88,6 +89,14 @@ async function run(name: string, once: () => Promise<Response>, expect: number):
   latencies.sort((a, b) => a - b);
   const at = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1);
+  emitResult('authorize', {
+    case: name,
+    engine: db.engine,
+    perSecond: latencies.length / seconds,
+    p50: Number(at(0.5)),
+    p99: Number(at(0.99)),
+    failures,
+  });
   console.log(
     `${name}: ${(latencies.length / seconds).toFixed(0)} req/s, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms` +
       (failures ? `, ${failures} unexpected statuses` : ''),

@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { convertTelegram } from '../src/conversion/convert.ts';
 import { converterFor } from '../src/conversion/registry.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
+import { emitResult } from './result.ts';
 
 const rounds = Number(process.argv[2] ?? 20);
 
@@ -53,6 +54,14 @@ console.log('schema | documents | median | p99 | largest document (bytes) | its 
 for (const [schema, samples] of [...bySchema].sort()) {
   const all = samples.flatMap((s) => s.times);
   const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  emitResult('conversion', {
+    schema,
+    documents: samples.length,
+    median: quantile(all, 0.5),
+    p99: quantile(all, 0.99),
+    largestBytes: largest.bytes,
+    largestMedian: quantile(largest.times, 0.5),
+  });
   console.log(
     `${schema} | ${samples.length} | ${quantile(all, 0.5).toFixed(3)} | ${quantile(all, 0.99).toFixed(3)} | ` +
       `${largest.bytes} | ${quantile(largest.times, 0.5).toFixed(3)}`,
@@ -60,3 +69,4 @@ for (const [schema, samples] of [...bySchema].sort()) {
 }
 console.log(`longest event-loop stall while converting: ${(stall.max / 1e6).toFixed(1)} ms`);
 console.log(`documents that failed to convert or validate: ${failures}`);
+emitResult('conversion-summary', { longestStall: stall.max / 1e6, failures });

@@ -3,7 +3,8 @@
 // `data` message arrived (performance.timeOrigin + performance.now(): comparable across processes).
 import { WebSocket } from 'ws';
 
-type Command = { type: 'connect'; urls: string[] } | { type: 'expect'; count: number } | { type: 'quit' };
+type Command =
+  { type: 'connect'; urls: string[]; bare?: boolean } | { type: 'expect'; count: number } | { type: 'quit' };
 
 const sockets: WebSocket[] = [];
 let expected = 0;
@@ -11,6 +12,7 @@ let count = 0;
 let first = 0;
 let last = 0;
 let bytes = 0;
+let payload = '';
 const D = 'd'.charCodeAt(0);
 const send = (m: object) => process.send!(m);
 
@@ -21,14 +23,28 @@ function onMessage(ws: WebSocket, data: Buffer) {
     if (count === 0) {
       first = t;
       bytes = data.length;
+      payload = data.toString('base64');
     }
     last = t;
-    if (++count === expected) send({ type: 'round', first, last, bytes });
+    if (++count === expected) send({ type: 'round', first, last, bytes, payload });
     return;
   }
   const msg = JSON.parse(data.toString()) as { type: string; pingId?: string; code?: number; error?: string };
   if (msg.type === 'ping') ws.send(JSON.stringify({ type: 'pong', pingId: msg.pingId }));
   else if (msg.type === 'error') send({ type: 'error', code: msg.code, error: msg.error });
+}
+
+/** A client of the bare `ws` reference server: no subprotocol, no `start` message. */
+function openBare(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    ws.once('open', () => {
+      ws.on('message', (d: Buffer) => onMessage(ws, d));
+      sockets.push(ws);
+      resolve();
+    });
+    ws.once('error', reject);
+  });
 }
 
 function open(url: string): Promise<void> {
@@ -51,7 +67,8 @@ function open(url: string): Promise<void> {
 process.on('message', async (m: Command) => {
   if (m.type === 'connect') {
     const batch = 200;
-    for (let i = 0; i < m.urls.length; i += batch) await Promise.all(m.urls.slice(i, i + batch).map(open));
+    for (let i = 0; i < m.urls.length; i += batch)
+      await Promise.all(m.urls.slice(i, i + batch).map(m.bare ? openBare : open));
     send({ type: 'ready', total: sockets.length });
   } else if (m.type === 'expect') {
     expected = m.count;

@@ -7,13 +7,19 @@
 // (~2 KB on the wire) once per round; `namazu serve [--workers N]` delivers it; bench/fanout-clients.ts
 // holds the WebSocket clients. Latency = receipt by the first / last client − the return of the
 // ingest call (one clock: performance.timeOrigin + performance.now() in both processes).
+//
+// Reference, in the same run: a bare `ws` server in this process broadcasting the same bytes (the
+// `data` message the clients received from namazu) to the same number of clients of the same client
+// process with `ws.send` in a loop; latency = receipt − the start of the loop.
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { WebSocketServer } from 'ws';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
@@ -23,6 +29,7 @@ import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { emitResult } from './result.ts';
 
 const { values } = parseArgs({
   options: {
@@ -86,6 +93,12 @@ server.stdout!.on('data', (d) => (log += d));
 const ports = () => [...log.matchAll(/"port":(\d+).*"namazu listening"/g)].map((m) => m[1]);
 while (ports().length < workers) await sleep(50);
 const wsBase = `ws://127.0.0.1:${ports()[0]}/v2/websocket?ticket=`;
+
+// The bare `ws` reference server.
+const bare = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+await new Promise((r) => bare.once('listening', r));
+const bareUrl = `ws://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+let bareConnected = 0;
 
 /** The processes that hold WebSockets: the server, or its workers. */
 function serverPids(): number[] {
@@ -166,7 +179,7 @@ let connected = 0;
 let serial = 0;
 let messageBytes = 0;
 console.log(`namazu fan-out: workers=${workers} bus=${bus} rounds=${rounds} message≈2 KB EEW (VXSE45)`);
-console.log('      N | first p50 | first p99 |  last p50 |  last p99 | RSS/conn KiB | CPU µs/msg');
+console.log('      N |        | first p50 | first p99 |  last p50 |  last p99 | RSS/conn KiB | CPU µs/msg');
 for (const n of sizes) {
   const urls = await tickets(n - connected);
   await ask({ type: 'connect', urls });
@@ -175,6 +188,7 @@ for (const n of sizes) {
   const rssPerConn = (rssBytes() - baseRss) / n / 1024;
   const firsts: number[] = [];
   const lasts: number[] = [];
+  let payload = Buffer.alloc(0);
   const cpu0 = cpuMs();
   for (let r = 0; r < rounds; r++) {
     await ask({ type: 'expect', count: n });
@@ -186,16 +200,59 @@ for (const n of sizes) {
     });
     const t0 = now();
     if (!outcome.ok) throw new Error(`ingest refused: ${outcome.reason}`);
-    const { first, last, bytes } = (await done) as { first: number; last: number; bytes: number };
+    const round = (await done) as { first: number; last: number; bytes: number; payload: string };
+    const { first, last, bytes } = round;
     messageBytes = bytes;
+    payload = Buffer.from(round.payload, 'base64');
     firsts.push(first - t0);
     lasts.push(last - t0);
     await sleep(100);
   }
   const cpuPerMsg = ((cpuMs() - cpu0) * 1000) / (rounds * n);
   console.log(
-    `${String(n).padStart(7)} |${f(pct(firsts, 50))} ms |${f(pct(firsts, 99))} ms |${f(pct(lasts, 50))} ms |${f(pct(lasts, 99))} ms | ${rssPerConn.toFixed(1).padStart(12)} | ${cpuPerMsg.toFixed(1).padStart(10)}`,
+    `${String(n).padStart(7)} | namazu |${f(pct(firsts, 50))} ms |${f(pct(firsts, 99))} ms |${f(pct(lasts, 50))} ms |${f(pct(lasts, 99))} ms | ${rssPerConn.toFixed(1).padStart(12)} | ${cpuPerMsg.toFixed(1).padStart(10)}`,
   );
+
+  // The bare broadcast of the same bytes to as many clients.
+  await ask({ type: 'connect', urls: Array<string>(n - bareConnected).fill(bareUrl), bare: true });
+  bareConnected = n;
+  await sleep(500);
+  const bareFirsts: number[] = [];
+  const bareLasts: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    await ask({ type: 'expect', count: n });
+    const done = reply();
+    const t0 = now();
+    for (const ws of bare.clients) ws.send(payload, { binary: false });
+    const { first, last } = (await done) as { first: number; last: number };
+    bareFirsts.push(first - t0);
+    bareLasts.push(last - t0);
+    await sleep(100);
+  }
+  console.log(
+    `${String(n).padStart(7)} | bare ws|${f(pct(bareFirsts, 50))} ms |${f(pct(bareFirsts, 99))} ms |${f(pct(bareLasts, 50))} ms |${f(pct(bareLasts, 99))} ms |            – |          –`,
+  );
+  emitResult('fanout', {
+    workers,
+    bus,
+    rounds,
+    clients: n,
+    messageBytes,
+    namazu: {
+      firstP50: pct(firsts, 50),
+      firstP99: pct(firsts, 99),
+      lastP50: pct(lasts, 50),
+      lastP99: pct(lasts, 99),
+    },
+    bare: {
+      firstP50: pct(bareFirsts, 50),
+      firstP99: pct(bareFirsts, 99),
+      lastP50: pct(bareLasts, 50),
+      lastP99: pct(bareLasts, 99),
+    },
+    rssPerConnectionKiB: rssPerConn,
+    cpuMicrosecondsPerMessage: cpuPerMsg,
+  });
 }
 
 const clientsExited = new Promise((r) => clients.on('exit', r));
@@ -206,6 +263,7 @@ console.log(
 );
 clients.send({ type: 'quit' });
 await clientsExited;
+bare.close();
 server.kill('SIGTERM');
 await new Promise((r) => server.on('exit', r));
 await messageBus.close();

@@ -18,6 +18,7 @@ import { prepareTelegram } from '../src/telegrams/prepare.ts';
 import { storeTelegram } from '../src/telegrams/store.ts';
 import { createTestDatabase } from '../test/support/database.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
+import { emitResult } from './result.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const serverUrl = process.env.NAMAZU_BENCH_DATABASE_URL ?? null;
@@ -99,6 +100,13 @@ for (const [name, xs] of Object.entries(rates)) {
     `  ${name.padEnd(7)} conversion: median ${median(xs).toFixed(0)} telegrams/s (min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)})`,
   );
 }
+emitResult('ingest', {
+  engine,
+  telegrams: telegrams.length,
+  runs,
+  withConversion: median(rates.with),
+  withoutConversion: median(rates.without),
+});
 console.log(
   `  ratio with/without: ${(median(rates.with) / median(rates.without)).toFixed(2)} (target ≥ 0.80)`,
 );

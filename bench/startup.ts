@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emitResult } from './result.ts';
 
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 7);
@@ -44,6 +45,7 @@ const times: number[] = [];
 for (let i = 0; i < runs; i++) times.push(await once(port));
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)]!;
+emitResult('startup', { runs, first, median, min: times[0], max: times.at(-1) });
 console.log(
   `start on an existing database, ${runs} runs: median ${median.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`,
 );

@@ -18,6 +18,7 @@ import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
+import { emitResult, wrkMs } from './result.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 // wrk threads (default 2).
@@ -166,6 +167,15 @@ try {
     const p99 = /\s99%\s+([\d.]+\w+)/.exec(out)?.[1];
     const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
     console.log(`| ${name} | ${rps} | ${p50} | ${p99} |${errors ? ` non-2xx: ${errors}` : ''}`);
+    emitResult('telegram-list', {
+      case: name,
+      reference: !withAuth,
+      telegrams: total.n,
+      perSecond: Number(rps),
+      p50: wrkMs(p50),
+      p99: wrkMs(p99),
+      non2xx: Number(errors ?? 0),
+    });
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');

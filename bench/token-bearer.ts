@@ -13,6 +13,7 @@ import { addContract } from '../src/accounts/contracts.ts';
 import { createClient } from '../src/auth/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
+import { emitResult, wrkMs } from './result.ts';
 
 const path = process.argv[2] ?? '/v2/telegram';
 const seconds = Number(process.argv[3] ?? 10);
@@ -107,6 +108,15 @@ console.log(
   `route: ${rps.toFixed(0)} req/s = ${routeUs.toFixed(0)} µs of server time per request; p50 ${p50}, p99 ${p99}`,
 );
 console.log(`the check is ${((100 * checkUs) / routeUs).toFixed(2)}% of the route's time`);
+emitResult('token-bearer', {
+  engine: db.engine,
+  path,
+  checkMicroseconds: checkUs,
+  perSecond: rps,
+  p50: wrkMs(p50),
+  p99: wrkMs(p99),
+  checkShare: checkUs / routeUs,
+});
 
 await new Promise((resolve) => setTimeout(resolve, 500));
 await server.close();

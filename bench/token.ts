@@ -15,6 +15,7 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { createClient } from '../src/auth/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
+import { emitResult, wrkMs } from './result.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
@@ -99,6 +100,14 @@ wrk.headers["Authorization"] = "${basic}"
 `;
 
 function print(name: string, f: Figures) {
+  emitResult('token', {
+    case: name,
+    engine: db.engine,
+    perSecond: f.perSecond,
+    p50: wrkMs(f.p50),
+    p99: wrkMs(f.p99),
+    failed: f.failed,
+  });
   console.log(
     `${name}: ${f.perSecond.toFixed(0)} req/s, p50 ${f.p50}, p99 ${f.p99} (${f.requests} requests, ${f.failed} failed)`,
   );

@@ -2,6 +2,7 @@
 import type { WebSocket } from 'ws';
 import type { CompiledFilter } from './filter.ts';
 import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
+import { writeFrame } from './raw-write.ts';
 
 const TEXT = { binary: false } as const;
 
@@ -29,12 +30,28 @@ export class Connection {
    * queue is already over the bound is dropped instead: memory stays bounded whatever the client.
    */
   send(data: Buffer | string): boolean {
+    if (!this.writable()) return false;
+    this.ws.send(data, TEXT);
+    return true;
+  }
+
+  /**
+   * Sends a message whose complete frame (`textFrame(payload)`) was built once for every socket:
+   * the frame's bytes are written as they are, or `payload` goes through `ws.send` while `ws` is
+   * still busy with an earlier frame. Same bound as `send`.
+   */
+  sendFrame(payload: Buffer, frame: Buffer): boolean {
+    if (!this.writable()) return false;
+    if (!writeFrame(this.ws, frame)) this.ws.send(payload, TEXT);
+    return true;
+  }
+
+  private writable(): boolean {
     if (this.closing || this.ws.readyState !== 1) return false;
     if (this.ws.bufferedAmount > this.maxBufferedBytes) {
       this.fail(closeCodes.serverRestart, closeMessages.slowConsumer, true);
       return false;
     }
-    this.ws.send(data, TEXT);
     return true;
   }
 

@@ -3,7 +3,8 @@
  *
  * - Connections with equal filters share a subscription group; matching is done once per group.
  * - A `data` message does not depend on the group (the filter only decides whether it is sent), so
- *   it is serialised once per telegram into a Buffer and that same Buffer is written to every socket.
+ *   it is serialised once per telegram, framed once (`textFrame`), and the same frame bytes are
+ *   written to every socket.
  * - Sending is a queue of jobs in two lanes: EEW first, everything else after. A job sends to at most
  *   `chunkSize` sockets per turn of the event loop, then yields with setImmediate, so an EEW that
  *   arrives during a large broadcast goes out before the rest of that broadcast, and pongs, HTTP
@@ -15,6 +16,7 @@ import type { CompiledFilter } from './filter.ts';
 import { matches } from './filter.ts';
 import type { PassingHop } from './protocol.ts';
 import { dataMessage } from './protocol.ts';
+import { textFrame } from './frame.ts';
 
 interface Group {
   filter: CompiledFilter;
@@ -23,6 +25,8 @@ interface Group {
 
 interface Job {
   payload: Buffer;
+  /** The complete WebSocket frame of `payload`, built on the first write. */
+  frame: Buffer | null;
   targets: Connection[];
   next: number;
   /** Runs once every target was attempted (e.g. to record the ping time). */
@@ -99,7 +103,7 @@ export class Hub {
       if (matches(group.filter, record)) for (const c of group.members) targets.push(c);
     }
     if (targets.length === 0) return 0;
-    const job: Job = { payload: dataMessage(record, passing), targets, next: 0 };
+    const job: Job = { payload: dataMessage(record, passing), frame: null, targets, next: 0 };
     if (onDone) job.onDone = onDone;
     const urgent = isEew(record);
     (urgent ? this.urgent : this.normal).push(job);
@@ -111,7 +115,9 @@ export class Hub {
   /** Queues one pre-serialised message for the given connections in the ordinary lane. */
   sendToAll(payload: Buffer, targets: Connection[], onSent?: (conn: Connection) => void): void {
     if (targets.length === 0) return;
-    this.normal.push(onSent ? { payload, targets, next: 0, onSent } : { payload, targets, next: 0 });
+    const job: Job = { payload, frame: null, targets, next: 0 };
+    if (onSent) job.onSent = onSent;
+    this.normal.push(job);
     if (!this.scheduled) this.run();
   }
 
@@ -133,9 +139,10 @@ export class Hub {
       if (!job) break;
       const end = Math.min(job.targets.length, job.next + budget);
       budget -= end - job.next;
+      job.frame ??= textFrame(job.payload);
       for (let i = job.next; i < end; i++) {
         const conn = job.targets[i]!;
-        if (conn.send(job.payload)) job.onSent?.(conn);
+        if (conn.sendFrame(job.payload, job.frame)) job.onSent?.(conn);
       }
       job.next = end;
       if (end === job.targets.length) {
