@@ -94,39 +94,51 @@ async function announce(deps: Deps, serial: number): Promise<void> {
 async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome & { ok: true }> {
   const { telegram, conversion } = ready;
   try {
-    return await db.tx(async (q) => {
-      const stored = await storeTelegram(q, telegram);
-      if (stored.duplicate || conversion === null) return { ok: true, stored };
-      if (!conversion.ok) return { ok: true, stored, conversionFailure: conversion };
-      // The conversion and the projections it feeds (earthquake events, early warnings) commit with
-      // their source or not at all; their failure leaves the XML stored.
-      await q.query('SAVEPOINT conversion');
-      try {
-        const converted = await storeTelegram(q, conversion.telegram);
-        await recordGdReport(q, {
-          type: telegram.head.type,
-          document: conversion.document,
-          telegram: { serial: converted.serial, id: converted.id, receivedTime: telegram.receivedTime },
-          test: telegram.head.test,
-        });
-        await q.query('RELEASE SAVEPOINT conversion');
-        return { ok: true, stored, converted: { ...converted, schema: conversion.schema } };
-      } catch (err) {
-        await q.query('ROLLBACK TO SAVEPOINT conversion');
-        return {
-          ok: true,
-          stored,
-          conversionFailure: {
-            schema: conversion.telegram.conversion!.schema,
-            reason: (err as Error).message,
-          },
-        };
-      }
-    });
+    // Nothing to convert: one statement, its own transaction.
+    if (conversion === null) return { ok: true, stored: await storeTelegram(db, telegram) };
+    if (!conversion.ok) {
+      return { ok: true, stored: await storeTelegram(db, telegram), conversionFailure: conversion };
+    }
+    try {
+      return await storeWithConversion(db, telegram, conversion);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw err;
+      // The conversion or a projection failed: nothing of that transaction remains. The XML alone
+      // is stored after all, so a converter or projection bug never loses a telegram.
+      const stored = await storeTelegram(db, telegram);
+      return {
+        ok: true,
+        stored,
+        conversionFailure: { schema: conversion.schema, reason: (err as Error).message },
+      };
+    }
   } catch (err) {
     // Stored concurrently by another process between our snapshot and our lock: a duplicate.
     const existing = (err as { code?: string }).code === '23505' ? await findStored(db, telegram) : null;
     if (!existing) throw err;
     return { ok: true, stored: existing };
   }
+}
+
+/**
+ * The XML telegram, its JSON conversion and the projections it feeds (earthquake events, early
+ * warnings) in one transaction: they commit together or not at all.
+ */
+function storeWithConversion(
+  db: Db,
+  telegram: PreparedTelegram,
+  conversion: PreparedConversion & { ok: true },
+): Promise<IngestOutcome & { ok: true }> {
+  return db.tx(async (q) => {
+    const stored = await storeTelegram(q, telegram);
+    if (stored.duplicate) return { ok: true, stored };
+    const converted = await storeTelegram(q, conversion.telegram);
+    await recordGdReport(q, {
+      type: telegram.head.type,
+      document: conversion.document,
+      telegram: { serial: converted.serial, id: converted.id, receivedTime: telegram.receivedTime },
+      test: telegram.head.test,
+    });
+    return { ok: true, stored, converted: { ...converted, schema: conversion.schema } };
+  });
 }
