@@ -80,7 +80,7 @@ export async function contractCommand(argv: string[], io: CommandIo): Promise<vo
             removed: ended,
           }));
     // Running servers apply contract changes to live connections when told over the bus.
-    await busCodecs.contracts.publish(bus, { accountId: account.id });
+    await busCodecs.contracts.publish(await bus(), { accountId: account.id });
     return out;
   });
   printJson(io, result);

@@ -31,17 +31,20 @@ function parseRequest(line: string): AdminRequest | null {
 function readRequestLine(socket: Socket): Promise<string | null> {
   return new Promise((resolve) => {
     let buffered = '';
+    const settle = (line: string | null) => {
+      socket.setTimeout(0);
+      socket.removeAllListeners('data'); // nothing after the request line is read
+      resolve(line);
+    };
     socket.setEncoding('utf8');
-    socket.setTimeout(REQUEST_TIMEOUT_MS, () => resolve(null));
-    socket.on('error', () => resolve(null));
-    socket.on('end', () => resolve(null));
+    socket.setTimeout(REQUEST_TIMEOUT_MS, () => settle(null));
+    socket.on('error', () => settle(null));
+    socket.on('end', () => settle(null));
     socket.on('data', (chunk: string) => {
       buffered += chunk;
       const end = buffered.indexOf('\n');
-      if (end >= 0) {
-        socket.setTimeout(0);
-        resolve(buffered.slice(0, end));
-      } else if (buffered.length > MAX_REQUEST_BYTES) resolve(null);
+      if (end >= 0) settle(buffered.slice(0, end));
+      else if (buffered.length > MAX_REQUEST_BYTES) settle(null);
     });
   });
 }
@@ -68,7 +71,7 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
         const io: CommandIo = {
           cwd: req.cwd,
           withDatabase: (_values, fn) =>
-            fn({ config: ctx.config, db: ctx.db, pepper: ctx.pepper, bus: ctx.bus }),
+            fn({ config: ctx.config, db: ctx.db, pepper: ctx.pepper, bus: async () => ctx.bus }),
           stdout: (text) => (res.stdout += text),
           stderr: (text) => (res.stderr += text),
         };

@@ -12,8 +12,8 @@ export interface AdminSession {
   config: Config;
   db: Db;
   pepper: Buffer;
-  /** Where new telegrams and contract changes are announced to running servers. */
-  bus: Bus;
+  /** Where new telegrams and contract changes are announced to running servers (opened on first use). */
+  bus(): Promise<Bus>;
 }
 
 /**
@@ -49,11 +49,11 @@ export async function withDatabase<T>(
   try {
     await migrate(db);
     const pepper = await loadPepper(db, config.secret);
-    const bus = await openBus(config);
+    let bus: Promise<Bus> | undefined;
     try {
-      return await fn({ config, db, pepper, bus });
+      return await fn({ config, db, pepper, bus: () => (bus ??= openBus(config)) });
     } finally {
-      await bus.close();
+      if (bus) await (await bus).close();
     }
   } finally {
     await db.close();

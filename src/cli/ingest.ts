@@ -67,7 +67,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
         };
       }
     }
-    await ingestInOrder({ db, bus }, items(), (outcome, i) => {
+    await ingestInOrder({ db, bus: await bus() }, items(), (outcome, i) => {
       if (!outcome.ok) out.rejected.push({ path: readable[i]!, reason: outcome.reason });
       else if (outcome.stored.duplicate) out.duplicates++;
       else out.ingested++;
