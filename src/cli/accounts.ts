@@ -2,11 +2,10 @@ import { createAccount, findAccountByEmail, AccountError } from '../accounts/acc
 import { createApiKey } from '../accounts/api-keys.ts';
 import { addContract, removeContract } from '../accounts/contracts.ts';
 import { busCodecs } from '../bus/codecs.ts';
-import { openBus } from '../bus/open.ts';
 import { parseScopeList } from '../auth/scopes.ts';
 import type { Queryable } from '../db/types.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import type { CommandIo } from './database.ts';
 
 async function accountByEmail(q: Queryable, email: string) {
   const account = await findAccountByEmail(q, email);
@@ -15,7 +14,7 @@ async function accountByEmail(q: Queryable, email: string) {
 }
 
 /** namazu account create --email E --password P [--name N] [--admin] */
-export async function accountCommand(argv: string[]): Promise<void> {
+export async function accountCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create')
     throw new UsageError('usage: namazu account create --email E --password P [--name N] [--admin]');
@@ -28,14 +27,14 @@ export async function accountCommand(argv: string[]): Promise<void> {
   });
   const email = required(values, 'email');
   const password = required(values, 'password');
-  const account = await withDatabase(values, ({ db }) =>
+  const account = await io.withDatabase(values, ({ db }) =>
     createAccount(db, { email, password, name: values.name ?? null, isAdmin: values.admin ?? false }),
   );
-  printJson({ id: account.id, email: account.email });
+  printJson(io, { id: account.id, email: account.email });
 }
 
 /** namazu apikey create --account E --scopes "s1 s2" */
-export async function apikeyCommand(argv: string[]): Promise<void> {
+export async function apikeyCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create') throw new UsageError('usage: namazu apikey create --account E --scopes "s1 s2"');
   const { values } = parseFlags(rest, {
@@ -45,14 +44,14 @@ export async function apikeyCommand(argv: string[]): Promise<void> {
   });
   const email = required(values, 'account');
   const scopes = parseScopeList(required(values, 'scopes'));
-  const { key } = await withDatabase(values, async ({ db, pepper }) =>
+  const { key } = await io.withDatabase(values, async ({ db, pepper }) =>
     createApiKey(db, pepper, (await accountByEmail(db, email)).id, scopes),
   );
-  printJson({ key, scopes });
+  printJson(io, { key, scopes });
 }
 
 /** namazu contract add|remove --account E --plan P */
-export async function contractCommand(argv: string[]): Promise<void> {
+export async function contractCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'add' && sub !== 'remove')
     throw new UsageError('usage: namazu contract add|remove --account E --plan P');
@@ -63,7 +62,7 @@ export async function contractCommand(argv: string[]): Promise<void> {
   });
   const email = required(values, 'account');
   const plan = required(values, 'plan');
-  const result = await withDatabase(values, async ({ config, db }) => {
+  const result = await io.withDatabase(values, async ({ db, bus }) => {
     const account = await accountByEmail(db, email);
     const out =
       sub === 'add'
@@ -80,13 +79,9 @@ export async function contractCommand(argv: string[]): Promise<void> {
             plan,
             removed: ended,
           }));
-    // Running servers apply contract changes to live connections when told over the shared bus.
-    if (config.bus !== 'memory') {
-      const bus = await openBus(config);
-      await busCodecs.contracts.publish(bus, { accountId: account.id });
-      await bus.close();
-    }
+    // Running servers apply contract changes to live connections when told over the bus.
+    await busCodecs.contracts.publish(await bus(), { accountId: account.id });
     return out;
   });
-  printJson(result);
+  printJson(io, result);
 }

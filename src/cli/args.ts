@@ -37,6 +37,6 @@ export function required(values: Record<string, unknown>, name: string): string 
 }
 
 /** Prints the one JSON object an admin command answers with. */
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+export function printJson(io: { stdout(text: string): void }, value: unknown): void {
+  io.stdout(JSON.stringify(value) + '\n');
 }

@@ -7,7 +7,7 @@ import {
 } from '../auth/client-registration.ts';
 import { createClient } from '../auth/clients.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import type { CommandIo } from './database.ts';
 
 const USAGE =
   'usage: namazu client create --account E --name N --type confidential|public --redirect-uri U … ' +
@@ -63,18 +63,19 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
 }
 
 /** namazu client create … → {"client_id":"CId.…","client_secret":"CSt.…"} (no secret for public clients) */
-export async function clientCommand(argv: string[]): Promise<void> {
+export async function clientCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'create') throw new UsageError(USAGE);
   const { values } = parseFlags(rest, clientFlags);
   const email = required(values, 'account');
   const input = clientFromFlags(values);
-  const { client, clientSecret } = await withDatabase(values, async ({ db, pepper }) => {
+  const { client, clientSecret } = await io.withDatabase(values, async ({ db, pepper }) => {
     const account = await findAccountByEmail(db, email);
     if (!account) throw new AccountError(`no account with email ${email}`);
     return createClient(db, pepper, { accountId: account.id, ...input });
   });
   printJson(
+    io,
     clientSecret === null
       ? { client_id: client.clientId }
       : { client_id: client.clientId, client_secret: clientSecret },

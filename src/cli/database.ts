@@ -1,4 +1,7 @@
+import type { Bus } from '../bus/types.ts';
+import { openBus } from '../bus/open.ts';
 import { loadConfig, type Config } from '../config.ts';
+import { dataDirHolder } from '../db/lock-file.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import type { Db } from '../db/types.ts';
@@ -9,12 +12,34 @@ export interface AdminSession {
   config: Config;
   db: Db;
   pepper: Buffer;
+  /** Where new telegrams and contract changes are announced to running servers (opened on first use). */
+  bus(): Promise<Bus>;
 }
 
 /**
- * Runs an admin command against the configured database (migrated first), closing it afterwards.
- * The embedded database is locked while a server runs on it: stop the server, or use PostgreSQL.
+ * What an admin command needs from where it runs: the database, the caller's working directory
+ * and its output. The same command code runs in the `namazu` process (directCommandIo) and inside
+ * a running server for a caller on its admin channel (docs/architecture.md, "Admin commands").
  */
+export interface CommandIo {
+  /** The caller's working directory: relative paths on the command line are resolved against it. */
+  cwd: string;
+  withDatabase<T>(values: Record<string, unknown>, fn: (s: AdminSession) => Promise<T>): Promise<T>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** The embedded data directory is held by a running server: the command goes to its admin channel. */
+export class DataDirServedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`data directory ${dataDir} is in use by process ${pid}`);
+  }
+}
+
+/** Runs an admin command against the configured database (migrated first), closing it afterwards. */
 export async function withDatabase<T>(
   values: Record<string, unknown>,
   fn: (s: AdminSession) => Promise<T>,
@@ -23,8 +48,32 @@ export async function withDatabase<T>(
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrate(db);
-    return await fn({ config, db, pepper: await loadPepper(db, config.secret) });
+    const pepper = await loadPepper(db, config.secret);
+    let bus: Promise<Bus> | undefined;
+    try {
+      return await fn({ config, db, pepper, bus: () => (bus ??= openBus(config)) });
+    } finally {
+      if (bus) await (await bus).close();
+    }
   } finally {
     await db.close();
   }
 }
+
+/**
+ * The `namazu` process's own database and output. An embedded data directory that a live server
+ * holds is not opened: DataDirServedError sends the command to that server instead.
+ */
+export const directCommandIo: CommandIo = {
+  cwd: process.cwd(),
+  withDatabase(values, fn) {
+    const config = loadConfig(process.env, configFlags(values, ['data-dir', 'database-url']));
+    if (config.databaseUrl === null) {
+      const pid = dataDirHolder(config.dataDir);
+      if (pid !== null) throw new DataDirServedError(config.dataDir, pid);
+    }
+    return withDatabase(values, fn);
+  },
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};

@@ -1,25 +1,12 @@
-import { AccountError } from '../accounts/accounts.ts';
-import { ConfigError } from '../config.ts';
-import { DataDirLockedError } from '../db/lock-file.ts';
-import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
-import { UsageError } from './args.ts';
-import { clientCommand } from './client.ts';
-import { convertCommand } from './convert.ts';
-import { ingestCommand } from './ingest.ts';
+import { adminCommands, runCommand, type Command } from './commands.ts';
+import { directCommandIo } from './database.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
-
-type Command = (argv: string[]) => Promise<void>;
 
 /** Every subcommand of `namazu`. Names and flags are a contract with outside tools. */
 const commands: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
-  account: accountCommand,
-  apikey: apikeyCommand,
-  client: clientCommand,
-  contract: contractCommand,
-  ingest: ingestCommand,
-  convert: convertCommand,
+  ...adminCommands,
 };
 
 const USAGE = `usage: namazu <command> [options]
@@ -31,24 +18,8 @@ const USAGE = `usage: namazu <command> [options]
   contract add|remove --account E --plan P
   ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
   convert --rebuild                      (re-derive JSON conversions from the stored XML)
-Commands that open the database also take --data-dir D and --database-url U.`;
-
-/** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
-function describeFatal(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (
-    e?.code === 'ECONNREFUSED' ||
-    e?.code === 'ENOTFOUND' ||
-    e?.code === 'ETIMEDOUT' ||
-    e?.code === 'EHOSTUNREACH'
-  )
-    return `cannot reach the database: ${e.code}${e.address ? ` ${e.address}:${e.port}` : ''}`;
-  if (e?.code === 'EADDRINUSE') return `port already in use: ${e.address ?? ''}:${e.port ?? ''}`;
-  if (e?.code === 'EACCES') return `permission denied: ${e.message}`;
-  if (e instanceof Error && /password authentication failed|does not exist|timeout/i.test(e.message))
-    return `database error: ${e.message}`;
-  return e instanceof Error ? e.message : String(err);
-}
+Commands that open the database also take --data-dir D and --database-url U. While a server
+runs on the embedded data directory, admin commands run in that server (its admin channel).`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -61,15 +32,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`namazu: unknown command "${name}"\n${USAGE}\n`);
     return 2;
   }
-  try {
-    await command(rest);
-    return 0;
-  } catch (err) {
-    const usage = err instanceof UsageError || err instanceof ConfigError;
-    const known = usage || err instanceof DataDirLockedError || err instanceof AccountError;
-    process.stderr.write(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
-    return usage ? 2 : 1;
-  }
+  return runCommand(name, command, rest, directCommandIo);
 }
 
 const code = await main(process.argv.slice(2));

@@ -7,6 +7,7 @@ import {
   writeDemoCredentials,
 } from '../demo.ts';
 import { startServer } from '../server.ts';
+import { serveAdminChannel } from './admin-channel.ts';
 import { configFlags, parseFlags } from './args.ts';
 import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
 import { withDatabase } from './database.ts';
@@ -37,6 +38,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const startedAt = performance.now();
   const server = await startServer(config);
   const { ctx } = server;
+  // The embedded data directory is this process's alone: admin commands reach it through here.
+  if (config.databaseUrl === null) ctx.onShutdown.push(await serveAdminChannel(ctx));
   ctx.log.info(
     {
       port: server.port,

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class DataDirLockedError extends Error {}
@@ -10,6 +10,17 @@ function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The pid of the live process (not this one) that holds the data directory's lock, or null. */
+export function dataDirHolder(dir: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dir, 'namazu.lock'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid) ? pid : null;
 }
 
 /**
@@ -32,11 +43,9 @@ export function lockDataDir(dir: string): () => void {
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw new DataDirLockedError(`data directory ${dir} is in use by process ${pid}`);
-      }
-      unlinkSync(path);
+      const pid = dataDirHolder(dir);
+      if (pid !== null) throw new DataDirLockedError(`data directory ${dir} is in use by process ${pid}`);
+      rmSync(path, { force: true });
     }
   }
   throw new DataDirLockedError(`data directory ${dir} could not be locked`);

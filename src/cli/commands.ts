@@ -1,0 +1,63 @@
+import { AccountError } from '../accounts/accounts.ts';
+import { ConfigError } from '../config.ts';
+import { DataDirLockedError } from '../db/lock-file.ts';
+import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
+import { callAdminChannel } from './admin-client.ts';
+import { UsageError } from './args.ts';
+import { clientCommand } from './client.ts';
+import { convertCommand } from './convert.ts';
+import { DataDirServedError, type CommandIo } from './database.ts';
+import { ingestCommand } from './ingest.ts';
+
+export type Command = (argv: string[], io: CommandIo) => Promise<void>;
+
+/** The commands that run beside a server: directly, or through its admin channel. */
+export const adminCommands: Record<string, Command> = {
+  account: accountCommand,
+  apikey: apikeyCommand,
+  client: clientCommand,
+  contract: contractCommand,
+  ingest: ingestCommand,
+  convert: convertCommand,
+};
+
+/** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
+function describeFatal(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (
+    e?.code === 'ECONNREFUSED' ||
+    e?.code === 'ENOTFOUND' ||
+    e?.code === 'ETIMEDOUT' ||
+    e?.code === 'EHOSTUNREACH'
+  )
+    return `cannot reach the database: ${e.code}${e.address ? ` ${e.address}:${e.port}` : ''}`;
+  if (e?.code === 'EADDRINUSE') return `port already in use: ${e.address ?? ''}:${e.port ?? ''}`;
+  if (e?.code === 'EACCES') return `permission denied: ${e.message}`;
+  if (e instanceof Error && /password authentication failed|does not exist|timeout/i.test(e.message))
+    return `database error: ${e.message}`;
+  return e instanceof Error ? e.message : String(err);
+}
+
+/**
+ * Runs a command and answers its exit status: 0, 2 for bad usage or configuration, 1 for any other
+ * failure (one line on stderr). A command that finds the embedded data directory held by a running
+ * server is sent to that server's admin channel, which answers the same output and status.
+ */
+export async function runCommand(
+  name: string,
+  command: Command,
+  argv: string[],
+  io: CommandIo,
+): Promise<number> {
+  try {
+    await command(argv, io);
+    return 0;
+  } catch (err) {
+    if (err instanceof DataDirServedError)
+      return callAdminChannel(err, { command: name, argv, cwd: io.cwd }, io);
+    const usage = err instanceof UsageError || err instanceof ConfigError;
+    const known = usage || err instanceof DataDirLockedError || err instanceof AccountError;
+    io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
+    return usage ? 2 : 1;
+  }
+}
