@@ -1,5 +1,6 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
+import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
@@ -21,6 +22,8 @@ export type IngestOutcome =
       /** The JSON conversion stored with it (absent for duplicates and types without a converter). */
       converted?: StoredTelegram & { schema: SchemaRef };
       conversionFailure?: ConversionFailure;
+      /** The data type of a newly stored XML telegram for which no converter exists. */
+      withoutConverter?: string;
     }
   | { ok: false; reason: string };
 
@@ -96,7 +99,13 @@ async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome
   try {
     return await db.tx(async (q) => {
       const stored = await storeTelegram(q, telegram);
-      if (stored.duplicate || conversion === null) return { ok: true, stored };
+      if (stored.duplicate) return { ok: true, stored };
+      if (conversion === null) {
+        const { format, head } = telegram;
+        return format === 'xml' && !converterFor(head.type)
+          ? { ok: true, stored, withoutConverter: head.type }
+          : { ok: true, stored };
+      }
       if (!conversion.ok) return { ok: true, stored, conversionFailure: conversion };
       // The conversion and the projections it feeds (earthquake events, early warnings) commit with
       // their source or not at all; their failure leaves the XML stored.
