@@ -68,7 +68,7 @@ function prepare(raw: Buffer, hints: IngestHints): Ready {
   const prepared = prepareTelegram(raw, hints);
   if (!prepared.ok) return prepared;
   const conversion =
-    prepared.xmlText === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlText);
+    prepared.xmlDocument === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlDocument);
   return { ok: true, telegram: prepared.telegram, conversion };
 }
 
