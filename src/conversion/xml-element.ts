@@ -66,8 +66,17 @@ interface OpenElement {
  * streaming parser (saxes); entities are the five predefined ones and character references only.
  */
 export function parseXmlElement(xml: string): XmlElement {
-  // Line/column tracking only serves error messages; it costs a check per character.
-  const parser = new SaxesParser({ position: false });
+  try {
+    // Line/column tracking only serves error messages and costs a check per character: a document
+    // is parsed without it, and only a failing one again with it, for a message that says where.
+    return parse(xml, false);
+  } catch {
+    return parse(xml, true);
+  }
+}
+
+function parse(xml: string, position: boolean): XmlElement {
+  const parser = new SaxesParser({ position });
   const stack: OpenElement[] = [];
   let open: OpenElement | undefined;
   let root: XmlElement | undefined;
