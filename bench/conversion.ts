@@ -38,10 +38,10 @@ for (let round = 0; round < rounds; round++) {
       const t0 = performance.now();
       convertTelegram(sample.xml, sample.type, 'x'.repeat(96));
       sample.times.push(performance.now() - t0);
+      // Let the event loop turn after each conversion so the stall monitor sees each one on its own.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  // Let the event loop turn between rounds so the stall monitor sees each conversion on its own.
-  await new Promise((resolve) => setImmediate(resolve));
 }
 stall.disable();
 

@@ -10,6 +10,8 @@ export interface Metrics {
   telegramsConverted: Counter<'schema'>;
   /** Conversions that failed (converter error or schema violation); the XML was still stored. */
   conversionFailures: Counter<'schema'>;
+  /** XML telegrams stored whose data type has no JSON converter, by type (docs/conversion.md). */
+  telegramsWithoutConverter: Counter<'type'>;
   /** Seconds from a telegram's commit to its send on a WebSocket. */
   deliveryLatency: Histogram<'classification'>;
 }
@@ -47,6 +49,12 @@ export function createMetrics(): Metrics {
       name: 'namazu_conversion_failures_total',
       help: 'Conversions that failed (converter error or schema violation); the XML telegram was still stored',
       labelNames: ['schema'],
+      registers: [registry],
+    }),
+    telegramsWithoutConverter: new Counter({
+      name: 'namazu_telegrams_without_converter_total',
+      help: 'XML telegrams stored whose data type has no JSON converter',
+      labelNames: ['type'],
       registers: [registry],
     }),
     deliveryLatency: new Histogram({

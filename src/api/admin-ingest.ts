@@ -71,6 +71,8 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
           ctx.metrics.telegramsIngested.inc({ classification: outcome.stored.classification });
         }
         if (outcome.converted) ctx.metrics.telegramsConverted.inc({ schema: outcome.converted.schema.type });
+        if (outcome.withoutConverter)
+          ctx.metrics.telegramsWithoutConverter.inc({ type: outcome.withoutConverter });
         if (outcome.conversionFailure) {
           const { schema, reason } = outcome.conversionFailure;
           ctx.metrics.conversionFailures.inc({ schema: schema.type });

@@ -1,7 +1,7 @@
 import { converterFor } from './registry.ts';
 import type { ConvertedDocument, SchemaRef } from './types.ts';
 import { schemaViolation } from './validate.ts';
-import { parseXmlElement } from './xml-element.ts';
+import { parseXmlElement, type XmlElement } from './xml-element.ts';
 
 export type ConversionOutcome =
   | { ok: true; schema: SchemaRef; document: ConvertedDocument }
@@ -11,14 +11,23 @@ export type ConversionOutcome =
  * Converts one XML telegram to its JSON document and checks it against the schema package.
  * Returns null when the type has no converter or the converter declines the telegram; a failure
  * (the converter threw, or the document breaks the schema) is an outcome, never an exception, so
- * that it can never fail the ingest of the XML itself.
+ * that it can never fail the ingest of the XML itself. `xml` is the document's text, or the document
+ * already parsed (ingest parses it once for Control/Head and the conversion).
  */
-export function convertTelegram(xml: string, type: string, originalId: string): ConversionOutcome | null {
+export function convertTelegram(
+  xml: string | XmlElement,
+  type: string,
+  originalId: string,
+): ConversionOutcome | null {
   const converter = converterFor(type);
   if (!converter) return null;
   let document: ConvertedDocument | null;
   try {
-    document = converter.convert({ report: parseXmlElement(xml), type, originalId });
+    document = converter.convert({
+      report: typeof xml === 'string' ? parseXmlElement(xml) : xml,
+      type,
+      originalId,
+    });
   } catch (err) {
     return { ok: false, schema: converter.schema, reason: `converter failed: ${(err as Error).message}` };
   }

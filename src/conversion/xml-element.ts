@@ -50,12 +50,12 @@ export class XmlElement {
 /** Deepest element nesting accepted in any telegram (JMA XML stays well under 20). */
 export const MAX_XML_DEPTH = 48;
 
-/** A local name: the part after a namespace prefix (`jmx_eb:Coordinate` → `Coordinate`). */
-const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+/** Attributes of an element that has none: one shared frozen object instead of one per element. */
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
 interface OpenElement {
   name: string;
-  attrs: Record<string, string>;
+  attrs: Readonly<Record<string, string>>;
   children: XmlElement[];
   text: string;
 }
@@ -66,34 +66,57 @@ interface OpenElement {
  * streaming parser (saxes); entities are the five predefined ones and character references only.
  */
 export function parseXmlElement(xml: string): XmlElement {
-  const parser = new SaxesParser();
+  try {
+    // Line/column tracking only serves error messages and costs a check per character: a document
+    // is parsed without it, and only a failing one again with it, for a message that says where.
+    return parse(xml, false);
+  } catch {
+    return parse(xml, true);
+  }
+}
+
+function parse(xml: string, position: boolean): XmlElement {
+  const parser = new SaxesParser({ position });
   const stack: OpenElement[] = [];
+  let open: OpenElement | undefined;
   let root: XmlElement | undefined;
+  // Local names repeat thousands of times in a large telegram: strip each qualified name once.
+  const localNames = new Map<string, string>();
+  const localName = (name: string) => {
+    let local = localNames.get(name);
+    if (local === undefined) {
+      local = name.slice(name.indexOf(':') + 1);
+      localNames.set(name, local);
+    }
+    return local;
+  };
   parser.on('doctype', () => {
     throw new Error('XML with a DOCTYPE');
   });
   parser.on('opentag', (tag) => {
     if (stack.length >= MAX_XML_DEPTH) throw new Error(`XML nested deeper than ${MAX_XML_DEPTH} elements`);
-    const attrs: Record<string, string> = {};
-    for (const [name, value] of Object.entries(tag.attributes as Record<string, string>)) {
+    let attrs: Record<string, string> | undefined;
+    const tagAttrs = tag.attributes as Record<string, string>;
+    for (const name in tagAttrs) {
       // Namespace declarations are not data.
-      if (name !== 'xmlns' && !name.startsWith('xmlns:')) attrs[localName(name)] = value;
+      if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+      (attrs ??= {})[localName(name)] = tagAttrs[name]!;
     }
-    stack.push({ name: localName(tag.name), attrs, children: [], text: '' });
+    open = { name: localName(tag.name), attrs: attrs ?? NO_ATTRIBUTES, children: [], text: '' };
+    stack.push(open);
   });
   const addText = (text: string) => {
-    const open = stack.at(-1);
     if (open) open.text += text;
   };
   parser.on('text', addText);
   parser.on('cdata', addText);
   parser.on('closetag', () => {
-    const open = stack.pop()!;
+    const closed = stack.pop()!;
     // Whitespace between child elements is layout, not text.
-    const text = open.children.length > 0 && open.text.trim() === '' ? '' : open.text;
-    const element = new XmlElement(open.name, open.attrs, open.children, text);
-    const parent = stack.at(-1);
-    if (parent) parent.children.push(element);
+    const text = closed.children.length > 0 && closed.text.trim() === '' ? '' : closed.text;
+    const element = new XmlElement(closed.name, closed.attrs, closed.children, text);
+    open = stack[stack.length - 1];
+    if (open) open.children.push(element);
     else root = element;
   });
   parser.write(xml).close();

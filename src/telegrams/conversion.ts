@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { convertTelegram } from '../conversion/convert.ts';
 import type { ConvertedDocument, SchemaRef } from '../conversion/types.ts';
+import type { XmlElement } from '../conversion/xml-element.ts';
 import type { PreparedTelegram } from './prepare.ts';
 
 export type PreparedConversion =
@@ -16,8 +17,11 @@ const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('he
  * XML's id; classification, head (not `xml`), reception time and Control/Head as the XML's.
  * Pure: no I/O. Null when the type has no converter; a failure is returned, never thrown.
  */
-export function prepareConversion(xml: PreparedTelegram, xmlText: string): PreparedConversion | null {
-  const outcome = convertTelegram(xmlText, xml.head.type, xml.id);
+export function prepareConversion(
+  xml: PreparedTelegram,
+  document: string | XmlElement,
+): PreparedConversion | null {
+  const outcome = convertTelegram(document, xml.head.type, xml.id);
   if (outcome === null || !outcome.ok) return outcome;
   const body = gzipSync(Buffer.from(JSON.stringify(outcome.document)), { level: 6 });
   return {

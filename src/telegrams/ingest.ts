@@ -1,5 +1,6 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
+import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
@@ -21,6 +22,8 @@ export type IngestOutcome =
       /** The JSON conversion stored with it (absent for duplicates and types without a converter). */
       converted?: StoredTelegram & { schema: SchemaRef };
       conversionFailure?: ConversionFailure;
+      /** The data type of a newly stored XML telegram for which no converter exists. */
+      withoutConverter?: string;
     }
   | { ok: false; reason: string };
 
@@ -65,7 +68,7 @@ function prepare(raw: Buffer, hints: IngestHints): Ready {
   const prepared = prepareTelegram(raw, hints);
   if (!prepared.ok) return prepared;
   const conversion =
-    prepared.xmlText === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlText);
+    prepared.xmlDocument === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlDocument);
   return { ok: true, telegram: prepared.telegram, conversion };
 }
 
@@ -95,7 +98,13 @@ async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome
   const { telegram, conversion } = ready;
   try {
     // Nothing to convert: one statement, its own transaction.
-    if (conversion === null) return { ok: true, stored: await storeTelegram(db, telegram) };
+    if (conversion === null) {
+      const stored = await storeTelegram(db, telegram);
+      const { format, head } = telegram;
+      return !stored.duplicate && format === 'xml' && !converterFor(head.type)
+        ? { ok: true, stored, withoutConverter: head.type }
+        : { ok: true, stored };
+    }
     if (!conversion.ok) {
       return { ok: true, stored: await storeTelegram(db, telegram), conversionFailure: conversion };
     }

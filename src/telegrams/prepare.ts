@@ -6,6 +6,7 @@ import { authorFromOffice } from './offices.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
 import { typeFromTitle } from './title-codes.ts';
 import { fromFileName, resolveHeaderTime, splitHeader, type TransportHeader } from './transport.ts';
+import type { XmlElement } from '../conversion/xml-element.ts';
 import { parseXml, XmlRejected } from './xml.ts';
 import { extractXmlReport } from './xml-report.ts';
 
@@ -33,8 +34,8 @@ export type Prepared =
   | {
       ok: true;
       telegram: PreparedTelegram;
-      /** The XML document as text (XML telegrams only): what the JSON conversion reads. */
-      xmlText?: string;
+      /** The parsed XML document (XML telegrams only): what the JSON conversion reads. */
+      xmlDocument?: XmlElement;
     }
   | { ok: false; reason: string };
 
@@ -79,9 +80,11 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
   const xml = looksLikeXml(payload);
 
   let xmlReport: XmlReport | null = null;
+  let xmlDocument: XmlElement | undefined;
   if (xml) {
     try {
-      xmlReport = extractXmlReport(parseXml(payload));
+      xmlDocument = parseXml(payload);
+      xmlReport = extractXmlReport(xmlDocument);
     } catch (err) {
       if (err instanceof XmlRejected) return reject(err.message);
       throw err;
@@ -124,7 +127,7 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
   const body = compressed ? gzipSync(payload, { level: 6 }) : payload;
   return {
     ok: true,
-    ...(xml ? { xmlText: payload.toString('utf8').replace(/^\uFEFF/, '') } : {}),
+    ...(xmlDocument ? { xmlDocument } : {}),
     telegram: {
       rawDigest: sha384(raw),
       id: sha384(body),

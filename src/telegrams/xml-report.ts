@@ -1,23 +1,15 @@
+import type { XmlElement } from '../conversion/xml-element.ts';
 import type { XmlReport } from './record.ts';
-import { decodeText, XmlRejected, type XmlNode } from './xml.ts';
+import { XmlRejected } from './xml.ts';
 
-type Element = { [name: string]: XmlNode | XmlNode[] };
-
-function child(node: XmlNode | XmlNode[] | undefined, name: string): XmlNode | XmlNode[] | undefined {
-  const one = Array.isArray(node) ? node[0] : node;
-  return one !== undefined && typeof one === 'object' ? (one as Element)[name] : undefined;
+/** Text of a text-only element, trimmed ('' when empty); undefined when absent or not text-only. */
+function text(element: XmlElement | undefined): string | undefined {
+  if (element === undefined || element.children.length > 0) return undefined;
+  return element.text.trim();
 }
 
-/** Text of a text-only element ('' when empty); undefined when absent or not text-only. */
-function text(node: XmlNode | XmlNode[] | undefined): string | undefined {
-  const one = Array.isArray(node) ? node[0] : node;
-  if (one === undefined) return undefined;
-  if (typeof one === 'string') return decodeText(one);
-  return Object.keys(one).length === 0 ? '' : undefined;
-}
-
-function required(parent: XmlNode | XmlNode[] | undefined, path: string, name: string): string {
-  const value = text(child(parent, name));
+function required(parent: XmlElement, path: string, name: string): string {
+  const value = text(parent.child(name));
   if (value === undefined || value === '') throw new XmlRejected(`missing ${path}/${name}`);
   return value;
 }
@@ -25,14 +17,13 @@ function required(parent: XmlNode | XmlNode[] | undefined, path: string, name: s
 const orNull = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
 
 /** Control and Head of a JMA XML report, in the list/WebSocket `xmlReport` shape (values verbatim). */
-export function extractXmlReport(doc: Record<string, XmlNode>): XmlReport {
-  const report = doc['Report'];
-  if (report === undefined || typeof report !== 'object') throw new XmlRejected('root element is not Report');
-  const control = child(report, 'Control');
-  const head = child(report, 'Head');
+export function extractXmlReport(report: XmlElement): XmlReport {
+  if (report.name !== 'Report') throw new XmlRejected('root element is not Report');
+  const control = report.child('Control');
+  const head = report.child('Head');
   if (control === undefined) throw new XmlRejected('missing Report/Control');
   if (head === undefined) throw new XmlRejected('missing Report/Head');
-  const optional = (name: string) => orNull(text(child(head, name))) ?? undefined;
+  const optional = (name: string) => orNull(text(head.child(name))) ?? undefined;
   const out: XmlReport = {
     control: {
       title: required(control, 'Control', 'Title'),
@@ -48,12 +39,12 @@ export function extractXmlReport(doc: Record<string, XmlNode>): XmlReport {
       targetDateTimeDubious: optional('TargetDTDubious'),
       targetDuration: optional('TargetDuration'),
       validDateTime: optional('ValidDateTime'),
-      eventId: orNull(text(child(head, 'EventID'))),
-      serial: orNull(text(child(head, 'Serial'))),
+      eventId: orNull(text(head.child('EventID'))),
+      serial: orNull(text(head.child('Serial'))),
       infoType: required(head, 'Head', 'InfoType'),
       infoKind: required(head, 'Head', 'InfoKind'),
       infoKindVersion: required(head, 'Head', 'InfoKindVersion'),
-      headline: orNull(text(child(child(head, 'Headline'), 'Text'))),
+      headline: orNull(text(head.at('Headline/Text'))),
     },
   };
   // Keep the documented key set only: absent optional members are left out, not undefined.

@@ -57,6 +57,16 @@ describe('POST /admin/v1/telegrams', () => {
     assert.equal(listed.body.items[0].head.type, 'VXSE53');
   });
 
+  it('counts stored XML telegrams whose type has no converter, by type', async () => {
+    const seasonal = readFileSync(fixture('official', '01_01_01_091210_VGSK50.xml'));
+    assert.equal((await post(seasonal)).body.duplicate, false);
+    assert.equal((await post(seasonal)).body.duplicate, true);
+    const metrics = await (await testFetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /namazu_telegrams_without_converter_total\{type="VGSK50"\} 1\n/);
+    // VXSE53 (ingested above) has a converter.
+    assert.doesNotMatch(metrics, /namazu_telegrams_without_converter_total\{type="VXSE53"\}/);
+  });
+
   it('takes the transport facts as query parameters', async () => {
     const r = await post(
       'AAXX 11001 47401 11450=',
