@@ -76,22 +76,21 @@ async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   const outcome = await store(deps.db, ready);
   if (!outcome.stored.duplicate) {
-    await announce(deps, outcome.stored.serial);
-    if (outcome.converted) await announce(deps, outcome.converted.serial);
+    announce(deps, outcome.stored.serial);
+    if (outcome.converted) announce(deps, outcome.converted.serial);
   }
   return outcome;
 }
 
 /**
- * The announcement only wakes other processes up: when the bus is down the telegram is stored all
- * the same, and their healing timers deliver it (docs/realtime.md, "Gap-free delivery").
+ * The announcement only wakes other processes up, so ingest does not wait for it: when the bus is
+ * down or slow (a Redis client queues while it reconnects) the telegram is stored and acknowledged
+ * all the same, and the healing timers deliver it (docs/realtime.md, "Gap-free delivery").
  */
-async function announce(deps: Deps, serial: number): Promise<void> {
-  try {
-    await busCodecs.telegram.publish(deps.bus, { serial });
-  } catch (err) {
+function announce(deps: Deps, serial: number): void {
+  busCodecs.telegram.publish(deps.bus, { serial }).catch((err: unknown) => {
     deps.log?.warn({ err, serial }, 'telegram announcement failed; delivery will pick it up');
-  }
+  });
 }
 
 async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome & { ok: true }> {

@@ -49,17 +49,21 @@ async function streamThrough(
       await sleep(100);
     }
   })();
-  await waitFor('the stream to start', () => clients.every((c) => c.ids.length >= 5), 10_000);
-  const beforeOutage = sent.length;
-  await outage();
-  const afterOutage = sent.length;
-  assert.ok(
-    afterOutage - beforeOutage >= 2,
-    `${afterOutage - beforeOutage} telegrams stored during the outage`,
-  );
-  await waitFor('telegrams after the outage', () => sent.length >= afterOutage + 5, 10_000);
-  streaming = false;
-  await stream;
+  try {
+    await waitFor('the stream to start', () => clients.every((c) => c.ids.length >= 5), 10_000);
+    const beforeOutage = sent.length;
+    await outage();
+    const afterOutage = sent.length;
+    assert.ok(
+      afterOutage - beforeOutage >= 2,
+      `${afterOutage - beforeOutage} telegrams stored during the outage`,
+    );
+    await waitFor('telegrams after the outage', () => sent.length >= afterOutage + 5, 10_000);
+  } finally {
+    // Stop ingesting before anything is torn down, whether the checks passed or not.
+    streaming = false;
+    await stream;
+  }
   await waitFor(
     'every telegram on every socket',
     () => clients.every((c) => c.ids.length >= sent.length),
