@@ -16,6 +16,7 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
+import { waitFor as sharedWaitFor } from '../support/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const FIXTURES =
@@ -35,20 +36,24 @@ export const nginxBin = process.env.NAMAZU_TEST_NGINX || null;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns something other than undefined/false; fails after `ms`. */
+/**
+ * test/support/wait.ts's waitFor in the argument order these tests read best, for checks whose
+ * answer may be falsy but meaningful (a count of 0): only undefined and false mean "not yet".
+ */
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
   ms: number,
   everyMs = 20,
 ): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
+  const found = await sharedWaitFor(
+    async () => {
+      const value = await check();
+      return value === undefined || value === false ? undefined : { value };
+    },
+    { timeout: ms, interval: everyMs, message: what },
+  );
+  return found.value;
 }
 
 /** A free loopback port, asked of the kernel. */
