@@ -9,6 +9,7 @@ import type { HttpError } from './errors.ts';
 import { describeError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
 import type { App, Surface } from './surface.ts';
+import { registerUploadLimit } from './upload-limit.ts';
 
 /**
  * The app of one process: CORS, the authentication hook, the data API error envelope, 404/405,
@@ -27,6 +28,11 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     return503OnClosing: true,
+    requestTimeout: ctx.config.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    connectionTimeout: ctx.config.idleTimeoutMs,
+    // Request and header time-outs are enforced on this period; Node's default is 30 s.
+    http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const methods = new MethodTable();
@@ -50,6 +56,10 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
   });
 
   await registerAuthentication(app, ctx);
+  registerUploadLimit(app, {
+    perAddress: ctx.config.maxUploadsPerAddress,
+    total: ctx.config.maxUploads,
+  });
 
   app.setErrorHandler((err: FastifyError | HttpError | AuthError, request, reply) => {
     const { status, message, headers } = describeError(err);

@@ -29,6 +29,7 @@ export const messages = {
   methodNotAllowed: 'Method not allowed.',
   payloadTooLarge: 'Payload too large.',
   tooManyRequests: 'Too many requests.',
+  busy: 'Service busy.',
   serverError: 'Server error.',
 } as const;
 
