@@ -1,6 +1,11 @@
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+} from 'fastify';
 import type { AuthError } from '../auth/auth-error.ts';
 import type { AppContext } from '../context.ts';
 import { registerAuthentication } from './authentication.ts';
@@ -8,6 +13,7 @@ import { errorBody } from './envelope.ts';
 import type { HttpError } from './errors.ts';
 import { describeError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
+import { pathErrorRenderer } from './path-errors.ts';
 import type { App, Surface } from './surface.ts';
 import { registerUploadLimit } from './upload-limit.ts';
 
@@ -28,6 +34,11 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     return503OnClosing: true,
+    // A path that is not valid percent-encoding, or an id longer than any id, names nothing: 404
+    // in the format of the surface the path belongs to, never Fastify's own error body.
+    frameworkErrors: (_err, request, reply) => {
+      sendNotFound(app, request.url, reply, 404, messages.notFound, ctx.clock.now());
+    },
     requestTimeout: ctx.config.requestTimeoutMs,
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     connectionTimeout: ctx.config.idleTimeoutMs,
@@ -71,17 +82,34 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
       .send(errorBody(status, message, ctx.clock.now()));
   });
 
+  app.decorate('pathErrorRenderers', []);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const status = methods.knows(path) ? 405 : 404;
+    const message = status === 405 ? messages.methodNotAllowed : messages.notFound;
     reply
       .code(status)
       .type('application/json; charset=utf-8')
-      .send(
-        errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()),
-      );
+      .send(errorBody(status, message, ctx.clock.now()));
   });
 
   for (const surface of surfaces) await surface(app, ctx);
   return app;
+}
+
+/** A 404 for a request that reached no route, in its surface's format (the envelope by default). */
+function sendNotFound(
+  app: App,
+  url: string,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  now: number,
+) {
+  const render = pathErrorRenderer(app, url);
+  if (render) return render(reply, status, message);
+  reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(status, message, now));
 }
