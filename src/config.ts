@@ -42,6 +42,8 @@ export interface Config {
   /** Requests whose body is still being received, per client address and in total (docs/security.md). */
   maxUploadsPerAddress: number;
   maxUploads: number;
+  /** Bearer token that opens /metrics to any address; null = loopback clients only. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -149,6 +151,7 @@ export const settings = [
   setting('idleTimeoutMs', 'NAMAZU_IDLE_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('maxUploadsPerAddress', 'NAMAZU_MAX_UPLOADS_PER_ADDRESS', int(1, 100_000)),
   setting('maxUploads', 'NAMAZU_MAX_UPLOADS', int(1, 1_000_000)),
+  setting('metricsToken', 'NAMAZU_METRICS_TOKEN', text),
 ] as const;
 
 export function defaults(): Config {
@@ -181,6 +184,7 @@ export function defaults(): Config {
     idleTimeoutMs: 60_000,
     maxUploadsPerAddress: 8,
     maxUploads: 128,
+    metricsToken: null,
   };
 }
 
