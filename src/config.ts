@@ -31,6 +31,19 @@ export interface Config {
   trustProxy: boolean;
   bodyLimit: number;
   ingestBodyLimit: number;
+  /** A request must arrive in full (headers and body) within this time, or its connection is closed. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves for this time is closed. */
+  idleTimeoutMs: number;
+  /** Requests whose body is still being received, per client address and in total (docs/security.md). */
+  maxUploadsPerAddress: number;
+  maxUploads: number;
+  /** Bearer token that opens /metrics to any address; null = loopback clients only. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -132,6 +145,13 @@ export const settings = [
   setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
   setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),
   setting('ingestBodyLimit', 'NAMAZU_INGEST_BODY_LIMIT', int(1024, 64 * 1024 * 1024)),
+  setting('requestTimeoutMs', 'NAMAZU_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)),
+  setting('headersTimeoutMs', 'NAMAZU_HEADERS_TIMEOUT_MS', int(1000, 3_600_000)),
+  setting('keepAliveTimeoutMs', 'NAMAZU_KEEP_ALIVE_TIMEOUT_MS', int(1000, 3_600_000)),
+  setting('idleTimeoutMs', 'NAMAZU_IDLE_TIMEOUT_MS', int(1000, 3_600_000)),
+  setting('maxUploadsPerAddress', 'NAMAZU_MAX_UPLOADS_PER_ADDRESS', int(1, 100_000)),
+  setting('maxUploads', 'NAMAZU_MAX_UPLOADS', int(1, 1_000_000)),
+  setting('metricsToken', 'NAMAZU_METRICS_TOKEN', text),
 ] as const;
 
 export function defaults(): Config {
@@ -158,6 +178,13 @@ export function defaults(): Config {
     trustProxy: false,
     bodyLimit: 64 * 1024,
     ingestBodyLimit: 4 * 1024 * 1024,
+    requestTimeoutMs: 30_000,
+    headersTimeoutMs: 10_000,
+    keepAliveTimeoutMs: 5_000,
+    idleTimeoutMs: 60_000,
+    maxUploadsPerAddress: 8,
+    maxUploads: 128,
+    metricsToken: null,
   };
 }
 

@@ -15,6 +15,18 @@ export class AccountError extends Error {}
 const EMAIL = /^[^\s@\u0000-\u001f\u007f]{1,64}@[^\s@\u0000-\u001f\u007f]{1,255}$/;
 export const MIN_PASSWORD_LENGTH = 8;
 
+// Unicode white space (NBSP, U+3000, BOM included in \s) and zero-width characters around an address.
+const EDGE_SPACE = /^[\s\u200b-\u200d\u2060]+|[\s\u200b-\u200d\u2060]+$/gu;
+
+/**
+ * The one form of an e-mail address used to store, find, sign in and count attempts against an
+ * account: NFKC (full-width letters and spaces become ASCII), trimmed of every Unicode white space
+ * and zero-width character, lower-cased. Variants of one address are one account (docs/security.md).
+ */
+export function normalizeEmail(raw: string): string {
+  return raw.normalize('NFKC').replace(EDGE_SPACE, '').toLowerCase();
+}
+
 interface AccountRow {
   id: number;
   email: string;
@@ -34,7 +46,7 @@ export async function createAccount(
   q: Queryable,
   input: { email: string; password: string; name?: string | null; isAdmin?: boolean },
 ): Promise<Account> {
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw new AccountError(`not an email address: ${input.email}`);
   if (input.password.length < MIN_PASSWORD_LENGTH)
     throw new AccountError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -48,10 +60,8 @@ export async function createAccount(
 }
 
 export async function findAccountByEmail(q: Queryable, email: string): Promise<Account | null> {
-  if (!EMAIL.test(email.trim().toLowerCase())) return null;
-  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
-    email.trim().toLowerCase(),
-  ]);
+  if (!EMAIL.test(normalizeEmail(email))) return null;
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [normalizeEmail(email)]);
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
@@ -62,13 +72,11 @@ export async function getAccount(q: Queryable, id: number): Promise<Account | nu
 
 /** The account when email and password match; null otherwise (same work either way). */
 export async function checkPassword(q: Queryable, email: string, password: string): Promise<Account | null> {
-  if (!EMAIL.test(email.trim().toLowerCase())) {
+  if (!EMAIL.test(normalizeEmail(email))) {
     await verifyPassword(password, await dummyHash());
     return null;
   }
-  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [
-    email.trim().toLowerCase(),
-  ]);
+  const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE email = $1', [normalizeEmail(email)]);
   const row = rows[0];
   // Hash against a fixed dummy when the account does not exist, so timing does not reveal it.
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));

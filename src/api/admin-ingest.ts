@@ -9,6 +9,9 @@ import type { IngestHints } from '../telegrams/prepare.ts';
 import { errorResponses, IngestResult } from './schemas.ts';
 
 const SCOPE = 'admin.telegram.ingest';
+/** A reception time is accepted from 2000-01-01 to one day ahead of now (docs/data-api.md). */
+const EARLIEST_RECEPTION = Date.UTC(2000, 0, 1);
+const LATEST_RECEPTION_AHEAD_MS = 24 * 3_600_000;
 
 const query = Type.Object(
   {
@@ -58,7 +61,10 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
         if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
         const { receivedTime: receivedRaw, ...given } = request.query;
         const receivedTime = receivedRaw === undefined ? ctx.clock.now() : Date.parse(receivedRaw);
-        if (Number.isNaN(receivedTime)) throw badQuery('receivedTime');
+        if (!(
+          receivedTime >= EARLIEST_RECEPTION && receivedTime <= ctx.clock.now() + LATEST_RECEPTION_AHEAD_MS
+        ))
+          throw badQuery('receivedTime');
         const hints: IngestHints = { receivedTime };
         for (const name of ['type', 'author', 'time', 'designation', 'target', 'fileName'] as const) {
           const v = given[name];

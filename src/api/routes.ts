@@ -16,7 +16,7 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   ctx.onShutdown.push(stop);
   const contracted = await contractedLookup(ctx);
   registerTelegramLists(app, ctx, { cache, contracted });
-  await registerTelegramBody(app, ctx);
+  await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);
   registerGdRoutes(app, ctx, { contracted });
   await registerAdminIngest(app, ctx);

@@ -7,6 +7,7 @@ import { classScope } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { describeError, HttpError, messages } from '../http/errors.ts';
+import { renderPathErrors } from '../http/path-errors.ts';
 import type { TelegramFormat } from '../telegrams/record.ts';
 import { loadBody } from '../telegrams/store.ts';
 
@@ -19,6 +20,11 @@ const CONTENT_TYPES: Record<TelegramFormat, string> = {
   'a/n': 'text/plain; charset=utf-8',
   binary: 'application/octet-stream',
 };
+
+const BODY_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+} as const;
 
 /** Whether Accept-Encoding admits gzip (a `q=0` refuses it). */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -36,8 +42,20 @@ export function acceptsGzip(header: string | undefined): boolean {
  * (docs/api-contract.md "Body delivery"). Bodies never change, so responses are cacheable forever.
  * Errors on this host are plain text.
  */
-export async function registerTelegramBody(app: App, ctx: AppContext): Promise<void> {
+export async function registerTelegramBody(
+  app: App,
+  ctx: AppContext,
+  deps: { contracted: (accountId: number) => Promise<Set<string>> },
+): Promise<void> {
+  renderPathErrors(app, '/v1/', (reply, status, message) =>
+    reply.code(status).type('text/plain; charset=utf-8').send(message),
+  );
   await app.register(async (scope: App) => {
+    // A telegram is data from outside: a browser must neither sniff it into HTML nor run a script
+    // it carries (an XHTML <script> in XML), whatever origin serves it (docs/security.md).
+    scope.addHook('onRequest', async (_request, reply) => {
+      reply.headers(BODY_SECURITY_HEADERS);
+    });
     // Refusals are plain text here; anything unexpected goes on to the app's error handler.
     scope.setErrorHandler((err, _request, reply) => {
       if (!(err instanceof HttpError || err instanceof AuthError)) throw err;
@@ -51,7 +69,7 @@ export async function registerTelegramBody(app: App, ctx: AppContext): Promise<v
         schema: {
           summary: 'Telegram body',
           description:
-            'The body of a telegram by id (the `url` of list items). Scopes `telegram.data` and the class scope. ' +
+            'The body of a telegram by id (the `url` of list items), for an account contracted for its classification (404 otherwise). Scopes `telegram.data` and the class scope. ' +
             'XML as application/xml, A/N as text/plain, binary as application/octet-stream; errors are plain text.',
           tags: ['telegrams'],
           params: Type.Object({ id: Type.String({ description: 'Telegram id (96 hex characters)' }) }),
@@ -60,7 +78,10 @@ export async function registerTelegramBody(app: App, ctx: AppContext): Promise<v
       async (request, reply) => {
         const { id } = request.params;
         const found = ID.test(id) ? await loadBody(ctx.db, id) : null;
-        if (!found) throw new HttpError(404, messages.notFound);
+        // A classification the account has no contract for is answered like an unknown id.
+        const contracted =
+          found && (await deps.contracted(request.principal.accountId)).has(found.classification);
+        if (!found || !contracted) throw new HttpError(404, messages.notFound);
         requireScope(request.principal, classScope(found.classification));
 
         reply.headers({

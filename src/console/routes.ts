@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkPassword, getAccount } from '../accounts/accounts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
@@ -9,6 +10,7 @@ import type { App } from '../http/surface.ts';
 import { renderAccountPage } from './account-page.ts';
 import { renderSigninPage } from './signin-page.ts';
 import { formOf, singleValue } from '../http/form.ts';
+import { renderPathErrors } from '../http/path-errors.ts';
 import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
 import {
   currentSession,
@@ -54,6 +56,9 @@ const csrfRejected =
   'The form expired or was not sent from this site. Go back, reload the page and try again.';
 
 export async function registerConsole(app: App, ctx: AppContext): Promise<void> {
+  renderPathErrors(app, `${consolePaths.account}/`, (reply, status, message) => {
+    sendErrorPage(reply, status, message);
+  });
   await app.register(async (scope) => {
     asWebScope(scope);
 
@@ -94,7 +99,7 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
           error: 'Enter your e-mail address and password.',
         });
       }
-      const wait = await countSigninAttempt(
+      const { waitMs, delayMs } = await countSigninAttempt(
         ctx.db,
         ctx.pepper,
         ctx.clock,
@@ -102,14 +107,16 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
         email,
         request.ip,
       );
-      if (wait > 0) {
-        const seconds = Math.ceil(wait / 1000);
+      if (waitMs > 0) {
+        const seconds = Math.ceil(waitMs / 1000);
         reply.header('retry-after', String(seconds));
         return showSignin(request, reply, 429, returnTo, {
           email,
           error: `Too many sign-in attempts. Try again in ${Math.ceil(seconds / 60)} minute(s).`,
         });
       }
+      // An account under attack answers every attempt more slowly (docs/security.md "Sign-in").
+      if (delayMs > 0) await sleep(delayMs);
       const plausible = email.length <= MAX_EMAIL && !CONTROL.test(email) && password.length <= MAX_PASSWORD;
       const account = plausible ? await checkPassword(ctx.db, email, password) : null;
       if (!account) {

@@ -30,7 +30,17 @@ export function sendErrorPage(
 
 /** 303 See Other (also after a POST, the browser follows with GET). */
 export function sendRedirect(reply: FastifyReply, location: string): FastifyReply {
-  return reply.code(303).headers(securityHeaders()).header('location', location).send();
+  return reply.code(303).headers(securityHeaders()).header('location', encodeLocation(location)).send();
+}
+
+/**
+ * A URL made fit for a `Location` header: every character outside printable ASCII (non-ASCII
+ * text of a decoded `return_to`, spaces) percent-encoded as UTF-8; what is already encoded stays.
+ */
+export function encodeLocation(url: string): string {
+  return url.replace(/[^\x21-\x7e]+/g, (run) =>
+    [...Buffer.from(run, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }
 
 export function authOrigin(ctx: AppContext, request: FastifyRequest): string {

@@ -13,7 +13,9 @@ import { errorBody } from './envelope.ts';
 import type { HttpError } from './errors.ts';
 import { describeError, messages } from './errors.ts';
 import { MethodTable } from './method-table.ts';
+import { pathErrorRenderer } from './path-errors.ts';
 import type { App, Surface } from './surface.ts';
+import { registerUploadLimit } from './upload-limit.ts';
 
 /**
  * The app of one process: CORS, the authentication hook, the data API error envelope, 404/405,
@@ -32,19 +34,16 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     return503OnClosing: true,
-    // The router rejects a path segment over maxParamLength or with an undecodable escape before
-    // any route runs; such a path names nothing that exists, so it is the 404 envelope
-    // (docs/api-contract.md "Errors").
-    frameworkErrors: (err, _request, reply: FastifyReply) => {
-      const { status, message } =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL'
-          ? { status: 404, message: messages.notFound }
-          : describeError(err);
-      void reply
-        .code(status)
-        .type('application/json; charset=utf-8')
-        .send(errorBody(status, message, ctx.clock.now()));
+    // A path that is not valid percent-encoding, or an id longer than any id, names nothing: 404
+    // in the format of the surface the path belongs to, never Fastify's own error body.
+    frameworkErrors: (_err, request, reply) => {
+      sendNotFound(app, request.url, reply, 404, messages.notFound, ctx.clock.now());
     },
+    requestTimeout: ctx.config.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    connectionTimeout: ctx.config.idleTimeoutMs,
+    // Request and header time-outs are enforced on this period; Node's default is 30 s.
+    http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const methods = new MethodTable();
@@ -68,6 +67,10 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
   });
 
   await registerAuthentication(app, ctx);
+  registerUploadLimit(app, {
+    perAddress: ctx.config.maxUploadsPerAddress,
+    total: ctx.config.maxUploads,
+  });
 
   app.setErrorHandler((err: FastifyError | HttpError | AuthError, request, reply) => {
     const { status, message, headers } = describeError(err);
@@ -79,17 +82,34 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
       .send(errorBody(status, message, ctx.clock.now()));
   });
 
+  app.decorate('pathErrorRenderers', []);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const status = methods.knows(path) ? 405 : 404;
+    const message = status === 405 ? messages.methodNotAllowed : messages.notFound;
     reply
       .code(status)
       .type('application/json; charset=utf-8')
-      .send(
-        errorBody(status, status === 405 ? messages.methodNotAllowed : messages.notFound, ctx.clock.now()),
-      );
+      .send(errorBody(status, message, ctx.clock.now()));
   });
 
   for (const surface of surfaces) await surface(app, ctx);
   return app;
+}
+
+/** A 404 for a request that reached no route, in its surface's format (the envelope by default). */
+function sendNotFound(
+  app: App,
+  url: string,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  now: number,
+) {
+  const render = pathErrorRenderer(app, url);
+  if (render) return render(reply, status, message);
+  reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(status, message, now));
 }

@@ -29,8 +29,18 @@ export const messages = {
   methodNotAllowed: 'Method not allowed.',
   payloadTooLarge: 'Payload too large.',
   tooManyRequests: 'Too many requests.',
+  busy: 'Service busy.',
   serverError: 'Server error.',
 } as const;
+
+const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
+  400: 'Bad request.',
+  404: messages.notFound,
+  405: messages.methodNotAllowed,
+  413: messages.payloadTooLarge,
+  415: 'Unsupported media type.',
+  429: messages.tooManyRequests,
+};
 
 export const badQuery = (name: string) => new HttpError(400, messages.unexpectedQuery(name));
 
@@ -135,7 +145,10 @@ function describeFastifyError(err: FastifyError): { status: number; message: str
   if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code))
     return { status: 400, message: 'Bad request.' };
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500)
-    return { status, message: status === 400 ? 'Bad request.' : err.message };
+  // Framework messages name internals; a client error gets the standard message of its status.
+  if (status >= 400 && status < 500) {
+    const message = CLIENT_ERROR_MESSAGES[status];
+    return message ? { status, message } : { status: 400, message: 'Bad request.' };
+  }
   return { status: 500, message: messages.serverError };
 }

@@ -101,8 +101,10 @@ export async function validateAuthorizationRequest(
     description,
   });
 
-  for (const [name, values] of params) {
-    if (values.length > 1) return fail('invalid_request', `The parameter ${name} is repeated.`);
+  // Descriptions come from a fixed vocabulary: nothing the request sent is echoed (RFC 6749 §4.1.2.1
+  // allows only printable ASCII there, and a name or value could carry anything).
+  for (const values of params.values()) {
+    if (values.length > 1) return fail('invalid_request', 'A parameter is repeated.');
   }
   if (modeValue !== null && !RESPONSE_MODES.includes(modeValue)) {
     return fail('invalid_request', 'response_mode must be query, fragment or form_post.');
@@ -127,9 +129,8 @@ export async function validateAuthorizationRequest(
   if (scopes.length === 0 || !scopes.every((s) => SCOPE_TOKEN.test(s))) {
     return fail('invalid_scope', 'The scope is malformed.');
   }
-  const unknown = scopes.find((s) => !isKnownScope(s) || !client.scopes.includes(s));
-  if (unknown !== undefined) {
-    return fail('invalid_scope', `The scope ${unknown} is unknown or not allowed for this client.`);
+  if (scopes.some((s) => !isKnownScope(s) || !client.scopes.includes(s))) {
+    return fail('invalid_scope', 'A scope is unknown or not allowed for this client.');
   }
 
   const challenge = singleValue(params, 'code_challenge');

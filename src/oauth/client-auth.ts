@@ -67,7 +67,8 @@ export function invalidClient(presented: Pick<PresentedClient, 'basic'>, descrip
 }
 
 /**
- * Authenticates the client: a confidential client must prove its secret (client_secret_basic or
+ * Authenticates the client (every failure has the same description, so an answer never tells
+ * whether a client id exists): a confidential client must prove its secret (client_secret_basic or
  * client_secret_post); a public client authenticates with `none` and must not send a secret.
  */
 export async function authenticateClient(
@@ -81,10 +82,10 @@ export async function authenticateClient(
   if (!found) throw invalidClient(presented, 'client authentication failed');
   const { client, secretDigest } = found;
   if (client.type === 'public') {
-    if (presented.secret !== null) throw invalidClient(presented, 'a public client has no secret');
+    if (presented.secret !== null) throw invalidClient(presented, 'client authentication failed');
     return client;
   }
-  if (presented.secret === null) throw invalidClient(presented, 'client secret missing');
+  if (presented.secret === null) throw invalidClient(presented, 'client authentication failed');
   if (
     presented.secret.length > 200 ||
     secretDigest === null ||

@@ -46,7 +46,10 @@ export function authorizationServerMetadata(authUrl: string) {
 
 export function registerMetadata(app: App, ctx: AppContext): void {
   app.get(oauthPaths.metadata, async (request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
+    // Without NAMAZU_AUTH_URL the issuer comes from the request's Host: no shared cache may keep it.
+    if (ctx.config.authUrl === null)
+      reply.header('cache-control', 'private, max-age=300').header('vary', 'Host');
+    else reply.header('cache-control', 'public, max-age=300');
     return authorizationServerMetadata(publicUrls(ctx.config, request).auth);
   });
 }

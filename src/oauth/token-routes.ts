@@ -3,14 +3,16 @@ import { FailureLimiter } from '../auth/failure-limiter.ts';
 import { ClientCache } from '../auth/client-cache.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
+import { renderPathErrors } from '../http/path-errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
 import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
+import { presentedClient } from './client-auth.ts';
 import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
-import { acceptForms, formOf, FORM_BODY_LIMIT, singleValue, type Params } from '../http/form.ts';
+import { acceptForms, formOf, FORM_BODY_LIMIT, type Params } from '../http/form.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;
@@ -25,11 +27,16 @@ const NOT_A_FORM = Symbol('not a form');
 
 /** The client id a request names, for keying failures (unverified, never trusted for anything else). */
 function namedClient(request: FastifyRequest): string {
-  const form = formOf(request);
-  const clientId = form && singleValue(form, 'client_id');
-  if (clientId) return clientId.slice(0, 200);
-  const auth = request.headers.authorization;
-  return auth ? auth.slice(0, 120) : '-';
+  // The decoded client id (Basic per RFC 6749 Appendix B, or the form's client_id), never the raw
+  // header: a key that changes with each guessed secret or spelling would never reach its limit.
+  try {
+    return presentedClient(request.headers.authorization, formOf(request) ?? new Map()).clientId.slice(
+      0,
+      200,
+    );
+  } catch {
+    return '-';
+  }
 }
 
 /** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
@@ -62,6 +69,10 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     ctx.clock,
   );
   scheduleTokenCleanup(ctx);
+  for (const path of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])
+    renderPathErrors(app, path, (reply, status) =>
+      sendOAuthError(reply, new OAuthError(status, 'invalid_request', 'unknown endpoint')),
+    );
 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();

@@ -13,6 +13,8 @@ export class Connection {
   lastPongAt: number;
   /** Set once the connection is being closed: nothing more is sent. */
   closing = false;
+  /** Client frames that were not a JSON object so far. */
+  invalidFrames = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -49,7 +51,9 @@ export class Connection {
   private writable(): boolean {
     if (this.closing || this.ws.readyState !== 1) return false;
     if (this.ws.bufferedAmount > this.maxBufferedBytes) {
-      this.fail(closeCodes.serverRestart, closeMessages.slowConsumer, true);
+      // One last small frame says why, then the connection closes: nothing more is queued.
+      this.ws.send(errorMessage(closeMessages.slowConsumer, closeCodes.serverRestart, true), TEXT);
+      this.close(closeCodes.serverRestart, closeMessages.slowConsumer);
       return false;
     }
     return true;
@@ -61,7 +65,8 @@ export class Connection {
    */
   fail(code: number, message: string, close: boolean): void {
     if (this.closing) return;
-    if (this.ws.readyState === 1) this.ws.send(errorMessage(message, code, close), TEXT);
+    // Error replies obey the same bound as deliveries: a client that never reads cannot grow the queue.
+    if (!this.send(errorMessage(message, code, close))) return;
     if (close) this.close(code, message);
   }
 

@@ -67,6 +67,8 @@ export interface WebSocketEndpoint {
 }
 
 const TEXT = { binary: false } as const;
+/** Client frames that are not a JSON object tolerated before the connection closes with 4641. */
+export const MAX_INVALID_FRAMES = 5;
 
 function refuse(ws: WebSocket, code: number, message: string): void {
   ws.send(errorMessage(message, code, true), TEXT);
@@ -145,7 +147,8 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
       const msg = parseClientMessage(isBinary ? '' : data.toString());
       if (msg.type === 'ping') conn.send(pongMessage(msg.pingId));
       else if (msg.type === 'pong') heartbeat.pong(conn, msg.pingId);
-      else if (msg.type === 'invalid') conn.fail(closeCodes.notJson, closeMessages.notJson, false);
+      else if (msg.type === 'invalid')
+        conn.fail(closeCodes.notJson, closeMessages.notJson, ++conn.invalidFrames >= MAX_INVALID_FRAMES);
     });
     ws.on('close', (code) => {
       hub.remove(conn);

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { addContract } from '../../src/accounts/contracts.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { fixture } from '../support/fixtures.ts';
@@ -30,15 +31,18 @@ describe('GET {data_url}/v1/:id', () => {
     ]);
     quakeOnlyKey = await server.createApiKey(account.id, ['telegram.data', 'telegram.get.earthquake']);
     noDataKey = await server.createApiKey(account.id, ['telegram.list', 'telegram.get.earthquake']);
+    const classifications = new Set<string>();
     const put = async (name: string, raw: Buffer, fileName?: string) => {
       const outcome = await ingestTelegram(server.ctx, raw, { fileName, receivedTime: Date.now() });
       assert.ok(outcome.ok, !outcome.ok ? outcome.reason : '');
       ids[name] = outcome.stored.id;
+      classifications.add(outcome.stored.classification);
     };
     await put('xml', readFileSync(xmlPath), '32-35_01_03_100514_VXSE53.xml');
     await put('vgsk', readFileSync(vgskPath), '01_01_01_091210_VGSK50.xml');
     await put('an', Buffer.from(`SMJP01 RJTD 110000\r\r\n${anText}`));
     await put('binary', Buffer.concat([Buffer.from('IXAC41 RJTD 110000\r\r\n'), binary]));
+    for (const c of classifications) await addContract(server.ctx.db, account.id, c);
   });
   after(() => server.close());
 

@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+import { HttpError, messages } from './errors.ts';
+import type { App } from './surface.ts';
+
+/** Whether a request announces a body (a length above zero or a chunked transfer). */
+export function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Caps the requests whose body is still being received, per client address and in total, so slow
+ * uploads cannot hold the server's memory (docs/security.md "Limits"). Over the per-address cap
+ * the answer is 429, over the total 503, both with Retry-After and before the body is read. A
+ * request counts from its headers until its response is sent or its connection closes.
+ */
+export function registerUploadLimit(app: App, limits: { perAddress: number; total: number }): void {
+  const perAddress = new Map<string, number>();
+  let total = 0;
+  app.addHook('onRequest', async (request, reply) => {
+    if (!hasBody(request)) return;
+    const address = request.ip;
+    const mine = perAddress.get(address) ?? 0;
+    if (mine >= limits.perAddress) throw new HttpError(429, messages.tooManyRequests, { 'retry-after': '5' });
+    if (total >= limits.total) throw new HttpError(503, messages.busy, { 'retry-after': '5' });
+    perAddress.set(address, mine + 1);
+    total += 1;
+    reply.raw.once('close', () => {
+      total -= 1;
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+  });
+  // A refusal sent before the body was read closes the connection instead of draining that body.
+  app.addHook('onSend', async (request, reply) => {
+    if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
+  });
+}
