@@ -56,6 +56,20 @@ export async function waitFor<T>(
   return found.value;
 }
 
+/**
+ * Proves that nothing more is on its way to `sockets` (no late duplicate): delivery is in serial
+ * order, so once a marker telegram stored after everything else has reached every socket, anything
+ * sent twice would have arrived before it. Returns the marker's id.
+ */
+export async function afterMarker(
+  sockets: readonly { ids: readonly string[] }[],
+  storeMarker: () => Promise<string>,
+): Promise<string> {
+  const marker = await storeMarker();
+  await waitFor('the marker on every socket', () => sockets.every((s) => s.ids.includes(marker)), 10_000);
+  return marker;
+}
+
 /** A free loopback port, asked of the kernel. */
 export async function freePort(): Promise<number> {
   const server = createServer();
