@@ -9,8 +9,24 @@ export function hasBody(request: FastifyRequest): boolean {
 }
 
 /**
+ * A body small enough that even many slow ones hold little memory (the data API's own body limit):
+ * not counted, so bursts of small requests (socket starts) are never refused as uploads.
+ */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+function isSmallBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] === undefined &&
+    length !== undefined &&
+    Number(length) <= SMALL_BODY_BYTES
+  );
+}
+
+/**
  * Caps the requests whose body is still being received, per client address and in total, so slow
- * uploads cannot hold the server's memory (docs/security.md "Limits"). Over the per-address cap
+ * uploads cannot hold the server's memory (docs/security.md "Limits"). Bodies of at most 64 KiB
+ * declared by Content-Length are not counted. Over the per-address cap
  * the answer is 429, over the total 503, both with Retry-After and before the body is read. A
  * request counts from its headers until its response is sent or its connection closes.
  */
@@ -18,7 +34,7 @@ export function registerUploadLimit(app: App, limits: { perAddress: number; tota
   const perAddress = new Map<string, number>();
   let total = 0;
   app.addHook('onRequest', async (request, reply) => {
-    if (!hasBody(request)) return;
+    if (!hasBody(request) || isSmallBody(request)) return;
     const address = request.ip;
     const mine = perAddress.get(address) ?? 0;
     if (mine >= limits.perAddress) throw new HttpError(429, messages.tooManyRequests, { 'retry-after': '5' });
