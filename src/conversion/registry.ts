@@ -6,6 +6,7 @@ import { forecastWarningPossibility } from './schemas/forecast-warning-possibili
 import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
 import { forecastWeathermap } from './schemas/forecast-weathermap.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
+import { forecastPrefecture } from './schemas/forecast-prefecture.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
 import { earthquakeInformation } from './schemas/earthquake-information.ts';
@@ -111,6 +112,8 @@ const converters: Readonly<Record<string, Converter>> = {
   VZSF51: forecastWeathermap,
   VZSF60: forecastWeathermap,
   VZSF61: forecastWeathermap,
+  VPFD51: forecastPrefecture,
+  VPFW50: forecastPrefecture,
 };
 
 export function converterFor(type: string): Converter | undefined {
