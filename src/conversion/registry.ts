@@ -20,6 +20,7 @@ import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
 import { weatherInformation } from './schemas/weather-information.ts';
+import { weatherCommentary } from './schemas/weather-commentary.ts';
 import { weatherTyphoon } from './schemas/weather-typhoon.ts';
 import type { Converter } from './types.ts';
 
@@ -114,6 +115,12 @@ const converters: Readonly<Record<string, Converter>> = {
   VZSF61: forecastWeathermap,
   VPFD51: forecastPrefecture,
   VPFW50: forecastPrefecture,
+  VPBS50: weatherCommentary,
+  VPBS51: weatherCommentary,
+  VPZJ51: weatherCommentary,
+  VPCJ51: weatherCommentary,
+  VPFJ51: weatherCommentary,
+  ...numbered('VMCJ', 53, 56, weatherCommentary),
 };
 
 export function converterFor(type: string): Converter | undefined {
