@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { convertTelegram } from '../../src/conversion/convert.ts';
 import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests } from './gold.ts';
 
@@ -230,4 +232,32 @@ test('VPFW50 兵庫県府県週間天気予報: 値なし days, predicted ranges
       ],
     },
   ]);
+});
+
+test('VPFD51 with a 独自予報 and an open-ended wind level (the sample edited): additionForecasts, range to over', () => {
+  const sample = readFileSync(fixture('official', '24_11_01_190925_VPFD51.xml'), 'utf8');
+  const addition =
+    '<MeteorologicalInfos type="独自予報"><MeteorologicalInfo>' +
+    '<DateTime>2016-11-23T05:00:00+09:00</DateTime><Duration>P2D</Duration>' +
+    '<Item><Kind><Property><Type>独自予報</Type><Text>伊豆諸島では高波に注意</Text></Property></Kind>' +
+    '<Area><Name>東京都</Name><Code>130000</Code></Area></Item>' +
+    '</MeteorologicalInfo></MeteorologicalInfos></Body>';
+  const xml = sample.replace('range="10 14" refID="1"', 'range="15" refID="1"').replace('</Body>', addition);
+  const outcome = convertTelegram(xml, 'VPFD51', 'x');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const body = outcome.document.body as Body;
+  assert.deepEqual(body.additionForecasts, [
+    {
+      type: '独自予報',
+      period: { dateTime: { value: '2016-11-23T05:00:00+09:00' }, duration: 'P2D' },
+      items: [{ code: '130000', name: '東京都', text: '伊豆諸島では高波に注意' }],
+    },
+  ]);
+  const wind = body.region.timeSeries[2]!.items[0]!.kinds[1] as { speedLevels: { range: unknown }[] };
+  assert.deepEqual(wind.speedLevels[0]!.range, {
+    type: '風速階級の範囲',
+    unit: 'm/s',
+    from: '15',
+    to: 'over',
+  });
 });

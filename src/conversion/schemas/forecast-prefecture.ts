@@ -136,8 +136,12 @@ function kind(element: XmlElement): object {
     case '最高気温予測範囲':
       if (!types.every((type) => STATION_DAY_TYPES.has(type))) return weekTemperatures(properties);
       return { type: '気温', temperatures: temperatures(properties) };
-    default:
+    case '日中の最高気温':
+    case '朝の最低気温':
       return { type: '気温', temperatures: temperatures(properties) };
+    default:
+      // A kind the schema does not describe: its type alone, which the schema check then refuses.
+      return { type: types[0] ?? '' };
   }
 }
 

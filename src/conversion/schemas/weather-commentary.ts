@@ -48,18 +48,17 @@ const splitWords = (element: XmlElement | undefined) => trimmedText(element).spl
 
 /** One 情報タグ item: the tags, typhoon and tropical-cyclone numbers (`Kind/Condition` by `Kind/Name`), the areas. */
 function informationTag(item: XmlElement) {
-  const kindNamed = (name: string) =>
-    item.all('Kind').find((kind) => trimmedText(kind.child('Name')) === name);
+  /** The words of the `Condition` of the kind with this `Name`; undefined when there is no such kind. */
   const words = (name: string) => {
-    const kind = kindNamed(name);
-    return kind ? { values: splitWords(kind.child('Condition')) } : undefined;
+    const kind = item.all('Kind').find((k) => trimmedText(k.child('Name')) === name);
+    return kind ? splitWords(kind.child('Condition')) : undefined;
   };
   const typhoons = words('台風番号');
   const cyclones = words('TC番号');
   return {
-    tagNames: words('情報タグ')?.values ?? [],
-    ...(typhoons ? { typhoonNumbers: typhoons.values } : {}),
-    ...(cyclones ? { tcNumbers: cyclones.values } : {}),
+    tagNames: words('情報タグ') ?? [],
+    ...(typhoons ? { typhoonNumbers: typhoons } : {}),
+    ...(cyclones ? { tcNumbers: cyclones } : {}),
     areas: item.all('Areas').flatMap((areas) =>
       areas.all('Area').map((area) => ({
         code: trimmedText(area.child('Code')),
