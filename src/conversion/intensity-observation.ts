@@ -44,11 +44,18 @@ const INTENSITY_RANK: ReadonlyMap<string | undefined, number> = new Map(
 /** Position in INTENSITY_ORDER; `!5-` and no intensity after every class. */
 const intensityRank = (int: string | undefined) => INTENSITY_RANK.get(int) ?? INTENSITY_ORDER.length;
 
-/** Comparator: strongest first (by the given intensity), then by code. */
-const byIntensityThenCode =
-  <T extends { code: string }>(intensity: (item: T) => string | undefined) =>
-  (a: T, b: T) =>
-    intensityRank(intensity(a)) - intensityRank(intensity(b)) || compareCodes(a, b);
+/**
+ * The items strongest first (by the given intensity), then by code. Each item's rank is computed
+ * once, not at every comparison: the lists of a large earthquake hold thousands of entries.
+ */
+function sortByIntensityThenCode<T extends { code: string }>(
+  items: T[],
+  intensity: (item: T) => string | undefined,
+): T[] {
+  const keyed = items.map((item) => ({ rank: intensityRank(intensity(item)), code: item.code, item }));
+  keyed.sort((a, b) => a.rank - b.rank || compareCodes(a, b));
+  return keyed.map((entry) => entry.item);
+}
 
 /** Pref, Area or City with its maximum intensity and revision (`condition` only for cities). */
 function maxIntArea(element: XmlElement): EarthquakeInformation.v1_1_0.IntensityCity {
@@ -70,7 +77,8 @@ function station(element: XmlElement): EarthquakeInformation.v1_1_0.IntensitySta
   const int = trimmedText(element, 'Int');
   const notReceived = int === NOT_RECEIVED;
   const out = {
-    ...codeName(element),
+    code: trimmedText(element, 'Code'),
+    name: trimmedText(element, 'Name'),
     int: notReceived ? '!5-' : int,
   } as EarthquakeInformation.v1_1_0.IntensityStation;
   const revise = revision(element);
@@ -109,19 +117,17 @@ export function convertIntensityObservation(
       }
     }
   }
-  const byMaxInt = byIntensityThenCode(
-    (item: EarthquakeInformation.v1_1_0.IntensityMaxIntOnRevise) => item.maxInt,
-  );
+  const maxIntOf = (item: EarthquakeInformation.v1_1_0.IntensityMaxIntOnRevise) => item.maxInt;
   const lists = {
     maxInt: intensityClass(observation, 'MaxInt') as IntensityClass,
-    prefectures: prefectures.sort(byMaxInt),
-    regions: regions.sort(byMaxInt),
+    prefectures: sortByIntensityThenCode(prefectures, maxIntOf),
+    regions: sortByIntensityThenCode(regions, maxIntOf),
   };
   if (!withCities) return lists as EarthquakeInformation.v1_1_0.IntensityVXSE51;
   return {
     ...lists,
-    cities: cities.sort(byMaxInt),
-    stations: stations.sort(byIntensityThenCode((item) => item.int)),
+    cities: sortByIntensityThenCode(cities, maxIntOf),
+    stations: sortByIntensityThenCode(stations, (item) => item.int),
   };
 }
 

@@ -6,6 +6,7 @@ import { forecastWarningPossibility } from './schemas/forecast-warning-possibili
 import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
 import { forecastWeathermap } from './schemas/forecast-weathermap.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
+import { forecastPrefecture } from './schemas/forecast-prefecture.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
 import { earthquakeInformation } from './schemas/earthquake-information.ts';
@@ -19,6 +20,7 @@ import { weatherWarningLegacy } from './schemas/weather-warning-legacy.ts';
 import { weatherWarningTimeseries } from './schemas/weather-warning-timeseries.ts';
 import { weatherImpactSociety, weatherImpactSocietyPrefecture } from './schemas/weather-impact-society.ts';
 import { weatherInformation } from './schemas/weather-information.ts';
+import { weatherCommentary } from './schemas/weather-commentary.ts';
 import { weatherTyphoon } from './schemas/weather-typhoon.ts';
 import type { Converter } from './types.ts';
 
@@ -111,6 +113,14 @@ const converters: Readonly<Record<string, Converter>> = {
   VZSF51: forecastWeathermap,
   VZSF60: forecastWeathermap,
   VZSF61: forecastWeathermap,
+  VPFD51: forecastPrefecture,
+  VPFW50: forecastPrefecture,
+  VPBS50: weatherCommentary,
+  VPBS51: weatherCommentary,
+  VPZJ51: weatherCommentary,
+  VPCJ51: weatherCommentary,
+  VPFJ51: weatherCommentary,
+  ...numbered('VMCJ', 53, 56, weatherCommentary),
 };
 
 export function converterFor(type: string): Converter | undefined {

@@ -17,12 +17,15 @@ export class XmlElement {
 
   /** The first child element with this local name. */
   child(name: string): XmlElement | undefined {
-    return this.children.find((c) => c.name === name);
+    for (const c of this.children) if (c.name === name) return c;
+    return undefined;
   }
 
   /** Every child element with this local name, in document order. */
   all(name: string): XmlElement[] {
-    return this.children.filter((c) => c.name === name);
+    const found: XmlElement[] = [];
+    for (const c of this.children) if (c.name === name) found.push(c);
+    return found;
   }
 
   /** The element at a slash-separated path of local names below this one (first match at each step). */
@@ -53,11 +56,24 @@ export const MAX_XML_DEPTH = 48;
 /** Attributes of an element that has none: one shared frozen object instead of one per element. */
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
+/** Children of an element that has none (most elements): one shared frozen array. */
+const NO_CHILDREN: readonly XmlElement[] = Object.freeze([]);
+
+/** An element being read. One frame per depth, reused for every element opened at that depth. */
 interface OpenElement {
   name: string;
   attrs: Readonly<Record<string, string>>;
-  children: XmlElement[];
+  children: XmlElement[] | undefined;
   text: string;
+}
+
+/** Whether a string has a character other than XML white space (space, tab, CR, LF). */
+function hasContent(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return true;
+  }
+  return false;
 }
 
 /**
@@ -77,7 +93,8 @@ export function parseXmlElement(xml: string): XmlElement {
 
 function parse(xml: string, position: boolean): XmlElement {
   const parser = new SaxesParser({ position });
-  const stack: OpenElement[] = [];
+  const frames: OpenElement[] = [];
+  let depth = 0;
   let open: OpenElement | undefined;
   let root: XmlElement | undefined;
   // Local names repeat thousands of times in a large telegram: strip each qualified name once.
@@ -90,20 +107,32 @@ function parse(xml: string, position: boolean): XmlElement {
     }
     return local;
   };
-  parser.on('doctype', () => {
-    throw new Error('XML with a DOCTYPE');
-  });
-  parser.on('opentag', (tag) => {
-    if (stack.length >= MAX_XML_DEPTH) throw new Error(`XML nested deeper than ${MAX_XML_DEPTH} elements`);
+  /** The element's attributes by local name, without namespace declarations. */
+  const attributesOf = (tagAttrs: Record<string, string>): Readonly<Record<string, string>> => {
     let attrs: Record<string, string> | undefined;
-    const tagAttrs = tag.attributes as Record<string, string>;
     for (const name in tagAttrs) {
       // Namespace declarations are not data.
       if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
       (attrs ??= {})[localName(name)] = tagAttrs[name]!;
     }
-    open = { name: localName(tag.name), attrs: attrs ?? NO_ATTRIBUTES, children: [], text: '' };
-    stack.push(open);
+    return attrs ?? NO_ATTRIBUTES;
+  };
+  parser.on('doctype', () => {
+    throw new Error('XML with a DOCTYPE');
+  });
+  parser.on('opentag', (tag) => {
+    if (depth >= MAX_XML_DEPTH) throw new Error(`XML nested deeper than ${MAX_XML_DEPTH} elements`);
+    const name = localName(tag.name);
+    const attrs = attributesOf(tag.attributes as Record<string, string>);
+    open = frames[depth];
+    if (open === undefined) frames.push((open = { name, attrs, children: undefined, text: '' }));
+    else {
+      open.name = name;
+      open.attrs = attrs;
+      open.children = undefined;
+      open.text = '';
+    }
+    depth++;
   });
   const addText = (text: string) => {
     if (open) open.text += text;
@@ -111,12 +140,13 @@ function parse(xml: string, position: boolean): XmlElement {
   parser.on('text', addText);
   parser.on('cdata', addText);
   parser.on('closetag', () => {
-    const closed = stack.pop()!;
+    const closed = frames[--depth]!;
+    const children = closed.children;
     // Whitespace between child elements is layout, not text.
-    const text = closed.children.length > 0 && closed.text.trim() === '' ? '' : closed.text;
-    const element = new XmlElement(closed.name, closed.attrs, closed.children, text);
-    open = stack[stack.length - 1];
-    if (open) open.children.push(element);
+    const text = children !== undefined && !hasContent(closed.text) ? '' : closed.text;
+    const element = new XmlElement(closed.name, closed.attrs, children ?? NO_CHILDREN, text);
+    open = depth > 0 ? frames[depth - 1] : undefined;
+    if (open) (open.children ??= []).push(element);
     else root = element;
   });
   parser.write(xml).close();
