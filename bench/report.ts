@@ -271,6 +271,15 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
         target: '–',
         met: null,
       });
+  } else if (name === 'connection-memory') {
+    for (const r of results)
+      rows.push({
+        figure: `heap per idle WebSocket connection (${n0(r.connections)} connections, after GC)`,
+        value: `${r.namazuHeapKiB.toFixed(2)} KiB`,
+        reference: `bare ws ${r.bareHeapKiB.toFixed(2)} KiB`,
+        target: '≤ 8 KiB',
+        met: r.namazuHeapKiB <= 8,
+      });
   } else if (name === 'token-bearer') {
     for (const r of results)
       rows.push({

@@ -130,6 +130,17 @@ const benches: Bench[] = [
     },
   },
   {
+    name: 'connection-memory',
+    title: 'Heap per idle WebSocket connection beside a bare `ws` server (bench/connection-memory.ts)',
+    setup: async () => ({
+      command: [
+        'bash',
+        '-c',
+        `ulimit -n "$(ulimit -Hn)" && exec "${process.execPath}" --expose-gc --import tsx bench/connection-memory.ts 5000`,
+      ],
+    }),
+  },
+  {
     name: 'fanout',
     title: 'WebSocket fan-out beside a bare `ws` broadcast (bench/fanout.sh)',
     missing: noPostgres,

@@ -1,6 +1,12 @@
 import type { AppContext } from '../context.ts';
-import { earthquakeEvent, listEarthquakeEvents, type EarthquakeListQuery } from '../gd/earthquake-store.ts';
-import { eewEvent, listEewRecords } from '../gd/eew.ts';
+import {
+  earthquakeEvent,
+  listEarthquakeEvents,
+  type EarthquakeListPage,
+  type EarthquakeListQuery,
+} from '../gd/earthquake-store.ts';
+import { eewEvent, listEewRecords, type EewListQuery } from '../gd/eew.ts';
+import type { EewRecord, ListPage } from '../gd/types.ts';
 import { GdFilterError, parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
@@ -9,6 +15,7 @@ import type { App } from '../http/surface.ts';
 import { loadSummaries } from '../telegrams/store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseDatetimeRange } from './datetime-range.ts';
+import { SerialTaggedCache, type SerialSource } from './serial-cache.ts';
 import {
   errorResponses,
   GdEarthquakeEvent,
@@ -28,7 +35,14 @@ const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
 
 export interface GdDeps {
   contracted: (accountId: number) => Promise<Set<string>>;
+  /** The process's telegram cache: list pages are kept until it sees a new serial (serial-cache.ts). */
+  telegrams: SerialSource;
 }
+
+/** List pages kept per process (distinct filter and cursor combinations). */
+const MAX_CACHED_PAGES = 512;
+/** How soon a projection rebuilt without a new telegram shows in the lists. */
+const MAX_PAGE_AGE_MS = 1000;
 
 /** A gd filter's own parse error as the documented 400 naming the parameter. */
 function filter<T>(parse: () => T): T {
@@ -54,6 +68,9 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
     const contracted = await deps.contracted(accountId);
     return contracted.has('eew.forecast') || contracted.has('eew.warning');
   };
+  const pageOptions = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS };
+  const earthquakePages = new SerialTaggedCache<EarthquakeListPage>(deps.telegrams, pageOptions);
+  const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, pageOptions);
 
   app.get(
     '/v2/gd/earthquake',
@@ -80,7 +97,7 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
         f.cursor = { direction: cursor.direction, position: cursor.serial };
       }
       const page = (await hasEarthquakes(request.principal.accountId))
-        ? await listEarthquakeEvents(ctx.db, f)
+        ? await earthquakePages.get(JSON.stringify(f), () => listEarthquakeEvents(ctx.db, f))
         : { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 };
       return okBody(
         {
@@ -143,13 +160,14 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
         query.cursorToken === undefined
           ? undefined
           : decodeCursor(EEW_LIST, query.cursorToken, 'cursorToken', ['older']);
+      const f: EewListQuery = {
+        limit,
+        ...(range.from ? { datetimeFrom: range.from } : {}),
+        ...(range.before ? { datetimeTo: range.before } : {}),
+        ...(cursor ? { cursor: { position: cursor.serial } } : {}),
+      };
       const page = (await hasEew(request.principal.accountId))
-        ? await listEewRecords(ctx.db, {
-            limit,
-            ...(range.from ? { datetimeFrom: range.from } : {}),
-            ...(range.before ? { datetimeTo: range.before } : {}),
-            ...(cursor ? { cursor: { position: cursor.serial } } : {}),
-          })
+        ? await eewPages.get(JSON.stringify(f), () => listEewRecords(ctx.db, f))
         : { items: [] };
       return okBody(
         {

@@ -18,6 +18,6 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   registerTelegramLists(app, ctx, { cache, contracted });
   await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);
-  registerGdRoutes(app, ctx, { contracted });
+  registerGdRoutes(app, ctx, { contracted, telegrams: cache });
   await registerAdminIngest(app, ctx);
 }

@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
+import { closeLocalSocket } from '../http/local-sockets.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { SessionSpec, SocketSession } from '../sessions/socket-sessions.ts';
 import {
@@ -177,8 +178,15 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     const id = positiveInt(request.params.id);
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
       throw new HttpError(404, socketErrors.notFound);
-    // Whichever process holds the connection closes it with 4808.
-    await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
+    // Whichever process holds the connection closes it with 4808: this one at once, the others when
+    // the bus tells them, or at their next ping tick if it does not (docs/realtime.md). The session
+    // is closed in the database already, so a bus that is down never fails the request.
+    closeLocalSocket(app, id);
+    busCodecs.socketClose
+      .publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT })
+      .catch((err: unknown) => {
+        request.log.warn({ err, socketId: id }, 'socket close announcement failed; the ping tick closes it');
+      });
     return reply.code(204).send();
   });
 }

@@ -33,6 +33,12 @@ interface BodyView {
   intensity?: { maxInt?: string; maxLgInt?: string; lgCategory?: string };
 }
 
+/** Whether a converted document enters the earthquake events (not a test, merged type, an EventID). */
+export function entersEarthquakeEvents(input: Omit<EarthquakeReportInput, 'telegram'>): boolean {
+  const { document: doc, type } = input;
+  return !input.test && doc.status === '通常' && EARTHQUAKE_EVENT_TYPES.has(type) && Boolean(doc.eventId);
+}
+
 /**
  * The report a converted document contributes, with its event id; null when it never enters the
  * projection (test telegram, a data type that is not merged, no EventID).
@@ -40,8 +46,8 @@ interface BodyView {
 export function earthquakeReportOf(
   input: EarthquakeReportInput,
 ): { eventId: string; report: EarthquakeReport } | null {
+  if (!entersEarthquakeEvents(input)) return null;
   const { document: doc, type } = input;
-  if (input.test || doc.status !== '通常' || !EARTHQUAKE_EVENT_TYPES.has(type) || !doc.eventId) return null;
   const canceled = doc.infoType === '取消';
   const body = (canceled ? {} : doc.body) as BodyView;
   const serialNo = doc.serialNo !== null && /^\d{1,9}$/.test(doc.serialNo) ? Number(doc.serialNo) : null;

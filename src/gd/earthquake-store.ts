@@ -39,11 +39,19 @@ const reportOfRow = (r: ReportRow): EarthquakeReport => ({
   lgCategory: r.lg_category,
 });
 
+const REPORT_COLUMNS = `serial, type, title, canceled, report_time, press_time, serial_no, target_time,
+  earthquake::text AS earthquake, max_int, max_lg_int, lg_category`;
+
 /**
  * Records one converted VXSE51/52/53/61/62 document (called by ingest in its transaction, after the
  * JSON telegram is stored) and recomputes its event from all the event's stored reports. Test
  * telegrams and other data types are ignored. Recording the same telegram again changes nothing.
  * Returns the EventID recomputed, or null when the document does not enter the projection.
+ *
+ * Two statements: the report is inserted and the event's reports read in one (the new report comes
+ * from the insert's RETURNING, as the statement's own snapshot does not show it), and the event
+ * row is written in the other. Ingest runs them under its lock, after the statement that took it,
+ * so no other recording of the event can commit in between (docs/gd.md "Recording").
  */
 export async function recordEarthquakeReport(
   q: Queryable,
@@ -52,11 +60,16 @@ export async function recordEarthquakeReport(
   const entry = earthquakeReportOf(input);
   if (!entry) return null;
   const { eventId, report: r } = entry;
-  await q.query(
-    `INSERT INTO gd_earthquake_reports (serial, telegram_id, event_id, type, title, canceled, report_time, press_time,
-       serial_no, target_time, earthquake, max_int, max_lg_int, lg_category)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12, $13, $14)
-     ON CONFLICT DO NOTHING`,
+  const rows = await q.query<ReportRow>(
+    `WITH inserted AS (
+       INSERT INTO gd_earthquake_reports (serial, telegram_id, event_id, type, title, canceled, report_time,
+         press_time, serial_no, target_time, earthquake, max_int, max_lg_int, lg_category)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12, $13, $14)
+       ON CONFLICT DO NOTHING
+       RETURNING ${REPORT_COLUMNS}
+     )
+     SELECT ${REPORT_COLUMNS} FROM gd_earthquake_reports WHERE event_id = $3
+     UNION ALL SELECT * FROM inserted`,
     [
       r.serial,
       input.telegram.id,
@@ -74,33 +87,25 @@ export async function recordEarthquakeReport(
       r.lgCategory,
     ],
   );
-  await recomputeEarthquakeEvent(q, eventId, r.serial);
+  await writeEarthquakeEvent(q, eventId, rows.map(reportOfRow));
   return eventId;
 }
 
-/**
- * Rewrites the event row from its reports. The upsert comes first: it locks the event's row, so two
- * transactions recording reports of one event recompute one after the other.
- */
-async function recomputeEarthquakeEvent(q: Queryable, eventId: string, anySerial: number): Promise<void> {
-  await q.query(
-    `INSERT INTO gd_earthquake_events (event_id, id, updated_serial, listed) VALUES ($1, $2, $2, false)
-     ON CONFLICT (event_id) DO UPDATE SET listed = gd_earthquake_events.listed`,
-    [eventId, anySerial],
-  );
-  const rows = await q.query<ReportRow>(
-    `SELECT serial, type, title, canceled, report_time, press_time, serial_no, target_time,
-       earthquake::text AS earthquake, max_int, max_lg_int, lg_category
-     FROM gd_earthquake_reports WHERE event_id = $1`,
-    [eventId],
-  );
-  const reports = rows.map(reportOfRow);
+/** Writes the event row computed from all its reports (created when the event is new). */
+async function writeEarthquakeEvent(
+  q: Queryable,
+  eventId: string,
+  reports: EarthquakeReport[],
+): Promise<void> {
   const serials = reports.map((r) => r.serial);
   const summary = mergeEarthquakeEvent(eventId, reports);
   await q.query(
-    `UPDATE gd_earthquake_events SET id = $2, updated_serial = $3, listed = $4, hypocenter_code = $5,
-       max_int_rank = $6, arrival_date = $7::date, summary = $8::json
-     WHERE event_id = $1`,
+    `INSERT INTO gd_earthquake_events (event_id, id, updated_serial, listed, hypocenter_code, max_int_rank,
+       arrival_date, summary)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::date, $8::json)
+     ON CONFLICT (event_id) DO UPDATE SET id = excluded.id, updated_serial = excluded.updated_serial,
+       listed = excluded.listed, hypocenter_code = excluded.hypocenter_code, max_int_rank = excluded.max_int_rank,
+       arrival_date = excluded.arrival_date, summary = excluded.summary`,
     [
       eventId,
       Math.min(...serials),

@@ -31,6 +31,13 @@ export function eewRecordOf(doc: EewInformation.v1_0_0.Main): Omit<EewRecord, 'i
   };
 }
 
+/** Whether a converted document enters the early warnings (not a test, a kept type, EventID, serial). */
+export function entersEewRecords(input: Omit<EewReportInput, 'telegram'>): boolean {
+  const { document: doc, type } = input;
+  if (input.test || doc.status !== '通常' || !EEW_TYPES.has(type)) return false;
+  return Boolean(doc.eventId) && doc.serialNo !== null && /^\d{1,9}$/.test(doc.serialNo);
+}
+
 /**
  * Records one converted VXSE43/44/45 document (ingest, in its transaction) and recomputes its
  * event's record: the final report (isLastInfo) with the highest serial number, VXSE45 before
@@ -39,13 +46,25 @@ export function eewRecordOf(doc: EewInformation.v1_0_0.Main): Omit<EewRecord, 'i
  * null when the document does not enter the projection.
  */
 export async function recordEewReport(q: Queryable, input: EewReportInput): Promise<string | null> {
+  if (!entersEewRecords(input)) return null;
   const { document: doc, type } = input;
-  if (input.test || doc.status !== '通常' || !EEW_TYPES.has(type)) return null;
-  if (!doc.eventId || doc.serialNo === null || !/^\d{1,9}$/.test(doc.serialNo)) return null;
   const record = eewRecordOf(doc);
+  // One statement: the report, then the event's record chosen among its final reports (the new one
+  // from the insert's RETURNING, as the statement's own snapshot does not show it).
   await q.query(
-    `INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING`,
+    `WITH inserted AS (
+       INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING
+       RETURNING serial, type, serial_no, is_last_info, received_time
+     ), finals AS (
+       SELECT serial, type, serial_no, received_time FROM gd_eew_reports WHERE event_id = $3 AND is_last_info
+       UNION ALL SELECT serial, type, serial_no, received_time FROM inserted WHERE is_last_info
+     )
+     INSERT INTO gd_eew_events (event_id, report_serial, received_time)
+     SELECT $3, serial, received_time FROM finals
+     ORDER BY serial_no DESC, ${TYPE_PREFERENCE} DESC, serial DESC LIMIT 1
+     ON CONFLICT (event_id) DO UPDATE SET report_serial = excluded.report_serial,
+       received_time = excluded.received_time`,
     [
       input.telegram.serial,
       input.telegram.id,
@@ -56,13 +75,6 @@ export async function recordEewReport(q: Queryable, input: EewReportInput): Prom
       new Date(input.telegram.receivedTime),
       JSON.stringify(record),
     ],
-  );
-  await q.query('DELETE FROM gd_eew_events WHERE event_id = $1', [doc.eventId]);
-  await q.query(
-    `INSERT INTO gd_eew_events (event_id, report_serial, received_time)
-     SELECT event_id, serial, received_time FROM gd_eew_reports WHERE event_id = $1 AND is_last_info
-     ORDER BY serial_no DESC, ${TYPE_PREFERENCE} DESC, serial DESC LIMIT 1`,
-    [doc.eventId],
   );
   return doc.eventId;
 }

@@ -1,7 +1,8 @@
 import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import type { Queryable } from '../db/types.ts';
+import { entersEarthquakeEvents } from './earthquake-merge.ts';
 import { recordEarthquakeReport } from './earthquake-store.ts';
-import { recordEewReport } from './eew.ts';
+import { entersEewRecords, recordEewReport } from './eew.ts';
 import type { EarthquakeDocument, EewDocument, ProjectionInput } from './types.ts';
 
 /**
@@ -23,6 +24,22 @@ export async function recordGdReport(
       return (await recordEewReport(q, { ...input, document: input.document as EewDocument })) ? 'eew' : null;
     default:
       return null;
+  }
+}
+
+/**
+ * Whether recordGdReport would record this document (pure: no I/O). Ingest stores a conversion that
+ * feeds no projection in a single statement, without a transaction around it.
+ */
+export function entersGdProjection(input: Omit<ProjectionInput<TelegramJSONMain>, 'telegram'>): boolean {
+  switch (input.document._schema.type) {
+    case 'earthquake-information':
+    case 'earthquake-hypocenter-update':
+      return entersEarthquakeEvents({ ...input, document: input.document as EarthquakeDocument });
+    case 'eew-information':
+      return entersEewRecords({ ...input, document: input.document as EewDocument });
+    default:
+      return false;
   }
 }
 

@@ -83,6 +83,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
   });
 
   app.decorate('pathErrorRenderers', []);
+  app.decorate('localSocketClosers', []);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const status = methods.knows(path) ? 405 : 404;

@@ -70,6 +70,8 @@ const TEXT = { binary: false } as const;
 /** Client frames that are not a JSON object tolerated before the connection closes with 4641. */
 export const MAX_INVALID_FRAMES = 5;
 
+const ignore = () => {};
+
 function refuse(ws: WebSocket, code: number, message: string): void {
   ws.send(errorMessage(message, code, true), TEXT);
   ws.close(code, message);
@@ -105,7 +107,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
   server.on('upgrade', onUpgrade);
 
   async function welcome(ws: WebSocket, ticket: string | null, ip: string | null): Promise<void> {
-    ws.on('error', () => {}); // a reset socket also emits 'close', where cleanup happens
+    ws.on('error', ignore); // a reset socket also emits 'close', where cleanup happens
     if (!ticket) return refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
     let opened: OpenedSession | Refusal;
     try {

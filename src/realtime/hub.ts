@@ -66,6 +66,7 @@ export class Hub {
     return this.bySocketId.values();
   }
 
+  /** Adds a connection to the group of its filter; members share the group's compiled filter. */
   add(conn: Connection): void {
     this.bySocketId.set(conn.socketId, conn);
     let group = this.groups.get(conn.filter.key);
@@ -73,6 +74,8 @@ export class Hub {
       group = { filter: conn.filter, members: new Set() };
       this.groups.set(conn.filter.key, group);
     }
+    // Equal keys are equal filters: an idle connection keeps no filter of its own.
+    conn.filter = group.filter;
     group.members.add(conn);
   }
 

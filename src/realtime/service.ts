@@ -6,10 +6,12 @@
 import cluster from 'node:cluster';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
+import { onLocalSocketClose } from '../http/local-sockets.ts';
 import type { App, Surface } from '../http/surface.ts';
 import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import {
   PONG_TIMEOUT_MS,
+  closedByAccount,
   endSessions,
   narrowSession,
   openSession,
@@ -66,12 +68,22 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   );
   const onError = (err: unknown) => log.error({ err }, 'real-time delivery failed');
 
-  // One timer: ping everyone, and record the pongs of the last period in one statement.
+  const closeByAccount = (socketId: number) =>
+    hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true);
+  // A DELETE on this process closes at once; one on another process tells us on the bus.
+  onLocalSocketClose(app, closeByAccount);
+
+  // One timer: ping everyone, record the pongs of the last period in one statement, and close the
+  // connections whose session was closed by its account while the bus did not tell us.
   const timer = setInterval(() => {
     heartbeat.tick();
     const ids = [...ponged];
     ponged.clear();
     recordPings(db, ids, clock.now()).catch(onError);
+    const held = [...hub.connections()].map((c) => c.socketId);
+    closedByAccount(db, held)
+      .then((closed) => closed.forEach(closeByAccount))
+      .catch(onError);
   }, ctx.config.pingIntervalMs);
   timer.unref();
 
@@ -137,9 +149,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
 
   const unsubscribe = [
     await busCodecs.telegram.subscribe(ctx.bus, dispatcher.announce),
-    await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) =>
-      hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.closedByAccount, true),
-    ),
+    await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) => closeByAccount(socketId)),
     await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) => {
       contractsChanged(accountId).catch(onError);
     }),

@@ -265,6 +265,20 @@ export async function closeSessionOf(
   return true;
 }
 
+/**
+ * Of these sessions, those closed by their account (DELETE /v2/socket/:id): a process that held one
+ * of their connections and missed the bus announcement closes it when it next looks (one statement
+ * per heartbeat).
+ */
+export async function closedByAccount(q: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: number }>(
+    `SELECT id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'closed' AND close_code = $2`,
+    [ids, CLOSED_BY_ACCOUNT],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Records the latest valid pong of many sessions at once (one statement per heartbeat). */
 export async function recordPings(q: Queryable, ids: readonly number[], at: number): Promise<void> {
   if (ids.length === 0) return;

@@ -3,11 +3,11 @@ import type { Bus } from '../bus/types.ts';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
-import { recordGdReport } from '../gd/projections.ts';
+import { entersGdProjection, recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
 import { prepareConversion, type PreparedConversion } from './conversion.ts';
 import { prepareTelegram, type IngestHints, type PreparedTelegram } from './prepare.ts';
-import { findStored, storeTelegram, type StoredTelegram } from './store.ts';
+import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
 export interface ConversionFailure {
@@ -130,23 +130,36 @@ async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome
 
 /**
  * The XML telegram, its JSON conversion and the projections it feeds (earthquake events, early
- * warnings) in one transaction: they commit together or not at all.
+ * warnings) commit together or not at all. The two telegrams are one statement; a conversion that
+ * feeds no projection (most of them) needs nothing else, so that statement is its own transaction
+ * and the whole ingest is one round trip, as for a telegram without conversion.
  */
-function storeWithConversion(
+async function storeWithConversion(
   db: Db,
   telegram: PreparedTelegram,
   conversion: PreparedConversion & { ok: true },
 ): Promise<IngestOutcome & { ok: true }> {
+  const projection = {
+    type: telegram.head.type,
+    document: conversion.document,
+    test: telegram.head.test,
+  };
+  const done = ({ stored, converted }: { stored: StoredTelegram; converted?: StoredTelegram }) =>
+    converted
+      ? { ok: true as const, stored, converted: { ...converted, schema: conversion.schema } }
+      : { ok: true as const, stored };
+  if (!entersGdProjection(projection)) {
+    return done(await storeTelegramWithConversion(db, telegram, conversion.telegram));
+  }
   return db.tx(async (q) => {
-    const stored = await storeTelegram(q, telegram);
-    if (stored.duplicate) return { ok: true, stored };
-    const converted = await storeTelegram(q, conversion.telegram);
-    await recordGdReport(q, {
-      type: telegram.head.type,
-      document: conversion.document,
-      telegram: { serial: converted.serial, id: converted.id, receivedTime: telegram.receivedTime },
-      test: telegram.head.test,
-    });
-    return { ok: true, stored, converted: { ...converted, schema: conversion.schema } };
+    const outcome = await storeTelegramWithConversion(q, telegram, conversion.telegram);
+    const { converted } = outcome;
+    if (converted) {
+      await recordGdReport(q, {
+        ...projection,
+        telegram: { serial: converted.serial, id: converted.id, receivedTime: telegram.receivedTime },
+      });
+    }
+    return done(outcome);
   });
 }

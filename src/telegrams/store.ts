@@ -77,6 +77,37 @@ export interface StoredTelegram {
   duplicate: boolean;
 }
 
+const INSERT_COLUMNS = `raw_digest, id, classification, type, author, target, head_time, designation, test,
+  format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version`;
+
+/** The values of INSERT_COLUMNS for one telegram, from `$first` on (the body crosses as base64). */
+function insertValues(t: PreparedTelegram, first: number): { sql: string; params: SqlParam[] } {
+  const params: SqlParam[] = [
+    t.rawDigest,
+    t.id,
+    t.classification,
+    t.head.type,
+    t.head.author,
+    t.head.target ?? null,
+    new Date(t.head.time),
+    t.head.designation,
+    t.head.test,
+    t.format,
+    new Date(t.receivedTime),
+    t.xmlReport === null ? null : JSON.stringify(t.xmlReport),
+    t.compression,
+    t.encoding,
+    t.body.toString('base64'),
+    t.conversion?.originalId ?? null,
+    t.conversion?.schema.type ?? null,
+    t.conversion?.schema.version ?? null,
+  ];
+  const sql = params
+    .map((_, i) => (i === 14 ? `decode($${first + i}, 'base64')` : `$${first + i}`))
+    .join(', ');
+  return { sql, params };
+}
+
 /**
  * Stores a prepared telegram in one statement (its own transaction under autocommit), unless the
  * same raw bytes or the same delivered body are stored already: then the stored one is returned as
@@ -85,41 +116,57 @@ export interface StoredTelegram {
  * gets a unique violation, which ingestTelegram turns into a duplicate.
  */
 export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
+  const values = insertValues(t, 2);
   const rows = await q.query<StoredTelegram>(
     `WITH existing AS (
-       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $1 OR id = $2 LIMIT 1
+       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
      ), inserted AS (
-       INSERT INTO telegrams (raw_digest, id, classification, type, author, target, head_time, designation, test,
-         format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, decode($15, 'base64'), $17, $18, $19
-       FROM pg_advisory_xact_lock($16) WHERE NOT EXISTS (SELECT 1 FROM existing)
+       INSERT INTO telegrams (${INSERT_COLUMNS})
+       SELECT ${values.sql}
+       FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
        RETURNING serial, id, classification
      )
      SELECT serial, id, classification, false AS duplicate FROM inserted
      UNION ALL SELECT serial, id, classification, true AS duplicate FROM existing`,
-    [
-      t.rawDigest,
-      t.id,
-      t.classification,
-      t.head.type,
-      t.head.author,
-      t.head.target ?? null,
-      new Date(t.head.time),
-      t.head.designation,
-      t.head.test,
-      t.format,
-      new Date(t.receivedTime),
-      t.xmlReport === null ? null : JSON.stringify(t.xmlReport),
-      t.compression,
-      t.encoding,
-      t.body.toString('base64'),
-      INGEST_LOCK_KEY,
-      t.conversion?.originalId ?? null,
-      t.conversion?.schema.type ?? null,
-      t.conversion?.schema.version ?? null,
-    ],
+    [INGEST_LOCK_KEY, ...values.params],
   );
   return rows[0]!;
+}
+
+/**
+ * Stores an XML telegram and its JSON conversion in one statement, with consecutive serials (the
+ * conversion's row is drawn from the XML's): both or neither. When the XML is stored already, it is
+ * returned as a duplicate and nothing is written. Same lock and duplicate rules as storeTelegram.
+ */
+export async function storeTelegramWithConversion(
+  q: Queryable,
+  xml: PreparedTelegram,
+  json: PreparedTelegram,
+): Promise<{ stored: StoredTelegram; converted?: StoredTelegram }> {
+  const xmlValues = insertValues(xml, 2);
+  const jsonValues = insertValues(json, 2 + xmlValues.params.length);
+  const rows = await q.query<StoredTelegram & { conversion: boolean }>(
+    `WITH existing AS (
+       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
+     ), xml AS (
+       INSERT INTO telegrams (${INSERT_COLUMNS})
+       SELECT ${xmlValues.sql}
+       FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
+       RETURNING serial, id, classification
+     ), json AS (
+       INSERT INTO telegrams (${INSERT_COLUMNS})
+       SELECT ${jsonValues.sql} FROM xml
+       RETURNING serial, id, classification
+     )
+     SELECT serial, id, classification, false AS duplicate, false AS conversion FROM xml
+     UNION ALL SELECT serial, id, classification, false AS duplicate, true AS conversion FROM json
+     UNION ALL SELECT serial, id, classification, true AS duplicate, false AS conversion FROM existing`,
+    [INGEST_LOCK_KEY, ...xmlValues.params, ...jsonValues.params],
+  );
+  const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
+  const stored = rows.find((r) => !r.conversion)!;
+  const converted = rows.find((r) => r.conversion);
+  return converted ? { stored: strip(stored), converted: strip(converted) } : { stored: strip(stored) };
 }
 
 /** The stored telegram with these raw bytes or this delivered body, as a duplicate. */

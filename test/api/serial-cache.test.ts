@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SerialTaggedCache } from '../../src/api/serial-cache.ts';
+
+/** A page loader that counts its reads and answers with the read's number. */
+function loader() {
+  const counter = { reads: 0 };
+  const load = () => Promise.resolve(++counter.reads);
+  return { counter, load };
+}
+
+describe('SerialTaggedCache', () => {
+  const long = { maxEntries: 8, maxAgeMs: 3_600_000 };
+
+  it('keeps a page until a new serial is committed, per key', async () => {
+    const source = { newestSerial: 10 };
+    const cache = new SerialTaggedCache<number>(source, long);
+    const { counter, load } = loader();
+    assert.equal(await cache.get('a', load), 1);
+    assert.equal(await cache.get('a', load), 1);
+    assert.equal(await cache.get('b', load), 2, 'another key is another page');
+    source.newestSerial = 11;
+    assert.equal(await cache.get('a', load), 3, 'a new serial drops every page');
+    assert.equal(await cache.get('b', load), 4);
+    assert.equal(counter.reads, 4);
+  });
+
+  it('callers that come while a page is read share the read', async () => {
+    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, long);
+    let release!: (n: number) => void;
+    let reads = 0;
+    const slow = () => {
+      reads++;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const pending = [cache.get('a', slow), cache.get('a', slow), cache.get('a', slow)];
+    release(7);
+    assert.deepEqual(await Promise.all(pending), [7, 7, 7]);
+    assert.equal(reads, 1);
+  });
+
+  it('does not keep a failed read', async () => {
+    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, long);
+    await assert.rejects(cache.get('a', () => Promise.reject(new Error('database down'))));
+    assert.equal(await cache.get('a', () => Promise.resolve(5)), 5);
+  });
+
+  it('reads again once a page is older than maxAgeMs (a rebuild changes pages without a serial)', async () => {
+    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, { maxEntries: 8, maxAgeMs: 0 });
+    const { counter, load } = loader();
+    await cache.get('a', load);
+    await cache.get('a', load);
+    assert.equal(counter.reads, 2);
+  });
+
+  it('holds at most maxEntries pages', async () => {
+    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, { maxEntries: 2, maxAgeMs: 3_600_000 });
+    const { counter, load } = loader();
+    await cache.get('a', load);
+    await cache.get('b', load);
+    await cache.get('c', load); // full: the held pages are dropped
+    await cache.get('a', load);
+    assert.equal(counter.reads, 4);
+  });
+});
