@@ -56,7 +56,11 @@ async function startNamazu(dataDir: string): Promise<Namazu> {
     NAMAZU_SECRET: secret,
     ...(databaseUrl ? { NAMAZU_DATABASE_URL: databaseUrl } : {}),
   });
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], { env });
+  // In the data directory: on PostgreSQL the demo credentials file is written to the working directory.
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env,
+    cwd: dataDir,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
