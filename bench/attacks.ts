@@ -97,6 +97,12 @@ function rss(pid: number): number {
   return Number(kb) * 1024;
 }
 
+/** CPU time a process has used (user + system), in seconds, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -105,6 +111,8 @@ async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
   const pid = namazu.child.pid!;
   for (let i = 0; i < 20; i++) await (await fetch(`${namazu.origin}/healthz`)).text(); // warm
   const rssBefore = rss(pid);
+  const cpuBefore = cpuSeconds(pid);
+  const t0 = performance.now();
   let peak = rssBefore;
   let running = true;
   const latencies: number[] = [];
@@ -126,10 +134,12 @@ async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
   await prober;
   clearInterval(sampler);
   peak = Math.max(peak, rss(pid));
+  const serverCpuShare = (cpuSeconds(pid) - cpuBefore) / ((performance.now() - t0) / 1000);
   latencies.sort((a, b) => a - b);
   closedAfterMs.sort((a, b) => a - b);
   return {
     rssGrowthMiB: (peak - rssBefore) / MiB,
+    serverCpuShare,
     healthzP99: percentile(latencies, 99),
     healthzSamples: latencies.length,
     closedMedianMs: percentile(closedAfterMs, 50),
@@ -284,6 +294,7 @@ try {
     const figures = {
       rssGrowthMiB: median(results.map((r) => r.rssGrowthMiB)),
       healthzP99: median(results.map((r) => r.healthzP99)),
+      serverCpuShare: median(results.map((r) => r.serverCpuShare)),
       closedMedianMs: median(results.map((r) => r.closedMedianMs)),
       closedMaxMs: Math.max(...results.map((r) => r.closedMaxMs)),
     };
@@ -297,7 +308,8 @@ try {
     });
     console.log(
       `${scenario.name} (median of ${runs}): RSS +${figures.rssGrowthMiB.toFixed(1)} MiB, ` +
-        `/healthz p99 ${figures.healthzP99.toFixed(1)} ms; connections closed after ` +
+        `/healthz p99 ${figures.healthzP99.toFixed(1)} ms, server CPU ${(figures.serverCpuShare * 100).toFixed(0)} % of a core; ` +
+        `connections closed after ` +
         `${(figures.closedMedianMs / 1000).toFixed(2)} s (median), ${(figures.closedMaxMs / 1000).toFixed(2)} s (latest of all runs) ` +
         `— ${scenario.timeout}: ${closedInTime ? 'every one within it' : 'NOT all within it'}`,
     );
