@@ -106,7 +106,29 @@ function cpuSeconds(pid: number): number {
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-/** While `attack` runs: /healthz every 20 ms, one at a time, and the server's RSS every 100 ms. */
+/**
+ * Requests GET /healthz of `origin` one at a time, 20 ms apart, until its stdin closes, then prints
+ * the latencies (ms) as JSON. It runs in a process of its own: the attacker's event loop, busy
+ * writing, must not delay the probe.
+ */
+const PROBER = `
+const latencies = [];
+let running = true;
+process.stdin.on('end', () => (running = false)).resume();
+while (running) {
+  const t0 = performance.now();
+  try {
+    await (await fetch(process.argv[1] + '/healthz', { signal: AbortSignal.timeout(30000) })).text();
+    latencies.push(performance.now() - t0);
+  } catch {
+    latencies.push(30000);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+process.stdout.write(JSON.stringify(latencies));
+`;
+
+/** While `attack` runs: /healthz every 20 ms from another process, and the server's RSS every 100 ms. */
 async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
   const pid = namazu.child.pid!;
   for (let i = 0; i < 20; i++) await (await fetch(`${namazu.origin}/healthz`)).text(); // warm
@@ -114,24 +136,15 @@ async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
   const cpuBefore = cpuSeconds(pid);
   const t0 = performance.now();
   let peak = rssBefore;
-  let running = true;
-  const latencies: number[] = [];
   const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 100);
-  const prober = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      try {
-        await (await fetch(`${namazu.origin}/healthz`, { signal: AbortSignal.timeout(30_000) })).text();
-        latencies.push(performance.now() - t0);
-      } catch {
-        latencies.push(30_000);
-      }
-      await sleep(20);
-    }
-  })();
+  const prober = spawn(process.execPath, ['--input-type=module', '-e', PROBER, namazu.origin]);
+  let probed = '';
+  prober.stdout.on('data', (d) => (probed += d));
+  const proberDone = new Promise((resolve) => prober.on('exit', resolve));
   const closedAfterMs = await attack();
-  running = false;
-  await prober;
+  prober.stdin.end();
+  await proberDone;
+  const latencies = JSON.parse(probed) as number[];
   clearInterval(sampler);
   peak = Math.max(peak, rss(pid));
   const serverCpuShare = (cpuSeconds(pid) - cpuBefore) / ((performance.now() - t0) / 1000);
