@@ -201,6 +201,26 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
         target: '< 2 s (issue 2)',
         met: r.median < 2000,
       });
+  } else if (name === 'attacks') {
+    for (const r of results) {
+      if (r.guessesPerAccountPerHour !== undefined) {
+        rows.push({
+          figure: `${r.case}: guesses per account per hour · delay the owner sees`,
+          value: `${n0(r.guessesPerAccountPerHour)} · ${r.ownerRefused ? 'refused' : ms(r.ownerDelayMs)}`,
+          reference: '–',
+          target: 'the owner never refused (issue 14)',
+          met: !r.ownerRefused,
+        });
+        continue;
+      }
+      rows.push({
+        figure: `${r.case}, median of ${r.runs}: RSS growth · /healthz p99 · latest close`,
+        value: `${r.rssGrowthMiB.toFixed(1)} MiB · ${ms(r.healthzP99)} · ${(r.closedMaxMs / 1000).toFixed(2)} s`,
+        reference: `time-out ${(r.timeoutMs / 1000).toFixed(0)} s`,
+        target: '< 64 MiB · < 100 ms · within the time-out (issue 14)',
+        met: r.rssGrowthMiB < 64 && r.healthzP99 < 100 && r.closedInTime,
+      });
+    }
   } else if (name === 'ingest') {
     for (const r of results) {
       const ratio = r.withConversion / r.withoutConversion;

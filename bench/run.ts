@@ -141,6 +141,12 @@ const benches: Bench[] = [
     }),
   },
   {
+    name: 'attacks',
+    title:
+      'Slow uploads, slow headers, WebSocket floods and sign-in guessing against `namazu serve` (bench/attacks.ts)',
+    setup: async () => ({ command: tsx('bench/attacks.ts', runs), env: await onPostgres('attacks') }),
+  },
+  {
     name: 'fanout',
     title: 'WebSocket fan-out beside a bare `ws` broadcast (bench/fanout.sh)',
     missing: noPostgres,

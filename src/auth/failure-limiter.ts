@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
+import { CredentialCache } from './credential-cache.ts';
 
 export interface FailureLimitOptions {
   /** Failures allowed per key within one window. */
@@ -8,13 +9,44 @@ export interface FailureLimitOptions {
   windowMs: number;
 }
 
+/** The shared count of one key, as this process last saw it. */
+interface WindowState {
+  failures: number;
+  windowStart: number;
+}
+
+interface WindowRow {
+  key_digest: string;
+  window_start: Date;
+  failures: number;
+}
+
+const stateOf = (r: WindowRow): WindowState => ({
+  failures: r.failures,
+  windowStart: r.window_start.getTime(),
+});
+
+/** How long this process answers from the count it last saw, without asking the database. */
+export const FAILURE_COUNT_FRESH_MS = 1000;
+/** Keys whose counts are held in memory (least recently used dropped first). */
+const MAX_HELD_KEYS = 10_000;
+
 /**
  * Counts failed requests per key (an address, or a client at an address) in fixed windows, in the
  * database, so every process and node shares one count (docs/oauth.md "Rate limits (failure limits)"). Once a key
  * reaches its limit, requests under it are refused until the window ends. Keys are stored as HMAC
  * digests: no address or client id is kept in the clear.
+ *
+ * The check is on every request's path, so each process holds the count it last saw per key for
+ * `FAILURE_COUNT_FRESH_MS`. This does not loosen the limit: every failure is recorded in the
+ * database, and recording it returns the shared count, so a process learns that a key is over its
+ * limit at its first failure under it, whoever caused the others; only requests already admitted
+ * at that moment pass, as they do between any check and its count. Failures elsewhere under a key
+ * this process has not failed on are seen within `FAILURE_COUNT_FRESH_MS`.
  */
 export class FailureLimiter {
+  private readonly held: CredentialCache<WindowState>;
+
   constructor(
     private readonly db: Queryable,
     private readonly pepper: Buffer,
@@ -22,7 +54,9 @@ export class FailureLimiter {
     private readonly name: string,
     private readonly options: FailureLimitOptions,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.held = new CredentialCache(FAILURE_COUNT_FRESH_MS, MAX_HELD_KEYS, () => clock.now());
+  }
 
   private digests(keys: readonly string[]): string[] {
     return keys.map((key) => digestSecret(this.pepper, `failures:${this.name}:${key}`));
@@ -30,15 +64,24 @@ export class FailureLimiter {
 
   /** Seconds to wait before any of `keys` may try again; 0 when none is blocked. */
   async retryAfter(keys: readonly string[]): Promise<number> {
+    const states = new Map<string, WindowState | undefined>();
+    for (const digest of this.digests(keys)) states.set(digest, this.held.get(digest));
+    const unknown = [...states].filter(([, state]) => !state).map(([digest]) => digest);
+    if (unknown.length > 0) {
+      const rows = await this.db.query<WindowRow>(
+        'SELECT key_digest, window_start, failures FROM failure_windows WHERE key_digest = ANY($1::text[])',
+        [unknown],
+      );
+      for (const digest of unknown) states.set(digest, { failures: 0, windowStart: 0 });
+      for (const r of rows) states.set(r.key_digest, stateOf(r));
+      for (const digest of unknown) this.held.set(digest, states.get(digest)!);
+    }
     const now = this.clock.now();
-    const rows = await this.db.query<{ window_start: Date }>(
-      `SELECT window_start FROM failure_windows
-       WHERE key_digest = ANY($1::text[]) AND window_start > $2 AND failures >= $3`,
-      [this.digests(keys), new Date(now - this.options.windowMs), this.options.limit],
-    );
     let wait = 0;
-    for (const r of rows) {
-      wait = Math.max(wait, Math.ceil((r.window_start.getTime() + this.options.windowMs - now) / 1000));
+    for (const state of states.values()) {
+      const ends = state!.windowStart + this.options.windowMs;
+      if (state!.failures >= this.options.limit && ends > now)
+        wait = Math.max(wait, Math.ceil((ends - now) / 1000));
     }
     return wait;
   }
@@ -50,13 +93,15 @@ export class FailureLimiter {
     await this.db.query('DELETE FROM failure_windows WHERE window_start <= $1', [
       new Date(now - 2 * this.options.windowMs),
     ]);
-    await this.db.query(
+    const rows = await this.db.query<WindowRow>(
       `INSERT INTO failure_windows (key_digest, window_start, failures)
          SELECT k, $2, 1 FROM unnest($1::text[]) AS k
        ON CONFLICT (key_digest) DO UPDATE SET
          failures = CASE WHEN failure_windows.window_start <= $3 THEN 1 ELSE failure_windows.failures + 1 END,
-         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END`,
+         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END
+       RETURNING key_digest, window_start, failures`,
       [this.digests(keys), new Date(now), ended],
     );
+    for (const r of rows) this.held.set(r.key_digest, stateOf(r));
   }
 }

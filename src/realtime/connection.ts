@@ -23,6 +23,8 @@ export class Connection {
     openedAt: number,
     /** Bytes a socket may have queued before it counts as a slow consumer. */
     private readonly maxBufferedBytes: number,
+    /** How long the peer has to answer a close frame before its socket is destroyed. */
+    private readonly closeGraceMs: number,
   ) {
     this.lastPongAt = openedAt;
   }
@@ -73,7 +75,11 @@ export class Connection {
   close(code: number, reason: string): void {
     if (this.closing) return;
     this.closing = true;
-    // The close frame queues behind pending data; ws destroys the socket if the peer never answers.
-    if (this.ws.readyState === 0 || this.ws.readyState === 1) this.ws.close(code, reason);
+    if (this.ws.readyState !== 0 && this.ws.readyState !== 1) return;
+    // The close frame queues behind pending data. A peer that does not read would hold the socket
+    // (and that data) for ws's own 30 s close time-out: it is cut off after the grace instead.
+    this.ws.close(code, reason);
+    const cutOff = setTimeout(() => this.ws.terminate(), this.closeGraceMs).unref();
+    this.ws.once('close', () => clearTimeout(cutOff));
   }
 }

@@ -55,6 +55,8 @@ export interface EndpointOptions {
   maxBufferedBytes: number;
   /** Largest client frame accepted (clients only send ping and pong). */
   maxClientMessageBytes: number;
+  /** How long a peer has to answer the server's close frame before its socket is destroyed. */
+  closeGraceMs: number;
   /** Client address of a request (honours a trusted proxy's header when configured). */
   clientIp?: (req: IncomingMessage) => string | null;
   /** Reports unexpected failures (logging); the connection is closed with 4503 either way. */
@@ -128,6 +130,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
       compileFilter(opened.filter),
       clock.now(),
       options.maxBufferedBytes,
+      options.closeGraceMs,
     );
     ws.send(
       startMessage(

@@ -34,6 +34,8 @@ const CHUNK_SIZE = 512;
 const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 /** Clients only send ping and pong. */
 const MAX_CLIENT_MESSAGE_BYTES = 4096;
+/** How long a client has to answer a close frame (4641, 4503…) before its socket is destroyed. */
+export const CLOSE_GRACE_MS = 5000;
 /** How long shutdown waits for clients to answer the 4503 close before cutting them off. */
 const SHUTDOWN_GRACE_MS = 1000;
 /**
@@ -117,6 +119,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
     clock,
     maxBufferedBytes: MAX_BUFFERED_BYTES,
     maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
+    closeGraceMs: CLOSE_GRACE_MS,
     clientIp: ctx.config.trustProxy
       ? (req) => forwardedFor(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress ?? null
       : undefined,

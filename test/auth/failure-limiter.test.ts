@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.ts';
-import { FailureLimiter } from '../../src/auth/failure-limiter.ts';
+import { FAILURE_COUNT_FRESH_MS, FailureLimiter } from '../../src/auth/failure-limiter.ts';
+import type { Queryable } from '../../src/db/types.ts';
 import { startTestServer } from '../support/server.ts';
 
 test('a key is blocked after `limit` failures until its window ends', async () => {
@@ -43,7 +44,10 @@ test('two processes share one count, and only digests of the keys are stored', a
     await a.fail(['198.51.100.7']);
     assert.equal(await b.retryAfter(['198.51.100.7']), 0);
     await b.fail(['198.51.100.7']);
-    assert.equal(await a.retryAfter(['198.51.100.7']), 60, 'the second failure on another node counts');
+    assert.equal(await b.retryAfter(['198.51.100.7']), 60, 'the shared count came back with the failure');
+    // `a` answers from the count it saw for up to FAILURE_COUNT_FRESH_MS, then reads the shared one.
+    clock.advance(FAILURE_COUNT_FRESH_MS);
+    assert.equal(await a.retryAfter(['198.51.100.7']), 59, 'the second failure on another node counts');
     const other = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'other', options, clock);
     assert.equal(await other.retryAfter(['198.51.100.7']), 0, 'limiters keep their own counts');
     const rows = await server.ctx.db.query<{ key_digest: string }>('SELECT key_digest FROM failure_windows');
@@ -54,6 +58,45 @@ test('two processes share one count, and only digests of the keys are stored', a
     await a.fail(['203.0.113.1']);
     const left = await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM failure_windows');
     assert.equal(left[0]!.n, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a "not blocked" answer is held briefly: the check costs no query on every request', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(9_000_000);
+    const queries: string[] = [];
+    const counted: Queryable = {
+      query: (sql, params) => {
+        queries.push(sql);
+        return server.ctx.db.query(sql, params);
+      },
+      exec: (sql) => server.ctx.db.exec(sql),
+    };
+    const options = { limit: 3, windowMs: 60_000 };
+    const here = new FailureLimiter(counted, server.ctx.pepper, 'token-ip', options, clock);
+    const elsewhere = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'token-ip', options, clock);
+    for (let i = 0; i < 100; i++) assert.equal(await here.retryAfter(['192.0.2.1', '192.0.2.1 c']), 0);
+    assert.equal(queries.length, 1, 'one query for 100 checks within the freshness');
+    clock.advance(FAILURE_COUNT_FRESH_MS);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 0);
+    assert.equal(queries.length, 2, 'read again once the held count is stale');
+
+    // Another node brings the key to its limit; this one still admits from its held count until
+    // its own first failure under the key, which returns the shared count: refused at once.
+    for (let i = 0; i < 3; i++) await elsewhere.fail(['192.0.2.1']);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 0);
+    await here.fail(['192.0.2.1']);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 60);
+    // A refusal also holds until the window ends (read again each freshness period).
+    clock.advance(30_000);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 30);
+    clock.advance(29_999);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 1);
+    clock.advance(1);
+    assert.equal(await here.retryAfter(['192.0.2.1']), 0);
   } finally {
     await server.close();
   }

@@ -15,8 +15,9 @@ const filter: DeliveryFilter = {
 
 let env: Awaited<ReturnType<typeof startEndpoint>>;
 let nextId = 1;
+const CLOSE_GRACE_MS = 500;
 beforeEach(async () => {
-  env = await startEndpoint({ maxBufferedBytes: 64 * 1024 });
+  env = await startEndpoint({ maxBufferedBytes: 64 * 1024, closeGraceMs: CLOSE_GRACE_MS });
 });
 afterEach(() => env.stop());
 
@@ -66,5 +67,23 @@ test('four clients that flood invalid frames and never read are all closed, memo
     assert.ok(process.memoryUsage().rss - rssBefore < 64 * 1024 * 1024);
   } finally {
     for (const ws of attackers) ws.terminate();
+  }
+});
+
+test('a flooding client that never reads is cut off once the close grace has passed', async () => {
+  const ws = new WebSocket(env.url(ticketFor()), { perMessageDeflate: false });
+  ws.on('error', () => {});
+  await new Promise((resolve) => ws.once('open', resolve));
+  // It never reads, so it never answers the server's close frame: ws alone would wait 30 s.
+  (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  for (let i = 0; i < MAX_INVALID_FRAMES; i++) ws.send('x');
+  try {
+    await waitFor(() => [...env.hub.connections()].some((c) => c.closing));
+    const closingSince = Date.now();
+    await waitFor(() => env.gate.closedIds.length === 1, { timeout: CLOSE_GRACE_MS + 2000 });
+    assert.ok(Date.now() - closingSince >= CLOSE_GRACE_MS - 100, 'the peer had its grace to answer');
+    assert.equal([...env.hub.connections()].length, 0);
+  } finally {
+    ws.terminate();
   }
 });

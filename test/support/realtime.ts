@@ -25,7 +25,9 @@ export class MemoryGate implements SessionGate {
   }
 }
 
-export async function startEndpoint(opts: { chunkSize?: number; maxBufferedBytes?: number } = {}) {
+export async function startEndpoint(
+  opts: { chunkSize?: number; maxBufferedBytes?: number; closeGraceMs?: number } = {},
+) {
   const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const hub = new Hub({ chunkSize: opts.chunkSize ?? 256 });
   const heartbeat = new Heartbeat(hub, clock, { intervalMs: 30_000, timeoutMs: 120_000 });
@@ -38,6 +40,7 @@ export async function startEndpoint(opts: { chunkSize?: number; maxBufferedBytes
     clock,
     maxBufferedBytes: opts.maxBufferedBytes ?? 1 << 20,
     maxClientMessageBytes: 4096,
+    closeGraceMs: opts.closeGraceMs ?? 5000,
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

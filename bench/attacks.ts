@@ -1,0 +1,397 @@
+// The attacks of docs/security.md against a real `namazu serve` process with its default settings,
+// measuring what they cost: the server's RSS growth, GET /healthz latency (p99) while they run, and
+// when the server closed each attacking connection against the time-out that bounds it. Then the
+// sign-in limits, driven with a manual clock through one simulated hour: the guesses an attacker
+// gets per account from one address and from 100, and the delay the owner sees meanwhile.
+//
+// Usage: node --import tsx bench/attacks.ts [runs]
+//   NAMAZU_BENCH_DATABASE_URL=postgres://…  on PostgreSQL (a scratch database); default: PGlite.
+// Targets (docs/security.md "Figures"): RSS growth < 64 MiB, /healthz p99 < 100 ms, every
+// attacking connection closed within its time-out.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { defaultSigninLimits, countSigninAttempt, forgiveSigninAttempt } from '../src/auth/signin-limits.ts';
+import { ManualClock } from '../src/clock.ts';
+import { defaults } from '../src/config.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openDb } from '../src/db/open.ts';
+import { MAX_INVALID_FRAMES } from '../src/realtime/endpoint.ts';
+import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
+import { emitResult } from './result.ts';
+
+const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
+const runs = Number(process.argv[2] ?? 3);
+const databaseUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
+const config = defaults();
+/** Node checks request and header time-outs once a second (http/app.ts): a close may come that late. */
+const CHECK_INTERVAL_MS = 1000;
+const MiB = 1024 * 1024;
+
+interface Namazu {
+  origin: string;
+  child: ChildProcess;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+/** The demo API key, from the credentials file of the first start (later starts reuse the demo). */
+let demoKey: string | undefined;
+const secret = randomBytes(24).toString('hex');
+
+/** `namazu serve` with the demo setup (its API key has every scope and plan) and default limits. */
+async function startNamazu(dataDir: string): Promise<Namazu> {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')),
+  );
+  Object.assign(env, {
+    NAMAZU_DEMO: '1',
+    NAMAZU_LOG_LEVEL: 'info',
+    NAMAZU_DATA_DIR: dataDir,
+    NAMAZU_SECRET: secret,
+    ...(databaseUrl ? { NAMAZU_DATABASE_URL: databaseUrl } : {}),
+  });
+  // In the data directory: on PostgreSQL the demo credentials file is written to the working directory.
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env,
+    cwd: dataDir,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const deadline = Date.now() + 60_000;
+  let port: string | undefined;
+  while (!port || !demoKey) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`namazu serve did not start:\n${out}`);
+    }
+    port ??= /"port":(\d+).*"namazu listening"/.exec(out)?.[1];
+    const credentials = /"path":"([^"]+)".*"demo credentials written"/.exec(out)?.[1];
+    if (credentials) demoKey = /-u '([^':]+):'/.exec(readFileSync(credentials, 'utf8'))?.[1];
+    await sleep(50);
+  }
+  const apiKey = demoKey;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    apiKey,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resident set size of a process, from /proc (Linux). */
+function rss(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) * 1024;
+}
+
+/** CPU time a process has used (user + system), in seconds, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+/**
+ * Requests GET /healthz of `origin` one at a time, 20 ms apart, until its stdin closes, then prints
+ * the latencies (ms) as JSON. It runs in a process of its own: the attacker's event loop, busy
+ * writing, must not delay the probe.
+ */
+const PROBER = `
+const latencies = [];
+let running = true;
+process.stdin.on('end', () => (running = false)).resume();
+while (running) {
+  const t0 = performance.now();
+  try {
+    await (await fetch(process.argv[1] + '/healthz', { signal: AbortSignal.timeout(30000) })).text();
+    latencies.push(performance.now() - t0);
+  } catch {
+    latencies.push(30000);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+process.stdout.write(JSON.stringify(latencies));
+`;
+
+/** While `attack` runs: /healthz every 20 ms from another process, and the server's RSS every 100 ms. */
+async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
+  const pid = namazu.child.pid!;
+  for (let i = 0; i < 20; i++) await (await fetch(`${namazu.origin}/healthz`)).text(); // warm
+  const rssBefore = rss(pid);
+  const cpuBefore = cpuSeconds(pid);
+  const t0 = performance.now();
+  let peak = rssBefore;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 100);
+  const prober = spawn(process.execPath, ['--input-type=module', '-e', PROBER, namazu.origin]);
+  let probed = '';
+  prober.stdout.on('data', (d) => (probed += d));
+  const proberDone = new Promise((resolve) => prober.on('exit', resolve));
+  const closedAfterMs = await attack();
+  prober.stdin.end();
+  await proberDone;
+  const latencies = JSON.parse(probed) as number[];
+  clearInterval(sampler);
+  peak = Math.max(peak, rss(pid));
+  const serverCpuShare = (cpuSeconds(pid) - cpuBefore) / ((performance.now() - t0) / 1000);
+  latencies.sort((a, b) => a - b);
+  closedAfterMs.sort((a, b) => a - b);
+  return {
+    rssGrowthMiB: (peak - rssBefore) / MiB,
+    serverCpuShare,
+    healthzP99: percentile(latencies, 99),
+    healthzSamples: latencies.length,
+    closedMedianMs: percentile(closedAfterMs, 50),
+    closedMaxMs: closedAfterMs.at(-1)!,
+  };
+}
+
+/** Opens a connection, sends `write(socket)`, and resolves with the time until the server closes it. */
+function attackingConnection(
+  origin: string,
+  write: (socket: Socket) => void,
+  giveUpMs: number,
+): Promise<number> {
+  const { port } = new URL(origin);
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('data', () => {}); // reads the answer, if any, so the close is seen
+    socket.on('error', () => {});
+    const giveUp = setTimeout(() => socket.destroy(), giveUpMs);
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      resolve(performance.now() - started);
+    });
+    socket.on('connect', () => write(socket));
+  });
+}
+
+/** 200 connections each send 4 MiB − 1 byte to the ingest endpoint without credentials, then go quiet. */
+function slowUploads(origin: string): Promise<number[]> {
+  const size = 4 * MiB - 1;
+  const head =
+    `POST /admin/v1/telegrams HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/xml\r\n` +
+    `Content-Length: ${size}\r\n\r\n`;
+  const body = Buffer.alloc(size - 1, 0x41);
+  return Promise.all(
+    Array.from({ length: 200 }, () =>
+      attackingConnection(
+        origin,
+        (socket) => {
+          socket.write(head);
+          socket.write(body);
+        },
+        config.requestTimeoutMs + 30_000,
+      ),
+    ),
+  );
+}
+
+/** 200 connections send a request line and then one header byte every second, never ending the headers. */
+function slowHeaders(origin: string): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: 200 }, () =>
+      attackingConnection(
+        origin,
+        (socket) => {
+          socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+          const drip = setInterval(() => (socket.writable ? socket.write('a') : clearInterval(drip)), 1000);
+          socket.on('close', () => clearInterval(drip));
+        },
+        config.headersTimeoutMs + 30_000,
+      ),
+    ),
+  );
+}
+
+/**
+ * 4 WebSocket clients that stop reading and send 1-byte frames that are not JSON. The server's view
+ * decides when one is closed: its session leaves GET /v2/socket?status=open.
+ */
+async function websocketFlood(namazu: Namazu): Promise<number[]> {
+  const auth = { authorization: `Basic ${Buffer.from(`${namazu.apiKey}:`).toString('base64')}` };
+  const ids: number[] = [];
+  const clients: WebSocket[] = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${namazu.origin}/v2/socket`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ classifications: ['telegram.earthquake'], appName: `flood-${i}` }),
+    });
+    const started = (await res.json()) as { websocket?: { id: number; url: string } };
+    if (!started.websocket) throw new Error(`POST /v2/socket: ${res.status} ${JSON.stringify(started)}`);
+    ids.push(started.websocket.id);
+    const ws = new WebSocket(started.websocket.url, ['service.v2'], { perMessageDeflate: false });
+    ws.on('error', () => {});
+    await new Promise((resolve) => ws.once('open', resolve));
+    clients.push(ws);
+  }
+  const t0 = performance.now();
+  const frame = Buffer.from('x');
+  for (const ws of clients) {
+    // Stop reading: replies pile up in the server's send queue unless something bounds them.
+    (ws as unknown as { _socket: Socket })._socket.pause();
+    for (let i = 0; i < 20_000; i++) ws.send(frame);
+  }
+  const closedAfter = new Map<number, number>();
+  while (closedAfter.size < ids.length && performance.now() - t0 < config.pingIntervalMs + 30_000) {
+    const res = await fetch(`${namazu.origin}/v2/socket?status=open&limit=100`, { headers: auth });
+    const open = new Set(((await res.json()) as { items: { id: number }[] }).items.map((s) => s.id));
+    for (const id of ids)
+      if (!open.has(id) && !closedAfter.has(id)) closedAfter.set(id, performance.now() - t0);
+    await sleep(50);
+  }
+  for (const ws of clients) ws.terminate();
+  return ids.map((id) => closedAfter.get(id) ?? Infinity);
+}
+
+interface Scenario {
+  name: string;
+  /** The time-out that bounds each attacking connection, and what it is. */
+  timeoutMs: number;
+  timeout: string;
+  attack: (namazu: Namazu) => Promise<number[]>;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: '200 slow unauthenticated 4 MiB uploads',
+    timeoutMs: config.requestTimeoutMs + CHECK_INTERVAL_MS,
+    timeout: `request time-out ${config.requestTimeoutMs / 1000} s`,
+    attack: (n) => slowUploads(n.origin),
+  },
+  {
+    name: `4 non-reading WebSocket clients flooding invalid frames`,
+    timeoutMs: CLOSE_GRACE_MS + 1000,
+    timeout: `closed at the ${MAX_INVALID_FRAMES}th invalid frame, cut off ${CLOSE_GRACE_MS / 1000} s later if it does not answer (+ 1 s for the session's end to be recorded)`,
+    attack: websocketFlood,
+  },
+  {
+    name: '200 slow-header connections',
+    timeoutMs: config.headersTimeoutMs + CHECK_INTERVAL_MS,
+    timeout: `header time-out ${config.headersTimeoutMs / 1000} s`,
+    attack: (n) => slowHeaders(n.origin),
+  },
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-attacks-'));
+console.log(`engine ${databaseUrl ? 'postgres' : 'pglite'}, ${runs} runs per attack, default settings`);
+try {
+  for (const scenario of scenarios) {
+    const results = [];
+    for (let run = 0; run < runs; run++) {
+      // A fresh process per run: RSS growth is measured from a server that has not been attacked.
+      const namazu = await startNamazu(dataDir);
+      try {
+        results.push(await underAttack(namazu, () => scenario.attack(namazu)));
+      } finally {
+        await namazu.stop();
+      }
+    }
+    const figures = {
+      rssGrowthMiB: median(results.map((r) => r.rssGrowthMiB)),
+      healthzP99: median(results.map((r) => r.healthzP99)),
+      serverCpuShare: median(results.map((r) => r.serverCpuShare)),
+      closedMedianMs: median(results.map((r) => r.closedMedianMs)),
+      closedMaxMs: Math.max(...results.map((r) => r.closedMaxMs)),
+    };
+    const closedInTime = figures.closedMaxMs <= scenario.timeoutMs;
+    emitResult('attacks', {
+      case: scenario.name,
+      runs,
+      ...figures,
+      timeoutMs: scenario.timeoutMs,
+      closedInTime,
+    });
+    console.log(
+      `${scenario.name} (median of ${runs}): RSS +${figures.rssGrowthMiB.toFixed(1)} MiB, ` +
+        `/healthz p99 ${figures.healthzP99.toFixed(1)} ms, server CPU ${(figures.serverCpuShare * 100).toFixed(0)} % of a core; ` +
+        `connections closed after ` +
+        `${(figures.closedMedianMs / 1000).toFixed(2)} s (median), ${(figures.closedMaxMs / 1000).toFixed(2)} s (latest of all runs) ` +
+        `— ${scenario.timeout}: ${closedInTime ? 'every one within it' : 'NOT all within it'}`,
+    );
+  }
+  await signinFigures();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The sign-in limits of src/auth/signin-limits.ts, driven through one hour of a manual clock on
+ * the real database: an attacker that guesses as fast as it is let (delays do not hold back an
+ * attacker that sends in parallel, so they are not waited for), from one address and from 100.
+ * Halfway through, the owner signs in from an address of their own.
+ */
+async function signinFigures(): Promise<void> {
+  const db = await openDb({ databaseUrl, dataDir: join(dataDir, 'signin'), poolSize: 2 });
+  await migrate(db);
+  const pepper = randomBytes(32);
+  const limits = defaultSigninLimits;
+  const HOUR = 3_600_000;
+  try {
+    for (const addresses of [1, 100]) {
+      const clock = new ManualClock(Date.UTC(2026, 0, 1));
+      const start = clock.now();
+      const email = `victim-${addresses}@example.test`;
+      let guesses = 0;
+      let ownerDelayMs = -1;
+      let ownerRefusedMs = -1;
+      while (clock.now() - start < HOUR) {
+        let admitted = 0;
+        let nextOpening = Infinity;
+        for (let a = 0; a < addresses; a++) {
+          const verdict = await countSigninAttempt(
+            db,
+            pepper,
+            clock,
+            limits,
+            email,
+            `198.51.${a >> 8}.${a & 255}`,
+          );
+          if (verdict.waitMs === 0) admitted++;
+          else nextOpening = Math.min(nextOpening, verdict.waitMs);
+          clock.advance(1);
+        }
+        guesses += admitted;
+        if (ownerDelayMs < 0 && clock.now() - start >= HOUR / 2) {
+          const owner = await countSigninAttempt(db, pepper, clock, limits, email, '203.0.113.9');
+          ownerDelayMs = owner.delayMs;
+          ownerRefusedMs = owner.waitMs;
+          if (owner.waitMs === 0) await forgiveSigninAttempt(db, pepper, email, '203.0.113.9');
+        }
+        if (admitted === 0) clock.advance(nextOpening);
+      }
+      emitResult('attacks', {
+        case: `sign-in from ${addresses} address${addresses > 1 ? 'es' : ''}`,
+        guessesPerAccountPerHour: guesses,
+        ownerDelayMs,
+        ownerRefused: ownerRefusedMs > 0,
+      });
+      console.log(
+        `sign-in, one account attacked from ${addresses} address${addresses > 1 ? 'es' : ''}: ` +
+          `${guesses} guesses per hour; the owner, from their own address during the attack: ` +
+          (ownerRefusedMs > 0
+            ? `refused for ${(ownerRefusedMs / 1000).toFixed(0)} s`
+            : `answered after a delay of ${(ownerDelayMs / 1000).toFixed(2)} s`),
+      );
+    }
+  } finally {
+    await db.close();
+  }
+}
