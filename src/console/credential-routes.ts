@@ -197,10 +197,7 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
   function check(visit: Visit, values: ClientFormValues, type?: string) {
     try {
       const input = registrationInput(values);
-      const checked = checkRegistration(
-        type ? { ...input, type } : input,
-        (f) => `"${fieldLabel(visit.lang, f)}"`,
-      );
+      const checked = checkRegistration(type ? { ...input, type } : input, (f) => fieldLabel(visit.lang, f));
       const offered = offeredScopes(visit.account.isAdmin);
       const refused = checked.scopes.filter((s) => !offered.includes(s));
       if (refused.length > 0)
