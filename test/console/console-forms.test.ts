@@ -9,6 +9,7 @@ import { checkPassword } from '../../src/accounts/accounts.ts';
 import { createInvitation } from '../../src/accounts/invitations.ts';
 import { verifyClientSecret } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
+import type { SqlParam } from '../../src/db/types.ts';
 import { Browser, parseForms, signInThroughForm } from '../support/browser.ts';
 import { testFetch } from '../support/fetch.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -34,7 +35,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const count = async (sql: string, params: unknown[] = []) =>
+const count = async (sql: string, params: SqlParam[] = []) =>
   (await server.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params))[0]!.n;
 
 /** The text of the field error tied to input `id`, or null. */
