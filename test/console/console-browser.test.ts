@@ -278,7 +278,7 @@ test('create an API key (shown once, with a copy button), use it, revoke it', as
   assert.match(apiKey, /^AKe\./);
   await page.getByRole('button', { name: 'Copy' }).click();
   await page.getByText('Copied.').waitFor();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
+  assert.equal(await page.evaluate('navigator.clipboard.readText()'), apiKey);
   await checkAccessibility(page, 'new key');
   await shoot(page, 'key-created-en');
   const use = () => fetch(`${server.url}/v2/contract?key=${apiKey}`);
@@ -374,7 +374,7 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
         '/account/sessions',
       ]) {
         await p.goto(server.url + path);
-        const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
         assert.ok(overflow <= 0, `${path} fits a phone's width (${overflow}px too wide)`);
         await checkAccessibility(p, `${path} at phone width`);
         await shoot(p, `phone-${path.slice(1).replace(/\//g, '-')}-${lang}`);
