@@ -92,6 +92,8 @@ export interface HeaderView {
   section?: Section;
   /** Offer the sign-up link (open sign-up) on signed-out pages. */
   signupOpen?: boolean;
+  /** Only the name and the language switch (the consent page: nothing distracts from the decision). */
+  minimal?: boolean;
 }
 
 function languageSwitch(lang: Lang, here: string, label: string): SafeHtml {
@@ -108,8 +110,10 @@ export function header(v: HeaderView): SafeHtml {
   const t = text[v.lang];
   const link = (section: Section, href: string) =>
     markup`<li><a href="${href}"${v.section === section ? markup` aria-current="page"` : null}>${t[section]}</a></li>`;
-  const nav = v.account
-    ? markup`<nav class="main" aria-label="${t.nav}"><ul>
+  const nav = v.minimal
+    ? null
+    : v.account
+      ? markup`<nav class="main" aria-label="${t.nav}"><ul>
 ${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}
 </ul></nav>
 <details class="menu"><summary>${t.menu}</summary><div class="panel">
@@ -117,9 +121,9 @@ ${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', 
 <p><a href="${paths.password}">${t.password}</a></p>
 <form method="post" action="${v.origin + paths.signout}"><input type="hidden" name="csrf" value="${v.account.csrf}"><button type="submit" class="secondary">${t.signout}</button></form>
 </div></details>`
-    : markup`<nav class="main" aria-label="${t.nav}"><ul><li><a href="${paths.signin}">${t.signin}</a></li>${
-        v.signupOpen ? markup`<li><a href="${paths.signup}">${t.signup}</a></li>` : null
-      }</ul></nav>`;
+      : markup`<nav class="main" aria-label="${t.nav}"><ul><li><a href="${paths.signin}">${t.signin}</a></li>${
+          v.signupOpen ? markup`<li><a href="${paths.signup}">${t.signup}</a></li>` : null
+        }</ul></nav>`;
   return markup`<a class="skip" href="#main">${t.skip}</a>
 <header class="top"><div class="bar">
 <a class="brand" href="${paths.root}">Namazu</a>

@@ -105,7 +105,7 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
         200,
         renderConsentPage({
           lang,
-          header: header({ lang, origin, here: `${oauthPaths.authorize}?${rawQuery}` }),
+          header: header({ lang, origin, here: `${oauthPaths.authorize}?${rawQuery}`, minimal: true }),
           action: origin + consentPath,
           csrf: sessionCsrf(ctx, session),
           request: rawQuery,

@@ -356,6 +356,19 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
     await checkAccessibility(page, `${path} (ja)`);
     await shoot(page, `${path.slice(1).replace(/\//g, '-')}-ja`);
   }
+  // Signed-out pages in Japanese (by Accept-Language: no cookie chosen yet).
+  const visitor = await browser.newContext({ locale: 'ja-JP' });
+  try {
+    const v = await visitor.newPage();
+    for (const path of ['/account/signin', '/account/signup']) {
+      await v.goto(server.url + path);
+      assert.equal(await v.locator('html').getAttribute('lang'), 'ja', path);
+      await checkAccessibility(v, `${path} (ja)`);
+      await shoot(v, `${path.slice(1).replace(/\//g, '-')}-ja`);
+    }
+  } finally {
+    await visitor.close();
+  }
   const phone = await browser.newContext({
     viewport: { width: 375, height: 740 },
     isMobile: true,

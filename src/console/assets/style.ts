@@ -47,7 +47,8 @@ button{font:inherit;cursor:pointer;border-radius:6px;padding:.45rem 1rem;border:
 button.secondary{background:#fff;color:var(--accent)}
 button.danger{background:#fff;color:var(--danger);border-color:var(--danger)}
 button.link{background:none;border:none;color:var(--accent);padding:0;margin:0;text-decoration:underline}
-form.inline{display:inline}form.inline button{margin:0}
+form.inline{display:inline}form.inline button,td form button{margin:0}
+button{white-space:nowrap}
 .error{color:var(--danger)}.muted{color:var(--muted);font-size:.9rem}
 .notice{border-left:4px solid var(--ok);background:#eef7f0;padding:.6rem .9rem;border-radius:4px}
 .alert{border-left:4px solid var(--danger);background:#fbeeee;padding:.6rem .9rem;border-radius:4px}
