@@ -176,7 +176,7 @@ export function defaults(): Config {
     pingIntervalMs: 30_000,
     dpopNonce: true,
     demo: true,
-    signup: 'invitation',
+    signup: 'open',
     logLevel: 'info',
     serverName: hostname(),
     trustProxy: false,
@@ -220,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
   // A shared PostgreSQL installation gets no demo account unless asked for (NAMAZU_DEMO=1).
   if (!env.NAMAZU_DEMO && c.databaseUrl) c.demo = false;
   // A demo installation lets anyone sign up; any other needs an invitation unless told otherwise.
-  if (!env.NAMAZU_SIGNUP && c.demo) c.signup = 'open';
+  if (!env.NAMAZU_SIGNUP && !c.demo) c.signup = 'invitation';
   // On PostgreSQL other processes may store telegrams too: unless told otherwise, listen for them.
   if (!env.NAMAZU_BUS && flags['--bus'] === undefined && c.databaseUrl) c.bus = 'postgres';
   if (c.bus === 'postgres' && !c.databaseUrl)

@@ -483,3 +483,44 @@ describe('password change', () => {
     assert.ok(await checkPassword(server.ctx.db, account.email, 'a brand new password'));
   });
 });
+
+describe('open sign-up', () => {
+  test('anyone signs up from the sign-in page; bad fields are refused and create nothing', async () => {
+    const open = await startTestServer({ listen: false, config: { signup: 'open' } });
+    try {
+      const b = new Browser();
+      const signin = await (await b.get(`${open.url}/account/signin`)).text();
+      assert.ok(signin.includes('href="/account/signup"'));
+      const html = await (await b.get(`${open.url}/account/signup`)).text();
+      const bad = await b.submit(html, '/account/signup', [
+        ['email', 'a@b@c'],
+        ['password', 'long enough password'],
+      ]);
+      assert.equal(bad.status, 400);
+      assert.ok(fieldErrorOf(await bad.text(), 'email'));
+      const ok = await b.submit(html, '/account/signup', [
+        ['email', 'Open@Example.test'],
+        ['password', 'long enough password'],
+        ['name', 'Open'],
+      ]);
+      assert.equal(ok.status, 303);
+      assert.equal((await b.get(`${open.url}/account`)).status, 200);
+      // The same address again (in another form) is one account: refused beside the field.
+      const c = new Browser();
+      const again = await c.submit(
+        await (await c.get(`${open.url}/account/signup`)).text(),
+        '/account/signup',
+        [
+          ['email', 'open@example.TEST'],
+          ['password', 'long enough password'],
+        ],
+      );
+      assert.equal(again.status, 400);
+      assert.match(fieldErrorOf(await again.text(), 'email')!, /exists already/);
+      const rows = await open.ctx.db.query('SELECT 1 FROM accounts WHERE email = $1', ['open@example.test']);
+      assert.equal(rows.length, 1);
+    } finally {
+      await open.close();
+    }
+  });
+});
