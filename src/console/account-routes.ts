@@ -167,7 +167,9 @@ export async function registerAccountRoutes(scope: App, ctx: AppContext): Promis
         ? await acceptInvitation(ctx.db, ctx.pepper, invitation, ctx.clock.now(), account)
         : await createAccount(ctx.db, account);
     } catch (err) {
-      if (!(err instanceof AccountError)) throw err;
+      // A sign-up racing another for the same address loses at the unique index: the same answer.
+      const duplicate = (err as { code?: unknown }).code === '23505';
+      if (!(err instanceof AccountError) && !duplicate) throw err;
       const refused: Partial<Record<SignupField, string>> =
         err instanceof InvitationError
           ? err.reason === 'other-email'
