@@ -73,7 +73,7 @@ export function renderAccountPage(v: AccountView): string {
     (a) => markup`<tr>
 <td data-label="${t.app}">${a.clientName}<br><span class="muted">${a.clientId}</span></td>
 <td data-label="${t.scopes}">${a.scopes.join(' ')}</td>
-<td data-label="${t.at}">${formatTime(a.createdAt, v.lang)}</td>
+<td data-label="${t.at}">${formatTime(a.createdAt)}</td>
 <td><form method="post" action="${v.revokeAction(a.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="danger" aria-label="${t.revoke}: ${a.clientName}">${t.revoke}</button></form></td>
 </tr>
 `,

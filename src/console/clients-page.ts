@@ -238,7 +238,7 @@ export function renderClientsPage(v: ClientsView): string {
 <td data-label="${t.type}">${c.type === 'public' ? t.public : t.confidential}</td>
 <td data-label="${t.clientId}"><code>${c.clientId}</code></td>
 <td data-label="${t.scopes}">${scopeTags(c.scopes)}</td>
-<td data-label="${t.created}">${formatTime(c.createdAt, v.lang)}</td>
+<td data-label="${t.created}">${formatTime(c.createdAt)}</td>
 </tr>`,
   );
   return page(
@@ -292,7 +292,7 @@ ${v.secret ? secretBox('new-secret', t.newSecret, v.secret, v.lang) : null}
 <dt>${t.appUrl}</dt><dd>${link(c.appUrl)}</dd>
 <dt>${t.termsUrl}</dt><dd>${link(c.termsUrl)}</dd>
 <dt>${t.privacyUrl}</dt><dd>${link(c.privacyUrl)}</dd>
-<dt>${t.created}</dt><dd>${formatTime(c.createdAt, v.lang)}</dd>
+<dt>${t.created}</dt><dd>${formatTime(c.createdAt)}</dd>
 </dl></div>
 ${secretPart}
 <h2>${t.edit}</h2>

@@ -73,8 +73,8 @@ export function renderKeysPage(v: KeysView): string {
     (k) => markup`<tr>
 <td data-label="ID">#${k.id}</td>
 <td data-label="${t.scopes}">${scopeTags(k.scopes)}</td>
-<td data-label="${t.created}">${formatTime(k.createdAt, v.lang)}</td>
-<td data-label="${t.lastUsed}">${k.lastUsedAt ? formatTime(k.lastUsedAt, v.lang) : t.never}</td>
+<td data-label="${t.created}">${formatTime(k.createdAt)}</td>
+<td data-label="${t.lastUsed}">${k.lastUsedAt ? formatTime(k.lastUsedAt) : t.never}</td>
 <td><form method="post" action="${v.origin + pathOf(paths.keyRevoke, k.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="danger" aria-label="${t.revoke} #${k.id}">${t.revoke}</button></form></td>
 </tr>`,
   );

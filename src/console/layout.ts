@@ -132,9 +132,9 @@ ${languageSwitch(v.lang, v.here, t.language)}
 </div></header>`;
 }
 
-/** A time as people read it in the page's language (UTC, to the minute). */
-export function formatTime(d: Date | null, lang: Lang): string {
-  if (d === null) return lang === 'ja' ? '—' : '—';
+/** A time as the console shows it in both languages: UTC, to the minute; a dash for none. */
+export function formatTime(d: Date | null): string {
+  if (d === null) return '—';
   const iso = d.toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }

@@ -92,7 +92,7 @@ export function renderContractsPage(v: ContractsView): string {
 <td data-label="${t.classification}"><code>${c.plan.classification}</code></td>
 <td data-label="${t.price}">¥${c.plan.price.day} ${t.perDay} · ¥${c.plan.price.month} ${t.perMonth}</td>
 <td data-label="${t.connections}">+${c.plan.connectionCounts}</td>
-<td data-label="${t.status}">${c.isValid ? markup`<strong>${t.running}</strong> <span class="muted">(${t.since} ${formatTime(c.start, v.lang)})</span>` : t.notContracted}</td>
+<td data-label="${t.status}">${c.isValid ? markup`<strong>${t.running}</strong> <span class="muted">(${t.since} ${formatTime(c.start)})</span>` : t.notContracted}</td>
 <td><form method="post" action="${action}"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="plan" value="${c.plan.classification}">${button}</form></td>
 </tr>`;
   });
@@ -193,8 +193,8 @@ export function renderSessionsPage(v: SessionsView): string {
 <td data-label="${t.classifications}">${s.classifications.join(', ')}</td>
 <td data-label="${t.ip}">${s.ipAddress ?? '—'}</td>
 <td data-label="${t.server}">${s.server ?? '—'}</td>
-<td data-label="${t.start}">${formatTime(s.start, v.lang)}</td>
-<td data-label="${t.end}">${formatTime(s.end, v.lang)}</td>
+<td data-label="${t.start}">${formatTime(s.start)}</td>
+<td data-label="${t.end}">${formatTime(s.end)}</td>
 <td>${
       s.status === 'closed'
         ? null
