@@ -8,6 +8,7 @@ import {
   MIN_PASSWORD_LENGTH,
 } from '../accounts/accounts.ts';
 import { acceptInvitation, InvitationError, invitationProblem } from '../accounts/invitations.ts';
+import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import { deleteOtherSessions } from '../auth/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
 import { formOf, singleValue } from '../http/form.ts';
@@ -39,6 +40,7 @@ type Key =
   | 'invitationOther'
   | 'currentWrong'
   | 'changed'
+  | 'tooMany'
   | 'malformed'
   | 'csrf';
 
@@ -53,6 +55,7 @@ const text: Messages<Key> = {
     invitationOther: 'This invitation is for another e-mail address.',
     currentWrong: 'The current password is wrong.',
     changed: 'Your password was changed. Your other signed-in browsers were signed out.',
+    tooMany: 'Too many attempts with a wrong password. Try again later.',
     malformed: 'The form was malformed.',
     csrf: 'The form expired or was not sent from this site. Go back, reload the page and try again.',
   },
@@ -66,6 +69,7 @@ const text: Messages<Key> = {
     invitationOther: 'この招待は別のメールアドレス宛てです。',
     currentWrong: '現在のパスワードが違います。',
     changed: 'パスワードを変更しました。ほかのブラウザのサインインは終了しました。',
+    tooMany: '誤ったパスワードでの試行が多すぎます。しばらくしてからお試しください。',
     malformed: 'フォームの形式が正しくありません。',
     csrf: 'フォームの有効期限が切れたか、このサイトから送信されていません。戻ってページを再読み込みし、もう一度お試しください。',
   },
@@ -227,12 +231,27 @@ export async function registerAccountRoutes(scope: App, ctx: AppContext): Promis
     if (next.length < MIN_PASSWORD_LENGTH || next.length > MAX_PASSWORD_LENGTH)
       errors.next = t.passwordLength;
     if (Object.keys(errors).length > 0) return showPassword(reply, 400, visit, errors);
+    // Guessing the current password is guessing a password: it counts against the sign-in limits.
+    const email = visit.account.email;
+    const { waitMs } = await countSigninAttempt(
+      ctx.db,
+      ctx.pepper,
+      ctx.clock,
+      defaultSigninLimits,
+      email,
+      request.ip,
+    );
+    if (waitMs > 0) {
+      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      return showPassword(reply, 429, visit, { current: t.tooMany });
+    }
     const changed = await ctx.db.tx(async (q) => {
       const ok = await changePassword(q, visit.account.id, current, next);
       if (ok) await deleteOtherSessions(q, visit.account.id, visit.session.digest);
       return ok;
     });
     if (!changed) return showPassword(reply, 400, visit, { current: t.currentWrong });
+    await forgiveSigninAttempt(ctx.db, ctx.pepper, email, request.ip);
     return sendRedirect(reply, `${visit.origin}${paths.password}?changed=1`);
   });
 }

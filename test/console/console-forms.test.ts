@@ -484,6 +484,29 @@ describe('password change', () => {
   });
 });
 
+describe('password change limits', () => {
+  test('wrong current passwords count against the sign-in limits: then even the right one waits', async () => {
+    const { account, password } = await server.createAccount();
+    const b = await signedInBrowser(account.email, password);
+    const html = await page('/account/password', b);
+    for (let i = 0; i < 10; i++) {
+      const wrong = await b.submit(html, '/account/password', [
+        ['current', `guess ${i}`],
+        ['next', 'a brand new password'],
+      ]);
+      assert.equal(wrong.status, 400, `guess ${i + 1}`);
+    }
+    const right = await b.submit(html, '/account/password', [
+      ['current', password],
+      ['next', 'a brand new password'],
+    ]);
+    assert.equal(right.status, 429);
+    assert.ok(Number(right.headers.get('retry-after')) > 0);
+    assert.match(fieldErrorOf(await right.text(), 'current')!, /Too many attempts/);
+    assert.ok(await checkPassword(server.ctx.db, account.email, password), 'unchanged');
+  });
+});
+
 describe('open sign-up', () => {
   test('anyone signs up from the sign-in page; bad fields are refused and create nothing', async () => {
     const open = await startTestServer({ listen: false, config: { signup: 'open' } });
