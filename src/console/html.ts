@@ -110,7 +110,9 @@ export function contentSecurityPolicy(opts: CspOptions = {}): string {
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ];
-  directives.push(`script-src 'self'${(opts.scriptHashes ?? []).map((h) => ' ' + h).join('')}`);
+  // A page with a hashed inline script (form_post) runs only that; every other page only the
+  // console's own script files.
+  directives.push(`script-src ${opts.scriptHashes?.length ? opts.scriptHashes.join(' ') : "'self'"}`);
   return directives.join('; ');
 }
 

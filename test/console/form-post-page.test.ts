@@ -17,8 +17,7 @@ test('form_post page: escaped fields, and a script allowed by the hash of its ex
   assert.equal(scripts.length, 1);
   const hash = `'sha256-${createHash('sha256').update(scripts[0]![1]!).digest('base64')}'`;
   const csp = contentSecurityPolicy(formPostCsp('https://app.example'));
-  const scriptSrc = csp.split('; ').find((d) => d.startsWith('script-src '));
-  assert.deepEqual(scriptSrc?.split(' ').slice(1), ["'self'", hash]);
+  assert.ok(csp.includes(`script-src ${hash}`));
   assert.ok(csp.includes("form-action 'self' https://app.example"));
   assert.ok(!csp.includes('unsafe-inline'));
 });
