@@ -26,6 +26,8 @@ export interface Config {
   pingIntervalMs: number;
   dpopNonce: boolean;
   demo: boolean;
+  /** Who may create an account in the console: anyone, or holders of an administrator's invitation. */
+  signup: 'open' | 'invitation';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   serverName: string;
   trustProxy: boolean;
@@ -136,6 +138,7 @@ export const settings = [
   setting('pingIntervalMs', 'NAMAZU_PING_INTERVAL_MS', int(1000, 3_600_000)),
   setting('dpopNonce', 'NAMAZU_DPOP_NONCE', bool),
   setting('demo', 'NAMAZU_DEMO', bool),
+  setting('signup', 'NAMAZU_SIGNUP', oneOf('open', 'invitation')),
   setting(
     'logLevel',
     'NAMAZU_LOG_LEVEL',
@@ -173,6 +176,7 @@ export function defaults(): Config {
     pingIntervalMs: 30_000,
     dpopNonce: true,
     demo: true,
+    signup: 'open',
     logLevel: 'info',
     serverName: hostname(),
     trustProxy: false,
@@ -215,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
   const c = cfg as unknown as Config;
   // A shared PostgreSQL installation gets no demo account unless asked for (NAMAZU_DEMO=1).
   if (!env.NAMAZU_DEMO && c.databaseUrl) c.demo = false;
+  // A demo installation lets anyone sign up; any other needs an invitation unless told otherwise.
+  if (!env.NAMAZU_SIGNUP && !c.demo) c.signup = 'invitation';
   // On PostgreSQL other processes may store telegrams too: unless told otherwise, listen for them.
   if (!env.NAMAZU_BUS && flags['--bus'] === undefined && c.databaseUrl) c.bus = 'postgres';
   if (c.bus === 'postgres' && !c.databaseUrl)

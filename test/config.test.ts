@@ -77,3 +77,12 @@ test('a PostgreSQL installation gets no demo setup unless asked for', () => {
   assert.equal(loadConfig({ ...pg, NAMAZU_DEMO: '1' }).demo, true);
   assert.equal(loadConfig({}).demo, true);
 });
+
+test('sign-up is open with the demo setup and by invitation otherwise, unless NAMAZU_SIGNUP says', () => {
+  assert.equal(loadConfig({}).signup, 'open');
+  assert.equal(loadConfig({ NAMAZU_DEMO: '0' }).signup, 'invitation');
+  assert.equal(loadConfig({ NAMAZU_DATABASE_URL: 'postgres://db.example/namazu' }).signup, 'invitation');
+  assert.equal(loadConfig({ NAMAZU_DEMO: '0', NAMAZU_SIGNUP: 'open' }).signup, 'open');
+  assert.equal(loadConfig({ NAMAZU_SIGNUP: 'invitation' }).signup, 'invitation');
+  assert.throws(() => loadConfig({ NAMAZU_SIGNUP: 'anyone' }), /NAMAZU_SIGNUP/);
+});

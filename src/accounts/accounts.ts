@@ -14,6 +14,12 @@ export class AccountError extends Error {}
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it excludes
 const EMAIL = /^[^\s@\u0000-\u001f\u007f]{1,64}@[^\s@\u0000-\u001f\u007f]{1,255}$/;
 export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** True when `raw`, once normalized, is an address an account can have. */
+export function isEmailAddress(raw: string): boolean {
+  return EMAIL.test(normalizeEmail(raw));
+}
 
 // Unicode white space (NBSP, U+3000, BOM included in \s) and zero-width characters around an address.
 const EDGE_SPACE = /^[\s\u200b-\u200d\u2060]+|[\s\u200b-\u200d\u2060]+$/gu;
@@ -48,8 +54,8 @@ export async function createAccount(
 ): Promise<Account> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw new AccountError(`not an email address: ${input.email}`);
-  if (input.password.length < MIN_PASSWORD_LENGTH)
-    throw new AccountError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH)
+    throw new AccountError(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   const existing = await q.query('SELECT 1 FROM accounts WHERE email = $1', [email]);
   if (existing.length > 0) throw new AccountError(`an account with email ${email} exists already`);
   const rows = await q.query<AccountRow>(
@@ -81,6 +87,30 @@ export async function checkPassword(q: Queryable, email: string, password: strin
   // Hash against a fixed dummy when the account does not exist, so timing does not reveal it.
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
   return row && ok ? toAccount(row) : null;
+}
+
+/**
+ * Replaces the account's password when `current` is its password now. Returns false (and changes
+ * nothing) otherwise. The caller ends the account's other sign-in sessions.
+ */
+export async function changePassword(
+  q: Queryable,
+  accountId: number,
+  current: string,
+  next: string,
+): Promise<boolean> {
+  if (next.length < MIN_PASSWORD_LENGTH || next.length > MAX_PASSWORD_LENGTH)
+    throw new AccountError(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  const rows = await q.query<{ password_hash: string }>('SELECT password_hash FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
+  const row = rows[0];
+  if (!row || !(await verifyPassword(current, row.password_hash))) return false;
+  await q.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [
+    accountId,
+    await hashPassword(next),
+  ]);
+  return true;
 }
 
 let dummy: Promise<string> | undefined;

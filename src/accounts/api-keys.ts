@@ -27,10 +27,14 @@ export async function createApiKey(
   return { key, record: { id: rows[0]!.id, accountId, scopes } };
 }
 
-/** The live key with this digest, or null. */
+/**
+ * The live key with this digest, or null. Each lookup records the key's last use, so the time shown
+ * is that of the last lookup (the authenticator caches a key for a short while between lookups).
+ */
 export async function findApiKeyByDigest(q: Queryable, digest: string): Promise<ApiKeyRecord | null> {
   const rows = await q.query<{ id: number; account_id: number; scopes: string[] }>(
-    'SELECT id, account_id, scopes FROM api_keys WHERE digest = $1 AND revoked_at IS NULL',
+    `UPDATE api_keys SET last_used_at = now() WHERE digest = $1 AND revoked_at IS NULL
+     RETURNING id, account_id, scopes`,
     [digest],
   );
   const r = rows[0];
@@ -44,4 +48,42 @@ export async function revokeApiKey(q: Queryable, pepper: Buffer, key: string): P
     [digestSecret(pepper, key)],
   );
   return rows.length > 0;
+}
+
+/** A key as the console lists it (never its value). */
+export interface ApiKeyListItem {
+  id: number;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export const MAX_LISTED_API_KEYS = 200;
+
+/** The account's live keys, newest first. */
+export async function listApiKeys(q: Queryable, accountId: number): Promise<ApiKeyListItem[]> {
+  const rows = await q.query<{ id: number; scopes: string[]; created_at: Date; last_used_at: Date | null }>(
+    `SELECT id, scopes, created_at, last_used_at FROM api_keys
+      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id DESC LIMIT $2`,
+    [accountId, MAX_LISTED_API_KEYS],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    scopes: r.scopes,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+  }));
+}
+
+/**
+ * Revokes one of the account's keys by id. Returns its digest (to announce, so every process drops
+ * it from its cache at once), or null when the account has no such live key.
+ */
+export async function revokeApiKeyById(q: Queryable, accountId: number, id: number): Promise<string | null> {
+  const rows = await q.query<{ digest: string }>(
+    `UPDATE api_keys SET revoked_at = now()
+      WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING digest`,
+    [id, accountId],
+  );
+  return rows[0]?.digest ?? null;
 }

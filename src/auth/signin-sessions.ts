@@ -50,3 +50,12 @@ export async function findSession(
 export async function deleteSession(q: Queryable, digest: string): Promise<void> {
   await q.query('DELETE FROM web_sessions WHERE digest = $1', [digest]);
 }
+
+/** Ends every session of the account but `keepDigest` (after a password change). */
+export async function deleteOtherSessions(
+  q: Queryable,
+  accountId: number,
+  keepDigest: string,
+): Promise<void> {
+  await q.query('DELETE FROM web_sessions WHERE account_id = $1 AND digest <> $2', [accountId, keepDigest]);
+}

@@ -1,4 +1,5 @@
-import { createAccount, findAccountByEmail, AccountError } from '../accounts/accounts.ts';
+import { createAccount, findAccountByEmail, AccountError, isEmailAddress } from '../accounts/accounts.ts';
+import { createInvitation } from '../accounts/invitations.ts';
 import { createApiKey } from '../accounts/api-keys.ts';
 import { addContract, removeContract } from '../accounts/contracts.ts';
 import { busCodecs } from '../bus/codecs.ts';
@@ -85,3 +86,42 @@ export async function contractCommand(argv: string[], io: CommandIo): Promise<vo
   });
   printJson(io, result);
 }
+
+/** namazu invite create [--email E] [--days N] [--by ADMIN_EMAIL] → the token, once, and the sign-up path */
+export async function inviteCommand(argv: string[], io: CommandIo): Promise<void> {
+  const [sub, ...rest] = argv;
+  const usage = 'usage: namazu invite create [--email E] [--days N (1-90, default 7)] [--by ADMIN_EMAIL]';
+  if (sub !== 'create') throw new UsageError(usage);
+  const { values } = parseFlags(rest, {
+    ...databaseFlags,
+    email: { type: 'string' },
+    days: { type: 'string' },
+    by: { type: 'string' },
+  });
+  const days = values.days === undefined ? 7 : Number(values.days);
+  if (!/^\d{1,2}$/.test(values.days ?? '7') || days < 1 || days > 90) throw new UsageError(usage);
+  const email = values.email;
+  if (email !== undefined && !isEmailAddress(email))
+    throw new UsageError(`--email: not an e-mail address: ${email}`);
+  const { token, expiresAt, url } = await io.withDatabase(values, async ({ db, pepper, config }) => {
+    const by = values.by === undefined ? null : await accountByEmail(db, values.by);
+    if (by && !by.isAdmin) throw new AccountError(`${by.email} is not an administrator`);
+    const made = await createInvitation(db, pepper, {
+      now: Date.now(),
+      ttlMs: days * 86_400_000,
+      email: email ?? null,
+      createdBy: by?.id ?? null,
+    });
+    return { ...made, url: config.authUrl ? config.authUrl + signupPath(made.token) : null };
+  });
+  printJson(io, {
+    token,
+    path: signupPath(token),
+    url,
+    email: email ?? null,
+    expiresAt: expiresAt.toISOString(),
+  });
+}
+
+/** Where an invitation is accepted (the console's sign-up page, docs/console.md). */
+const signupPath = (token: string) => `/account/signup?invitation=${encodeURIComponent(token)}`;

@@ -1,7 +1,7 @@
 import { AccountError } from '../accounts/accounts.ts';
 import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
-import { accountCommand, apikeyCommand, contractCommand } from './accounts.ts';
+import { accountCommand, apikeyCommand, contractCommand, inviteCommand } from './accounts.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { UsageError } from './args.ts';
 import { clientCommand } from './client.ts';
@@ -17,6 +17,7 @@ export const adminCommands: Record<string, Command> = {
   apikey: apikeyCommand,
   client: clientCommand,
   contract: contractCommand,
+  invite: inviteCommand,
   ingest: ingestCommand,
   convert: convertCommand,
 };

@@ -16,6 +16,7 @@ const USAGE = `usage: namazu <command> [options]
   apikey create --account E --scopes "s1 s2"
   client create --account E --name N --type confidential|public --redirect-uri U … --grant G … --scopes "…"
   contract add|remove --account E --plan P
+  invite create [--email E] [--days N] [--by ADMIN_EMAIL]
   ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
   convert --rebuild                      (re-derive JSON conversions from the stored XML)
 Commands that open the database also take --data-dir D and --database-url U. While a server

@@ -1,45 +1,106 @@
 import type { Authorization } from '../auth/authorizations.ts';
-import { markup, page } from './html.ts';
+import type { Lang, Messages } from './i18n.ts';
+import { markup, page, type SafeHtml } from './html.ts';
+import { formatTime, paths } from './layout.ts';
 
+/** The dashboard: the account at a glance, and the authorizations it granted (revoke one). */
 export interface AccountView {
+  lang: Lang;
+  header: SafeHtml;
   email: string;
   csrf: string;
   authorizations: Authorization[];
+  counts: { keys: number; clients: number; openSessions: number; connectionLimit: number };
   /** Form action that revokes the authorization with this id. */
   revokeAction: (id: number) => string;
-  signoutAction: string;
   notice?: string;
 }
 
+type Key =
+  | 'title'
+  | 'signedInAs'
+  | 'keys'
+  | 'clients'
+  | 'sessions'
+  | 'manage'
+  | 'authorizations'
+  | 'none'
+  | 'app'
+  | 'scopes'
+  | 'at'
+  | 'revoke'
+  | 'revokeHint';
+
+export const dashboardText: Messages<Key | 'revoked'> = {
+  en: {
+    title: 'Dashboard',
+    signedInAs: 'Signed in as',
+    keys: 'API keys',
+    clients: 'OAuth clients',
+    sessions: 'WebSocket connections (open / limit)',
+    manage: 'Manage',
+    authorizations: 'Applications you have authorized',
+    none: 'You have not authorized any application.',
+    app: 'Application',
+    scopes: 'Permissions',
+    at: 'Authorized at',
+    revoke: 'Revoke',
+    revokeHint: 'Revoking stops the application at once: its access and refresh tokens are deleted.',
+    revoked: 'The authorization was revoked; its tokens no longer work.',
+  },
+  ja: {
+    title: 'ダッシュボード',
+    signedInAs: 'サインイン中:',
+    keys: 'APIキー',
+    clients: 'OAuthクライアント',
+    sessions: 'WebSocket接続（接続中 / 上限）',
+    manage: '管理',
+    authorizations: 'あなたが許可したアプリケーション',
+    none: '許可したアプリケーションはありません。',
+    app: 'アプリケーション',
+    scopes: '権限',
+    at: '許可日時',
+    revoke: '取り消す',
+    revokeHint:
+      '取り消すとアプリケーションは直ちに停止します。アクセストークンとリフレッシュトークンは削除されます。',
+    revoked: '許可を取り消しました。そのトークンはもう使えません。',
+  },
+};
+
 export function renderAccountPage(v: AccountView): string {
+  const t = dashboardText[v.lang];
   const rows = v.authorizations.map(
     (a) => markup`<tr>
-<td>${a.clientName}<br><span class="muted">${a.clientId}</span></td>
-<td>${a.scopes.join(' ')}</td>
-<td>${a.createdAt.toISOString()}</td>
-<td><form method="post" action="${v.revokeAction(a.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit">Revoke</button></form></td>
+<td data-label="${t.app}">${a.clientName}<br><span class="muted">${a.clientId}</span></td>
+<td data-label="${t.scopes}">${a.scopes.join(' ')}</td>
+<td data-label="${t.at}">${formatTime(a.createdAt)}</td>
+<td><form method="post" action="${v.revokeAction(a.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="danger" aria-label="${t.revoke}: ${a.clientName}">${t.revoke}</button></form></td>
 </tr>
 `,
   );
   const table =
     rows.length === 0
-      ? markup`<p>You have not authorized any application.</p>`
-      : markup`<table>
-<thead><tr><th>Application</th><th>Permissions</th><th>Authorized at</th><th></th></tr></thead>
+      ? markup`<p>${t.none}</p>`
+      : markup`<div class="table-wrap"><table class="stack">
+<thead><tr><th>${t.app}</th><th>${t.scopes}</th><th>${t.at}</th><th></th></tr></thead>
 <tbody>
 ${rows}</tbody>
-</table>
-<p class="muted">Revoking stops the application at once: its access and refresh tokens are deleted.</p>`;
+</table></div>
+<p class="muted">${t.revokeHint}</p>`;
+  const card = (label: string, figure: string, href: string) =>
+    markup`<div class="card"><p>${label}</p><p class="figure">${figure}</p><p><a href="${href}">${t.manage}<span class="sr"> ${label}</span></a></p></div>`;
   return page(
-    'Your account',
-    markup`<h1>Your account</h1>
-<p>Signed in as ${v.email}.</p>
-${v.notice ? markup`<p role="status">${v.notice}</p>` : null}
-<h2>Applications you have authorized</h2>
-${table}
-<form method="post" action="${v.signoutAction}">
-<input type="hidden" name="csrf" value="${v.csrf}">
-<button type="submit">Sign out</button>
-</form>`,
+    t.title,
+    markup`<h1>${t.title}</h1>
+<p>${t.signedInAs} ${v.email}.</p>
+${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+<div class="cards">
+${card(t.keys, String(v.counts.keys), paths.keys)}
+${card(t.clients, String(v.counts.clients), paths.clients)}
+${card(t.sessions, `${v.counts.openSessions} / ${v.counts.connectionLimit}`, paths.sessions)}
+</div>
+<h2 id="authorizations">${t.authorizations}</h2>
+${table}`,
+    { lang: v.lang, header: v.header },
   );
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { assets } from './assets/routes.ts';
+import type { Lang } from './i18n.ts';
 
 /**
  * Server-rendered HTML with escaping by default: every value interpolated into `markup`…`` is
@@ -56,28 +58,38 @@ export function safeHref(value: string | null): string | null {
   }
 }
 
-/** The one stylesheet of every page; allowed by its hash in the CSP, so no 'unsafe-inline'. */
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.5}' +
-  'h1{font-size:1.4rem}label{display:block;margin:.6rem 0 .2rem}input[type=email],input[type=password]' +
-  '{width:100%;padding:.4rem;box-sizing:border-box}button{margin:.8rem .6rem 0 0;padding:.4rem 1rem}' +
-  '.error{color:#a00}.muted{color:#666;font-size:.9rem}table{border-collapse:collapse;width:100%}' +
-  'td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left;vertical-align:top}';
+export interface PageOptions {
+  /** The language of the page's text (`<html lang>`). */
+  lang?: Lang;
+  /** The page header (console/layout.ts): navigation, account menu, language switch. */
+  header?: SafeHtml;
+  /** Narrow main column (forms such as sign-in). */
+  narrow?: boolean;
+  /** Loads the copy-button script (pages that show a secret once). */
+  copyScript?: boolean;
+}
 
-const styleHash = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
-
-export function page(title: string, body: SafeHtml): string {
+/**
+ * Every page: the stylesheet and the only script are static files from 'self' (console/assets), so
+ * the CSP allows no inline style or script but the form_post page's one hashed line.
+ */
+export function page(title: string, body: SafeHtml, opts: PageOptions = {}): string {
+  const lang = opts.lang ?? 'en';
   return markup`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<style>${new SafeHtml(STYLE)}</style>
+<title>${title} · Namazu</title>
+<link rel="stylesheet" href="${assets.style.path}">
+${opts.copyScript ? markup`<script src="${assets.copy.path}" defer></script>` : null}
 </head>
 <body>
+${opts.header ?? null}
+<main id="main"${opts.narrow ? markup` class="narrow"` : null}>
 ${body}
+</main>
 </body>
 </html>
 `.value;
@@ -93,12 +105,14 @@ export interface CspOptions {
 export function contentSecurityPolicy(opts: CspOptions = {}): string {
   const directives = [
     "default-src 'none'",
-    `style-src ${styleHash}`,
+    "style-src 'self'",
     `form-action 'self'${(opts.formAction ?? []).map((s) => ' ' + s).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ];
-  if (opts.scriptHashes?.length) directives.push(`script-src ${opts.scriptHashes.join(' ')}`);
+  // A page with a hashed inline script (form_post) runs only that; every other page only the
+  // console's own script files.
+  directives.push(`script-src ${opts.scriptHashes?.length ? opts.scriptHashes.join(' ') : "'self'"}`);
   return directives.join('; ');
 }
 

@@ -6,6 +6,7 @@ import { publicUrls } from '../http/public-urls.ts';
 import { acceptForms } from '../http/form.ts';
 import { renderErrorPage } from './error-page.ts';
 import { securityHeaders, type CspOptions } from './html.ts';
+import type { Lang } from './i18n.ts';
 
 /** Shared plumbing of the server-rendered pages: replies with safe headers, form bodies, errors. */
 
@@ -24,8 +25,9 @@ export function sendErrorPage(
   status: number,
   message: string,
   hint?: string,
+  lang?: Lang,
 ): FastifyReply {
-  return sendPage(reply, status, renderErrorPage(message, hint));
+  return sendPage(reply, status, renderErrorPage(message, hint, lang));
 }
 
 /** 303 See Other (also after a POST, the browser follows with GET). */

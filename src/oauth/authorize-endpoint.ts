@@ -9,6 +9,8 @@ import { errorResponse, successResponse, type AuthorizeResponse } from './author
 import { issuerOf, oauthPaths } from './metadata.ts';
 import { redirectSource } from '../auth/redirect-uris.ts';
 import { renderConsentPage } from '../console/consent-page.ts';
+import { languageOf } from '../console/i18n.ts';
+import { header } from '../console/layout.ts';
 import { authorizationHint } from '../console/error-page.ts';
 import { formPostCsp, renderFormPostPage } from '../console/form-post-page.ts';
 import { consolePaths, signinUrl } from '../console/routes.ts';
@@ -97,10 +99,13 @@ export async function registerAuthorize(app: App, ctx: AppContext): Promise<void
         );
       }
       const account = await getAccount(ctx.db, session.accountId);
+      const lang = languageOf(request);
       return sendPage(
         reply,
         200,
         renderConsentPage({
+          lang,
+          header: header({ lang, origin, here: `${oauthPaths.authorize}?${rawQuery}`, minimal: true }),
           action: origin + consentPath,
           csrf: sessionCsrf(ctx, session),
           request: rawQuery,

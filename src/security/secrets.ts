@@ -8,6 +8,7 @@ export const prefixes = {
   accessToken: 'ATn.',
   refreshToken: 'ARh.',
   apiKey: 'AKe.',
+  invitation: 'INv.',
 } as const;
 
 /** A new secret: the prefix plus 256 random bits, base64url. */

@@ -1,0 +1,102 @@
+import type { ApiKeyListItem } from '../accounts/api-keys.ts';
+import type { Lang, Messages } from './i18n.ts';
+import { markup, page, type SafeHtml } from './html.ts';
+import { formatTime, pathOf, paths, secretBox } from './layout.ts';
+import { scopeFieldset, scopeTags } from './scope-field.ts';
+
+type Key =
+  | 'title'
+  | 'intro'
+  | 'none'
+  | 'scopes'
+  | 'created'
+  | 'lastUsed'
+  | 'never'
+  | 'revoke'
+  | 'create'
+  | 'chooseScopes'
+  | 'submit'
+  | 'newKey'
+  | 'revoked';
+
+export const keysText: Messages<Key> = {
+  en: {
+    title: 'API keys',
+    intro:
+      'An API key lets your own programs call the data API and open WebSocket sessions with the scopes you choose.',
+    none: 'You have no API key.',
+    scopes: 'Scopes',
+    created: 'Created',
+    lastUsed: 'Last used',
+    never: 'never',
+    revoke: 'Revoke',
+    create: 'Create an API key',
+    chooseScopes: 'Scopes of the key',
+    submit: 'Create key',
+    newKey: 'Your new API key',
+    revoked: 'The API key was revoked; it no longer works.',
+  },
+  ja: {
+    title: 'APIキー',
+    intro: 'APIキーを使うと、選んだスコープでデータAPIの呼び出しやWebSocketセッションの開始ができます。',
+    none: 'APIキーはありません。',
+    scopes: 'スコープ',
+    created: '作成日時',
+    lastUsed: '最終使用',
+    never: '未使用',
+    revoke: '失効させる',
+    create: 'APIキーを作成',
+    chooseScopes: 'キーのスコープ',
+    submit: 'キーを作成',
+    newKey: '新しいAPIキー',
+    revoked: 'APIキーを失効させました。もう使えません。',
+  },
+};
+
+export interface KeysView {
+  lang: Lang;
+  header: SafeHtml;
+  origin: string;
+  csrf: string;
+  keys: ApiKeyListItem[];
+  offered: string[];
+  selected: ReadonlySet<string>;
+  scopeError?: string;
+  /** The value of a key just created (shown only in the answer to its creation). */
+  created?: string;
+  notice?: string;
+}
+
+export function renderKeysPage(v: KeysView): string {
+  const t = keysText[v.lang];
+  const rows = v.keys.map(
+    (k) => markup`<tr>
+<td data-label="ID">#${k.id}</td>
+<td data-label="${t.scopes}">${scopeTags(k.scopes)}</td>
+<td data-label="${t.created}">${formatTime(k.createdAt)}</td>
+<td data-label="${t.lastUsed}">${k.lastUsedAt ? formatTime(k.lastUsedAt) : t.never}</td>
+<td><form method="post" action="${v.origin + pathOf(paths.keyRevoke, k.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="danger" aria-label="${t.revoke} #${k.id}">${t.revoke}</button></form></td>
+</tr>`,
+  );
+  const table =
+    rows.length === 0
+      ? markup`<p>${t.none}</p>`
+      : markup`<div class="table-wrap"><table class="stack">
+<thead><tr><th>ID</th><th>${t.scopes}</th><th>${t.created}</th><th>${t.lastUsed}</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+  return page(
+    t.title,
+    markup`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${v.created ? secretBox('new-key', t.newKey, v.created, v.lang) : null}
+${table}
+<h2>${t.create}</h2>
+<div class="card"><form method="post" action="${v.origin + paths.keys}" novalidate>
+<input type="hidden" name="csrf" value="${v.csrf}">
+${scopeFieldset('scopes', t.chooseScopes, v.offered, v.selected, v.scopeError)}
+<button type="submit">${t.submit}</button>
+</form></div>`,
+    { lang: v.lang, header: v.header, copyScript: v.created !== undefined },
+  );
+}

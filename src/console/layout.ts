@@ -1,0 +1,169 @@
+import type { Lang, Messages } from './i18n.ts';
+import { languages } from './i18n.ts';
+import { markup, type SafeHtml } from './html.ts';
+
+/**
+ * The page header of the console (navigation, account menu, language switch) and the pieces every
+ * console page shares: times, field errors, a secret shown once.
+ */
+
+export const paths = {
+  root: '/',
+  signin: '/account/signin',
+  signout: '/account/signout',
+  signup: '/account/signup',
+  account: '/account',
+  password: '/account/password',
+  lang: '/account/lang',
+  revoke: '/account/authorizations/:id/revoke',
+  keys: '/account/keys',
+  keyRevoke: '/account/keys/:id/revoke',
+  clients: '/account/clients',
+  clientNew: '/account/clients/new',
+  client: '/account/clients/:id',
+  clientSecret: '/account/clients/:id/secret',
+  clientDelete: '/account/clients/:id/delete',
+  contracts: '/account/contracts',
+  sessions: '/account/sessions',
+  sessionClose: '/account/sessions/:id/close',
+} as const;
+
+export const pathOf = (template: string, id: number) => template.replace(':id', String(id));
+
+export type Section = 'dashboard' | 'keys' | 'clients' | 'contracts' | 'sessions' | 'password';
+
+type ChromeKey =
+  | 'skip'
+  | 'nav'
+  | 'dashboard'
+  | 'keys'
+  | 'clients'
+  | 'contracts'
+  | 'sessions'
+  | 'menu'
+  | 'password'
+  | 'signout'
+  | 'signin'
+  | 'signup'
+  | 'language';
+
+const text: Messages<ChromeKey> = {
+  en: {
+    skip: 'Skip to content',
+    nav: 'Console',
+    dashboard: 'Dashboard',
+    keys: 'API keys',
+    clients: 'OAuth clients',
+    contracts: 'Contracts',
+    sessions: 'WebSocket sessions',
+    menu: 'Account',
+    password: 'Change password',
+    signout: 'Sign out',
+    signin: 'Sign in',
+    signup: 'Create an account',
+    language: 'Language',
+  },
+  ja: {
+    skip: '本文へ移動',
+    nav: 'コンソール',
+    dashboard: 'ダッシュボード',
+    keys: 'APIキー',
+    clients: 'OAuthクライアント',
+    contracts: '契約',
+    sessions: 'WebSocketセッション',
+    menu: 'アカウント',
+    password: 'パスワード変更',
+    signout: 'サインアウト',
+    signin: 'サインイン',
+    signup: 'アカウント作成',
+    language: '言語',
+  },
+};
+
+const languageNames: Record<Lang, string> = { en: 'English', ja: '日本語' };
+
+export interface HeaderView {
+  lang: Lang;
+  /** The path of this page, where the language switch returns to. */
+  here: string;
+  /** The signed-in account, or absent on pages for signed-out visitors. */
+  origin: string;
+  account?: { email: string; csrf: string };
+  section?: Section;
+  /** Offer the sign-up link (open sign-up) on signed-out pages. */
+  signupOpen?: boolean;
+  /** Only the name and the language switch (the consent page: nothing distracts from the decision). */
+  minimal?: boolean;
+}
+
+function languageSwitch(lang: Lang, here: string, label: string): SafeHtml {
+  const links = languages.map(
+    (l) =>
+      markup`<a href="${paths.lang}?to=${l}&amp;return_to=${encodeURIComponent(here)}" lang="${l}" hreflang="${l}"${
+        l === lang ? markup` aria-current="true"` : null
+      }>${languageNames[l]}</a>`,
+  );
+  return markup`<nav class="langs" aria-label="${label}">${links}</nav>`;
+}
+
+export function header(v: HeaderView): SafeHtml {
+  const t = text[v.lang];
+  const link = (section: Section, href: string) =>
+    markup`<li><a href="${href}"${v.section === section ? markup` aria-current="page"` : null}>${t[section]}</a></li>`;
+  const nav = v.minimal
+    ? null
+    : v.account
+      ? markup`<nav class="main" aria-label="${t.nav}"><ul>
+${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}
+</ul></nav>
+<details class="menu"><summary>${t.menu}</summary><div class="panel">
+<p class="muted">${v.account.email}</p>
+<p><a href="${paths.password}">${t.password}</a></p>
+<form method="post" action="${v.origin + paths.signout}"><input type="hidden" name="csrf" value="${v.account.csrf}"><button type="submit" class="secondary">${t.signout}</button></form>
+</div></details>`
+      : markup`<nav class="main" aria-label="${t.nav}"><ul><li><a href="${paths.signin}">${t.signin}</a></li>${
+          v.signupOpen ? markup`<li><a href="${paths.signup}">${t.signup}</a></li>` : null
+        }</ul></nav>`;
+  return markup`<a class="skip" href="#main">${t.skip}</a>
+<header class="top"><div class="bar">
+<a class="brand" href="${paths.root}">Namazu</a>
+${nav}
+${languageSwitch(v.lang, v.here, t.language)}
+</div></header>`;
+}
+
+/** A time as the console shows it in both languages: UTC, to the minute; a dash for none. */
+export function formatTime(d: Date | null): string {
+  if (d === null) return '—';
+  const iso = d.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** The message beside a field, tied to it by aria-describedby (the input names `${id}-error`). */
+export function fieldError(id: string, message: string | undefined): SafeHtml | null {
+  return message ? markup`<p class="field-error" id="${id}-error">${message}</p>` : null;
+}
+
+/** Attributes of an input whose value was refused. */
+export function invalidAttrs(id: string, message: string | undefined): SafeHtml | null {
+  return message ? markup` aria-invalid="true" aria-describedby="${id}-error"` : null;
+}
+
+const copyText: Messages<'copy' | 'copied' | 'once'> = {
+  en: { copy: 'Copy', copied: 'Copied.', once: 'This value is shown only now. Store it safely.' },
+  ja: {
+    copy: 'コピー',
+    copied: 'コピーしました。',
+    once: 'この値は今だけ表示されます。安全に保管してください。',
+  },
+};
+
+/** A secret shown once, with a copy button (the button appears when the copy script runs). */
+export function secretBox(id: string, label: string, value: string, lang: Lang): SafeHtml {
+  const t = copyText[lang];
+  return markup`<div class="card"><p><strong>${label}</strong></p>
+<div class="secret"><code id="${id}">${value}</code>
+<button type="button" class="secondary" hidden data-copy="${id}" data-status="${id}-status" data-done="${t.copied}">${t.copy}</button></div>
+<p class="muted" id="${id}-status" role="status"></p>
+<p class="alert">${t.once}</p></div>`;
+}
