@@ -7,6 +7,7 @@ import {
   writeDemoCredentials,
 } from '../demo.ts';
 import { startServer } from '../server.ts';
+import { startSources } from '../sources/start.ts';
 import { serveAdminChannel } from './admin-channel.ts';
 import { configFlags, parseFlags } from './args.ts';
 import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
@@ -49,6 +50,11 @@ export async function serveCommand(argv: string[]): Promise<void> {
     },
     'namazu listening',
   );
+  // A node runs its sources once, whatever its number of workers (docs/sources.md).
+  if (config.sources.length > 0 && isFirstWorker()) {
+    const sources = startSources(config, ctx);
+    ctx.onShutdown.push(() => sources.stop());
+  }
   if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
