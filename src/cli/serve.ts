@@ -41,6 +41,11 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const { ctx } = server;
   // The embedded data directory is this process's alone: admin commands reach it through here.
   if (config.databaseUrl === null) ctx.onShutdown.push(await serveAdminChannel(ctx));
+  // A node runs its sources once, whatever its number of workers (docs/sources.md).
+  if (config.sources.length > 0 && isFirstWorker()) {
+    const sources = startSources(config, ctx);
+    ctx.onShutdown.push(() => sources.stop());
+  }
   ctx.log.info(
     {
       port: server.port,
@@ -50,11 +55,6 @@ export async function serveCommand(argv: string[]): Promise<void> {
     },
     'namazu listening',
   );
-  // A node runs its sources once, whatever its number of workers (docs/sources.md).
-  if (config.sources.length > 0 && isFirstWorker()) {
-    const sources = startSources(config, ctx);
-    ctx.onShutdown.push(() => sources.stop());
-  }
   if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
