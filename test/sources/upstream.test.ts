@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { createClient } from '../../src/auth/clients.ts';
+import type { UpstreamCredential } from '../../src/sources/upstream-auth.ts';
 import type { UpstreamRelay } from '../../src/sources/upstream.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -10,6 +12,7 @@ import { freePort, quake } from '../multinode/support.ts';
 import {
   ingestInto,
   ingestWhileDown,
+  RELAY_SCOPES,
   relayKey,
   relayPositioned,
   startRelay,
@@ -33,7 +36,10 @@ after(async () => {
 });
 
 /** A downstream server relaying the upstream, and one WebSocket client of it. */
-async function downstreamOf(connections: 1 | 2): Promise<{
+async function downstreamOf(
+  connections: 1 | 2,
+  credential?: UpstreamCredential,
+): Promise<{
   downstream: TestServer;
   relay: UpstreamRelay;
   client: Subscriber;
@@ -42,7 +48,7 @@ async function downstreamOf(connections: 1 | 2): Promise<{
   const downstream = await startTestServer();
   const relay = startRelay(downstream, {
     url: upstream.url,
-    credential: { apiKey: await relayKey(upstream) },
+    credential: credential ?? { apiKey: await relayKey(upstream) },
     connections,
   });
   await relayPositioned(downstream);
@@ -125,6 +131,27 @@ test('two upstream connections: every telegram once, in order', async () => {
     await receivedExactly(client, bodies, quake('pair-marker'));
     const stored = await downstream.ctx.db.query(`SELECT 1 FROM telegrams WHERE format = 'xml'`);
     assert.equal(stored.length, 11);
+  } finally {
+    await close();
+  }
+});
+
+test('OAuth client credentials: the relay obtains a token for the scopes it needs', async () => {
+  const { account } = await upstream.createAccount({ contracts: ['telegram.earthquake'] });
+  const { client, clientSecret } = await createClient(upstream.ctx.db, upstream.ctx.pepper, {
+    accountId: account.id,
+    name: 'relay',
+    type: 'confidential',
+    grants: ['client_credentials'],
+    redirectUris: [],
+    scopes: RELAY_SCOPES,
+  });
+  const credential = { clientId: client.clientId, clientSecret: clientSecret!, tokenUrl: null };
+  const { client: subscriber, close } = await downstreamOf(1, credential);
+  try {
+    const bodies = [quake('oauth-0'), quake('oauth-1')];
+    await ingestInto(upstream, bodies);
+    await receivedExactly(subscriber, bodies, quake('oauth-marker'));
   } finally {
     await close();
   }
