@@ -70,7 +70,7 @@ export interface Subscriber {
 }
 
 export async function subscribe(server: TestServer): Promise<Subscriber> {
-  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+  const { account } = await server.createAccount({ contracts: ['telegram.earthquake', 'websocket.plus5'] });
   const key = await server.createApiKey(account.id, ['socket.start', 'telegram.get.earthquake']);
   const res = await fetch(`${server.url}/v2/socket`, {
     method: 'POST',
