@@ -220,7 +220,9 @@ export class UpstreamRelay {
     for (;;) {
       const page = await this.list(cursor, PAGE);
       for (const item of [...page.items].reverse()) {
+        // The list shows every contracted classification: only the relayed ones are taken.
         if (this.seen.has(item.id) || item.format === 'json') continue;
+        if (!this.options.classifications.includes(item.classification)) continue;
         const body = await this.fetchBody(item.url);
         await this.ingest({ id: item.id, head: item.head, body });
       }
@@ -261,7 +263,7 @@ export class UpstreamRelay {
     const query = new URLSearchParams({ limit: String(limit), test: 'including', formatMode: 'raw' });
     if (cursor !== null) query.set('cursorToken', cursor);
     return this.api<{
-      items: { id: string; head: Head; format: string | null; url: string }[];
+      items: { id: string; classification: string; head: Head; format: string | null; url: string }[];
       nextPooling: string;
     }>('GET', `/v2/telegram?${query}`);
   }

@@ -88,6 +88,14 @@ test('telegrams ingested upstream reach a downstream WebSocket client byte-ident
     ];
     await ingestInto(upstream, bodies);
     await receivedExactly(client, bodies, quake('identical-marker'));
+    // Same bytes, same compression: the downstream's ids are the upstream's.
+    const upstreamIds = await upstream.ctx.db.query<{ id: string }>(
+      `SELECT id FROM telegrams WHERE format = 'xml' ORDER BY serial DESC LIMIT 4`,
+    );
+    assert.deepEqual(
+      client.received.map((r) => r.id),
+      upstreamIds.map((r) => r.id).reverse(),
+    );
   } finally {
     await close();
   }
