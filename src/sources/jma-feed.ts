@@ -104,7 +104,11 @@ export class JmaFeedSource {
   /** One poll at a time: the timer and a caller of pollOnce never overlap. */
   private exclusive(fn: () => Promise<void>): Promise<void> {
     const run = this.busy.then(async () => {
-      await (this.loaded ??= this.load());
+      // A failed load (database unavailable) is tried again by the next poll.
+      await (this.loaded ??= this.load().catch((err: unknown) => {
+        this.loaded = undefined;
+        throw err;
+      }));
       await fn();
     });
     this.busy = run.catch(() => {});

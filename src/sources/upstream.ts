@@ -56,6 +56,7 @@ export class UpstreamRelay {
   private readonly sockets = new Set<WebSocket>();
   private readonly seen = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
+  private recoveryQueued = false;
   private loops: Promise<void>[] = [];
   private readonly positionKey: string;
   private readonly timeoutMs: number;
@@ -157,11 +158,8 @@ export class UpstreamRelay {
           heard();
           this.deps.log.info({ connection: index }, 'upstream connected');
           // Queued before any message of this socket: what was missed is stored first.
-          void this.enqueue(() => this.recover()).catch(() => {});
-          advance = setInterval(
-            () => void this.enqueue(() => this.recover()).catch(() => {}),
-            this.options.advanceEveryMs ?? 60_000,
-          );
+          this.recoverSoon();
+          advance = setInterval(() => this.recoverSoon(), this.options.advanceEveryMs ?? 60_000);
         });
         ws.on('message', (data: Buffer) => {
           heard();
@@ -179,6 +177,16 @@ export class UpstreamRelay {
     } finally {
       this.sockets.delete(ws);
     }
+  }
+
+  /** Queues a recovery unless one is queued already and has not started (a slow upstream). */
+  private recoverSoon(): void {
+    if (this.recoveryQueued) return;
+    this.recoveryQueued = true;
+    void this.enqueue(() => {
+      this.recoveryQueued = false;
+      return this.recover();
+    }).catch(() => {});
   }
 
   private onMessage(ws: WebSocket, data: Buffer): void {
