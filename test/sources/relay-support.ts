@@ -40,7 +40,8 @@ export async function ingestWhileDown(database: TestDatabase, bodies: readonly B
 
 /** Starts (or restarts, on the same database and port) the upstream server. */
 export function startUpstream(database: TestDatabase, port: number): Promise<TestServer> {
-  return startTestServer({ database, config: { port } });
+  // Pings every second, so that the relay's pongs show within a test.
+  return startTestServer({ database, config: { port, pingIntervalMs: 1000 } });
 }
 
 export function startRelay(downstream: TestServer, options: Omit<UpstreamOptions, 'classifications'>) {

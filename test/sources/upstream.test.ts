@@ -121,7 +121,7 @@ test('the upstream stopped and restarted mid-stream: the downstream has every te
   }
 });
 
-test('two upstream connections: every telegram once, in order', async () => {
+test('two upstream connections, both answering pings: every telegram once, in order', async () => {
   const { client, downstream, close } = await downstreamOf(2);
   try {
     // Both connections are open before the telegrams are stored.
@@ -133,6 +133,16 @@ test('two upstream connections: every telegram once, in order', async () => {
           )
         ).length >= 2,
       { timeout: 15_000, message: 'two relay sockets open upstream' },
+    );
+    // Each answers the upstream's pings: the upstream records a valid pong per open session.
+    await waitFor(
+      async () =>
+        (
+          await upstream.ctx.db.query(
+            `SELECT 1 FROM socket_sessions WHERE status = 'open' AND app_name LIKE 'namazu-relay-%' AND ping_at IS NOT NULL`,
+          )
+        ).length >= 2,
+      { timeout: 15_000, message: 'pongs of both relay sockets' },
     );
     const bodies = Array.from({ length: 10 }, (_, i) => quake(`pair-${i}`));
     await ingestInto(upstream, bodies);
