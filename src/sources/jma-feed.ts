@@ -13,6 +13,8 @@ const LONG_FEED_EVERY = 5;
 /** Long-term feeds run to a few MB; anything far beyond is not a JMA feed. */
 const MAX_FEED_BYTES = 16 * 1024 * 1024;
 const MAX_BACKOFF_MS = 15 * 60_000;
+/** Names the software to JMA's servers, as a polite client does. */
+const USER_AGENT = 'Namazu (JMA feed source)';
 
 export interface JmaFeedOptions {
   urls: readonly string[];
@@ -155,7 +157,7 @@ export class JmaFeedSource {
 
   private async fetchFeed(feed: Feed): Promise<void> {
     const { position } = feed;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
     if (position?.etag) headers['if-none-match'] = position.etag;
     if (position?.lastModified) headers['if-modified-since'] = position.lastModified;
     const result = await boundedGet({
@@ -206,6 +208,7 @@ export class JmaFeedSource {
     try {
       const result = await boundedGet({
         url,
+        headers: { 'user-agent': USER_AGENT },
         maxBytes: MAX_TELEGRAM_BYTES,
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
