@@ -14,6 +14,8 @@ const PAGE = 100;
 const REMEMBERED_IDS = 10_000;
 /** An upstream pings every 30 s by default; this much silence means the connection is dead. */
 const SILENCE_MS = 150_000;
+/** A session open this long counts as working: the next reconnection starts the backoff anew. */
+const STABLE_SESSION_MS = 30_000;
 
 export interface UpstreamOptions {
   /** The upstream's data API origin (its `base_url`). */
@@ -102,11 +104,10 @@ export class UpstreamRelay {
     let failures = 0;
     let saidDown = false;
     while (!signal.aborted) {
-      let opened = false;
+      let openedAt: number | null = null;
       try {
         await this.session(index, () => {
-          opened = true;
-          failures = 0;
+          openedAt = Date.now();
           if (saidDown) log.info({ connection: index }, 'upstream reachable again');
           saidDown = false;
         });
@@ -121,9 +122,11 @@ export class UpstreamRelay {
         saidDown = true;
       }
       if (signal.aborted) break;
-      if (!opened) failures++;
-      // Even after a session that worked, a pause: a server that closes at once is not hammered.
-      const delay = backoffDelay(Math.max(1, failures), this.options.retryBaseMs ?? 1000, 60_000);
+      // A session that lasted resets the backoff; one the upstream closed at once (a full
+      // connection limit, an ended contract) counts as a failure, so it is not hammered.
+      const lasted = openedAt !== null && Date.now() - openedAt >= STABLE_SESSION_MS;
+      failures = lasted ? 1 : failures + 1;
+      const delay = backoffDelay(failures, this.options.retryBaseMs ?? 1000, 60_000);
       await sleep(delay, undefined, { signal }).catch(() => {});
     }
   }
