@@ -14,8 +14,8 @@ const PAGE = 100;
 const REMEMBERED_IDS = 10_000;
 /** An upstream pings every 30 s by default; this much silence means the connection is dead. */
 const SILENCE_MS = 150_000;
-/** A session open this long counts as working: the next reconnection starts the backoff anew. */
-const STABLE_SESSION_MS = 30_000;
+/** Close codes by which an upstream refuses a session (docs/realtime.md "Protocol"). */
+const REFUSALS = new Set([4400, 4404, 4409, 4640, 4641, 4807, 4808, 4891]);
 
 export interface UpstreamOptions {
   /** The upstream's data API origin (its `base_url`). */
@@ -104,13 +104,15 @@ export class UpstreamRelay {
     let failures = 0;
     let saidDown = false;
     while (!signal.aborted) {
-      let openedAt: number | null = null;
+      let opened = false;
+      let refused = false;
       try {
-        await this.session(index, () => {
-          openedAt = Date.now();
+        const code = await this.session(index, () => {
+          opened = true;
           if (saidDown) log.info({ connection: index }, 'upstream reachable again');
           saidDown = false;
         });
+        refused = REFUSALS.has(code);
       } catch (err) {
         if (signal.aborted) break;
         this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'failed' });
@@ -122,17 +124,17 @@ export class UpstreamRelay {
         saidDown = true;
       }
       if (signal.aborted) break;
-      // A session that lasted resets the backoff; one the upstream closed at once (a full
-      // connection limit, an ended contract) counts as a failure, so it is not hammered.
-      const lasted = openedAt !== null && Date.now() - openedAt >= STABLE_SESSION_MS;
-      failures = lasted ? 1 : failures + 1;
+      // After a session that ended (an upstream restart, a network cut) the next attempt comes
+      // soon; after a failure or a refusal (a full connection limit, an ended contract) the wait
+      // grows, so the upstream is not hammered.
+      failures = opened && !refused ? 1 : failures + 1;
       const delay = backoffDelay(failures, this.options.retryBaseMs ?? 1000, 60_000);
       await sleep(delay, undefined, { signal }).catch(() => {});
     }
   }
 
   /** One socket session: start it, connect, recover what was missed, relay until it closes. */
-  private async session(index: number, onOpen: () => void): Promise<void> {
+  private async session(index: number, onOpen: () => void): Promise<number> {
     const started = await this.api<{ websocket: { url: string; protocol?: string[] } }>(
       'POST',
       '/v2/socket',
@@ -149,7 +151,7 @@ export class UpstreamRelay {
     });
     this.sockets.add(ws);
     try {
-      await new Promise<void>((resolve, reject) => {
+      return await new Promise<number>((resolve, reject) => {
         let silence: NodeJS.Timeout | undefined;
         let advance: NodeJS.Timeout | undefined;
         const heard = () => {
@@ -174,7 +176,7 @@ export class UpstreamRelay {
           clearInterval(advance);
           if (!this.stopping.signal.aborted)
             this.deps.log.info({ connection: index, code }, 'upstream disconnected');
-          resolve();
+          resolve(code);
         });
       });
     } finally {
