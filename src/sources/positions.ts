@@ -1,7 +1,7 @@
 import type { Db } from '../db/types.ts';
 
 /**
- * Where a network source stands, kept in `source_positions` (migration 090) so that a restart
+ * Where a network source stands, kept in `source_positions` (migration 100) so that a restart
  * resumes from it. The shape belongs to the source; this module only stores it.
  */
 export async function loadPosition<T>(db: Db, source: string): Promise<T | null> {
