@@ -18,6 +18,7 @@ const everything = [
   'cli',
   'server.ts',
   'demo.ts',
+  'sources',
 ];
 export const layers = {
   'config.ts': [],
@@ -43,7 +44,9 @@ export const layers = {
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
   'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces],
   'demo.ts': [...domainBase, ...domain],
-  cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts'],
+  // Network sources: clients of JMA's feed or of an upstream server, feeding the ingest pipeline.
+  sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams'],
+  cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts', 'sources'],
 };
 
 const isFolder = (name) => !name.endsWith('.ts');

@@ -46,7 +46,35 @@ export interface Config {
   maxUploads: number;
   /** Bearer token that opens /metrics to any address; null = loopback clients only. */
   metricsToken: string | null;
+  /** Sources that feed the service from the network (docs/sources.md); none by default. */
+  sources: SourceName[];
+  /** Atom feeds the JMA feed source polls. */
+  jmaFeedUrls: string[];
+  /** Pause between two polls of a high-frequency JMA feed (at least MIN_JMA_FEED_INTERVAL_MS). */
+  jmaFeedIntervalMs: number;
+  /** Base URL of the upstream service.v2 server (its data API), or null. */
+  upstreamUrl: string | null;
+  upstreamApiKey: string | null;
+  upstreamClientId: string | null;
+  upstreamClientSecret: string | null;
+  /** OAuth token endpoint of the upstream; null = {upstreamUrl}/account/oauth2/v1/token. */
+  upstreamTokenUrl: string | null;
+  upstreamClassifications: string[];
+  /** Simultaneous sockets to the upstream (2 = redundancy; deliveries are deduplicated). */
+  upstreamConnections: 1 | 2;
 }
+
+export const SOURCE_NAMES = ['jma-feed', 'upstream'] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+/** JMA updates its high-frequency feeds once a minute: polling faster gains nothing (docs/sources.md). */
+export const MIN_JMA_FEED_INTERVAL_MS = 30_000;
+
+/** JMA's published feeds: high-frequency (about ten minutes of entries) and long-term (several days). */
+export const JMA_FEED_URLS = ['regular', 'extra', 'eqvol', 'other'].flatMap((name) => [
+  `https://www.data.jma.go.jp/developer/xml/feed/${name}.xml`,
+  `https://www.data.jma.go.jp/developer/xml/feed/${name}_l.xml`,
+]);
 
 export class ConfigError extends Error {}
 
@@ -92,6 +120,16 @@ const urlOf =
     if (!protocols.includes(u.protocol))
       throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
     return raw;
+  };
+
+/** A comma-separated list of non-empty items, each checked by `item`; duplicates dropped. */
+const listOf =
+  <T extends string>(item: Parser<T>): Parser<T[]> =>
+  (raw, name) => {
+    const items = raw.split(',').map((part) => part.trim());
+    if (items.some((part) => part === ''))
+      throw new ConfigError(`${name} must be a comma-separated list without empty items, got "${raw}"`);
+    return [...new Set(items.map((part) => item(part, name)))];
   };
 
 /** A public origin: scheme, host and optional port; no path, query or fragment. */
@@ -155,6 +193,18 @@ export const settings = [
   setting('maxUploadsPerAddress', 'NAMAZU_MAX_UPLOADS_PER_ADDRESS', int(1, 100_000)),
   setting('maxUploads', 'NAMAZU_MAX_UPLOADS', int(1, 1_000_000)),
   setting('metricsToken', 'NAMAZU_METRICS_TOKEN', text),
+  setting('sources', 'NAMAZU_SOURCES', listOf(oneOf(...SOURCE_NAMES))),
+  setting('jmaFeedUrls', 'NAMAZU_JMA_FEED_URLS', listOf(urlOf('http:', 'https:'))),
+  setting('jmaFeedIntervalMs', 'NAMAZU_JMA_FEED_INTERVAL_MS', int(MIN_JMA_FEED_INTERVAL_MS, 3_600_000)),
+  setting('upstreamUrl', 'NAMAZU_UPSTREAM_URL', urlOf('http:', 'https:')),
+  setting('upstreamApiKey', 'NAMAZU_UPSTREAM_API_KEY', text),
+  setting('upstreamClientId', 'NAMAZU_UPSTREAM_CLIENT_ID', text),
+  setting('upstreamClientSecret', 'NAMAZU_UPSTREAM_CLIENT_SECRET', text),
+  setting('upstreamTokenUrl', 'NAMAZU_UPSTREAM_TOKEN_URL', urlOf('http:', 'https:')),
+  setting('upstreamClassifications', 'NAMAZU_UPSTREAM_CLASSIFICATIONS', listOf(text)),
+  setting('upstreamConnections', 'NAMAZU_UPSTREAM_CONNECTIONS', (raw, name) =>
+    oneOf('1', '2')(raw, name) === '2' ? 2 : 1,
+  ),
 ] as const;
 
 export function defaults(): Config {
@@ -189,6 +239,21 @@ export function defaults(): Config {
     maxUploadsPerAddress: 8,
     maxUploads: 128,
     metricsToken: null,
+    sources: [],
+    jmaFeedUrls: JMA_FEED_URLS,
+    jmaFeedIntervalMs: 60_000,
+    upstreamUrl: null,
+    upstreamApiKey: null,
+    upstreamClientId: null,
+    upstreamClientSecret: null,
+    upstreamTokenUrl: null,
+    upstreamClassifications: [
+      'telegram.earthquake',
+      'telegram.volcano',
+      'telegram.weather',
+      'telegram.scheduled',
+    ],
+    upstreamConnections: 1,
   };
 }
 
@@ -200,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
   const cfg = defaults() as unknown as Record<string, unknown>;
   const knownEnv = new Set<string>(settings.map((s) => s.env));
   // Variables other tools or test harnesses use under our prefix, not settings of the server.
-  const foreign = /^NAMAZU_(TEST_|FIXTURES$|BENCH_)/;
+  const foreign = /^NAMAZU_(TEST_|FIXTURES$|BENCH_|WORKER_SLOT$)/;
   for (const name of Object.keys(env)) {
     if (name.startsWith('NAMAZU_') && !knownEnv.has(name) && !foreign.test(name))
       throw new ConfigError(`unknown setting ${name}`);
@@ -230,5 +295,24 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
     throw new ConfigError('--workers above 1 needs NAMAZU_DATABASE_URL (a PostgreSQL server)');
   if (c.workers > 1 && c.bus === 'memory')
     throw new ConfigError('--workers above 1 needs a shared bus: NAMAZU_BUS=postgres or redis');
+  checkUpstream(c);
   return c;
+}
+
+/** The upstream relay needs an address and exactly one kind of credential. */
+function checkUpstream(c: Config): void {
+  const byKey = c.upstreamApiKey !== null;
+  const byClient = c.upstreamClientId !== null || c.upstreamClientSecret !== null;
+  if (byKey && byClient)
+    throw new ConfigError(
+      'NAMAZU_UPSTREAM_API_KEY and NAMAZU_UPSTREAM_CLIENT_ID/SECRET exclude each other: give one credential',
+    );
+  if (byClient && (c.upstreamClientId === null || c.upstreamClientSecret === null))
+    throw new ConfigError('NAMAZU_UPSTREAM_CLIENT_ID and NAMAZU_UPSTREAM_CLIENT_SECRET go together');
+  if (!c.sources.includes('upstream')) return;
+  if (c.upstreamUrl === null) throw new ConfigError('NAMAZU_SOURCES=upstream needs NAMAZU_UPSTREAM_URL');
+  if (!byKey && !byClient)
+    throw new ConfigError(
+      'NAMAZU_SOURCES=upstream needs NAMAZU_UPSTREAM_API_KEY or NAMAZU_UPSTREAM_CLIENT_ID and NAMAZU_UPSTREAM_CLIENT_SECRET',
+    );
 }

@@ -14,6 +14,10 @@ export interface Metrics {
   telegramsWithoutConverter: Counter<'type'>;
   /** Seconds from a telegram's commit to its send on a WebSocket. */
   deliveryLatency: Histogram<'classification'>;
+  /** Requests a network source made (docs/sources.md), by source and outcome. */
+  sourceRequests: Counter<'source' | 'outcome'>;
+  /** Telegrams a source received that the ingest refused, or could not fetch at all, with the URL logged. */
+  sourceRejections: Counter<'source'>;
 }
 
 export function createMetrics(): Metrics {
@@ -62,6 +66,18 @@ export function createMetrics(): Metrics {
       help: 'Seconds from a telegram being committed to its send on a WebSocket',
       labelNames: ['classification'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+    sourceRequests: new Counter({
+      name: 'namazu_source_requests_total',
+      help: 'Requests made by network sources, by outcome (ok, not_modified, failed)',
+      labelNames: ['source', 'outcome'],
+      registers: [registry],
+    }),
+    sourceRejections: new Counter({
+      name: 'namazu_source_rejections_total',
+      help: 'Telegrams of a network source that were refused by the ingest or could not be fetched',
+      labelNames: ['source'],
       registers: [registry],
     }),
   };

@@ -9,21 +9,31 @@ import type { Worker } from 'node:cluster';
 
 /** A worker that dies sooner than this after starting is not restarted (it would crash-loop). */
 const MIN_LIFETIME_MS = 5000;
+/** Tells each worker its slot (0 … N-1). */
+const SLOT_VARIABLE = 'NAMAZU_WORKER_SLOT';
 
 export function runPrimary(workers: number, log: (msg: string) => void): Promise<never> {
   let stopping = false;
   const startedAt = new Map<Worker, number>();
-  const fork = () => startedAt.set(cluster.fork(), Date.now());
+  // A restarted worker takes the slot of the one it replaces, so slot 0 always exists.
+  const slots = new Map<Worker, number>();
+  const fork = (slot: number) => {
+    const worker = cluster.fork({ [SLOT_VARIABLE]: String(slot) });
+    startedAt.set(worker, Date.now());
+    slots.set(worker, slot);
+  };
 
   cluster.on('exit', (worker, code, signal) => {
     const started = startedAt.get(worker) ?? 0;
+    const slot = slots.get(worker) ?? 0;
     startedAt.delete(worker);
+    slots.delete(worker);
     if (stopping) {
       if (startedAt.size === 0) process.exit(0);
       return;
     }
     log(`worker ${worker.process.pid} exited (${signal ?? code})`);
-    if (Date.now() - started >= MIN_LIFETIME_MS) fork();
+    if (Date.now() - started >= MIN_LIFETIME_MS) fork(slot);
     else if (startedAt.size === 0) {
       log('every worker failed at start; stopping');
       process.exit(1);
@@ -39,7 +49,7 @@ export function runPrimary(workers: number, log: (msg: string) => void): Promise
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  for (let i = 0; i < workers; i++) fork();
+  for (let slot = 0; slot < workers; slot++) fork(slot);
   return new Promise<never>(() => {});
 }
 
@@ -48,7 +58,10 @@ export function isClusterPrimary(workers: number): boolean {
   return workers > 1 && cluster.isPrimary;
 }
 
-/** Only the first worker does once-per-installation work (the demo setup). */
+/**
+ * Only the worker of slot 0 (or a single process) does what must happen once per node: the demo
+ * setup, the network sources. A worker that replaces a dead one inherits its slot.
+ */
 export function isFirstWorker(): boolean {
-  return cluster.isPrimary || cluster.worker?.id === 1;
+  return cluster.isPrimary || process.env[SLOT_VARIABLE] === '0';
 }

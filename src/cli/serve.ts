@@ -7,6 +7,7 @@ import {
   writeDemoCredentials,
 } from '../demo.ts';
 import { startServer } from '../server.ts';
+import { startSources } from '../sources/start.ts';
 import { serveAdminChannel } from './admin-channel.ts';
 import { configFlags, parseFlags } from './args.ts';
 import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
@@ -40,6 +41,11 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const { ctx } = server;
   // The embedded data directory is this process's alone: admin commands reach it through here.
   if (config.databaseUrl === null) ctx.onShutdown.push(await serveAdminChannel(ctx));
+  // A node runs its sources once, whatever its number of workers (docs/sources.md).
+  if (config.sources.length > 0 && isFirstWorker()) {
+    const sources = startSources(config, ctx);
+    ctx.onShutdown.push(() => sources.stop());
+  }
   ctx.log.info(
     {
       port: server.port,

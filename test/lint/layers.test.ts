@@ -40,6 +40,19 @@ test('auth/ importing a surface or the console is a lint error; db/ imports noth
   assert.match(fromDb[0]?.message ?? '', /db may not import clock\.ts/);
 });
 
+test('sources/ feeds the ingest pipeline and reaches no surface', async () => {
+  const errors = await errorsOf(
+    'src/sources/planted.ts',
+    "import { registerDataApi } from '../api/routes.ts';\nexport const planted = registerDataApi;\n",
+  );
+  assert.match(errors[0]?.message ?? '', /sources may not import api/);
+  const allowed = await errorsOf(
+    'src/sources/planted.ts',
+    "import { ingestTelegram } from '../telegrams/ingest.ts';\nexport const planted = ingestTelegram;\n",
+  );
+  assert.deepEqual(allowed, []);
+});
+
 test('an import the layers allow passes', async () => {
   const errors = await errorsOf(
     'src/api/planted.ts',

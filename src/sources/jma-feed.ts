@@ -1,0 +1,242 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ingestTelegram } from '../telegrams/ingest.ts';
+import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
+import { AtomRejected, parseAtom, type AtomEntry } from './atom.ts';
+import { backoffDelay } from './backoff.ts';
+import { boundedGet, FetchFailed } from './bounded-fetch.ts';
+import { countIngested, type SourceDeps } from './deps.ts';
+import { loadPosition, savePosition } from './positions.ts';
+
+const SOURCE = 'jma-feed';
+/** A long-term feed (`…_l.xml`) is polled once every this many intervals (docs/sources.md). */
+const LONG_FEED_EVERY = 5;
+/** Long-term feeds run to a few MB; anything far beyond is not a JMA feed. */
+const MAX_FEED_BYTES = 16 * 1024 * 1024;
+const MAX_BACKOFF_MS = 15 * 60_000;
+/** Names the software to JMA's servers, as a polite client does. */
+const USER_AGENT = 'Namazu (JMA feed source)';
+
+export interface JmaFeedOptions {
+  urls: readonly string[];
+  intervalMs: number;
+  /** Time-out of one request, headers and body (default 30 s). */
+  timeoutMs?: number;
+  maxFeedBytes?: number;
+}
+
+/** What is kept per feed: its validators and the ids of its current entries already handled. */
+interface FeedPosition {
+  etag: string | null;
+  lastModified: string | null;
+  handled: string[];
+}
+
+interface Feed {
+  url: string;
+  long: boolean;
+  position: FeedPosition | null;
+  handled: Set<string>;
+  failures: number;
+  dueAt: number;
+}
+
+const isLongFeed = (url: string) => /_l\.xml$/.test(new URL(url).pathname);
+const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+
+/**
+ * The JMA public XML feed source (docs/sources.md): polls the Atom feeds with conditional requests,
+ * fetches every entry not handled yet and ingests it, oldest first. Failures of the network or of
+ * one entry are logged and counted, never fatal.
+ */
+export class JmaFeedSource {
+  private readonly feeds: Feed[];
+  private readonly timeoutMs: number;
+  private readonly maxFeedBytes: number;
+  private readonly stopping = new AbortController();
+  private loaded: Promise<void> | undefined;
+  private running: Promise<void> | undefined;
+  private busy: Promise<unknown> = Promise.resolve();
+  private unreachable = false;
+
+  constructor(
+    private readonly deps: SourceDeps,
+    private readonly options: JmaFeedOptions,
+  ) {
+    this.feeds = options.urls.map((url) => ({
+      url,
+      long: isLongFeed(url),
+      position: null,
+      handled: new Set(),
+      failures: 0,
+      dueAt: 0,
+    }));
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxFeedBytes = options.maxFeedBytes ?? MAX_FEED_BYTES;
+  }
+
+  /** Polls each feed when it is due, until stopped. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+    await this.busy;
+  }
+
+  /** Polls every feed once now, whatever their schedule. */
+  pollOnce(): Promise<void> {
+    return this.exclusive(async () => {
+      for (const feed of this.feeds) await this.poll(feed);
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      await this.exclusive(async () => {
+        for (const feed of this.feeds) if (feed.dueAt <= Date.now() && !signal.aborted) await this.poll(feed);
+      });
+      const next = Math.min(...this.feeds.map((f) => f.dueAt));
+      await sleep(Math.max(0, next - Date.now()), undefined, { signal }).catch(() => {});
+    }
+  }
+
+  /** One poll at a time: the timer and a caller of pollOnce never overlap. */
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    const run = this.busy.then(async () => {
+      // A failed load (database unavailable) is tried again by the next poll.
+      await (this.loaded ??= this.load().catch((err: unknown) => {
+        this.loaded = undefined;
+        throw err;
+      }));
+      await fn();
+    });
+    this.busy = run.catch(() => {});
+    return run;
+  }
+
+  private async load(): Promise<void> {
+    for (const feed of this.feeds) {
+      feed.position = await loadPosition<FeedPosition>(this.deps.db, `${SOURCE} ${feed.url}`);
+      feed.handled = new Set(feed.position?.handled ?? []);
+    }
+  }
+
+  private isHandled(id: string): boolean {
+    return this.feeds.some((f) => f.handled.has(id));
+  }
+
+  private async poll(feed: Feed): Promise<void> {
+    const { log, metrics } = this.deps;
+    try {
+      await this.fetchFeed(feed);
+      feed.failures = 0;
+      feed.dueAt = Date.now() + this.options.intervalMs * (feed.long ? LONG_FEED_EVERY : 1);
+      if (this.unreachable) {
+        this.unreachable = false;
+        log.info({ url: feed.url }, 'JMA feed reachable again');
+      }
+    } catch (err) {
+      if (this.stopping.signal.aborted) return;
+      feed.failures++;
+      metrics.sourceRequests.inc({ source: SOURCE, outcome: 'failed' });
+      const retryMs = backoffDelay(feed.failures, this.options.intervalMs / 4, MAX_BACKOFF_MS);
+      feed.dueAt = Date.now() + retryMs;
+      const detail = { url: feed.url, reason: (err as Error).message, retryMs };
+      // Said once per outage; each retry after that only at debug level.
+      if (!this.unreachable) {
+        this.unreachable = true;
+        log.warn(detail, 'JMA feed unreachable or invalid; backing off');
+      } else log.debug(detail, 'JMA feed still failing');
+      if (!(err instanceof FetchFailed || err instanceof AtomRejected))
+        log.error({ err }, 'JMA feed poll failed');
+    }
+  }
+
+  private async fetchFeed(feed: Feed): Promise<void> {
+    const { position } = feed;
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+    if (position?.etag) headers['if-none-match'] = position.etag;
+    if (position?.lastModified) headers['if-modified-since'] = position.lastModified;
+    const result = await boundedGet({
+      url: feed.url,
+      maxBytes: this.maxFeedBytes,
+      timeoutMs: this.timeoutMs,
+      headers,
+      signal: this.stopping.signal,
+    });
+    if (result.status === 'not-modified') {
+      this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'not_modified' });
+      return;
+    }
+    this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
+    const entries = parseAtom(result.body.toString('utf8'));
+    // A long-term feed seen for the first time holds days of history: it is only recorded.
+    const baseline = position === null && feed.long;
+    let complete = true;
+    for (const entry of [...entries].reverse()) {
+      if (this.isHandled(entry.id) || baseline) continue;
+      if (await this.ingestEntry(entry)) feed.handled.add(entry.id);
+      else complete = false;
+    }
+    // Only the entries still listed are kept: an entry that left the feed never comes back.
+    const handled = entries.map((e) => e.id).filter((id) => baseline || this.isHandled(id));
+    feed.handled = new Set(handled);
+    // With an entry left to retry, the old validators stay, so the next poll sees the feed again.
+    feed.position = {
+      etag: complete ? result.etag : (position?.etag ?? null),
+      lastModified: complete ? result.lastModified : (position?.lastModified ?? null),
+      handled,
+    };
+    await savePosition(this.deps.db, `${SOURCE} ${feed.url}`, feed.position);
+  }
+
+  /** Fetches and ingests one entry's XML. False when it should be tried again at the next poll. */
+  private async ingestEntry(entry: AtomEntry): Promise<boolean> {
+    const { log, metrics } = this.deps;
+    let url: string;
+    try {
+      url = new URL(entry.link).toString();
+    } catch {
+      metrics.sourceRejections.inc({ source: SOURCE });
+      log.warn({ url: entry.link, entry: entry.id }, 'JMA feed entry with an invalid link; skipped');
+      return true;
+    }
+    let body: Buffer;
+    try {
+      const result = await boundedGet({
+        url,
+        headers: { 'user-agent': USER_AGENT },
+        maxBytes: MAX_TELEGRAM_BYTES,
+        timeoutMs: this.timeoutMs,
+        signal: this.stopping.signal,
+      });
+      if (result.status !== 'ok') throw new FetchFailed('unexpected 304', false);
+      body = result.body;
+    } catch (err) {
+      if (!(err instanceof FetchFailed)) throw err;
+      metrics.sourceRequests.inc({ source: SOURCE, outcome: 'failed' });
+      if (err.transient) {
+        log.debug({ url, reason: err.message }, 'JMA feed entry not fetched; tried again at the next poll');
+        return false;
+      }
+      metrics.sourceRejections.inc({ source: SOURCE });
+      log.warn({ url, reason: err.message }, 'JMA feed entry could not be fetched; skipped');
+      return true;
+    }
+    metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
+    const outcome = await ingestTelegram(this.deps, body, {
+      fileName: fileNameOf(url),
+      receivedTime: this.deps.clock.now(),
+    });
+    if (!outcome.ok) {
+      metrics.sourceRejections.inc({ source: SOURCE });
+      log.warn({ url, reason: outcome.reason }, 'JMA feed entry refused by the ingest');
+      return true;
+    }
+    countIngested(this.deps, outcome);
+    return true;
+  }
+}

@@ -1,0 +1,338 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { WebSocket } from 'ws';
+import { ingestTelegram } from '../telegrams/ingest.ts';
+import { MAX_TELEGRAM_BYTES, type IngestHints } from '../telegrams/prepare.ts';
+import { backoffDelay } from './backoff.ts';
+import { countIngested, type SourceDeps } from './deps.ts';
+import { loadPosition, savePosition } from './positions.ts';
+import { relayScopes, UpstreamAuth, type UpstreamCredential } from './upstream-auth.ts';
+
+const SOURCE = 'upstream';
+const PAGE = 100;
+/** Upstream ids remembered as received, so a second connection or a recovery page skips them. */
+const REMEMBERED_IDS = 10_000;
+/** An upstream pings every 30 s by default; this much silence means the connection is dead. */
+const SILENCE_MS = 150_000;
+/** Close codes by which an upstream refuses a session (docs/realtime.md "Protocol"). */
+const REFUSALS = new Set([4400, 4404, 4409, 4640, 4641, 4807, 4808, 4891]);
+
+export interface UpstreamOptions {
+  /** The upstream's data API origin (its `base_url`). */
+  url: string;
+  credential: UpstreamCredential;
+  classifications: readonly string[];
+  connections: 1 | 2;
+  /** First reconnection delay (default 1 s; doubled per failure up to 60 s, with jitter). */
+  retryBaseMs?: number;
+  /** While connected, the polling position is moved forward this often (default 60 s). */
+  advanceEveryMs?: number;
+  timeoutMs?: number;
+}
+
+interface Head {
+  type: string;
+  author: string;
+  target?: string;
+  time: string;
+  designation: string | null;
+}
+
+/** A `data` message, or a list item with its body fetched: one telegram from the upstream. */
+interface Received {
+  id: string;
+  head: Head;
+  body: Buffer;
+}
+
+class UpstreamRejected extends Error {}
+
+/**
+ * The upstream relay (docs/sources.md): a service.v2 client of another server. Every telegram it
+ * receives, live on a socket or recovered by polling `/v2/telegram` after a disconnection, goes
+ * through one queue into the ingest, so order is kept and two connections never store twice.
+ */
+export class UpstreamRelay {
+  private readonly auth: UpstreamAuth;
+  private readonly stopping = new AbortController();
+  private readonly sockets = new Set<WebSocket>();
+  private readonly seen = new Set<string>();
+  private queue: Promise<void> = Promise.resolve();
+  private recoveryQueued = false;
+  private loops: Promise<void>[] = [];
+  private readonly positionKey: string;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly deps: SourceDeps,
+    private readonly options: UpstreamOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.auth = new UpstreamAuth(
+      options.url,
+      options.credential,
+      relayScopes(options.classifications),
+      this.timeoutMs,
+    );
+    this.positionKey = `${SOURCE} ${new URL(options.url).origin}`;
+  }
+
+  start(): void {
+    if (this.loops.length > 0) return;
+    for (let i = 0; i < this.options.connections; i++) this.loops.push(this.connectionLoop(i));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const ws of this.sockets) ws.close(1000);
+    await Promise.all(this.loops);
+    await this.queue;
+  }
+
+  /** Runs work after everything queued before it: the one path into the ingest. */
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(work);
+    this.queue = run.catch((err: unknown) => {
+      if (!this.stopping.signal.aborted) this.deps.log.error({ err }, 'upstream relay step failed');
+    });
+    return run;
+  }
+
+  private async connectionLoop(index: number): Promise<void> {
+    const { log } = this.deps;
+    const signal = this.stopping.signal;
+    let failures = 0;
+    let saidDown = false;
+    while (!signal.aborted) {
+      let opened = false;
+      let refused = false;
+      try {
+        const code = await this.session(index, () => {
+          opened = true;
+          if (saidDown) log.info({ connection: index }, 'upstream reachable again');
+          saidDown = false;
+        });
+        refused = REFUSALS.has(code);
+      } catch (err) {
+        if (signal.aborted) break;
+        this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'failed' });
+        if (!saidDown)
+          log.warn(
+            { connection: index, reason: (err as Error).message },
+            'upstream unreachable; backing off',
+          );
+        saidDown = true;
+      }
+      if (signal.aborted) break;
+      // After a session that ended (an upstream restart, a network cut) the next attempt comes
+      // soon; after a failure or a refusal (a full connection limit, an ended contract) the wait
+      // grows, so the upstream is not hammered.
+      failures = opened && !refused ? 1 : failures + 1;
+      const delay = backoffDelay(failures, this.options.retryBaseMs ?? 1000, 60_000);
+      await sleep(delay, undefined, { signal }).catch(() => {});
+    }
+  }
+
+  /** One socket session: start it, connect, recover what was missed, relay until it closes. */
+  private async session(index: number, onOpen: () => void): Promise<number> {
+    const started = await this.api<{ websocket: { url: string; protocol?: string[] } }>(
+      'POST',
+      '/v2/socket',
+      {
+        classifications: this.options.classifications,
+        test: 'including',
+        formatMode: 'raw',
+        appName: `namazu-relay-${index}`,
+      },
+    );
+    const ws = new WebSocket(started.websocket.url, started.websocket.protocol ?? ['service.v2'], {
+      maxPayload: 8 * MAX_TELEGRAM_BYTES,
+      handshakeTimeout: this.timeoutMs,
+    });
+    this.sockets.add(ws);
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        let silence: NodeJS.Timeout | undefined;
+        let advance: NodeJS.Timeout | undefined;
+        const heard = () => {
+          clearTimeout(silence);
+          silence = setTimeout(() => ws.terminate(), SILENCE_MS);
+        };
+        ws.on('open', () => {
+          onOpen();
+          heard();
+          this.deps.log.info({ connection: index }, 'upstream connected');
+          // Queued before any message of this socket: what was missed is stored first.
+          this.recoverSoon();
+          advance = setInterval(() => this.recoverSoon(), this.options.advanceEveryMs ?? 60_000);
+        });
+        ws.on('message', (data: Buffer) => {
+          heard();
+          this.onMessage(ws, data);
+        });
+        ws.on('error', (err) => reject(err));
+        ws.on('close', (code) => {
+          clearTimeout(silence);
+          clearInterval(advance);
+          if (!this.stopping.signal.aborted)
+            this.deps.log.info({ connection: index, code }, 'upstream disconnected');
+          resolve(code);
+        });
+      });
+    } finally {
+      this.sockets.delete(ws);
+    }
+  }
+
+  /** Queues a recovery unless one is queued already and has not started (a slow upstream). */
+  private recoverSoon(): void {
+    if (this.recoveryQueued) return;
+    this.recoveryQueued = true;
+    void this.enqueue(() => {
+      this.recoveryQueued = false;
+      return this.recover();
+    }).catch(() => {});
+  }
+
+  private onMessage(ws: WebSocket, data: Buffer): void {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (message.type === 'ping') {
+      ws.send(JSON.stringify({ type: 'pong', pingId: message.pingId }));
+    } else if (message.type === 'error') {
+      this.deps.log.warn({ error: message.error, code: message.code }, 'upstream reported an error');
+    } else if (message.type === 'data' && message.format !== 'json') {
+      let received: Received;
+      try {
+        received = fromDataMessage(message);
+      } catch (err) {
+        this.reject(String(message.id), (err as Error).message);
+        return;
+      }
+      void this.enqueue(() => this.ingest(received)).catch(() => {});
+    }
+  }
+
+  /**
+   * Polls the upstream's `/v2/telegram` from the stored position and ingests, oldest first, every
+   * telegram not received yet; then stores the new position. Without a position (first start),
+   * the position is taken at the newest telegram: history is not copied.
+   */
+  private async recover(): Promise<void> {
+    const saved = await loadPosition<{ nextPooling: string }>(this.deps.db, this.positionKey);
+    if (!saved) {
+      const first = await this.list(null, 1);
+      await savePosition(this.deps.db, this.positionKey, { nextPooling: first.nextPooling });
+      return;
+    }
+    let cursor = saved.nextPooling;
+    for (;;) {
+      const page = await this.list(cursor, PAGE);
+      for (const item of [...page.items].reverse()) {
+        // The list shows every contracted classification: only the relayed ones are taken.
+        if (this.seen.has(item.id) || item.format === 'json') continue;
+        if (!this.options.classifications.includes(item.classification)) continue;
+        const body = await this.fetchBody(item.url);
+        await this.ingest({ id: item.id, head: item.head, body });
+      }
+      cursor = page.nextPooling;
+      await savePosition(this.deps.db, this.positionKey, { nextPooling: cursor });
+      if (page.items.length < PAGE) return;
+    }
+  }
+
+  private async ingest(received: Received): Promise<void> {
+    if (this.seen.has(received.id)) return;
+    const { head } = received;
+    const hints: IngestHints = {
+      type: head.type,
+      author: head.author,
+      time: head.time,
+      designation: head.designation,
+      ...(head.target !== undefined ? { target: head.target } : {}),
+      receivedTime: this.deps.clock.now(),
+    };
+    const outcome = await ingestTelegram(this.deps, received.body, hints);
+    this.remember(received.id);
+    if (!outcome.ok) return this.reject(received.id, outcome.reason);
+    countIngested(this.deps, outcome);
+  }
+
+  private remember(id: string): void {
+    this.seen.add(id);
+    if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
+  }
+
+  private reject(id: string, reason: string): void {
+    this.deps.metrics.sourceRejections.inc({ source: SOURCE });
+    this.deps.log.warn({ upstreamId: id, reason }, 'upstream telegram refused');
+  }
+
+  private list(cursor: string | null, limit: number) {
+    const query = new URLSearchParams({ limit: String(limit), test: 'including', formatMode: 'raw' });
+    if (cursor !== null) query.set('cursorToken', cursor);
+    return this.api<{
+      items: { id: string; classification: string; head: Head; format: string | null; url: string }[];
+      nextPooling: string;
+    }>('GET', `/v2/telegram?${query}`);
+  }
+
+  private async fetchBody(url: string): Promise<Buffer> {
+    const res = await this.request('GET', url);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`upstream body ${url}: HTTP ${res.status}`);
+    return body;
+  }
+
+  private async api<T>(method: string, path: string, json?: unknown): Promise<T> {
+    const res = await this.request(method, new URL(path, this.options.url).toString(), json);
+    const body = (await res.json().catch(() => null)) as (T & { error?: { message?: string } }) | null;
+    if (res.status !== 200 || body === null)
+      throw new Error(
+        `upstream ${method} ${path.split('?')[0]}: HTTP ${res.status} ${body?.error?.message ?? ''}`.trim(),
+      );
+    this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
+    return body;
+  }
+
+  /** One authenticated request; a 401 with an OAuth token renews the token and tries once more. */
+  private async request(method: string, url: string, json?: unknown, retried = false): Promise<Response> {
+    const res = await fetch(url, {
+      method,
+      headers: {
+        authorization: await this.auth.header(),
+        ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: json !== undefined ? JSON.stringify(json) : undefined,
+      signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopping.signal]),
+    });
+    if (res.status === 401 && !retried && !('apiKey' in this.options.credential)) {
+      await res.body?.cancel();
+      this.auth.invalidate();
+      return this.request(method, url, json, true);
+    }
+    return res;
+  }
+}
+
+/** The telegram of a `data` message: its body decoded (base64, gzip) to the bytes as received. */
+function fromDataMessage(m: Record<string, unknown>): Received {
+  const head = m.head as Head | undefined;
+  if (typeof m.id !== 'string' || typeof m.body !== 'string' || !head || typeof head.type !== 'string')
+    throw new UpstreamRejected('data message without id, head or body');
+  let body = Buffer.from(m.body, m.encoding === 'base64' ? 'base64' : 'utf8');
+  if (m.compression === 'gzip') {
+    try {
+      body = gunzipSync(body, { maxOutputLength: MAX_TELEGRAM_BYTES });
+    } catch (err) {
+      throw new UpstreamRejected(`body does not decompress: ${(err as Error).message}`);
+    }
+  } else if (m.compression !== null && m.compression !== undefined) {
+    throw new UpstreamRejected(`unknown compression ${String(m.compression)}`);
+  }
+  return { id: m.id, head, body };
+}
