@@ -8,7 +8,7 @@ import {
 import { eewEvent, listEewRecords, type EewListQuery } from '../gd/eew.ts';
 import type { EewRecord, ListPage } from '../gd/types.ts';
 import { GdFilterError, parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
-import { okBody } from '../http/envelope.ts';
+import { envelope, okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { App } from '../http/surface.ts';
@@ -16,6 +16,7 @@ import { loadSummaries } from '../telegrams/store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseDatetimeRange } from './datetime-range.ts';
 import { SerialTaggedCache, type SerialSource } from './serial-cache.ts';
+import type { Static } from 'typebox';
 import {
   errorResponses,
   GdEarthquakeEvent,
@@ -56,6 +57,23 @@ function filter<T>(parse: () => T): T {
 
 const notFound = () => new HttpError(404, messages.notFound);
 
+/** A list page with its items serialised (what the page cache keeps). */
+interface SerialisedPage<P> {
+  page: P;
+  items: string;
+}
+
+async function serialisedPage<P extends { items: unknown[] }>(read: Promise<P>): Promise<SerialisedPage<P>> {
+  const page = await read;
+  return { page, items: JSON.stringify(page.items) };
+}
+
+/** The `ok` envelope around serialised items and the page's cursors, as okBody would give it. */
+function okJson(items: string, cursors: object, now: number): string {
+  const head = JSON.stringify({ ...envelope(now), status: 'ok' }).slice(0, -1);
+  return `${head},"items":${items},${JSON.stringify(cursors).slice(1)}`;
+}
+
 /**
  * The merged earthquake and early-warning APIs (docs/gd.md). Contracts gate them like the lists:
  * without a `telegram.earthquake` contract the earthquake list is empty, without an early-warning
@@ -69,7 +87,10 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
     return contracted.has('eew.forecast') || contracted.has('eew.warning');
   };
   const pageOptions = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS };
-  const earthquakePages = new SerialTaggedCache<EarthquakeListPage>(deps.telegrams, pageOptions);
+  const earthquakePages = new SerialTaggedCache<SerialisedPage<EarthquakeListPage>>(
+    deps.telegrams,
+    pageOptions,
+  );
   const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, pageOptions);
 
   app.get(
@@ -85,7 +106,7 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
         response: { 200: GdEarthquakeList, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request;
       const f: EarthquakeListQuery = { limit: query.limit === undefined ? 20 : Number(query.limit) };
       if (query.hypocenter !== undefined) f.hypocenter = query.hypocenter;
@@ -97,19 +118,23 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
         f.cursor = { direction: cursor.direction, position: cursor.serial };
       }
       const page = (await hasEarthquakes(request.principal.accountId))
-        ? await earthquakePages.get(JSON.stringify(f), () => listEarthquakeEvents(ctx.db, f))
-        : { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 };
-      return okBody(
-        {
-          items: page.items,
-          ...('nextToken' in page && page.nextToken !== undefined
-            ? { nextToken: encodeCursor(EARTHQUAKE_LIST, 'older', page.nextToken) }
-            : {}),
-          nextPooling: encodeCursor(EARTHQUAKE_LIST, 'newer', page.nextPooling),
-          nextPoolingInterval: ctx.config.pollingIntervalMs,
-        },
-        ctx.clock.now(),
-      );
+        ? await earthquakePages.get(JSON.stringify(f), () => serialisedPage(listEarthquakeEvents(ctx.db, f)))
+        : {
+            page: { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 },
+            items: '[]',
+          };
+      const cursors = {
+        ...(page.page.nextToken !== undefined
+          ? { nextToken: encodeCursor(EARTHQUAKE_LIST, 'older', page.page.nextToken) }
+          : {}),
+        nextPooling: encodeCursor(EARTHQUAKE_LIST, 'newer', page.page.nextPooling),
+        nextPoolingInterval: ctx.config.pollingIntervalMs,
+      };
+      // The items are serialised once per kept page and go out as they are; the response schema
+      // documents their shape.
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(okJson(page.items, cursors, ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>);
     },
   );
 
