@@ -15,6 +15,7 @@ const everything = [
   'context.ts',
   'http',
   ...surfaces,
+  'sources',
   'cli',
   'server.ts',
   'demo.ts',
@@ -33,9 +34,11 @@ export const layers = {
   conversion: [],
   gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
+  // Telegram sources: replay and generated scenarios (docs/sources-generated.md).
+  sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams', 'conversion'],
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
-  api: [...domainBase, ...domain, 'context.ts', 'http'],
+  api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   // The authorization endpoint shows the sign-in and consent pages that console/ renders.
   oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console'],
   console: [...domainBase, ...domain, 'context.ts', 'http'],
@@ -43,7 +46,7 @@ export const layers = {
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
   'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces],
   'demo.ts': [...domainBase, ...domain],
-  cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts'],
+  cli: [...domainBase, ...domain, 'context.ts', 'sources', 'server.ts', 'demo.ts'],
 };
 
 const isFolder = (name) => !name.endsWith('.ts');

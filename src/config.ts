@@ -44,6 +44,8 @@ export interface Config {
   maxUploads: number;
   /** Bearer token that opens /metrics to any address; null = loopback clients only. */
   metricsToken: string | null;
+  /** Live telegram sources enabled (NAMAZU_SOURCES, comma-separated); [] when none. */
+  sources: string[];
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +154,12 @@ export const settings = [
   setting('maxUploadsPerAddress', 'NAMAZU_MAX_UPLOADS_PER_ADDRESS', int(1, 100_000)),
   setting('maxUploads', 'NAMAZU_MAX_UPLOADS', int(1, 1_000_000)),
   setting('metricsToken', 'NAMAZU_METRICS_TOKEN', text),
+  setting('sources', 'NAMAZU_SOURCES', (raw) =>
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  ),
 ] as const;
 
 export function defaults(): Config {
@@ -185,6 +193,7 @@ export function defaults(): Config {
     maxUploadsPerAddress: 8,
     maxUploads: 128,
     metricsToken: null,
+    sources: [],
   };
 }
 

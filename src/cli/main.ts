@@ -18,6 +18,8 @@ const USAGE = `usage: namazu <command> [options]
   contract add|remove --account E --plan P
   ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
   convert --rebuild                      (re-derive JSON conversions from the stored XML)
+  replay [--speed X] [--as-test] [--loop] PATH…   (telegrams again, times moved to now)
+  scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]
 Commands that open the database also take --data-dir D and --database-url U. While a server
 runs on the embedded data directory, admin commands run in that server (its admin channel).`;
 

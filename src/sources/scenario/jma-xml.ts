@@ -39,8 +39,8 @@ export function coordinate(latitude: number, longitude: number, depthKm: number)
   const depth = Math.round(depthKm);
   const ns = latitude < 0 ? '南緯' : '北緯';
   const ew = longitude < 0 ? '西経' : '東経';
-  const depthText = depth === 0 ? 'ごく浅い' : `深さ　${fullWidth(String(depth))}ｋｍ`;
-  const description = `${ns}${fullWidth(lat)}度　${ew}${fullWidth(lon)}度　${depthText}`;
+  const depthText = depth === 0 ? 'ごく浅い' : `深さ\u3000${fullWidth(String(depth))}ｋｍ`;
+  const description = `${ns}${fullWidth(lat)}度\u3000${ew}${fullWidth(lon)}度\u3000${depthText}`;
   return (
     `<jmx_eb:Coordinate description="${description}">` +
     `${sign(latitude)}${lat}${sign(longitude)}${lon}-${depth * 1000}/</jmx_eb:Coordinate>`

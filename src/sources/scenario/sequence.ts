@@ -161,7 +161,7 @@ function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
     type === 'VXSE44'
       ? ''
       : warnedPrefs.length > 0
-        ? `${r.epicentre.name}で地震　${warnedPrefs.map((p) => eewPrefectureName.get(p)).join('　')}で強い揺れ`
+        ? `${r.epicentre.name}で地震\u3000${warnedPrefs.map((p) => eewPrefectureName.get(p)).join('\u3000')}で強い揺れ`
         : `${r.epicentre.name}で地震`;
   const withLg = type !== 'VXSE44';
   const lg = (c: IntensityClass) =>

@@ -1,0 +1,61 @@
+import type { Bus } from '../../bus/types.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/types.ts';
+import { ingestTimed } from '../timed-ingest.ts';
+import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
+
+/** A scenario that must not run here: the message says why (docs/sources-generated.md). */
+export class ScenarioRefused extends Error {}
+
+/** Scenario parameters outside what the generator models. */
+export const SCENARIO_LIMITS = {
+  latitude: [20, 50],
+  longitude: [120, 155],
+  depthKm: [0, 700],
+  magnitude: [3, 9.5],
+  speed: [0.01, 1000],
+} as const;
+
+/** `--as-real` telegrams would pass for real ones: never beside a live source (NAMAZU_SOURCES). */
+export function refuseRealBesideSources(config: Config, asReal: boolean): void {
+  if (asReal && config.sources.length > 0)
+    throw new ScenarioRefused(
+      `--as-real is refused while a real source is enabled (NAMAZU_SOURCES=${config.sources.join(',')})`,
+    );
+}
+
+export interface ScenarioResult {
+  eventId: string;
+  originTime: string;
+  telegrams: { type: string; id: string; serial: number }[];
+  rejected: { type: string; reason: string }[];
+}
+
+/** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
+export async function runScenario(
+  deps: { db: Db; bus: Bus },
+  params: ScenarioParams,
+  speed: number,
+  signal?: AbortSignal,
+): Promise<ScenarioResult> {
+  const scenario = earthquakeScenario(params, Date.now());
+  const result: ScenarioResult = {
+    eventId: scenario.eventId,
+    originTime: scenario.originTime,
+    telegrams: [],
+    rejected: [],
+  };
+  await ingestTimed<ScenarioTelegram>(
+    deps,
+    scenario.telegrams.map((t) => ({ offsetMs: t.offsetMs, item: t })),
+    speed,
+    (t) => ({ raw: Buffer.from(t.xml, 'utf8') }),
+    (t, outcome) => {
+      if (outcome?.ok)
+        result.telegrams.push({ type: t.type, id: outcome.stored.id, serial: outcome.stored.serial });
+      else result.rejected.push({ type: t.type, reason: outcome?.reason ?? 'not made' });
+    },
+    signal,
+  );
+  return result;
+}
