@@ -31,6 +31,12 @@ export interface ScenarioResult {
   rejected: { type: string; reason: string }[];
 }
 
+/**
+ * When the last scenario of this process started: the next starts at least a second later, so that
+ * its origin time, hence its EventID, differs (docs/sources-generated.md "Earthquake scenarios").
+ */
+let lastStartMs = 0;
+
 /** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
 export async function runScenario(
   deps: { db: Db; bus: Bus },
@@ -38,7 +44,8 @@ export async function runScenario(
   speed: number,
   signal?: AbortSignal,
 ): Promise<ScenarioResult> {
-  const scenario = earthquakeScenario(params, Date.now());
+  lastStartMs = Math.max(Date.now(), lastStartMs + 1000);
+  const scenario = earthquakeScenario(params, lastStartMs);
   const result: ScenarioResult = {
     eventId: scenario.eventId,
     originTime: scenario.originTime,
