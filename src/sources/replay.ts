@@ -14,6 +14,8 @@ export interface Replayable {
   raw: Buffer;
   kind: 'xml' | 'a/n';
   issuedMs: number;
+  /** Control/DateTime (to the second), which orders reports of the same minute. */
+  pressMs: number;
 }
 export type ReplayItem = Replayable | { path: string; skipped: string };
 
@@ -33,20 +35,24 @@ export function replayItem(path: string, raw: Buffer): ReplayItem {
         report.textAt('Head/ReportDateTime')?.trim() ?? report.textAt('Control/DateTime')?.trim() ?? '';
       const issuedMs = Date.parse(time);
       if (Number.isNaN(issuedMs)) return { path, skipped: 'no report time to re-stamp' };
-      return { path, raw, kind: 'xml', issuedMs };
+      const pressMs = Date.parse(report.textAt('Control/DateTime')?.trim() ?? '');
+      return { path, raw, kind: 'xml', issuedMs, pressMs: Number.isNaN(pressMs) ? issuedMs : pressMs };
     } catch (err) {
       return { path, skipped: (err as Error).message };
     }
   }
   if (header && isUtf8(payload)) {
-    return { path, raw, kind: 'a/n', issuedMs: resolveHeaderTime(header, Date.now()).getTime() };
+    const issuedMs = resolveHeaderTime(header, Date.now()).getTime();
+    return { path, raw, kind: 'a/n', issuedMs, pressMs: issuedMs };
   }
   return { path, skipped: 'no time to re-stamp (binary, or A/N without a JMA header)' };
 }
 
-/** Replayable items in issue order (stable: equal times keep the order of the paths). */
+/** Replayable items in issue order; the same issue time by Control/DateTime, then path order. */
 export function replayOrder(items: ReplayItem[]): Replayable[] {
-  return items.filter((i): i is Replayable => 'raw' in i).sort((a, b) => a.issuedMs - b.issuedMs);
+  return items
+    .filter((i): i is Replayable => 'raw' in i)
+    .sort((a, b) => a.issuedMs - b.issuedMs || a.pressMs - b.pressMs);
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
