@@ -138,7 +138,9 @@ for (const path of xmlFiles(fixtures)) {
     tsunamiAreas.set(text(item.at('Area/Code')), text(item.at('Area/Name')));
 }
 
-const epicentreByName = new Map([...epicentres.values()].map(([name, lat, lon]) => [name, [lat, lon] as const]));
+const epicentreByName = new Map(
+  [...epicentres.values()].map(([name, lat, lon]) => [name, [lat, lon] as const]),
+);
 function areaPosition(name: string, prefCode: string): [number, number] {
   const [lat, lon] =
     epicentreByName.get(name) ?? epicentreByName.get(`${name}地方`) ?? PREFECTURE_OFFICES[prefCode]!;
