@@ -37,13 +37,24 @@ export interface ScenarioResult {
  */
 let lastStartMs = 0;
 
-/** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
-export async function runScenario(
+/** A scenario under way: what it will issue, and its end. */
+export interface StartedScenario {
+  eventId: string;
+  originTime: string;
+  telegrams: { type: string; offsetMs: number }[];
+  done: Promise<ScenarioResult>;
+}
+
+/**
+ * Generates a scenario now and starts ingesting its telegrams at their times divided by `speed`;
+ * `signal` stops it between telegrams (`done` then rejects with the abort).
+ */
+export function startScenario(
   deps: { db: Db; bus: Bus },
   params: ScenarioParams,
   speed: number,
   signal?: AbortSignal,
-): Promise<ScenarioResult> {
+): StartedScenario {
   lastStartMs = Math.max(Date.now(), lastStartMs + 1000);
   const scenario = earthquakeScenario(params, lastStartMs);
   const result: ScenarioResult = {
@@ -52,7 +63,7 @@ export async function runScenario(
     telegrams: [],
     rejected: [],
   };
-  await ingestTimed<ScenarioTelegram>(
+  const done = ingestTimed<ScenarioTelegram>(
     deps,
     scenario.telegrams.map((t) => ({ offsetMs: t.offsetMs, item: t })),
     speed,
@@ -63,6 +74,20 @@ export async function runScenario(
       else result.rejected.push({ type: t.type, reason: outcome?.reason ?? 'not made' });
     },
     signal,
-  );
-  return result;
+  ).then(() => result);
+  return {
+    eventId: scenario.eventId,
+    originTime: scenario.originTime,
+    telegrams: scenario.telegrams.map(({ type, offsetMs }) => ({ type, offsetMs: offsetMs / speed })),
+    done,
+  };
+}
+
+/** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
+export function runScenario(
+  deps: { db: Db; bus: Bus },
+  params: ScenarioParams,
+  speed: number,
+): Promise<ScenarioResult> {
+  return startScenario(deps, params, speed).done;
 }
