@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { parseXml } from '../telegrams/xml.ts';
 import { resolveHeaderTime, splitHeader } from '../telegrams/transport.ts';
 
@@ -12,7 +11,8 @@ import { resolveHeaderTime, splitHeader } from '../telegrams/transport.ts';
 export interface Replayable {
   path: string;
   raw: Buffer;
-  kind: 'xml' | 'a/n';
+  /** `header`: A/N or binary after a JMA bulletin header, whose time is the one re-stamped. */
+  kind: 'xml' | 'header';
   issuedMs: number;
   /** Control/DateTime (to the second), which orders reports of the same minute. */
   pressMs: number;
@@ -24,7 +24,7 @@ const ELEMENT_TIME = />(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+
 const EVENT_ID = /<EventID>(\d{14})<\/EventID>/g;
 const CONTROL_STATUS = /(<Control>[\s\S]*?<Status>)([^<]*)(<\/Status>)/;
 
-/** Reads the time a telegram was issued: Head/ReportDateTime, else Control/DateTime; A/N its header. */
+/** Reads the time a telegram was issued: Head/ReportDateTime, else Control/DateTime; else its JMA header's. */
 export function replayItem(path: string, raw: Buffer): ReplayItem {
   const { header, payload } = splitHeader(raw);
   const text = payload.toString('utf8');
@@ -41,11 +41,11 @@ export function replayItem(path: string, raw: Buffer): ReplayItem {
       return { path, skipped: (err as Error).message };
     }
   }
-  if (header && isUtf8(payload)) {
+  if (header) {
     const issuedMs = resolveHeaderTime(header, Date.now()).getTime();
-    return { path, raw, kind: 'a/n', issuedMs, pressMs: issuedMs };
+    return { path, raw, kind: 'header', issuedMs, pressMs: issuedMs };
   }
-  return { path, skipped: 'no time to re-stamp (binary, or A/N without a JMA header)' };
+  return { path, skipped: 'no time to re-stamp (A/N or binary without a JMA header)' };
 }
 
 /** Replayable items in issue order; the same issue time by Control/DateTime, then path order. */
@@ -78,7 +78,8 @@ function shiftTime(local: string, offset: string, shiftMs: number): string {
  * Re-stamps one telegram. XML: every element holding an ISO 8601 time moves by the same whole
  * seconds, so that the issue time becomes `nowMs`; a 14-digit EventID (an origin time) is replaced
  * through `eventIds`, so that the telegrams of one original event share one new EventID; `asTest`
- * sets Control/Status to 訓練. A/N: the header's day, hour and minute become `nowMs`'s (UTC).
+ * sets Control/Status to 訓練. A/N and binary: the JMA header's day, hour and minute become
+ * `nowMs`'s (UTC); latin1 maps every byte to itself, so the rest of the bytes stay as they were.
  */
 export function restamp(
   item: Replayable,
@@ -87,7 +88,7 @@ export function restamp(
   asTest: boolean,
 ): Buffer {
   const shiftMs = Math.round((nowMs - item.issuedMs) / 1000) * 1000;
-  if (item.kind === 'a/n') {
+  if (item.kind === 'header') {
     const now = new Date(nowMs);
     const stamp = `${pad(now.getUTCDate())}${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
     const text = item.raw
