@@ -73,6 +73,12 @@ export function earthquakeScenario(params: ScenarioParams, startMs: number): Sce
       depthKm: Math.max(10, Math.round(params.depthKm / 10) * 10),
       magnitude: Math.max(3, Math.round((params.magnitude + step.dm) * 10) / 10),
     };
+    const areas = areaIntensities(estimate).filter((a) => a.eewPrefCode !== '');
+    // Warned: areas of forecast 4 or more once the forecast reaches 5弱; a warning is never withdrawn.
+    const warnedNow =
+      classRank(areas[0]?.intensity ?? '0') >= classRank('5-')
+        ? areas.filter((a) => classRank(a.intensity) >= classRank('4')).map((a) => a.code)
+        : [];
     const eew: EewReport = {
       estimate,
       epicentre,
@@ -82,14 +88,10 @@ export function earthquakeScenario(params: ScenarioParams, startMs: number): Sce
       originMs,
       reportMs: at(step.at),
       last: i === EEW_REPORTS.length - 1,
-      areas: areaIntensities(estimate).filter((a) => a.eewPrefCode !== ''),
+      areas,
+      warned: new Set([...warnedAreas, ...warnedNow]),
+      lastWarned: warnedAreas,
     };
-    const max = eew.areas[0]?.intensity ?? '0';
-    const warned = classRank(max) >= classRank('5-');
-    eew.warned = warned
-      ? new Set(eew.areas.filter((a) => classRank(a.intensity) >= classRank('4')).map((a) => a.code))
-      : new Set();
-    eew.lastWarned = warnedAreas;
     push('VXSE45', eew.reportMs, eewXml(eew, 'VXSE45'));
     push('VXSE44', eew.reportMs, eewXml(eew, 'VXSE44'));
     if ([...eew.warned].some((code) => !warnedAreas.has(code))) {
@@ -120,8 +122,8 @@ interface EewReport {
   last: boolean;
   areas: AreaIntensity[];
   /** Areas under warning in this report, and before it. */
-  warned?: Set<string>;
-  lastWarned?: Set<string>;
+  warned: Set<string>;
+  lastWarned: Set<string>;
 }
 
 const EEW_TITLES: Record<string, string> = {
@@ -132,7 +134,7 @@ const EEW_TITLES: Record<string, string> = {
 
 function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
   const title = EEW_TITLES[type]!;
-  const warned = r.warned ?? new Set<string>();
+  const warned = r.warned;
   // The 予報 lists areas of intensity 4 or more, the 地震動予報 of 3 or more; the 警報 its warned areas.
   const floor = type === 'VXSE45' ? '3' : '4';
   const listed = r.areas.filter((a) =>
@@ -145,7 +147,7 @@ function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
   const warningKind = kind('31', '緊急地震速報（警報）');
   const lastKind = (was: boolean) =>
     `<LastKind><Name>${was ? '緊急地震速報（警報）' : 'なし'}</Name><Code>${was ? '31' : '00'}</Code></LastKind>`;
-  const wasWarned = (r.lastWarned?.size ?? 0) > 0;
+  const wasWarned = r.lastWarned.size > 0;
   const information =
     type !== 'VXSE44' && warnedAreas.length > 0
       ? `<Information type="緊急地震速報（府県予報区）"><Item>${warningKind}${lastKind(wasWarned)}` +
@@ -249,10 +251,14 @@ function earthquakeXml(c: Common): string {
   );
 }
 
-function forecastComment(tsunami: boolean): string {
-  const [text, code] = tsunami
-    ? ['津波警報等（大津波警報・津波警報あるいは津波注意報）を発表しています。', '0211']
-    : ['この地震による津波の心配はありません。', '0215'];
+/** The fixed comment (固定付加文) on tsunami: issued, none, or (intensity flash) information to follow. */
+function forecastComment(tsunami: boolean | 'later'): string {
+  const [text, code] =
+    tsunami === 'later'
+      ? ['今後の情報に注意してください。', '0217']
+      : tsunami
+        ? ['津波警報等（大津波警報・津波警報あるいは津波注意報）を発表しています。', '0211']
+        : ['この地震による津波の心配はありません。', '0215'];
   return `<ForecastComment codeType="固定付加文"><Text>${text}</Text><Code>${code}</Code></ForecastComment>`;
 }
 
@@ -344,7 +350,7 @@ function flashXml(c: Common, reportMs: number): string {
       headline,
       areas.length > 0 ? headlineInformation('震度速報', '地震情報／細分区域', areas) : '',
     ),
-    `${observation}<Comments>${forecastComment(false).replace('この地震による津波の心配はありません。', '今後の情報に注意してください。').replace('0215', '0217')}</Comments>`,
+    `${observation}<Comments>${forecastComment('later')}</Comments>`,
   );
 }
 
