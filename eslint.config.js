@@ -15,10 +15,10 @@ const everything = [
   'context.ts',
   'http',
   ...surfaces,
+  'sources',
   'cli',
   'server.ts',
   'demo.ts',
-  'sources',
 ];
 export const layers = {
   'config.ts': [],
@@ -34,9 +34,11 @@ export const layers = {
   conversion: [],
   gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
+  // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).
+  sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams', 'conversion'],
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
-  api: [...domainBase, ...domain, 'context.ts', 'http'],
+  api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   // The authorization endpoint shows the sign-in and consent pages that console/ renders.
   oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console'],
   console: [...domainBase, ...domain, 'context.ts', 'http'],
@@ -44,8 +46,6 @@ export const layers = {
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
   'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces],
   'demo.ts': [...domainBase, ...domain],
-  // Network sources: clients of JMA's feed or of an upstream server, feeding the ingest pipeline.
-  sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams'],
   cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts', 'sources'],
 };
 

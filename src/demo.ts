@@ -73,6 +73,14 @@ export function writeDemoCredentials(path: string, banner: string): void {
   chmodSync(path, 0o600);
 }
 
+/** How to get telegrams into a new installation (docs/sources-generated.md). */
+const GETTING_DATA = [
+  '  Data:           none yet. An earthquake on demand (訓練, out of /v2/gd/*; --as-real for 通常):',
+  '    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10',
+  '  Replay telegram files with their times moved to now:  npx namazu replay --as-test --speed 60 DIR',
+  '  Live data: NAMAZU_SOURCES (the JMA feed or an upstream service), see docs/sources.md.',
+];
+
 /** The banner for a standard output that is not a terminal: addresses, and where the secrets are. */
 export function demoNotice(origin: string, credentialsPath: string): string {
   return [
@@ -81,6 +89,7 @@ export function demoNotice(origin: string, credentialsPath: string): string {
     `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
     `  API reference:  ${origin}/reference`,
     `  Credentials:    ${credentialsPath}  (account password, API key, OAuth client secret; readable only by you)`,
+    ...GETTING_DATA,
     '',
   ].join('\n');
 }
@@ -99,6 +108,7 @@ export function demoBanner(d: DemoCredentials, origin: string): string {
     '  Try:',
     `    curl -s '${origin}/v2/contract' -u '${d.apiKey}:'`,
     `    curl -s '${origin}/account/oauth2/v1/token' -u '${d.clientId}:${d.clientSecret}' -d grant_type=client_credentials -d scope=telegram.list`,
+    ...GETTING_DATA,
     '',
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
+import { registerAdminScenarios } from './admin-scenarios.ts';
 import { registerContractList } from './contract-list.ts';
 import { contractedLookup } from './contracted.ts';
 import { registerGdRoutes } from './gd-routes.ts';
@@ -20,4 +21,5 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   registerContractList(app, ctx);
   registerGdRoutes(app, ctx, { contracted, telegrams: cache });
   await registerAdminIngest(app, ctx);
+  registerAdminScenarios(app, ctx);
 }

@@ -1,4 +1,5 @@
 import { AccountError } from '../accounts/accounts.ts';
+import { ScenarioRefused } from '../sources/scenario/run.ts';
 import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand, inviteCommand } from './accounts.ts';
@@ -8,6 +9,8 @@ import { clientCommand } from './client.ts';
 import { convertCommand } from './convert.ts';
 import { DataDirServedError, type CommandIo } from './database.ts';
 import { ingestCommand } from './ingest.ts';
+import { replayCommand } from './replay.ts';
+import { scenarioCommand } from './scenario.ts';
 
 export type Command = (argv: string[], io: CommandIo) => Promise<void>;
 
@@ -20,6 +23,8 @@ export const adminCommands: Record<string, Command> = {
   invite: inviteCommand,
   ingest: ingestCommand,
   convert: convertCommand,
+  replay: replayCommand,
+  scenario: scenarioCommand,
 };
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
@@ -57,7 +62,11 @@ export async function runCommand(
     if (err instanceof DataDirServedError)
       return callAdminChannel(err, { command: name, argv, cwd: io.cwd }, io);
     const usage = err instanceof UsageError || err instanceof ConfigError;
-    const known = usage || err instanceof DataDirLockedError || err instanceof AccountError;
+    const known =
+      usage ||
+      err instanceof DataDirLockedError ||
+      err instanceof AccountError ||
+      err instanceof ScenarioRefused;
     io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
     return usage ? 2 : 1;
   }

@@ -19,6 +19,8 @@ const USAGE = `usage: namazu <command> [options]
   invite create [--email E] [--days N] [--by ADMIN_EMAIL]
   ingest [--type T] [--author A] PATH…   (files, or directories of *.xml)
   convert --rebuild                      (re-derive JSON conversions from the stored XML)
+  replay [--speed X] [--as-test] [--loop] PATH…   (telegrams again, times moved to now)
+  scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]
 Commands that open the database also take --data-dir D and --database-url U. While a server
 runs on the embedded data directory, admin commands run in that server (its admin channel).`;
 

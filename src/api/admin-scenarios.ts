@@ -1,0 +1,117 @@
+import { Type } from 'typebox';
+import { getAccount } from '../accounts/accounts.ts';
+import type { AppContext } from '../context.ts';
+import { okBody } from '../http/envelope.ts';
+import { documentedValidation, HttpError, messages } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
+import {
+  refuseRealBesideSources,
+  SCENARIO_LIMITS,
+  ScenarioRefused,
+  startScenario,
+} from '../sources/scenario/run.ts';
+import { errorResponses } from './schemas.ts';
+
+/** The scope of admin ingest: a scenario is an ingest of generated telegrams. */
+const SCOPE = 'admin.telegram.ingest';
+
+const range = (name: keyof typeof SCENARIO_LIMITS, description: string) =>
+  Type.Number({ minimum: SCENARIO_LIMITS[name][0], maximum: SCENARIO_LIMITS[name][1], description });
+
+const ScenarioBody = Type.Object(
+  {
+    type: Type.Literal('earthquake', { description: 'The kind of scenario (earthquake only)' }),
+    latitude: range('latitude', 'Epicentre latitude, degrees'),
+    longitude: range('longitude', 'Epicentre longitude, degrees'),
+    depth: range('depthKm', 'Hypocentre depth, km'),
+    magnitude: range('magnitude', 'Magnitude (Mj)'),
+    asReal: Type.Optional(
+      Type.Boolean({ description: '通常 instead of 訓練 (development only; refused beside a live source)' }),
+    ),
+    speed: Type.Optional(range('speed', 'Time compression (default 1: real time)')),
+  },
+  { additionalProperties: false },
+);
+
+const limits = (name: keyof typeof SCENARIO_LIMITS) =>
+  `from ${SCENARIO_LIMITS[name][0]} to ${SCENARIO_LIMITS[name][1]}`;
+
+/** Documented messages of the body's fields (docs/sources-generated.md "POST /admin/v1/scenarios"). */
+const bodyMessages = {
+  type: 'The `type` must be `earthquake`.',
+  latitude: `The \`latitude\` must be a number ${limits('latitude')}.`,
+  longitude: `The \`longitude\` must be a number ${limits('longitude')}.`,
+  depth: `The \`depth\` must be a number ${limits('depthKm')}.`,
+  magnitude: `The \`magnitude\` must be a number ${limits('magnitude')}.`,
+  asReal: 'The `asReal` must be a boolean.',
+  speed: `The \`speed\` must be a number ${limits('speed')}.`,
+};
+const BAD_BODY =
+  'The body must be a JSON object with `type`, `latitude`, `longitude`, `depth` and `magnitude`.';
+
+const ScenarioStarted = Type.Object({
+  responseId: Type.String(),
+  responseTime: Type.String(),
+  status: Type.Literal('ok'),
+  eventId: Type.String(),
+  originTime: Type.String(),
+  test: Type.Boolean(),
+  telegrams: Type.Array(Type.Object({ type: Type.String(), offsetMs: Type.Number() })),
+});
+
+/**
+ * POST /admin/v1/scenarios — starts an earthquake scenario (docs/sources-generated.md) for an
+ * administrator holding `admin.telegram.ingest`, and answers 202 with its EventID and the telegrams
+ * it will issue; they are ingested in the background at their times divided by `speed`. Scenarios
+ * under way stop when the server shuts down.
+ */
+export function registerAdminScenarios(app: App, ctx: AppContext): void {
+  const running = new AbortController();
+  ctx.onShutdown.push(async () => running.abort());
+  app.post(
+    '/admin/v1/scenarios',
+    {
+      config: { scopes: [SCOPE], fresh: true },
+      schema: {
+        summary: 'Start an earthquake scenario',
+        description:
+          'Generates the telegrams of an earthquake (EEW, intensity, hypocentre, tsunami when due) and ' +
+          'ingests them over the following minutes. 訓練 unless `asReal`. Administrators only.',
+        tags: ['admin'],
+        body: ScenarioBody,
+        response: { 202: ScenarioStarted, ...errorResponses, 409: errorResponses[400] },
+      },
+      schemaErrorFormatter: documentedValidation(bodyMessages, BAD_BODY),
+    },
+    async (request, reply) => {
+      const account = await getAccount(ctx.db, request.principal.accountId);
+      if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
+      const { latitude, longitude, depth, magnitude, asReal = false, speed = 1 } = request.body;
+      try {
+        refuseRealBesideSources(ctx.config, asReal);
+      } catch (err) {
+        if (err instanceof ScenarioRefused)
+          throw new HttpError(409, 'A live source is enabled: `asReal` is refused.');
+        throw err;
+      }
+      const params = { latitude, longitude, depthKm: depth, magnitude, asReal };
+      const started = startScenario(ctx, params, speed, running.signal);
+      started.done.then(
+        (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
+        (err: unknown) => {
+          if (!running.signal.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
+        },
+      );
+      reply.code(202);
+      return okBody(
+        {
+          eventId: started.eventId,
+          originTime: started.originTime,
+          test: !asReal,
+          telegrams: started.telegrams,
+        },
+        ctx.clock.now(),
+      );
+    },
+  );
+}

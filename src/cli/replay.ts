@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { replayItem, replayOrder, restamp, type Replayable } from '../sources/replay.ts';
+import { ingestTimed } from '../sources/timed-ingest.ts';
+import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
+import { callAdminChannel } from './admin-client.ts';
+import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { DataDirServedError, type CommandIo } from './database.ts';
+
+const USAGE =
+  'usage: namazu replay [--speed X] [--as-test] [--loop] PATH…  (files, or directories of telegrams)';
+
+/** Files under the paths: named files as given, directories' files recursively, in name order. */
+function collect(cwd: string, path: string): string[] {
+  const full = resolve(cwd, path);
+  if (statSync(full).isDirectory())
+    return readdirSync(full)
+      .sort()
+      .flatMap((name) => collect(cwd, join(path, name)));
+  return [path];
+}
+
+/**
+ * namazu replay PATH… — ingests telegram files again in their original order and relative timing
+ * (divided by --speed), their times moved to now (src/sources/replay.ts); --as-test marks them 訓練;
+ * --loop starts over after the last one until interrupted. Prints, per pass,
+ * {"ingested","duplicates","skipped":[{path,reason}],"rejected":[{path,reason}]}.
+ */
+export async function replayCommand(argv: string[], io: CommandIo): Promise<void> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      ...databaseFlags,
+      speed: { type: 'string' },
+      'as-test': { type: 'boolean' },
+      loop: { type: 'boolean' },
+    },
+    true,
+  );
+  if (positionals.length === 0) throw new UsageError(USAGE);
+  const speed = values.speed === undefined ? 1 : Number(values.speed);
+  if (!Number.isFinite(speed) || speed < 0.01 || speed > 100_000)
+    throw new UsageError('--speed must be a number from 0.01 to 100000');
+  const files: string[] = [];
+  for (const p of positionals) {
+    try {
+      files.push(...collect(io.cwd, p));
+    } catch {
+      throw new UsageError(`cannot read ${p}`);
+    }
+  }
+  if (values.loop !== true) return replayPass(files, speed, values, io);
+  // Each pass is one command, so that beside a running server every pass runs there and the
+  // server never holds an endless command.
+  const once = argv.filter((a) => a !== '--loop');
+  let stopped = false;
+  const stop = () => (stopped = true);
+  process.once('SIGINT', stop);
+  try {
+    while (!stopped) {
+      try {
+        await replayPass(files, speed, values, io);
+      } catch (err) {
+        if (!(err instanceof DataDirServedError)) throw err;
+        const code = await callAdminChannel(err, { command: 'replay', argv: once, cwd: io.cwd }, io);
+        if (code !== 0) throw new Error(`replay pass failed (status ${code})`);
+      }
+    }
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
+
+async function replayPass(
+  files: string[],
+  speed: number,
+  values: Record<string, unknown>,
+  io: CommandIo,
+): Promise<void> {
+  const out = {
+    ingested: 0,
+    duplicates: 0,
+    skipped: [] as { path: string; reason: string }[],
+    rejected: [] as { path: string; reason: string }[],
+  };
+  const items = files.map((path) => {
+    if (statSync(resolve(io.cwd, path)).size > MAX_TELEGRAM_BYTES)
+      return { path, skipped: `telegram larger than ${MAX_TELEGRAM_BYTES} bytes` };
+    return replayItem(path, readFileSync(resolve(io.cwd, path)));
+  });
+  for (const item of items)
+    if ('skipped' in item) out.skipped.push({ path: item.path, reason: item.skipped });
+  const ordered = replayOrder(items);
+  const first = ordered[0]?.issuedMs ?? 0;
+  const eventIds = new Map<string, string>();
+  await io.withDatabase(values, async ({ db, bus }) => {
+    await ingestTimed<Replayable>(
+      { db, bus: await bus() },
+      ordered.map((item) => ({ offsetMs: item.issuedMs - first, item })),
+      speed,
+      (item, now) => ({
+        raw: restamp(item, now, eventIds, values['as-test'] === true),
+        fileName: basename(item.path),
+      }),
+      (item, outcome) => {
+        if (!outcome?.ok) out.rejected.push({ path: item.path, reason: outcome?.reason ?? 'not made' });
+        else if (outcome.stored.duplicate) out.duplicates++;
+        else out.ingested++;
+      },
+    );
+  });
+  printJson(io, out);
+}

@@ -1,0 +1,56 @@
+import { refuseRealBesideSources, runScenario, SCENARIO_LIMITS } from '../sources/scenario/run.ts';
+import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
+import type { CommandIo } from './database.ts';
+
+const USAGE =
+  'usage: namazu scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]';
+
+function number(
+  values: Record<string, unknown>,
+  name: keyof typeof SCENARIO_LIMITS,
+  flag: string,
+  fallback?: number,
+): number {
+  const raw = values[flag];
+  if (raw === undefined && fallback !== undefined) return fallback;
+  const n = Number(required(values, flag));
+  const [min, max] = SCENARIO_LIMITS[name];
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${flag} must be a number from ${min} to ${max}`);
+  return n;
+}
+
+/**
+ * namazu scenario earthquake … — generates an earthquake's telegrams (EEW, intensity flash,
+ * hypocentre, detailed report, tsunami forecast when due) and ingests them in real time divided by
+ * --speed; 訓練 unless --as-real. Prints {"eventId","originTime","telegrams","rejected"}.
+ */
+export async function scenarioCommand(argv: string[], io: CommandIo): Promise<void> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      ...databaseFlags,
+      lat: { type: 'string' },
+      lon: { type: 'string' },
+      depth: { type: 'string' },
+      magnitude: { type: 'string' },
+      speed: { type: 'string' },
+      'as-real': { type: 'boolean' },
+    },
+    true,
+  );
+  if (positionals.length !== 1 || positionals[0] !== 'earthquake') throw new UsageError(USAGE);
+  const params = {
+    latitude: number(values, 'latitude', 'lat'),
+    longitude: number(values, 'longitude', 'lon'),
+    depthKm: number(values, 'depthKm', 'depth'),
+    magnitude: number(values, 'magnitude', 'magnitude'),
+    asReal: values['as-real'] === true,
+  };
+  const speed = number(values, 'speed', 'speed', 1);
+  const result = await io.withDatabase(values, async ({ config, db, bus }) => {
+    refuseRealBesideSources(config, params.asReal);
+    return runScenario({ db, bus: await bus() }, params, speed);
+  });
+  printJson(io, result);
+}

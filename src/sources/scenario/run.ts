@@ -1,0 +1,93 @@
+import type { Bus } from '../../bus/types.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/types.ts';
+import { ingestTimed } from '../timed-ingest.ts';
+import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
+
+/** A scenario that must not run here: the message says why (docs/sources-generated.md). */
+export class ScenarioRefused extends Error {}
+
+/** Scenario parameters outside what the generator models. */
+export const SCENARIO_LIMITS = {
+  latitude: [20, 50],
+  longitude: [120, 155],
+  depthKm: [0, 700],
+  magnitude: [3, 9.5],
+  speed: [0.01, 1000],
+} as const;
+
+/** `--as-real` telegrams would pass for real ones: never beside a live source (NAMAZU_SOURCES). */
+export function refuseRealBesideSources(config: Config, asReal: boolean): void {
+  if (asReal && config.sources.length > 0)
+    throw new ScenarioRefused(
+      `--as-real is refused while a real source is enabled (NAMAZU_SOURCES=${config.sources.join(',')})`,
+    );
+}
+
+export interface ScenarioResult {
+  eventId: string;
+  originTime: string;
+  telegrams: { type: string; id: string; serial: number }[];
+  rejected: { type: string; reason: string }[];
+}
+
+/**
+ * When the last scenario of this process started: the next starts at least a second later, so that
+ * its origin time, hence its EventID, differs (docs/sources-generated.md "Earthquake scenarios").
+ */
+let lastStartMs = 0;
+
+/** A scenario under way: what it will issue, and its end. */
+export interface StartedScenario {
+  eventId: string;
+  originTime: string;
+  telegrams: { type: string; offsetMs: number }[];
+  done: Promise<ScenarioResult>;
+}
+
+/**
+ * Generates a scenario now and starts ingesting its telegrams at their times divided by `speed`;
+ * `signal` stops it between telegrams (`done` then rejects with the abort).
+ */
+export function startScenario(
+  deps: { db: Db; bus: Bus },
+  params: ScenarioParams,
+  speed: number,
+  signal?: AbortSignal,
+): StartedScenario {
+  lastStartMs = Math.max(Date.now(), lastStartMs + 1000);
+  const scenario = earthquakeScenario(params, lastStartMs);
+  const result: ScenarioResult = {
+    eventId: scenario.eventId,
+    originTime: scenario.originTime,
+    telegrams: [],
+    rejected: [],
+  };
+  const done = ingestTimed<ScenarioTelegram>(
+    deps,
+    scenario.telegrams.map((t) => ({ offsetMs: t.offsetMs, item: t })),
+    speed,
+    (t) => ({ raw: Buffer.from(t.xml, 'utf8') }),
+    (t, outcome) => {
+      if (outcome?.ok)
+        result.telegrams.push({ type: t.type, id: outcome.stored.id, serial: outcome.stored.serial });
+      else result.rejected.push({ type: t.type, reason: outcome?.reason ?? 'not made' });
+    },
+    signal,
+  ).then(() => result);
+  return {
+    eventId: scenario.eventId,
+    originTime: scenario.originTime,
+    telegrams: scenario.telegrams.map(({ type, offsetMs }) => ({ type, offsetMs: offsetMs / speed })),
+    done,
+  };
+}
+
+/** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
+export function runScenario(
+  deps: { db: Db; bus: Bus },
+  params: ScenarioParams,
+  speed: number,
+): Promise<ScenarioResult> {
+  return startScenario(deps, params, speed).done;
+}

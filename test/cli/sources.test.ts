@@ -1,0 +1,67 @@
+/**
+ * namazu scenario and namazu replay as commands (docs/sources-generated.md): usage errors, the
+ * refusal of --as-real beside a live source, and both running inside a server on the embedded
+ * database through its admin channel (docs/architecture.md, "Admin commands beside a running server").
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { QUAKE_FILE, runNamazu, serveNode, tempDir, type Node } from '../multinode/support.ts';
+
+const QUAKE = [
+  'scenario',
+  'earthquake',
+  '--lat',
+  '35.7',
+  '--lon',
+  '139.7',
+  '--depth',
+  '40',
+  '--magnitude',
+  '7.1',
+];
+
+test('scenario usage errors and the --as-real refusal are one line each, nothing ingested', async () => {
+  const dir = tempDir('namazu-sources-direct-');
+  const env = { NAMAZU_DATA_DIR: join(dir.path, 'data'), NAMAZU_DEMO: '0' };
+  try {
+    const bad = await runNamazu([...QUAKE.slice(0, 3), '91', ...QUAKE.slice(4)], env);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, 'namazu scenario: --lat must be a number from 20 to 50\n');
+    const noKind = await runNamazu(['scenario', '--lat', '35'], env);
+    assert.equal(noKind.code, 2);
+    const refused = await runNamazu([...QUAKE, '--as-real'], { ...env, NAMAZU_SOURCES: 'jma-feed' });
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr,
+      'namazu scenario: --as-real is refused while a real source is enabled (NAMAZU_SOURCES=jma-feed)\n',
+    );
+    assert.equal(refused.stdout, '');
+  } finally {
+    dir.remove();
+  }
+});
+
+test('beside a running embedded server, scenario and replay run in the server', async () => {
+  const dir = tempDir('namazu-sources-served-');
+  const env = { NAMAZU_DATA_DIR: join(dir.path, 'data'), NAMAZU_DEMO: '0' };
+  let node: Node | undefined;
+  try {
+    node = await serveNode(env);
+    const scenario = await runNamazu([...QUAKE, '--as-real', '--speed', '1000'], env);
+    assert.equal(scenario.code, 0, scenario.stderr);
+    const result = JSON.parse(scenario.stdout);
+    assert.match(result.eventId, /^\d{14}$/);
+    assert.deepEqual(result.rejected, []);
+    assert.ok(result.telegrams.some((t: { type: string }) => t.type === 'VXSE53'));
+    assert.match(node.output(), /"command":"scenario","code":0/);
+
+    const replay = await runNamazu(['replay', '--as-test', '--speed', '1000', QUAKE_FILE], env);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.deepEqual(JSON.parse(replay.stdout), { ingested: 1, duplicates: 0, skipped: [], rejected: [] });
+    assert.match(node.output(), /"command":"replay","code":0/);
+  } finally {
+    await node?.stop();
+    dir.remove();
+  }
+});

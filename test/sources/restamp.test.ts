@@ -1,0 +1,82 @@
+/**
+ * Replay's re-stamping rules (docs/sources-generated.md "Replay"), on fixture XML and on a
+ * bulletin-header telegram written here.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { replayItem, replayOrder, restamp, type Replayable } from '../../src/sources/replay.ts';
+import { parseXml } from '../../src/telegrams/xml.ts';
+import { jmaXmlRoot } from '../support/fixtures.ts';
+
+const official = (name: string) => join(jmaXmlRoot, 'jma-official-samples', name);
+/** VXSE52 (ReportDateTime 2010-01-25T16:18:00+09:00, OriginTime 16:15:00 of EventID 20100125161517). */
+const VXSE52 = official('32-35_04_03_240613_VXSE52.xml');
+const VXSE53 = official('32-35_04_04_240613_VXSE53.xml');
+const NOW = Date.parse('2026-11-23T12:00:30Z');
+
+function replayable(path: string): Replayable {
+  const item = replayItem(path, readFileSync(path));
+  assert.ok('raw' in item, JSON.stringify(item));
+  return item;
+}
+
+describe('replay re-stamping', () => {
+  it('moves every time by the same seconds, keeps offsets and precision, maps EventIDs once per run', () => {
+    const item = replayable(VXSE52);
+    const original = parseXml(item.raw);
+    const eventIds = new Map<string, string>();
+    const stamped = parseXml(restamp(item, NOW, eventIds, false));
+    const at = (doc: typeof original, path: string) => doc.textAt(path)!.trim();
+    assert.equal(Date.parse(at(stamped, 'Head/ReportDateTime')), NOW);
+    assert.match(at(stamped, 'Head/ReportDateTime'), /\+09:00$/);
+    assert.match(at(stamped, 'Control/DateTime'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    for (const path of ['Control/DateTime', 'Head/TargetDateTime', 'Body/Earthquake/OriginTime']) {
+      const shift = Date.parse(at(stamped, path)) - Date.parse(at(original, path));
+      assert.equal(shift, NOW - Date.parse(at(original, 'Head/ReportDateTime')), path);
+    }
+    const newId = at(stamped, 'Head/EventID');
+    assert.notEqual(newId, at(original, 'Head/EventID'));
+    assert.match(newId, /^\d{14}$/);
+    // The VXSE53 of the same event, re-stamped later in the same run, shares the new EventID.
+    const later = parseXml(restamp(replayable(VXSE53), NOW + 60_000, eventIds, false));
+    assert.equal(at(later, 'Head/EventID'), newId);
+    assert.equal(at(stamped, 'Control/Status'), '通常');
+  });
+
+  it('--as-test sets Control/Status to 訓練', () => {
+    const stamped = parseXml(restamp(replayable(VXSE52), NOW, new Map(), true));
+    assert.equal(stamped.textAt('Control/Status'), '訓練');
+  });
+
+  it('a header telegram gets the header time of now; one without a header or time is skipped', () => {
+    const an = Buffer.from('VZSA50 RJTD 011200\nSURFACE ANALYSIS\n', 'latin1');
+    const item = replayItem('a.txt', an);
+    assert.ok('raw' in item);
+    assert.equal(
+      restamp(item, NOW, new Map(), false).toString('latin1'),
+      'VZSA50 RJTD 231200\nSURFACE ANALYSIS\n',
+    );
+    const binary = replayItem('b.bin', Buffer.from([0x42, 0x55, 0x46, 0x52, 0, 1, 2]));
+    assert.deepEqual(binary, {
+      path: 'b.bin',
+      skipped: 'no time to re-stamp (A/N or binary without a JMA header)',
+    });
+    const broken = replayItem('c.xml', Buffer.from('<Report><Control>'));
+    assert.ok('skipped' in broken);
+  });
+
+  it('orders by report time, then Control/DateTime', () => {
+    const names = [
+      '32-35_04_06_240613_VXSE53.xml',
+      '32-35_04_03_240613_VXSE52.xml',
+      '32-35_04_02_100831_VXSE51.xml',
+    ];
+    const ordered = replayOrder(names.map((n) => replayable(official(n))));
+    assert.deepEqual(
+      ordered.map((i) => i.path),
+      [...names].reverse().map(official),
+    );
+  });
+});
