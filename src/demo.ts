@@ -73,7 +73,7 @@ export function writeDemoCredentials(path: string, banner: string): void {
   chmodSync(path, 0o600);
 }
 
-/** How to get telegrams into a new installation (docs/sources-generated.md). */
+/** How to get telegrams into a new installation (docs/sources.md). */
 const GETTING_DATA = [
   '  Data:           none yet. An earthquake on demand (訓練, out of /v2/gd/*; --as-real for 通常):',
   '    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10',

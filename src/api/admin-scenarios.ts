@@ -36,7 +36,7 @@ const ScenarioBody = Type.Object(
 const limits = (name: keyof typeof SCENARIO_LIMITS) =>
   `from ${SCENARIO_LIMITS[name][0]} to ${SCENARIO_LIMITS[name][1]}`;
 
-/** Documented messages of the body's fields (docs/sources-generated.md "POST /admin/v1/scenarios"). */
+/** Documented messages of the body's fields (docs/sources.md "POST /admin/v1/scenarios"). */
 const bodyMessages = {
   type: 'The `type` must be `earthquake`.',
   latitude: `The \`latitude\` must be a number ${limits('latitude')}.`,
@@ -60,7 +60,7 @@ const ScenarioStarted = Type.Object({
 });
 
 /**
- * POST /admin/v1/scenarios — starts an earthquake scenario (docs/sources-generated.md) for an
+ * POST /admin/v1/scenarios — starts an earthquake scenario (docs/sources.md) for an
  * administrator holding `admin.telegram.ingest`, and answers 202 with its EventID and the telegrams
  * it will issue; they are ingested in the background at their times divided by `speed`. Scenarios
  * under way stop when the server shuts down.

@@ -2,7 +2,7 @@ import { parseXml } from '../telegrams/xml.ts';
 import { resolveHeaderTime, splitHeader } from '../telegrams/transport.ts';
 
 /**
- * Replay (docs/sources-generated.md "Replay"): telegrams ingested again in their original order and
+ * Replay (docs/sources.md "Replay"): telegrams ingested again in their original order and
  * relative timing, their times moved to the moment of replay, so they are new telegrams that
  * clients treat as current.
  */

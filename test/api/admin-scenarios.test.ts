@@ -1,5 +1,5 @@
 /**
- * POST /admin/v1/scenarios (docs/sources-generated.md): administrators only, a validated JSON body
+ * POST /admin/v1/scenarios (docs/sources.md): administrators only, a validated JSON body
  * with documented errors that changes nothing, refusal of asReal beside a live source, and a started
  * scenario that reaches /v2/gd/earthquake.
  */

@@ -1,5 +1,5 @@
 /**
- * namazu scenario and namazu replay as commands (docs/sources-generated.md): usage errors, the
+ * namazu scenario and namazu replay as commands (docs/sources.md): usage errors, the
  * refusal of --as-real beside a live source, and both running inside a server on the embedded
  * database through its admin channel (docs/architecture.md, "Admin commands beside a running server").
  */

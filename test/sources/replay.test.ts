@@ -1,5 +1,5 @@
 /**
- * namazu replay (docs/sources-generated.md "Replay"): a fixture directory replayed at --speed 60
+ * namazu replay (docs/sources.md "Replay"): a fixture directory replayed at --speed 60
  * keeps its order and relative timing; the telegrams are new (new ids), stamped to now, and with
  * --as-test they are head.test and out of the default lists.
  */

@@ -1,5 +1,5 @@
 /**
- * Replay's re-stamping rules (docs/sources-generated.md "Replay"), on fixture XML and on a
+ * Replay's re-stamping rules (docs/sources.md "Replay"), on fixture XML and on a
  * bulletin-header telegram written here.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Earthquake scenarios (docs/sources-generated.md): every generated telegram passes ingest's
+ * Earthquake scenarios (docs/sources.md): every generated telegram passes ingest's
  * validation and converts to a schema-valid document; 訓練 by default; with asReal the sequence
  * merges into one earthquake event and one EEW record (/v2/gd/earthquake, /v2/gd/eew).
  */

@@ -1,5 +1,5 @@
 /**
- * Ground motion of a scenario earthquake (docs/sources-generated.md "Intensities"):
+ * Ground motion of a scenario earthquake (docs/sources.md "Intensities"):
  * - peak ground velocity on stiff ground (Vs 600 m/s) by Si & Midorikawa (1999),
  *   log PGV = 0.58 Mw + 0.0038 D + d − 1.29 − log(X + 0.0028·10^(0.5 Mw)) − 0.002 X;
  * - amplified to the surface by the factor of Midorikawa et al. (1994) for an average site

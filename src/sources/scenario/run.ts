@@ -4,7 +4,7 @@ import type { Db } from '../../db/types.ts';
 import { ingestTimed } from '../timed-ingest.ts';
 import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
 
-/** A scenario that must not run here: the message says why (docs/sources-generated.md). */
+/** A scenario that must not run here: the message says why (docs/sources.md). */
 export class ScenarioRefused extends Error {}
 
 /** Scenario parameters outside what the generator models. */
@@ -33,7 +33,7 @@ export interface ScenarioResult {
 
 /**
  * When the last scenario of this process started: the next starts at least a second later, so that
- * its origin time, hence its EventID, differs (docs/sources-generated.md "Earthquake scenarios").
+ * its origin time, hence its EventID, differs (docs/sources.md "Earthquake scenarios").
  */
 let lastStartMs = 0;
 

@@ -11,7 +11,7 @@ import {
 } from './model.ts';
 
 export interface ScenarioParams extends Source {
-  /** 通常 instead of 訓練: only for development installations (docs/sources-generated.md). */
+  /** 通常 instead of 訓練: only for development installations (docs/sources.md). */
   asReal: boolean;
 }
 
