@@ -134,9 +134,9 @@ function bodyText(record: TelegramRecord, text: LiveText): SafeHtml {
   const bytes = decodedBody(record);
   if (!bytes) return markup`<p>${text.bodyTooLarge}</p>`;
   if (record.format === 'binary') {
-    return markup`<p>${text.binaryBody}</p><pre id="raw-body">${bytes.subarray(0, HEX_PREVIEW).toString('hex')}</pre>`;
+    return markup`<p>${text.binaryBody}</p><pre id="raw-body" tabindex="0">${bytes.subarray(0, HEX_PREVIEW).toString('hex')}</pre>`;
   }
-  return markup`<pre id="raw-body">${bytes.toString('utf8')}</pre>`;
+  return markup`<pre id="raw-body" tabindex="0">${bytes.toString('utf8')}</pre>`;
 }
 
 function pretty(record: TelegramRecord): string | null {
@@ -186,7 +186,7 @@ ${fact('Head/InfoKind', report.head.infoKind)}${fact('Head/InfoKindVersion', rep
     : null
 }
 <h2>${text.conversion}</h2>
-${json !== null ? markup`<pre id="conversion">${json}</pre>` : markup`<p>${text.noConversion}</p>`}
+${json !== null ? markup`<pre id="conversion" tabindex="0">${json}</pre>` : markup`<p>${text.noConversion}</p>`}
 ${record.format === 'json' ? null : markup`<h2>${text.rawBody}</h2>${bodyText(record, text)}`}
 </main>`,
   );
