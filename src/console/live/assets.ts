@@ -29,6 +29,10 @@ export const LIVE_SCRIPT = `'use strict';
     return isNaN(d.getTime()) ? iso : d.toLocaleString(document.documentElement.lang);
   }
 
+  Array.prototype.forEach.call(document.querySelectorAll('time[datetime]'), function (t) {
+    t.textContent = time(t.getAttribute('datetime'));
+  });
+
   source.addEventListener('open', function () { status.textContent = text.connected; });
   source.addEventListener('error', function () { status.textContent = text.reconnecting; });
   source.addEventListener('reload', function () { source.close(); location.reload(); });
@@ -88,7 +92,10 @@ export const LIVE_SCRIPT = `'use strict';
         if (!html) return;
         var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('quake');
         var current = document.getElementById('quake');
-        if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+        if (!fresh || !current) return;
+        // The section keeps this page's heading ("Latest earthquake").
+        fresh.querySelector('h2').textContent = current.querySelector('h2').textContent;
+        current.replaceWith(document.importNode(fresh, true));
       })
       .catch(function () {});
   });
@@ -96,7 +103,6 @@ export const LIVE_SCRIPT = `'use strict';
 `;
 
 export const LIVE_STYLE = `
-.live-grid{display:grid;grid-template-columns:minmax(0,1fr);gap:1rem}
 #telegram-list{list-style:none;padding:0;margin:0}
 #telegram-list li{border-bottom:1px solid #ddd;padding:.4rem 0}
 #telegram-list .type,.tag{font-family:ui-monospace,monospace;font-size:.85rem;margin-left:.5rem;color:#333}

@@ -55,6 +55,7 @@ export const liveMessages: Messages<keyof typeof en> = {
   ja: {
     liveTitle: 'ライブ電文',
     liveIntro: '契約している分類の最新の電文を、届いた順に表示します。',
+    newest: '最新の電文',
     connecting: '接続しています…',
     connected: 'ライブ: 新しい電文は届き次第ここに表示されます。',
     reconnecting: '接続が切れました。再接続しています。取りこぼしはありません。',

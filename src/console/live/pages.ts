@@ -89,12 +89,10 @@ export function renderLivePage(v: LiveView): string {
 <p>${text.liveIntro}</p>
 <p id="live-status" role="status" class="muted">${text.connecting}</p>
 <div id="eew-banner" role="alert" aria-label="${text.eewLabel}" hidden></div>
-<div class="live-grid">
-<section aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.liveTitle}</h2>
+${quakeSection(v.quake, text, text.latestQuake)}
+<section aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
 <p id="no-telegrams" ${lines.length > 0 ? markup`hidden` : null}>${text.noTelegrams}</p>
 <ol id="telegram-list">${lines}</ol></section>
-${quakeSection(v.quake, text, text.latestQuake)}
-</div>
 </main>`,
   );
 }
