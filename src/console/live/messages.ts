@@ -4,6 +4,7 @@ import type { Messages } from '../i18n.ts';
 const en = {
   liveTitle: 'Live telegrams',
   liveIntro: 'The newest telegrams your contracts cover, as they arrive.',
+  newest: 'Newest telegrams',
   connecting: 'Connecting…',
   connected: 'Live: new telegrams appear here as they arrive.',
   reconnecting: 'Connection lost; reconnecting. Nothing will be missed.',
