@@ -46,6 +46,7 @@ ${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: qu
 <dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ?? text.unknown}</dd>
 <dt>${text.originTime}</dt><dd>${event.originTime ?? event.arrivalTime}</dd>
 </dl>
+${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
 ${areaList(text.prefectures, quake.prefectures, text)}
 ${areaList(text.regions, quake.regions, text)}
 <p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>
