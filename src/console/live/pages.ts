@@ -28,12 +28,7 @@ function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHt
 }
 
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
-export function quakeSection(
-  quake: QuakeView | null,
-  text: LiveText,
-  heading: string,
-  linked = true,
-): SafeHtml {
+export function quakeSection(quake: QuakeView | null, text: LiveText, heading: string): SafeHtml {
   if (!quake) {
     return markup`<section id="quake" aria-labelledby="quake-heading"><h2 id="quake-heading">${heading}</h2>
 <p>${text.noQuake}</p>${renderMap(null, text.mapLabel)}</section>`;
@@ -54,7 +49,7 @@ ${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: qu
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
 ${areaList(text.prefectures, quake.prefectures, text)}
 ${areaList(text.regions, quake.regions, text)}
-${linked ? markup`<p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>` : null}
+<p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>
 </section>`;
 }
 
@@ -116,7 +111,7 @@ export function renderQuakePage(lang: Lang, quake: QuakeView): string {
     markup`<main>
 <nav class="crumbs"><a href="${livePaths.live}">${text.backToLive}</a></nav>
 <h1>${title}</h1>
-${quakeSection(quake, text, text.eventPage, false)}
+${quakeSection(quake, text, text.eventPage)}
 <h2>${text.telegrams}</h2>
 <table><thead><tr><th>${text.serial}</th><th>${text.type}</th><th>${text.title}</th><th>${text.received}</th></tr></thead>
 <tbody>${rows}</tbody></table>
