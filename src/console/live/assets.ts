@@ -62,6 +62,7 @@ export const LIVE_SCRIPT = `'use strict';
     banner.setAttribute('data-event-id', w.eventId);
     var head = el('strong', null, w.isWarning ? text.eewWarning : text.eewForecast);
     banner.appendChild(head);
+    if (w.test) banner.appendChild(el('span', 'test', text.test));
     if (w.isCanceled) {
       banner.appendChild(el('p', null, text.eewCanceled));
       return;

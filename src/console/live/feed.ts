@@ -84,6 +84,7 @@ export class LiveFeed {
    */
   async open(client: LiveClient, res: ServerResponse, after: number): Promise<void> {
     const newest = await this.cache.newest();
+    if (res.destroyed) return;
     let position = Math.min(after, newest);
     if (newest - position > this.limits.maxReplay) {
       res.write(`id: ${newest}\nevent: reload\ndata: {}\n\n`);

@@ -129,11 +129,17 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
         'x-accel-buffering': 'no',
       });
       reply.raw.write('retry: 1000\n\n');
-      await feed.open(
-        { accountId: session.accountId, sessionDigest: session.digest, classifications },
-        reply.raw,
-        position,
-      );
+      try {
+        await feed.open(
+          { accountId: session.accountId, sessionDigest: session.digest, classifications },
+          reply.raw,
+          position,
+        );
+      } catch (err) {
+        // The headers are sent: the stream just ends, and the browser reconnects from its last id.
+        request.log.error({ err }, 'live view stream failed to open');
+        reply.raw.end();
+      }
     });
 
     scope.get(livePaths.telegram, async (request, reply) => {
