@@ -304,6 +304,10 @@ test('administration: non-admin gets 404; ingest by file; CSRF required; disable
     );
     assert.equal(stored[0]?.type, 'VXSE51');
     await page.screenshot({ path: `${SHOTS}/admin-ingest-en.png` });
+    // The status page reads the process's counter, which the form's ingest moved.
+    await page.goto(`${server.url}/console/admin`);
+    const ingestedRow = page.locator('#status tr', { hasText: 'Telegrams ingested since start' });
+    assert.equal(await ingestedRow.locator('td').textContent(), '1');
 
     await page.goto(`${server.url}/console/admin/accounts`);
     await accessible(page, 'accounts page');

@@ -47,7 +47,7 @@ interface Connection extends LiveClient {
 /** Telegrams read per round trip while catching up. */
 const BATCH = 100;
 
-export function frame(serial: number, payload: LivePayload | null): string {
+function frame(serial: number, payload: LivePayload | null): string {
   if (!payload) return `id: ${serial}\n\n`;
   return `id: ${serial}\nevent: ${payload.event}\ndata: ${JSON.stringify(payload.data)}\n\n`;
 }

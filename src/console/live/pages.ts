@@ -6,7 +6,7 @@ import { decodedBody } from './documents.ts';
 import { livePage } from './layout.ts';
 import { intensityClass, renderMap } from './map.ts';
 import { liveMessages, type LiveText } from './messages.ts';
-import { payloadOf, type EewBanner, type TelegramLine } from './payloads.ts';
+import { payloadOf, type TelegramLine } from './payloads.ts';
 import { livePaths } from './paths.ts';
 import type { AreaIntensity, QuakeView } from './quake.ts';
 
@@ -60,7 +60,6 @@ export interface LiveView {
   /** The serial the stream starts after. */
   position: number;
   quake: QuakeView | null;
-  eew: EewBanner | null;
 }
 
 export function renderLivePage(v: LiveView): string {

@@ -26,7 +26,7 @@ const HEAL_INTERVAL_MS = 1000;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const PING_INTERVAL_MS = 15_000;
 /** Streams whose sign-in session ended (signed out, expired, account disabled) close within this. */
-export const SESSION_CHECK_MS = 5000;
+const SESSION_CHECK_MS = 5000;
 const SERIAL = /^\d{1,15}$/;
 const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
 
@@ -107,7 +107,7 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
             ).filter((t) => t.serial <= position);
       const quakeId = contracted.has('telegram.earthquake') ? await newestQuakeId(ctx.db) : null;
       const quake = quakeId ? await loadQuake(ctx.db, quakeId) : null;
-      return sendLivePage(reply, 200, renderLivePage({ lang, recent, position, quake, eew: null }));
+      return sendLivePage(reply, 200, renderLivePage({ lang, recent, position, quake }));
     });
 
     scope.get(livePaths.events, async (request, reply) => {
