@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/types.ts';
+import type { Db, Queryable } from '../db/types.ts';
 import { hashPassword, verifyPassword } from '../security/secrets.ts';
 
 export interface Account {
@@ -39,6 +39,7 @@ interface AccountRow {
   name: string | null;
   is_admin: boolean;
   password_hash: string;
+  disabled_at: Date | null;
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -76,7 +77,7 @@ export async function getAccount(q: Queryable, id: number): Promise<Account | nu
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
-/** The account when email and password match; null otherwise (same work either way). */
+/** The account when email and password match and it is not disabled; null otherwise (same work either way). */
 export async function checkPassword(q: Queryable, email: string, password: string): Promise<Account | null> {
   if (!EMAIL.test(normalizeEmail(email))) {
     await verifyPassword(password, await dummyHash());
@@ -86,7 +87,7 @@ export async function checkPassword(q: Queryable, email: string, password: strin
   const row = rows[0];
   // Hash against a fixed dummy when the account does not exist, so timing does not reveal it.
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
-  return row && ok ? toAccount(row) : null;
+  return row && ok && row.disabled_at === null ? toAccount(row) : null;
 }
 
 /**
@@ -115,3 +116,43 @@ export async function changePassword(
 
 let dummy: Promise<string> | undefined;
 const dummyHash = () => (dummy ??= hashPassword('namazu-dummy-password'));
+
+export interface AccountListItem extends Account {
+  createdAt: Date;
+  disabledAt: Date | null;
+}
+
+/** Accounts by id, oldest first, `limit` from after `afterId` (the administration list). */
+export async function listAccounts(q: Queryable, afterId: number, limit: number): Promise<AccountListItem[]> {
+  const rows = await q.query<AccountRow & { created_at: Date }>(
+    'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2',
+    [afterId, limit],
+  );
+  return rows.map((r) => ({ ...toAccount(r), createdAt: r.created_at, disabledAt: r.disabled_at }));
+}
+
+/**
+ * Disables an account: it can no longer sign in, and in the same transaction its sign-in sessions
+ * and OAuth tokens are deleted and its API keys revoked. Returns the digests of the deleted tokens
+ * and revoked keys, for the caller to announce (their caches forget them), or null when there is
+ * no such account or it was disabled already.
+ */
+export async function disableAccount(db: Db, id: number): Promise<{ revokedDigests: string[] } | null> {
+  return db.tx(async (q) => {
+    const [row] = await q.query<{ id: number }>(
+      'UPDATE accounts SET disabled_at = now() WHERE id = $1 AND disabled_at IS NULL RETURNING id',
+      [id],
+    );
+    if (!row) return null;
+    await q.query('DELETE FROM web_sessions WHERE account_id = $1', [id]);
+    const tokens = await q.query<{ digest: string }>(
+      'DELETE FROM oauth_tokens WHERE account_id = $1 RETURNING digest',
+      [id],
+    );
+    const keys = await q.query<{ digest: string }>(
+      'UPDATE api_keys SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING digest',
+      [id],
+    );
+    return { revokedDigests: [...tokens, ...keys].map((r) => r.digest) };
+  });
+}

@@ -59,3 +59,17 @@ export async function deleteOtherSessions(
 ): Promise<void> {
   await q.query('DELETE FROM web_sessions WHERE account_id = $1 AND digest <> $2', [accountId, keepDigest]);
 }
+
+/** Which of these session digests still name a live session (long-lived pages end with theirs). */
+export async function liveSessionDigests(
+  q: Queryable,
+  clock: Clock,
+  digests: readonly string[],
+): Promise<Set<string>> {
+  if (digests.length === 0) return new Set();
+  const rows = await q.query<{ digest: string }>(
+    'SELECT digest FROM web_sessions WHERE digest = ANY($1::text[]) AND expires_at > $2',
+    [digests as string[], new Date(clock.now())],
+  );
+  return new Set(rows.map((r) => r.digest));
+}

@@ -1,6 +1,8 @@
 import type { Lang, Messages } from './i18n.ts';
 import { languages } from './i18n.ts';
 import { markup, type SafeHtml } from './html.ts';
+import { adminPaths } from './admin/paths.ts';
+import { livePaths } from './live/paths.ts';
 
 /**
  * The page header of the console (navigation, account menu, language switch) and the pieces every
@@ -30,7 +32,8 @@ export const paths = {
 
 export const pathOf = (template: string, id: number) => template.replace(':id', String(id));
 
-export type Section = 'dashboard' | 'keys' | 'clients' | 'contracts' | 'sessions' | 'password';
+export type Section =
+  'dashboard' | 'keys' | 'clients' | 'contracts' | 'sessions' | 'password' | 'live' | 'admin';
 
 type ChromeKey =
   | 'skip'
@@ -40,6 +43,8 @@ type ChromeKey =
   | 'clients'
   | 'contracts'
   | 'sessions'
+  | 'live'
+  | 'admin'
   | 'menu'
   | 'password'
   | 'signout'
@@ -56,6 +61,8 @@ const text: Messages<ChromeKey> = {
     clients: 'OAuth clients',
     contracts: 'Contracts',
     sessions: 'WebSocket sessions',
+    live: 'Live',
+    admin: 'Administration',
     menu: 'Account',
     password: 'Change password',
     signout: 'Sign out',
@@ -71,6 +78,8 @@ const text: Messages<ChromeKey> = {
     clients: 'OAuthクライアント',
     contracts: '契約',
     sessions: 'WebSocketセッション',
+    live: 'ライブ',
+    admin: '管理',
     menu: 'アカウント',
     password: 'パスワード変更',
     signout: 'サインアウト',
@@ -88,7 +97,7 @@ export interface HeaderView {
   here: string;
   /** The signed-in account, or absent on pages for signed-out visitors. */
   origin: string;
-  account?: { email: string; csrf: string };
+  account?: { email: string; csrf: string; admin?: boolean };
   section?: Section;
   /** Offer the sign-up link (open sign-up) on signed-out pages. */
   signupOpen?: boolean;
@@ -114,7 +123,9 @@ export function header(v: HeaderView): SafeHtml {
     ? null
     : v.account
       ? markup`<nav class="main" aria-label="${t.nav}"><ul>
-${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}
+${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}${link('live', livePaths.live)}${
+          v.account.admin ? link('admin', adminPaths.status) : null
+        }
 </ul></nav>
 <details class="menu"><summary>${t.menu}</summary><div class="panel">
 <p class="muted">${v.account.email}</p>

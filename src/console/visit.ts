@@ -57,7 +57,13 @@ export async function signedIn(
     csrf,
     origin,
     header: (section, path) =>
-      header({ lang, here: path, origin, account: { email: account.email, csrf }, section }),
+      header({
+        lang,
+        here: path,
+        origin,
+        account: { email: account.email, csrf, admin: account.isAdmin },
+        section,
+      }),
   };
 }
 

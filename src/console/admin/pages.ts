@@ -1,0 +1,129 @@
+import type { AccountListItem } from '../../accounts/accounts.ts';
+import type { ConversionFailureItem } from '../../telegrams/conversion-failures.ts';
+import { markup, type SafeHtml } from '../html.ts';
+import type { Lang } from '../i18n.ts';
+import { livePage } from '../live/layout.ts';
+import { livePaths } from '../live/paths.ts';
+import { adminMessages, type AdminText } from './messages.ts';
+import { adminPaths } from './paths.ts';
+import type { ServiceStatus } from './status.ts';
+
+function nav(text: AdminText): SafeHtml {
+  return markup`<nav class="crumbs" aria-label="${text.adminTitle}"><a href="${adminPaths.status}">${text.status}</a> · <a href="${adminPaths.ingest}">${text.ingest}</a> · <a href="${adminPaths.accounts}">${text.accounts}</a></nav>`;
+}
+
+const ms = (seconds: number | null) =>
+  seconds === null ? '—' : seconds === Infinity ? '> 1 s' : `${(seconds * 1000).toFixed(1)} ms`;
+
+export function renderStatusPage(
+  lang: Lang,
+  header: SafeHtml,
+  status: ServiceStatus & { liveStreams: number },
+  failures: ConversionFailureItem[],
+): string {
+  const text = adminMessages[lang];
+  const row = (name: string, value: string | number) =>
+    markup`<tr><th scope="row">${name}</th><td>${value}</td></tr>`;
+  const failureRows = failures.map(
+    (f) =>
+      markup`<tr><td><a href="${livePaths.telegram.replace(':serial', String(f.serial))}">${f.serial}</a></td><td>${f.type}</td><td>${f.schema}</td><td>${f.receivedTime}</td><td>${f.reason}</td></tr>`,
+  );
+  return livePage(
+    lang,
+    header,
+    `${text.adminTitle}: ${text.status}`,
+    markup`<div>
+${nav(text)}
+<h1>${text.status}</h1>
+<table class="status-table" id="status"><tbody>
+${row(text.openSockets, status.openSockets)}
+${row(text.liveStreams, status.liveStreams)}
+${row(text.ingested, status.ingested)}
+${row(text.ingestRate, status.ingestPerMinute === null ? '—' : status.ingestPerMinute.toFixed(1))}
+${row(text.latencyCount, status.latency.count)}
+${row(text.latencyMean, ms(status.latency.meanSeconds))}
+${row(text.latencyP50, ms(status.latency.p50))}
+${row(text.latencyP95, ms(status.latency.p95))}
+${row(text.failuresCount, status.conversionFailures)}
+</tbody></table>
+<h2>${text.failures}</h2>
+${
+  failures.length === 0
+    ? markup`<p>${text.noFailures}</p>`
+    : markup`<table id="failures"><thead><tr><th>#</th><th>type</th><th>${text.schema}</th><th>time</th><th>${text.reason}</th></tr></thead><tbody>${failureRows}</tbody></table>`
+}
+</div>`,
+  );
+}
+
+export interface IngestView {
+  lang: Lang;
+  /** The console's page header (navigation, account menu, language switch). */
+  header: SafeHtml;
+  csrf: string;
+  result?: { kind: 'stored' | 'duplicate'; serial: number } | { kind: 'error'; message: string };
+}
+
+export function renderIngestPage(v: IngestView): string {
+  const text = adminMessages[v.lang];
+  const r = v.result;
+  const result = !r
+    ? null
+    : r.kind === 'error'
+      ? markup`<p role="alert" class="error" id="ingest-result">${text.rejected}: ${r.message}</p>`
+      : markup`<p role="status" id="ingest-result">${r.kind === 'stored' ? text.ingested1 : text.duplicate} <a href="${livePaths.telegram.replace(':serial', String(r.serial))}">${r.serial}</a></p>`;
+  return livePage(
+    v.lang,
+    v.header,
+    `${text.adminTitle}: ${text.ingest}`,
+    markup`<div>
+${nav(text)}
+<h1>${text.ingest}</h1>
+${result}
+<form method="post" action="${adminPaths.ingest}" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="${v.csrf}">
+<label for="telegram-file">${text.ingestFile}</label>
+<input type="file" id="telegram-file" name="telegram" required>
+<button type="submit">${text.ingestButton}</button>
+</form>
+</div>`,
+  );
+}
+
+export interface AccountsView {
+  lang: Lang;
+  /** The console's page header (navigation, account menu, language switch). */
+  header: SafeHtml;
+  csrf: string;
+  selfId: number;
+  accounts: AccountListItem[];
+  nextAfter: number | null;
+  notice?: string;
+}
+
+export function renderAccountsPage(v: AccountsView): string {
+  const text = adminMessages[v.lang];
+  const rows = v.accounts.map(
+    (
+      a,
+    ) => markup`<tr data-account="${a.id}"><td>${a.id}</td><td>${a.email}</td><td>${a.isAdmin ? text.yes : text.no}</td><td>${a.createdAt.toISOString()}</td><td>${a.disabledAt ? text.disabled : text.active}</td>
+<td>${
+      a.disabledAt || a.id === v.selfId
+        ? null
+        : markup`<form method="post" action="${adminPaths.disable.replace(':id', String(a.id))}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" aria-label="${text.disable} ${a.email}">${text.disable}</button></form>`
+    }</td></tr>`,
+  );
+  return livePage(
+    v.lang,
+    v.header,
+    `${text.adminTitle}: ${text.accounts}`,
+    markup`<div>
+${nav(text)}
+<h1>${text.accounts}</h1>
+${v.notice ? markup`<p role="status">${v.notice}</p>` : null}
+<table id="accounts"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th><span class="sr">${text.disable}</span></th></tr></thead>
+<tbody>${rows}</tbody></table>
+${v.nextAfter !== null ? markup`<p><a href="${adminPaths.accounts}?after=${v.nextAfter}">${text.next}</a></p>` : null}
+</div>`,
+  );
+}

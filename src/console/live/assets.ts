@@ -1,0 +1,132 @@
+import { intensityColours, intensityClass } from './map.ts';
+
+/**
+ * The live view's script and stylesheet, served from 'self' under /console/assets/ (the pages'
+ * CSP allows nothing inline). The script only follows the event stream and updates the page:
+ * every text it shows is set with textContent, never parsed as HTML, except the earthquake
+ * section, which it takes from the server-rendered event page.
+ */
+export const LIVE_SCRIPT = `'use strict';
+(function () {
+  var root = document.getElementById('live');
+  if (!root) return;
+  var text = JSON.parse(root.getAttribute('data-text'));
+  var list = document.getElementById('telegram-list');
+  var empty = document.getElementById('no-telegrams');
+  var status = document.getElementById('live-status');
+  var banner = document.getElementById('eew-banner');
+  var MAX_ITEMS = 50;
+  var source = new EventSource(root.getAttribute('data-events'));
+
+  function el(tag, className, content) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content !== undefined && content !== null) node.textContent = content;
+    return node;
+  }
+  function time(iso) {
+    var d = new Date(iso);
+    return isNaN(d.getTime()) ? iso : d.toLocaleString(document.documentElement.lang);
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll('time[datetime]'), function (t) {
+    t.textContent = time(t.getAttribute('datetime'));
+  });
+
+  source.addEventListener('open', function () { status.textContent = text.connected; });
+  source.addEventListener('error', function () { status.textContent = text.reconnecting; });
+  source.addEventListener('reload', function () { source.close(); location.reload(); });
+
+  source.addEventListener('telegram', function (e) {
+    var t = JSON.parse(e.data);
+    var item = el('li', 'telegram');
+    item.setAttribute('data-serial', String(t.serial));
+    item.setAttribute('data-shown-at', String(Date.now()));
+    var link = el('a', null, t.title);
+    link.href = t.href;
+    item.appendChild(link);
+    item.appendChild(el('span', 'type', t.type));
+    if (t.test) item.appendChild(el('span', 'test', text.test));
+    item.appendChild(el('time', 'muted', time(t.receivedTime)));
+    if (t.headline) item.appendChild(el('p', 'headline', t.headline));
+    list.insertBefore(item, list.firstChild);
+    if (empty) empty.hidden = true;
+    while (list.children.length > MAX_ITEMS) list.removeChild(list.lastChild);
+  });
+
+  source.addEventListener('eew', function (e) {
+    var w = JSON.parse(e.data);
+    banner.textContent = '';
+    banner.hidden = false;
+    banner.className = 'eew ' + (w.isCanceled ? 'canceled' : w.isWarning ? 'warning' : 'forecast');
+    banner.setAttribute('data-event-id', w.eventId);
+    var head = el('strong', null, w.isWarning ? text.eewWarning : text.eewForecast);
+    banner.appendChild(head);
+    if (w.test) banner.appendChild(el('span', 'test', text.test));
+    if (w.isCanceled) {
+      banner.appendChild(el('p', null, text.eewCanceled));
+      return;
+    }
+    var range = w.forecastMaxInt
+      ? (w.forecastMaxInt.from === w.forecastMaxInt.to ? w.forecastMaxInt.from
+        : w.forecastMaxInt.from + ' – ' + w.forecastMaxInt.to)
+      : text.unknown;
+    var max = el('p', 'predicted');
+    max.appendChild(el('span', null, text.predictedMaxInt + ': '));
+    max.appendChild(el('span', 'intensity', range.replace('over', '+')));
+    banner.appendChild(max);
+    var facts = [];
+    if (w.hypocentre) facts.push(text.hypocentre + ': ' + w.hypocentre);
+    if (w.magnitude) facts.push(text.magnitude + ': ' + w.magnitude);
+    if (w.originTime) facts.push(text.originTime + ': ' + time(w.originTime));
+    banner.appendChild(el('p', null, facts.join(' / ')));
+    var link = el('a', null, w.serialNo ? '#' + w.serialNo : w.eventId);
+    link.href = w.href;
+    banner.appendChild(link);
+  });
+
+  source.addEventListener('quake', function (e) {
+    var q = JSON.parse(e.data);
+    fetch(root.getAttribute('data-quake').replace(':eventId', encodeURIComponent(q.eventId)))
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('quake');
+        var current = document.getElementById('quake');
+        if (!fresh || !current) return;
+        // The section keeps this page's heading ("Latest earthquake").
+        fresh.querySelector('h2').textContent = current.querySelector('h2').textContent;
+        current.replaceWith(document.importNode(fresh, true));
+      })
+      .catch(function () {});
+  });
+})();
+`;
+
+export const LIVE_STYLE = `
+#telegram-list{list-style:none;padding:0;margin:0}
+#telegram-list li{border-bottom:1px solid #ddd;padding:.4rem 0}
+#telegram-list .type,.tag{font-family:ui-monospace,monospace;font-size:.85rem;margin-left:.5rem;color:#333}
+#telegram-list time{display:block}
+.test{margin-left:.5rem;padding:0 .3rem;border:1px solid #8a5a00;color:#6b4500;font-size:.8rem}
+.headline{margin:.2rem 0 0}
+.eew{border:3px solid #b00000;background:#fff0f0;color:#600;padding:.6rem 1rem;margin:1rem 0}
+.eew.forecast{border-color:#8a5a00;background:#fff8e6;color:#4a3000}
+.eew.canceled{border-color:#555;background:#f2f2f2;color:#222}
+.eew .intensity{font-size:1.6rem;font-weight:bold}
+.eew p{margin:.2rem 0}
+.map{width:100%;height:auto;border:1px solid #bbb}
+.areas{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .8rem}
+.chip{display:inline-block;width:.9rem;height:.9rem;border:1px solid #333;vertical-align:middle;margin-right:.3rem}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;border:1px solid #ddd;padding:.6rem;max-height:40rem;overflow:auto;font-size:.85rem}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
+dl.facts dt{font-weight:bold}dl.facts dd{margin:0;overflow-wrap:anywhere}
+a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
+nav.crumbs{margin:.5rem 0}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.status-table td:last-child{text-align:right}
+`.concat(
+  Object.entries(intensityColours)
+    .map(([int, colour]) => `.${intensityClass(int)}{background:${colour}}`)
+    .join(''),
+);

@@ -1,0 +1,198 @@
+import { markup, type SafeHtml } from '../html.ts';
+import type { Lang } from '../i18n.ts';
+import type { TelegramRecord } from '../../telegrams/record.ts';
+import type { TelegramSummary } from '../../telegrams/store.ts';
+import { decodedBody } from './documents.ts';
+import { livePage } from './layout.ts';
+import { intensityClass, renderMap } from './map.ts';
+import { liveMessages, type LiveText } from './messages.ts';
+import { payloadOf, type TelegramLine } from './payloads.ts';
+import { livePaths } from './paths.ts';
+import type { AreaIntensity, QuakeView } from './quake.ts';
+
+const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', String(serial));
+export const quakeHref = (eventId: string) =>
+  livePaths.quake.replace(':eventId', encodeURIComponent(eventId));
+
+function telegramLine(t: TelegramLine, text: LiveText): SafeHtml {
+  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${t.test ? markup`<span class="test">${text.test}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${t.receivedTime}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
+}
+
+function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHtml | null {
+  if (areas.length === 0) return null;
+  return markup`<h3>${title}</h3>
+<ul class="areas">${areas.map(
+    (a) =>
+      markup`<li data-code="${a.code}"><span class="chip ${intensityClass(a.maxInt)}" aria-hidden="true"></span>${a.name} <span class="sr">${text.maxInt}</span> <strong>${a.maxInt}</strong></li>`,
+  )}</ul>`;
+}
+
+/** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
+export function quakeSection(quake: QuakeView | null, text: LiveText, heading: string): SafeHtml {
+  if (!quake) {
+    return markup`<section id="quake" aria-labelledby="quake-heading"><h2 id="quake-heading">${heading}</h2>
+<p>${text.noQuake}</p>${renderMap(null, text.mapLabel)}</section>`;
+  }
+  const { event } = quake;
+  const hypo = event.hypocenter;
+  const depth = hypo?.depth?.value;
+  return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}">
+<h2 id="quake-heading">${heading}</h2>
+${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt } : null, text.mapLabel)}
+<dl class="facts">
+<dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
+<dt>${text.depth}</dt><dd>${depth !== undefined && depth !== null ? `${depth} km` : text.unknown}</dd>
+<dt>${text.magnitude}</dt><dd id="quake-magnitude">${event.magnitude?.value ?? event.magnitude?.condition ?? text.unknown}</dd>
+<dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ?? text.unknown}</dd>
+<dt>${text.originTime}</dt><dd>${event.originTime ?? event.arrivalTime}</dd>
+</dl>
+${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
+${areaList(text.prefectures, quake.prefectures, text)}
+${areaList(text.regions, quake.regions, text)}
+<p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>
+</section>`;
+}
+
+export interface LiveView {
+  lang: Lang;
+  /** The console's page header (navigation, account menu, language switch). */
+  header: SafeHtml;
+  /** Newest first. */
+  recent: TelegramSummary[];
+  /** The serial the stream starts after. */
+  position: number;
+  quake: QuakeView | null;
+}
+
+export function renderLivePage(v: LiveView): string {
+  const text = liveMessages[v.lang];
+  const lines = v.recent.flatMap((r) => {
+    const p = payloadOf(r);
+    return p?.event === 'telegram' ? [telegramLine(p.data, text)] : [];
+  });
+  const clientText = JSON.stringify({
+    connected: text.connected,
+    reconnecting: text.reconnecting,
+    test: text.test,
+    eewWarning: text.eewWarning,
+    eewForecast: text.eewForecast,
+    eewCanceled: text.eewCanceled,
+    predictedMaxInt: text.predictedMaxInt,
+    hypocentre: text.hypocentre,
+    magnitude: text.magnitude,
+    originTime: text.originTime,
+    unknown: text.unknown,
+  });
+  return livePage(
+    v.lang,
+    v.header,
+    text.liveTitle,
+    markup`<div id="live" data-events="${livePaths.events}?after=${v.position}" data-quake="${livePaths.quake}" data-text="${clientText}">
+<h1>${text.liveTitle}</h1>
+<p>${text.liveIntro}</p>
+<p id="live-status" role="status" class="muted">${text.connecting}</p>
+<div id="eew-banner" role="alert" aria-label="${text.eewLabel}" hidden></div>
+${quakeSection(v.quake, text, text.latestQuake)}
+<section aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
+<p id="no-telegrams" ${lines.length > 0 ? markup`hidden` : null}>${text.noTelegrams}</p>
+<ol id="telegram-list">${lines}</ol></section>
+</div>`,
+  );
+}
+
+export function renderQuakePage(lang: Lang, header: SafeHtml, quake: QuakeView): string {
+  const text = liveMessages[lang];
+  const rows = quake.telegrams.map(
+    (t: TelegramSummary) =>
+      markup`<tr><td><a href="${telegramHref(t.serial)}">${t.serial}</a></td><td>${t.conversion?.schema.type ?? t.head.type}</td><td>${t.xmlReport?.head.title ?? ''}</td><td>${t.receivedTime}</td></tr>`,
+  );
+  const title = `${text.eventTitle} ${quake.event.hypocenter?.name ?? quake.event.eventId}`;
+  return livePage(
+    lang,
+    header,
+    title,
+    markup`<div>
+<nav class="crumbs"><a href="${livePaths.live}">${text.backToLive}</a></nav>
+<h1>${title}</h1>
+${quakeSection(quake, text, text.eventPage)}
+<h2>${text.telegrams}</h2>
+<table><thead><tr><th>${text.serial}</th><th>${text.type}</th><th>${text.title}</th><th>${text.received}</th></tr></thead>
+<tbody>${rows}</tbody></table>
+</div>`,
+  );
+}
+
+export interface TelegramView {
+  lang: Lang;
+  /** The console's page header (navigation, account menu, language switch). */
+  header: SafeHtml;
+  record: TelegramRecord;
+  /** For an XML telegram, its JSON conversion; for a conversion, its source XML. */
+  related: TelegramRecord | null;
+}
+
+/** Bytes of a binary body shown in hexadecimal. */
+const HEX_PREVIEW = 512;
+
+function bodyText(record: TelegramRecord, text: LiveText): SafeHtml {
+  const bytes = decodedBody(record);
+  if (!bytes) return markup`<p>${text.bodyTooLarge}</p>`;
+  if (record.format === 'binary') {
+    return markup`<p>${text.binaryBody}</p><pre id="raw-body" tabindex="0">${bytes.subarray(0, HEX_PREVIEW).toString('hex')}</pre>`;
+  }
+  return markup`<pre id="raw-body" tabindex="0">${bytes.toString('utf8')}</pre>`;
+}
+
+function pretty(record: TelegramRecord): string | null {
+  const bytes = decodedBody(record);
+  if (!bytes) return null;
+  try {
+    return JSON.stringify(JSON.parse(bytes.toString('utf8')), null, 2);
+  } catch {
+    return bytes.toString('utf8');
+  }
+}
+
+export function renderTelegramPage(v: TelegramView): string {
+  const text = liveMessages[v.lang];
+  const { record, related } = v;
+  const report = record.xmlReport;
+  const title = report?.head.title ?? report?.control.title ?? record.head.type;
+  const conversion = record.format === 'json' ? record : related?.format === 'json' ? related : null;
+  const json = conversion ? pretty(conversion) : null;
+  const fact = (name: string, value: string | number | boolean | null | undefined) =>
+    markup`<dt>${name}</dt><dd>${value === null || value === undefined ? '—' : String(value)}</dd>`;
+  return livePage(
+    v.lang,
+    v.header,
+    `${text.telegramTitle} ${title}`,
+    markup`<div>
+<nav class="crumbs"><a href="${livePaths.live}">${text.backToLive}</a></nav>
+<h1>${title}</h1>
+${report?.head.headline ? markup`<p id="headline">${report.head.headline}</p>` : null}
+<h2>${text.head}</h2>
+<dl class="facts" id="telegram-head">
+${fact(text.serial, record.serial)}${fact('id', record.id)}${fact('classification', record.classification)}
+${fact(text.type, record.head.type)}${fact('author', record.head.author)}${fact('time', record.head.time)}
+${fact('designation', record.head.designation)}${fact('test', record.head.test)}${fact('format', record.format)}
+${fact(text.received, record.receivedTime)}
+</dl>
+${related ? markup`<p><a href="${telegramHref(related.serial)}">${record.format === 'json' ? text.original : text.conversionLink}</a></p>` : null}
+${
+  report
+    ? markup`<h2>${text.xmlReport}</h2>
+<dl class="facts" id="xml-report">
+${fact('Control/Title', report.control.title)}${fact('Control/DateTime', report.control.dateTime)}${fact('Control/Status', report.control.status)}
+${fact('Control/EditorialOffice', report.control.editorialOffice)}${fact('Control/PublishingOffice', report.control.publishingOffice)}
+${fact('Head/Title', report.head.title)}${fact('Head/ReportDateTime', report.head.reportDateTime)}${fact('Head/TargetDateTime', report.head.targetDateTime)}
+${fact('Head/EventID', report.head.eventId)}${fact('Head/InfoType', report.head.infoType)}${fact('Head/Serial', report.head.serial)}
+${fact('Head/InfoKind', report.head.infoKind)}${fact('Head/InfoKindVersion', report.head.infoKindVersion)}${fact('Head/Headline', report.head.headline)}
+</dl>`
+    : null
+}
+<h2>${text.conversion}</h2>
+${json !== null ? markup`<pre id="conversion" tabindex="0">${json}</pre>` : markup`<p>${text.noConversion}</p>`}
+${record.format === 'json' ? null : markup`<h2>${text.rawBody}</h2>${bodyText(record, text)}`}
+</div>`,
+  );
+}

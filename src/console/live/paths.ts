@@ -1,0 +1,9 @@
+/** The paths of the live view, event and telegram pages and their assets. */
+export const livePaths = {
+  live: '/console/live',
+  events: '/console/live/events',
+  telegram: '/console/telegrams/:serial',
+  quake: '/console/earthquakes/:eventId',
+  script: '/console/assets/live.js',
+  style: '/console/assets/live.css',
+} as const;
