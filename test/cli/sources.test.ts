@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { QUAKE_FILE, runNamazu, serveNode, tempDir, type Node } from '../multinode/support.ts';
+import { waitFor } from '../support/wait.ts';
 
 const QUAKE = [
   'scenario',
@@ -54,12 +55,17 @@ test('beside a running embedded server, scenario and replay run in the server', 
     assert.match(result.eventId, /^\d{14}$/);
     assert.deepEqual(result.rejected, []);
     assert.ok(result.telegrams.some((t: { type: string }) => t.type === 'VXSE53'));
-    assert.match(node.output(), /"command":"scenario","code":0/);
+    // The server's log comes through a pipe: its line may arrive after the command's own answer.
+    await waitFor(() => /"command":"scenario","code":0/.test(node!.output()), {
+      message: 'the server to log the scenario command',
+    });
 
     const replay = await runNamazu(['replay', '--as-test', '--speed', '1000', QUAKE_FILE], env);
     assert.equal(replay.code, 0, replay.stderr);
     assert.deepEqual(JSON.parse(replay.stdout), { ingested: 1, duplicates: 0, skipped: [], rejected: [] });
-    assert.match(node.output(), /"command":"replay","code":0/);
+    await waitFor(() => /"command":"replay","code":0/.test(node!.output()), {
+      message: 'the server to log the replay command',
+    });
   } finally {
     await node?.stop();
     dir.remove();
