@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { createClient, type OAuthClient } from '../../src/auth/clients.ts';
 import { scopeDescriptions } from '../../src/auth/scopes.ts';
 import { oauthPaths } from '../../src/oauth/metadata.ts';
@@ -17,19 +17,6 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * code flow by clicks, denial, form_post auto-submitting under the page's CSP, and framing refused.
  * The redirect target is a small loopback HTTP server recording what reaches it.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-// No outside network here: without the background-networking switches Chromium stalls on startup.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Arrival {
   method: string;
@@ -106,13 +93,7 @@ let client: OAuthClient;
 let user: { email: string; password: string };
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}; the browser tests need it. ` +
-        'Install it with `apt-get update && apt-get install -y chromium` (or run `eval "$(bash .ci/services.sh)"`).',
-    );
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   target = new RedirectTarget();
   await target.listen();
   server = await startTestServer();

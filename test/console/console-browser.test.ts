@@ -18,21 +18,11 @@ import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { DMDATA, SERVICES } from '@dmdata/sdk-js';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { createInvitation } from '../../src/accounts/invitations.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SHOTS = join(process.cwd(), 'test-output', 'screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -81,7 +71,7 @@ const cspViolations: string[] = [];
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   server = await startTestServer({ config: { signup: 'invitation' } });
   app = new TestApp();
   await app.listen();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -14,17 +15,6 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * expected values are read from those files.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
 const SAMPLES = join(FIXTURES, 'jma-official-samples');
 const SHOTS = 'test-output/screenshots';
@@ -37,9 +27,7 @@ let admin: { email: string; password: string; id: number };
 let user: { email: string; password: string; id: number };
 
 before(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is not installed at ${CHROMIUM}; the browser tests need it.`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   server = await startTestServer();
   const a = await server.createAccount({ admin: true, contracts: CONTRACTS });
   admin = { email: a.account.email, password: a.password, id: a.account.id };
