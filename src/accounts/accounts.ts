@@ -131,6 +131,12 @@ export async function listAccounts(q: Queryable, afterId: number, limit: number)
   return rows.map((r) => ({ ...toAccount(r), createdAt: r.created_at, disabledAt: r.disabled_at }));
 }
 
+/** Whether the account exists and is not disabled. */
+export async function isAccountActive(q: Queryable, id: number): Promise<boolean> {
+  const rows = await q.query('SELECT 1 FROM accounts WHERE id = $1 AND disabled_at IS NULL', [id]);
+  return rows.length > 0;
+}
+
 /**
  * Disables an account: it can no longer sign in, and in the same transaction its sign-in sessions
  * and OAuth tokens are deleted and its API keys revoked. Returns the digests of the deleted tokens

@@ -1,3 +1,4 @@
+import { isAccountActive } from '../accounts/accounts.ts';
 import type { OAuthClient } from '../auth/clients.ts';
 import type { ClientCache } from '../auth/client-cache.ts';
 import { redeemCode, type RedeemedCode } from '../auth/code-redemption.ts';
@@ -229,6 +230,9 @@ export async function clientCredentialsGrant(
   if (client.type !== 'confidential')
     throw unauthorizedClient('public clients cannot use client_credentials');
   if (!client.grants.includes('client_credentials'))
+    throw unauthorizedClient('client may not use this grant');
+  // The token would act for the client's account: a disabled account gets none.
+  if (!(await isAccountActive(iss.db, client.accountId)))
     throw unauthorizedClient('client may not use this grant');
   const scopes = parseScopeList(requiredParam(params, 'scope'));
   const refused = scopes.filter((s) => !isKnownScope(s) || !client.scopes.includes(s));

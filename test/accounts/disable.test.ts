@@ -28,14 +28,16 @@ test('a disabled account cannot sign in, and its sessions, tokens and API keys s
     grants: ['client_credentials'],
     scopes: ['telegram.list'],
   });
-  const issued = await testFetch(`${server.url}${oauthPaths.token}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}`,
-    },
-    body: 'grant_type=client_credentials&scope=telegram.list',
-  });
+  const requestToken = () =>
+    testFetch(`${server.url}${oauthPaths.token}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials&scope=telegram.list',
+    });
+  const issued = await requestToken();
   assert.equal(issued.status, 200);
   const { access_token: accessToken } = (await issued.json()) as { access_token: string };
   // A list endpoint: its credentials are cached (docs/security.md), so this also shows the caches forget them.
@@ -56,6 +58,10 @@ test('a disabled account cannot sign in, and its sessions, tokens and API keys s
   assert.equal(await findSession(db, pepper, clock, sessionToken), null);
   assert.equal((await byKey()).status, 401);
   assert.equal((await byToken()).status, 401);
+  // Its client cannot obtain new tokens for it either.
+  const refused = await requestToken();
+  assert.equal(refused.status, 400);
+  assert.equal(((await refused.json()) as { error: string }).error, 'unauthorized_client');
   const listed = (await listAccounts(db, 0, 1000)).find((a) => a.id === account.id);
   assert.ok(listed?.disabledAt instanceof Date);
 
