@@ -41,7 +41,8 @@ export const layers = {
   api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   // The authorization endpoint shows the sign-in and consent pages that console/ renders.
   oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console'],
-  console: [...domainBase, ...domain, 'context.ts', 'http'],
+  // The administration's scenario button starts what `POST /admin/v1/scenarios` starts.
+  console: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   realtime: [...domainBase, ...domain, 'context.ts', 'http'],
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
   'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces],

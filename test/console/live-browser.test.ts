@@ -346,6 +346,8 @@ test('pages in Japanese and at phone width; page weight and time to first render
       for (const [path, shot] of [
         ['/console/admin', 'admin-status'],
         ['/console/admin/accounts', 'admin-accounts'],
+        ['/console/admin/invite', 'admin-invite'],
+        ['/console/admin/scenario', 'admin-scenario'],
       ] as const) {
         await page.goto(`${server.url}${path}`);
         await accessible(page, `${shot} ${name}`);

@@ -8,8 +8,9 @@ import { adminMessages, type AdminText } from './messages.ts';
 import { adminPaths } from './paths.ts';
 import type { ServiceStatus } from './status.ts';
 
-function nav(text: AdminText): SafeHtml {
-  return markup`<nav class="crumbs" aria-label="${text.adminTitle}"><a href="${adminPaths.status}">${text.status}</a> · <a href="${adminPaths.ingest}">${text.ingest}</a> · <a href="${adminPaths.accounts}">${text.accounts}</a></nav>`;
+/** The links between the administration pages. */
+export function adminNav(text: AdminText): SafeHtml {
+  return markup`<nav class="crumbs" aria-label="${text.adminTitle}"><a href="${adminPaths.status}">${text.status}</a> · <a href="${adminPaths.ingest}">${text.ingest}</a> · <a href="${adminPaths.accounts}">${text.accounts}</a> · <a href="${adminPaths.invite}">${text.invite}</a> · <a href="${adminPaths.scenario}">${text.scenario}</a></nav>`;
 }
 
 const ms = (seconds: number | null) =>
@@ -33,7 +34,7 @@ export function renderStatusPage(
     header,
     `${text.adminTitle}: ${text.status}`,
     markup`<div>
-${nav(text)}
+${adminNav(text)}
 <h1>${text.status}</h1>
 <table class="status-table" id="status"><tbody>
 ${row(text.openSockets, status.openSockets)}
@@ -77,7 +78,7 @@ export function renderIngestPage(v: IngestView): string {
     v.header,
     `${text.adminTitle}: ${text.ingest}`,
     markup`<div>
-${nav(text)}
+${adminNav(text)}
 <h1>${text.ingest}</h1>
 ${result}
 <form method="post" action="${adminPaths.ingest}" enctype="multipart/form-data">
@@ -118,7 +119,7 @@ export function renderAccountsPage(v: AccountsView): string {
     v.header,
     `${text.adminTitle}: ${text.accounts}`,
     markup`<div>
-${nav(text)}
+${adminNav(text)}
 <h1>${text.accounts}</h1>
 ${v.notice ? markup`<p role="status">${v.notice}</p>` : null}
 <table id="accounts"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th><span class="sr">${text.disable}</span></th></tr></thead>

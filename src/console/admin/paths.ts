@@ -4,4 +4,6 @@ export const adminPaths = {
   ingest: '/console/admin/ingest',
   accounts: '/console/admin/accounts',
   disable: '/console/admin/accounts/:id/disable',
+  invite: '/console/admin/invite',
+  scenario: '/console/admin/scenario',
 } as const;

@@ -15,6 +15,7 @@ import { adminMessages } from './messages.ts';
 import { renderAccountsPage, renderIngestPage, renderStatusPage } from './pages.ts';
 import { adminPaths } from './paths.ts';
 import { startStatus } from './status.ts';
+import { registerAdminTools } from './tools.ts';
 
 const ACCOUNTS_PAGE = 100;
 const FAILURES_SHOWN = 20;
@@ -51,6 +52,7 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
       return visit;
     }
     const headerOf = (visit: Visit) => visit.header('admin', adminPaths.status);
+    registerAdminTools(scope, ctx, administrator, headerOf);
 
     scope.get(adminPaths.status, async (request, reply) => {
       const visit = await administrator(request, reply);

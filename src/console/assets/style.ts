@@ -37,7 +37,7 @@ label{display:block;font-weight:600;margin:.9rem 0 .25rem}
 fieldset{border:1px solid var(--line);border-radius:var(--radius);margin:.9rem 0;padding:.4rem .9rem .8rem}
 legend{font-weight:600;padding:0 .3rem}
 fieldset label{font-weight:400;display:flex;gap:.5rem;align-items:flex-start;margin:.35rem 0}
-input[type=email],input[type=password],input[type=text],input[type=url],textarea,select
+input[type=email],input[type=password],input[type=text],input[type=url],input[type=number],textarea,select
 {width:100%;padding:.5rem .6rem;border:1px solid #8a94a3;border-radius:6px;font:inherit;background:#fff;color:var(--fg)}
 textarea{min-height:5rem}
 [aria-invalid=true]{border-color:var(--danger);border-width:2px}

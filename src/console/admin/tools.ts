@@ -1,0 +1,246 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createInvitation, MAX_INVITATION_TTL_MS } from '../../accounts/invitations.ts';
+import type { AppContext } from '../../context.ts';
+import { formOf, singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import {
+  refuseRealBesideSources,
+  SCENARIO_LIMITS,
+  ScenarioRefused,
+  startScenario,
+} from '../../sources/scenario/run.ts';
+import { markup, type SafeHtml } from '../html.ts';
+import type { Lang } from '../i18n.ts';
+import { paths } from '../layout.ts';
+import { livePage, sendLivePage } from '../live/layout.ts';
+import { livePaths } from '../live/paths.ts';
+import { sessionCsrfValid } from '../signin-cookies.ts';
+import type { Visit } from '../visit.ts';
+import { authOrigin, sendErrorPage } from '../web.ts';
+import { adminNav } from './pages.ts';
+import { adminMessages, type AdminText } from './messages.ts';
+import { adminPaths } from './paths.ts';
+
+/**
+ * Two administration tools (docs/console-live.md "Administration"): invite a person to sign up
+ * (the link shown once), and start an earthquake scenario (docs/sources.md), the console's button
+ * for `POST /admin/v1/scenarios`.
+ */
+
+const MAX_EMAIL = 254;
+const DAY_MS = 86_400_000;
+
+type Fields = Record<string, string>;
+type Problems = Partial<Record<string, string>>;
+
+interface ToolView {
+  lang: Lang;
+  header: SafeHtml;
+  csrf: string;
+  values?: Fields;
+  problems?: Problems;
+  /** What the last post did, shown above the form. */
+  done?: SafeHtml;
+}
+
+function field(
+  v: ToolView,
+  name: string,
+  label: string,
+  input: {
+    type: string;
+    required?: boolean;
+    min?: number;
+    max?: number;
+    step?: string;
+    placeholder?: string;
+  },
+): SafeHtml {
+  const problem = v.problems?.[name];
+  const id = `tool-${name}`;
+  return markup`<label for="${id}">${label}</label>
+<input id="${id}" name="${name}" type="${input.type}" value="${v.values?.[name] ?? ''}"${input.required ? markup` required` : null}${
+    input.min !== undefined ? markup` min="${input.min}"` : null
+  }${input.max !== undefined ? markup` max="${input.max}"` : null}${input.step ? markup` step="${input.step}"` : null}${
+    problem ? markup` aria-invalid="true" aria-describedby="${id}-error"` : null
+  }>
+${problem ? markup`<p class="error" id="${id}-error">${problem}</p>` : null}`;
+}
+
+function renderInvitePage(v: ToolView): string {
+  const text = adminMessages[v.lang];
+  return livePage(
+    v.lang,
+    v.header,
+    `${text.adminTitle}: ${text.invite}`,
+    markup`<div>
+${adminNav(text)}
+<h1>${text.invite}</h1>
+<p>${text.inviteIntro}</p>
+${v.done ?? null}
+<form method="post" action="${adminPaths.invite}" novalidate>
+<input type="hidden" name="csrf" value="${v.csrf}">
+${field(v, 'email', text.inviteEmail, { type: 'email' })}
+${field(v, 'days', text.inviteDays, { type: 'number', min: 1, max: MAX_INVITATION_TTL_MS / DAY_MS })}
+<button type="submit">${text.inviteButton}</button>
+</form>
+</div>`,
+  );
+}
+
+function renderScenarioPage(v: ToolView): string {
+  const text = adminMessages[v.lang];
+  const [latMin, latMax] = SCENARIO_LIMITS.latitude;
+  const [lonMin, lonMax] = SCENARIO_LIMITS.longitude;
+  const [depthMin, depthMax] = SCENARIO_LIMITS.depthKm;
+  const [magMin, magMax] = SCENARIO_LIMITS.magnitude;
+  const [speedMin, speedMax] = SCENARIO_LIMITS.speed;
+  return livePage(
+    v.lang,
+    v.header,
+    `${text.adminTitle}: ${text.scenario}`,
+    markup`<div>
+${adminNav(text)}
+<h1>${text.scenario}</h1>
+<p>${text.scenarioIntro}</p>
+${v.done ?? null}
+<form method="post" action="${adminPaths.scenario}" novalidate>
+<input type="hidden" name="csrf" value="${v.csrf}">
+${field(v, 'latitude', text.latitude, { type: 'number', required: true, min: latMin, max: latMax, step: 'any' })}
+${field(v, 'longitude', text.longitude, { type: 'number', required: true, min: lonMin, max: lonMax, step: 'any' })}
+${field(v, 'depth', text.depth, { type: 'number', required: true, min: depthMin, max: depthMax, step: 'any' })}
+${field(v, 'magnitude', text.magnitude, { type: 'number', required: true, min: magMin, max: magMax, step: 'any' })}
+${field(v, 'speed', text.speed, { type: 'number', min: speedMin, max: speedMax, step: 'any', placeholder: '1' })}
+<label for="tool-asReal"><input type="checkbox" id="tool-asReal" name="asReal" value="1"${v.values?.asReal ? markup` checked` : null}${
+      v.problems?.asReal ? markup` aria-invalid="true" aria-describedby="tool-asReal-error"` : null
+    }> ${text.asReal}</label>
+${v.problems?.asReal ? markup`<p class="error" id="tool-asReal-error">${v.problems.asReal}</p>` : null}
+<button type="submit">${text.scenarioButton}</button>
+</form>
+</div>`,
+  );
+}
+
+/** A number of the form within [min, max], or the problem to show beside its field. */
+function numberIn(
+  values: Fields,
+  problems: Problems,
+  name: string,
+  [min, max]: readonly [number, number],
+  text: AdminText,
+  fallback?: number,
+): number {
+  const raw = values[name] ?? '';
+  if (raw === '' && fallback !== undefined) return fallback;
+  const value = raw.length <= 32 && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) problems[name] = `${text.outOfRange} ${min} – ${max}`;
+  return value;
+}
+
+export function registerAdminTools(
+  scope: App,
+  ctx: AppContext,
+  administrator: (request: FastifyRequest, reply: FastifyReply) => Promise<Visit | null>,
+  headerOf: (visit: Visit) => SafeHtml,
+): void {
+  const running = new AbortController();
+  ctx.onShutdown.push(async () => running.abort());
+
+  /** The posted fields of an administrator's form with a valid CSRF token; null after answering. */
+  async function posted(request: FastifyRequest, reply: FastifyReply) {
+    const visit = await administrator(request, reply);
+    if (!visit) return null;
+    const form = formOf(request);
+    if (!form || !sessionCsrfValid(ctx, visit.session, singleValue(form, 'csrf'))) {
+      void sendErrorPage(reply, 403, adminMessages[visit.lang].formExpired);
+      return null;
+    }
+    const values: Fields = {};
+    for (const name of ['email', 'days', 'latitude', 'longitude', 'depth', 'magnitude', 'speed', 'asReal']) {
+      const value = singleValue(form, name);
+      if (value !== null) values[name] = value.trim();
+    }
+    return { visit, values };
+  }
+  const view = (visit: Visit, rest: Partial<ToolView> = {}): ToolView => ({
+    lang: visit.lang,
+    header: headerOf(visit),
+    csrf: visit.csrf,
+    ...rest,
+  });
+
+  scope.get(adminPaths.invite, async (request, reply) => {
+    const visit = await administrator(request, reply);
+    if (!visit) return reply;
+    return sendLivePage(reply, 200, renderInvitePage(view(visit)));
+  });
+
+  scope.post(adminPaths.invite, async (request, reply) => {
+    const form = await posted(request, reply);
+    if (!form) return reply;
+    const { visit, values } = form;
+    const text = adminMessages[visit.lang];
+    const problems: Problems = {};
+    const email = values.email ?? '';
+    if (email.length > MAX_EMAIL || (email !== '' && !/^[^\s@]+@[^\s@]+$/.test(email)))
+      problems.email = text.badEmail;
+    const days = numberIn(values, problems, 'days', [1, MAX_INVITATION_TTL_MS / DAY_MS], text, 7);
+    if (problems.days === undefined && !Number.isInteger(days)) problems.days = text.wholeDays;
+    if (Object.keys(problems).length > 0)
+      return sendLivePage(reply, 400, renderInvitePage(view(visit, { values, problems })));
+    const { token, expiresAt } = await createInvitation(ctx.db, ctx.pepper, {
+      now: ctx.clock.now(),
+      ttlMs: days * DAY_MS,
+      email: email || null,
+      createdBy: visit.account.id,
+    });
+    const link = `${authOrigin(ctx, request)}${paths.signup}?invitation=${encodeURIComponent(token)}`;
+    const done = markup`<div role="status" id="tool-result"><p>${text.invited} ${expiresAt.toISOString()}</p>
+<p><code id="invitation-link">${link}</code></p><p class="muted">${text.shownOnce}</p></div>`;
+    return sendLivePage(reply, 201, renderInvitePage(view(visit, { done })));
+  });
+
+  scope.get(adminPaths.scenario, async (request, reply) => {
+    const visit = await administrator(request, reply);
+    if (!visit) return reply;
+    return sendLivePage(reply, 200, renderScenarioPage(view(visit)));
+  });
+
+  scope.post(adminPaths.scenario, async (request, reply) => {
+    const form = await posted(request, reply);
+    if (!form) return reply;
+    const { visit, values } = form;
+    const text = adminMessages[visit.lang];
+    const problems: Problems = {};
+    const latitude = numberIn(values, problems, 'latitude', SCENARIO_LIMITS.latitude, text);
+    const longitude = numberIn(values, problems, 'longitude', SCENARIO_LIMITS.longitude, text);
+    const depthKm = numberIn(values, problems, 'depth', SCENARIO_LIMITS.depthKm, text);
+    const magnitude = numberIn(values, problems, 'magnitude', SCENARIO_LIMITS.magnitude, text);
+    const speed = numberIn(values, problems, 'speed', SCENARIO_LIMITS.speed, text, 1);
+    const asReal = values.asReal === '1';
+    try {
+      refuseRealBesideSources(ctx.config, asReal);
+    } catch (err) {
+      if (!(err instanceof ScenarioRefused)) throw err;
+      problems.asReal = text.realRefused;
+    }
+    if (Object.keys(problems).length > 0)
+      return sendLivePage(reply, 400, renderScenarioPage(view(visit, { values, problems })));
+    const started = startScenario(
+      ctx,
+      { latitude, longitude, depthKm, magnitude, asReal },
+      speed,
+      running.signal,
+    );
+    started.done.then(
+      (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
+      (err: unknown) => {
+        if (!running.signal.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
+      },
+    );
+    const done = markup`<p role="status" id="tool-result">${text.scenarioStarted} ${started.eventId} (${
+      asReal ? text.real : text.training
+    }, ${started.telegrams.length} ${text.telegrams}). <a href="${livePaths.live}">${text.watchLive}</a></p>`;
+    return sendLivePage(reply, 202, renderScenarioPage(view(visit, { values, done })));
+  });
+}
