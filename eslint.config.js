@@ -30,7 +30,7 @@ export const layers = {
   security: ['db'],
   accounts: ['db', 'security', 'auth/scopes.ts'],
   auth: ['config.ts', 'clock.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
-  telegrams: ['clock.ts', 'log.ts', 'db', 'bus', 'conversion', 'gd'],
+  telegrams: ['clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'conversion', 'gd'],
   conversion: [],
   gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],

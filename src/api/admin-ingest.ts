@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError, messages } from '../http/errors.ts';
+import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
 import { errorResponses, IngestResult } from './schemas.ts';
@@ -73,17 +74,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const outcome = await ingestTelegram(ctx, body, hints);
         if (!outcome.ok) throw new HttpError(400, `Telegram rejected: ${outcome.reason}.`);
-        if (!outcome.stored.duplicate) {
-          ctx.metrics.telegramsIngested.inc({ classification: outcome.stored.classification });
-        }
-        if (outcome.converted) ctx.metrics.telegramsConverted.inc({ schema: outcome.converted.schema.type });
-        if (outcome.withoutConverter)
-          ctx.metrics.telegramsWithoutConverter.inc({ type: outcome.withoutConverter });
-        if (outcome.conversionFailure) {
-          const { schema, reason } = outcome.conversionFailure;
-          ctx.metrics.conversionFailures.inc({ schema: schema.type });
-          request.log.warn({ telegramId: outcome.stored.id, schema, reason }, 'JSON conversion failed');
-        }
+        countIngested({ metrics: ctx.metrics, log: request.log }, outcome);
         return okBody(outcome.stored, ctx.clock.now());
       },
     );

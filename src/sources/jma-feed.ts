@@ -4,7 +4,8 @@ import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
 import { AtomRejected, parseAtom, type AtomEntry } from './atom.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedGet, FetchFailed } from './bounded-fetch.ts';
-import { countIngested, type SourceDeps } from './deps.ts';
+import { countIngested } from '../telegrams/ingest-metrics.ts';
+import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
 
 const SOURCE = 'jma-feed';

@@ -4,7 +4,8 @@ import { WebSocket } from 'ws';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import { MAX_TELEGRAM_BYTES, type IngestHints } from '../telegrams/prepare.ts';
 import { backoffDelay } from './backoff.ts';
-import { countIngested, type SourceDeps } from './deps.ts';
+import { countIngested } from '../telegrams/ingest-metrics.ts';
+import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
 import { relayScopes, UpstreamAuth, type UpstreamCredential } from './upstream-auth.ts';
 

@@ -6,6 +6,7 @@ import { formOf, singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentConversionFailures } from '../../telegrams/conversion-failures.ts';
 import { ingestTelegram } from '../../telegrams/ingest.ts';
+import { countIngested } from '../../telegrams/ingest-metrics.ts';
 import type { LiveFeed } from '../live/feed.ts';
 import { sendLivePage } from '../live/layout.ts';
 import { sessionCsrfValid } from '../signin-cookies.ts';
@@ -93,7 +94,7 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
           fileName: file.name,
         });
         if (!outcome.ok) return show(400, { kind: 'error', message: outcome.reason });
-        countIngest(ctx, outcome);
+        countIngested(ctx, outcome);
         return show(200, {
           kind: outcome.stored.duplicate ? 'duplicate' : 'stored',
           serial: outcome.stored.serial,
@@ -155,22 +156,5 @@ async function multipartForm(request: FastifyRequest): Promise<FormData | null> 
     return await new Response(request.body, { headers: { 'content-type': type } }).formData();
   } catch {
     return null;
-  }
-}
-
-/** The same instruments the HTTP ingest endpoint counts (docs/operations.md metrics). */
-function countIngest(
-  ctx: AppContext,
-  outcome: Awaited<ReturnType<typeof ingestTelegram>> & { ok: true },
-): void {
-  const { metrics } = ctx;
-  if (!outcome.stored.duplicate)
-    metrics.telegramsIngested.inc({ classification: outcome.stored.classification });
-  if (outcome.converted) metrics.telegramsConverted.inc({ schema: outcome.converted.schema.type });
-  if (outcome.withoutConverter) metrics.telegramsWithoutConverter.inc({ type: outcome.withoutConverter });
-  if (outcome.conversionFailure) {
-    const { schema, reason } = outcome.conversionFailure;
-    metrics.conversionFailures.inc({ schema: schema.type });
-    ctx.log.warn({ telegramId: outcome.stored.id, schema, reason }, 'JSON conversion failed');
   }
 }
