@@ -24,8 +24,10 @@ export interface UpstreamOptions {
   credential: UpstreamCredential;
   classifications: readonly string[];
   connections: 1 | 2;
-  /** First reconnection delay (default 1 s; doubled per failure up to 60 s, with jitter). */
+  /** First reconnection delay (default 1 s; doubled per failure up to `retryMaxMs`, with jitter). */
   retryBaseMs?: number;
+  /** Longest reconnection delay (default 60 s). */
+  retryMaxMs?: number;
   /** While connected, the polling position is moved forward this often (default 60 s). */
   advanceEveryMs?: number;
   timeoutMs?: number;
@@ -129,7 +131,11 @@ export class UpstreamRelay {
       // soon; after a failure or a refusal (a full connection limit, an ended contract) the wait
       // grows, so the upstream is not hammered.
       failures = opened && !refused ? 1 : failures + 1;
-      const delay = backoffDelay(failures, this.options.retryBaseMs ?? 1000, 60_000);
+      const delay = backoffDelay(
+        failures,
+        this.options.retryBaseMs ?? 1000,
+        this.options.retryMaxMs ?? 60_000,
+      );
       await sleep(delay, undefined, { signal }).catch(() => {});
     }
   }

@@ -48,6 +48,8 @@ export function startRelay(downstream: TestServer, options: Omit<UpstreamOptions
   const relay = new UpstreamRelay(downstream.ctx, {
     classifications: ['telegram.earthquake'],
     retryBaseMs: 100,
+    // An upstream restart under load takes seconds: waits must not outgrow the tests' time-outs.
+    retryMaxMs: 2000,
     ...options,
   });
   relay.start();
