@@ -169,8 +169,6 @@ export class UpstreamRelay {
           onOpen();
           heard();
           this.deps.log.info({ connection: index }, 'upstream connected');
-          // Queued before any message of this socket: what was missed is stored first.
-          this.recoverSoon();
           advance = setInterval(() => this.recoverSoon(), this.options.advanceEveryMs ?? 60_000);
         });
         ws.on('message', (data: Buffer) => {
@@ -208,7 +206,12 @@ export class UpstreamRelay {
     } catch {
       return;
     }
-    if (message.type === 'ping') {
+    if (message.type === 'start') {
+      // The socket carries what the upstream commits after its `start`, not after the WebSocket
+      // opened (the session is checked in between): what was missed until `start` is recovered
+      // from the list, queued before any telegram this socket delivers.
+      this.recoverSoon();
+    } else if (message.type === 'ping') {
       ws.send(JSON.stringify({ type: 'pong', pingId: message.pingId }));
     } else if (message.type === 'error') {
       this.deps.log.warn({ error: message.error, code: message.code }, 'upstream reported an error');
