@@ -161,6 +161,15 @@ test('an earthquake report updates the map, and its event page shows what the XM
     await ingest(bytes, file);
     await page.locator(`#quake[data-event-id="${eventId}"]`).waitFor({ timeout: 3000 });
     assert.equal(await page.locator('#epicentre').getAttribute('visibility'), 'visible');
+    // Every prefecture of the report is shaded with its maximum intensity, and no other.
+    const observed = [
+      ...xml.matchAll(/<Pref>\s*<Name>[^<]+<\/Name>\s*<Code>(\d+)<\/Code>\s*<MaxInt>([^<]+)<\/MaxInt>/g),
+    ].map((m) => [m[1]!, m[2]!.trim()]); // this official sample writes some classes as `4 `
+    assert.ok(observed.length > 0, 'the report lists prefectures');
+    const shaded = await page
+      .locator('#quake-map path[data-max-int]')
+      .evaluateAll((paths) => paths.map((p) => [p.id.replace('pref-', ''), p.getAttribute('data-max-int')]));
+    assert.deepEqual(shaded.sort(), observed.sort());
     await page.screenshot({ path: `${SHOTS}/live-quake-en.png`, fullPage: true });
     await page.goto(`${server.url}/console/earthquakes/${eventId}`);
     const hypocentre = xmlText(xml, /<Hypocenter>\s*<Area>\s*<Name>([^<]+)</);

@@ -1,29 +1,26 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { feature } from 'topojson-client';
-import type { GeometryObject, Topology } from 'topojson-specification';
 import { markup, type SafeHtml } from '../html.ts';
 
 /**
- * The map of Japan drawn as SVG on the server. The coastline is Natural Earth's 1:50m country
- * outline (public domain) from the `world-atlas` package (docs/console-live.md "Map data"), read from
- * node_modules at first use, projected and thinned once, and kept. Nothing is fetched at run time.
+ * The map of Japan drawn as SVG on the server (docs/console-live.md "Map data"): the 47 prefectures
+ * of MapSVG's map of Japan (CC BY 4.0), as packaged in `@svg-maps/japan`, read from node_modules at
+ * first use and kept. Each prefecture is filled with the maximum intensity observed in it, and the
+ * epicentre is placed by the map's projection. Nothing is fetched at run time.
  */
 
-/** The area drawn, in degrees: the four main islands, Okinawa and the Ogasawara islands' latitudes. */
-const WEST = 122.5;
-const EAST = 149;
-const SOUTH = 23.5;
-const NORTH = 46;
-/** Equirectangular with the x scale of 36°N, so Honshu keeps its shape. */
-const X_SCALE = Math.cos((36 * Math.PI) / 180);
-const UNIT = 20;
-export const MAP_WIDTH = Math.round((EAST - WEST) * X_SCALE * UNIT);
-export const MAP_HEIGHT = Math.round((NORTH - SOUTH) * UNIT);
-/** Points closer than this (in map units) to the previous kept point are dropped. */
-const THIN = 0.8;
-/** Japan in the ISO 3166-1 numeric codes world-atlas uses as feature ids. */
-const JAPAN = '392';
+/**
+ * The package's map is a Mercator projection in its own units. These constants were fitted by least
+ * squares to the bounding boxes of Hokkaido, Honshu, Shikoku and Kyushu in Natural Earth's 1:50m
+ * coastline (residuals at most 1.5 units, about 7 km); they place Okinawa Island within 0.4 unit.
+ */
+const X_PER_DEGREE = 19.7223;
+const X_AT_ZERO = -2438.71;
+const Y_PER_MERCATOR_DEGREE = -19.6633;
+const Y_AT_EQUATOR = 1007.42;
+
+const mercator = (latitude: number) =>
+  (Math.log(Math.tan(Math.PI / 4 + (latitude * Math.PI) / 360)) * 180) / Math.PI;
 
 export interface MapPoint {
   x: number;
@@ -33,46 +30,59 @@ export interface MapPoint {
 /** Map coordinates of a latitude/longitude (one decimal: enough at this scale). */
 export function project(latitude: number, longitude: number): MapPoint {
   const round = (v: number) => Math.round(v * 10) / 10;
-  return { x: round((longitude - WEST) * X_SCALE * UNIT), y: round((NORTH - latitude) * UNIT) };
+  return {
+    x: round(X_PER_DEGREE * longitude + X_AT_ZERO),
+    y: round(Y_PER_MERCATOR_DEGREE * mercator(latitude) + Y_AT_EQUATOR),
+  };
 }
+
+/**
+ * The area drawn: 122.5°E–149°E × 23.5°N–46°N, the four main islands, the Nansei islands and the
+ * sea east of Hokkaido and Sanriku where many epicentres lie.
+ */
+const TOP_LEFT = project(46, 122.5);
+const BOTTOM_RIGHT = project(23.5, 149);
+const VIEW_BOX = `${TOP_LEFT.x} ${TOP_LEFT.y} ${BOTTOM_RIGHT.x - TOP_LEFT.x} ${BOTTOM_RIGHT.y - TOP_LEFT.y}`;
 
 export function onMap(p: MapPoint): boolean {
-  return p.x >= 0 && p.x <= MAP_WIDTH && p.y >= 0 && p.y <= MAP_HEIGHT;
+  return p.x >= TOP_LEFT.x && p.x <= BOTTOM_RIGHT.x && p.y >= TOP_LEFT.y && p.y <= BOTTOM_RIGHT.y;
 }
 
-let outline: string | undefined;
+/** The package's prefecture ids by JIS X 0401 prefecture code, the `code` of JMA's `Pref`. */
+const PREFECTURE_IDS = [
+  'hokkaido', 'aomori', 'iwate', 'miyagi', 'akita', 'yamagata', 'fukushima', 'ibaraki', 'tochigi',
+  'gunma', 'saitama', 'chiba', 'tokyo', 'kanagawa', 'niigata', 'toyama', 'ishikawa', 'fukui',
+  'yamanashi', 'nagano', 'gifu', 'shizuoka', 'aichi', 'mie', 'shiga', 'kyoto', 'osaka', 'hyogo',
+  'nara', 'wakayama', 'tottori', 'shimane', 'okayama', 'hiroshima', 'yamaguchi', 'tokushima',
+  'kagawa', 'ehime', 'kochi', 'fukuoka', 'saga', 'nagasaki', 'kumamoto', 'oita', 'miyazaki',
+  'kagoshima', 'okinawa',
+]; // prettier-ignore
 
-/** The SVG path data of Japan's coastline. */
-export function japanOutline(): string {
-  if (outline !== undefined) return outline;
+export interface Prefecture {
+  /** JIS code, `01`–`47`. */
+  code: string;
+  /** SVG path data in map units. */
+  path: string;
+}
+
+let prefectures: Prefecture[] | undefined;
+
+/** The 47 prefectures' outlines, in JIS code order. */
+export function prefectureOutlines(): Prefecture[] {
+  if (prefectures) return prefectures;
   const require = createRequire(import.meta.url);
-  const topology = JSON.parse(
-    readFileSync(require.resolve('world-atlas/countries-50m.json'), 'utf8'),
-  ) as Topology<{ countries: GeometryObject }>;
-  const countries = feature(topology, topology.objects.countries);
-  const japan = 'features' in countries ? countries.features.find((f) => String(f.id) === JAPAN) : undefined;
-  const geometry = japan?.geometry;
-  const polygons =
-    geometry?.type === 'MultiPolygon'
-      ? geometry.coordinates
-      : geometry?.type === 'Polygon'
-        ? [geometry.coordinates]
-        : [];
-  const parts: string[] = [];
-  for (const polygon of polygons) {
-    for (const ring of polygon) {
-      const kept: MapPoint[] = [];
-      for (const [lon, lat] of ring as [number, number][]) {
-        const p = project(lat, lon);
-        const last = kept.at(-1);
-        if (!last || Math.abs(p.x - last.x) + Math.abs(p.y - last.y) >= THIN) kept.push(p);
-      }
-      if (kept.length < 3) continue;
-      parts.push('M' + kept.map((p) => `${p.x} ${p.y}`).join('L') + 'Z');
-    }
-  }
-  outline = parts.join('');
-  return outline;
+  // The package's index.js is one `export default` of a JSON object; read as data, not imported.
+  const text = readFileSync(require.resolve('@svg-maps/japan'), 'utf8');
+  const data = JSON.parse(text.replace(/^\s*export default\s*/, '').replace(/;\s*$/, '')) as {
+    locations?: { id?: unknown; path?: unknown }[];
+  };
+  const paths = new Map<unknown, unknown>((data.locations ?? []).map((l) => [l.id, l.path]));
+  prefectures = PREFECTURE_IDS.map((id, i) => {
+    const path = paths.get(id);
+    if (typeof path !== 'string') throw new Error(`@svg-maps/japan has no outline for ${id}`);
+    return { code: String(i + 1).padStart(2, '0'), path };
+  });
+  return prefectures;
 }
 
 /** The JMA seismic intensity classes, weakest first, with the fill of their map symbols. */
@@ -99,20 +109,39 @@ export interface MapQuake {
   maxInt: string | null;
 }
 
+/** A prefecture's maximum intensity, by JIS code (the `Pref` of the intensity report). */
+export interface PrefectureIntensity {
+  code: string;
+  maxInt: string;
+}
+
+const LAND = '#fdfdf8';
+
 /**
- * The map with the epicentre of `quake` (a cross in the colour of its maximum intensity) or none.
- * `label` is the map's accessible name.
+ * The map: every prefecture filled with the colour of its maximum intensity in `observed` (land
+ * colour when none was observed there), and the epicentre of `quake` as a cross in the colour of the
+ * maximum intensity. `label` is the map's accessible name; the intensities are listed beside it.
  */
-export function renderMap(quake: MapQuake | null, label: string): SafeHtml {
+export function renderMap(
+  quake: MapQuake | null,
+  observed: readonly PrefectureIntensity[],
+  label: string,
+): SafeHtml {
   const at = quake ? project(quake.latitude, quake.longitude) : null;
   const shown = at && onMap(at) ? at : null;
   const fill = (quake?.maxInt && intensityColours[quake.maxInt]) ?? '#d00';
-  return markup`<svg class="map" id="quake-map" viewBox="0 0 ${MAP_WIDTH} ${MAP_HEIGHT}" role="img" aria-label="${label}" xmlns="http://www.w3.org/2000/svg">
-<rect width="${MAP_WIDTH}" height="${MAP_HEIGHT}" fill="#eaf2f8"/>
-<path d="${japanOutline()}" fill="#fdfdf8" stroke="#6b7b8c" stroke-width="0.8" stroke-linejoin="round"/>
+  const maxIntOf = new Map(observed.map((p) => [p.code, p.maxInt]));
+  const outlines = prefectureOutlines().map(({ code, path }) => {
+    const maxInt = maxIntOf.get(code);
+    const colour = (maxInt && intensityColours[maxInt]) ?? LAND;
+    return markup`<path id="pref-${code}" d="${path}" fill="${colour}"${maxInt ? markup` data-max-int="${maxInt}"` : null}/>`;
+  });
+  return markup`<svg class="map" id="quake-map" viewBox="${VIEW_BOX}" role="img" aria-label="${label}" xmlns="http://www.w3.org/2000/svg">
+<rect x="${TOP_LEFT.x}" y="${TOP_LEFT.y}" width="${BOTTOM_RIGHT.x - TOP_LEFT.x}" height="${BOTTOM_RIGHT.y - TOP_LEFT.y}" fill="#eaf2f8"/>
+<g stroke="#6b7b8c" stroke-width="0.4" stroke-linejoin="round">${outlines}</g>
 <g id="epicentre" visibility="${shown ? 'visible' : 'hidden'}" transform="translate(${shown?.x ?? 0} ${shown?.y ?? 0})">
-<circle r="11" fill="${fill}" stroke="#000" stroke-width="1.5" fill-opacity="0.85"/>
-<path d="M-7 -7L7 7M-7 7L7 -7" stroke="#000" stroke-width="2.5"/>
+<circle r="9" fill="${fill}" stroke="#000" stroke-width="1.5" fill-opacity="0.85"/>
+<path d="M-6 -6L6 6M-6 6L6 -6" stroke="#000" stroke-width="2.2"/>
 </g>
 </svg>`;
 }

@@ -27,18 +27,22 @@ function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHt
   )}</ul>`;
 }
 
+/** The map's licence (CC BY 4.0) asks for its author to be credited beside it. */
+const mapCredit = (text: LiveText) =>
+  markup`<p class="muted map-credit">${text.mapCredit} <a href="https://mapsvg.com/maps/japan">MapSVG</a>, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></p>`;
+
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
 export function quakeSection(quake: QuakeView | null, text: LiveText, heading: string): SafeHtml {
   if (!quake) {
     return markup`<section id="quake" aria-labelledby="quake-heading"><h2 id="quake-heading">${heading}</h2>
-<p>${text.noQuake}</p>${renderMap(null, text.mapLabel)}</section>`;
+<p>${text.noQuake}</p>${renderMap(null, [], text.mapLabel)}${mapCredit(text)}</section>`;
   }
   const { event } = quake;
   const hypo = event.hypocenter;
   const depth = hypo?.depth?.value;
   return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}">
 <h2 id="quake-heading">${heading}</h2>
-${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt } : null, text.mapLabel)}
+${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt } : null, quake.prefectures, text.mapLabel)}${mapCredit(text)}
 <dl class="facts">
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
 <dt>${text.depth}</dt><dd>${depth !== undefined && depth !== null ? `${depth} km` : text.unknown}</dd>
