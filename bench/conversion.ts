@@ -1,11 +1,14 @@
 // JSON conversion time per schema on the fixtures: every fixture XML whose type has a converter is
-// converted (parse → convert → schema check, as ingest does) many times; prints median and p99 per
-// document, the largest document's median, and the longest event-loop stall seen while converting.
+// converted many times, from its text (parse → convert → schema check) and from the document already
+// parsed (convert → schema check: what ingest adds, since it parses each XML once for Control/Head
+// and the conversion). Prints median and p99 per document, the largest document's medians, and the
+// longest event-loop stall seen while converting.
 // Usage: node --import tsx bench/conversion.ts [rounds]
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { convertTelegram } from '../src/conversion/convert.ts';
 import { converterFor } from '../src/conversion/registry.ts';
+import { parseXmlElement, type XmlElement } from '../src/conversion/xml-element.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
 
@@ -14,8 +17,10 @@ const rounds = Number(process.argv[2] ?? 20);
 interface Sample {
   type: string;
   xml: string;
+  parsed: XmlElement;
   bytes: number;
   times: number[];
+  parsedTimes: number[];
 }
 const bySchema = new Map<string, Sample[]>();
 let failures = 0;
@@ -25,7 +30,14 @@ for (const entry of fixtureIndex()) {
   const xml = readFileSync(entry.path, 'utf8');
   const samples = bySchema.get(converter.schema.type) ?? [];
   bySchema.set(converter.schema.type, samples);
-  samples.push({ type: entry.type, xml, bytes: Buffer.byteLength(xml), times: [] });
+  samples.push({
+    type: entry.type,
+    xml,
+    parsed: parseXmlElement(xml),
+    bytes: Buffer.byteLength(xml),
+    times: [],
+    parsedTimes: [],
+  });
   const outcome = convertTelegram(xml, entry.type, 'x'.repeat(96));
   if (!outcome?.ok) failures++;
 }
@@ -40,6 +52,10 @@ for (let round = 0; round < rounds; round++) {
       sample.times.push(performance.now() - t0);
       // Let the event loop turn after each conversion so the stall monitor sees each one on its own.
       await new Promise((resolve) => setImmediate(resolve));
+      const t1 = performance.now();
+      convertTelegram(sample.parsed, sample.type, 'x'.repeat(96));
+      sample.parsedTimes.push(performance.now() - t1);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }
@@ -50,7 +66,9 @@ const quantile = (xs: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
 console.log(`conversion per document, ${rounds} rounds (ms)`);
-console.log('schema | documents | median | p99 | largest document (bytes) | its median');
+console.log(
+  'schema | documents | median | p99 | largest document (bytes) | its median | its median, parsed | median, parsed',
+);
 for (const [schema, samples] of [...bySchema].sort()) {
   const all = samples.flatMap((s) => s.times);
   const largest = samples.reduce((a, b) => (b.bytes > a.bytes ? b : a));
@@ -61,10 +79,19 @@ for (const [schema, samples] of [...bySchema].sort()) {
     p99: quantile(all, 0.99),
     largestBytes: largest.bytes,
     largestMedian: quantile(largest.times, 0.5),
+    largestParsedMedian: quantile(largest.parsedTimes, 0.5),
+    parsedMedian: quantile(
+      samples.flatMap((s) => s.parsedTimes),
+      0.5,
+    ),
   });
   console.log(
     `${schema} | ${samples.length} | ${quantile(all, 0.5).toFixed(3)} | ${quantile(all, 0.99).toFixed(3)} | ` +
-      `${largest.bytes} | ${quantile(largest.times, 0.5).toFixed(3)}`,
+      `${largest.bytes} | ${quantile(largest.times, 0.5).toFixed(3)} | ` +
+      `${quantile(largest.parsedTimes, 0.5).toFixed(3)} | ${quantile(
+        samples.flatMap((s) => s.parsedTimes),
+        0.5,
+      ).toFixed(3)}`,
   );
 }
 console.log(`longest event-loop stall while converting: ${(stall.max / 1e6).toFixed(1)} ms`);

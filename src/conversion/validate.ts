@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { schemaAmendments } from './schema-amendments.ts';
 import type { SchemaRef } from './types.ts';
 
 const require = createRequire(import.meta.url);
@@ -30,6 +31,12 @@ function loadValidator(key: string): ValidateFunction | null {
     jsonSchema = require(`@dmdata/telegram-json-types/dist/jschema/${key}.json`) as object;
   } catch {
     return null;
+  }
+  const amend = schemaAmendments[key];
+  if (amend) {
+    // A copy: the package's object stays as published for anyone else requiring it.
+    jsonSchema = structuredClone(jsonSchema);
+    amend(jsonSchema);
   }
   return ajv.compile(jsonSchema);
 }

@@ -1,0 +1,35 @@
+/**
+ * Amendments to the schema package's JSON Schemas (docs/conversion.md "Schema amendments"): each
+ * admits one form that JMA sends and the package does not describe yet, and nothing else. The
+ * converters write what the XML says; without an amendment such a telegram would fail the check and
+ * reach JSON clients not at all.
+ */
+type Definitions = Record<string, Record<string, unknown>>;
+type JsonSchema = { definitions?: Definitions };
+
+function definition(schema: JsonSchema, name: string): Record<string, unknown> {
+  const found = schema.definitions?.[name];
+  if (!found) throw new Error(`schema amendment: no definition ${name}`);
+  return found;
+}
+
+export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
+  /**
+   * 線状降水帯 forecasts (気象解説情報 since 2024, e.g. VPZJ51 全般気象解説情報（線状降水帯半日前予測）)
+   * carry an `EventPart` in a time-series property of type 雨の予想; the package allows `eventPart`
+   * only under 気象現象の予想. The amendment admits that property in the form the package gives an
+   * `eventPart`, with its type 雨の予想.
+   */
+  'weather-commentary_1.0.0': (schema) => {
+    const name = 'WeatherCommentary.TimeSeriesForecastPropertyPrecipitation';
+    const precipitation = definition(schema, name);
+    const event = definition(schema, 'WeatherCommentary.TimeSeriesForecastPropertyEvent');
+    const properties = event.properties as Record<string, unknown>;
+    schema.definitions![name] = {
+      anyOf: [
+        precipitation,
+        { ...event, properties: { ...properties, type: { type: 'string', const: '雨の予想' } } },
+      ],
+    };
+  },
+};
