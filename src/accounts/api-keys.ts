@@ -28,13 +28,19 @@ export async function createApiKey(
 }
 
 /**
- * The live key with this digest, or null. Each lookup records the key's last use, so the time shown
- * is that of the last lookup (the authenticator caches a key for a short while between lookups).
+ * The live key with this digest, or null. A lookup records the key's last use when the recorded one
+ * is a minute old or more (the time is shown to the minute; the authenticator also caches a key for
+ * a short while between lookups), so a busy key does not write its row on every request.
  */
 export async function findApiKeyByDigest(q: Queryable, digest: string): Promise<ApiKeyRecord | null> {
   const rows = await q.query<{ id: number; account_id: number; scopes: string[] }>(
-    `UPDATE api_keys SET last_used_at = now() WHERE digest = $1 AND revoked_at IS NULL
-     RETURNING id, account_id, scopes`,
+    `WITH found AS (
+       SELECT id, account_id, scopes, last_used_at FROM api_keys WHERE digest = $1 AND revoked_at IS NULL
+     ), used AS (
+       UPDATE api_keys SET last_used_at = now()
+       WHERE id IN (SELECT id FROM found WHERE last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+     )
+     SELECT id, account_id, scopes FROM found`,
     [digest],
   );
   const r = rows[0];
