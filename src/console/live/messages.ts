@@ -12,7 +12,8 @@ const en = {
   latestQuake: 'Latest earthquake',
   noQuake: 'No earthquake yet.',
   offMap: 'The epicentre lies outside this map.',
-  mapLabel: 'Map of Japan with the epicentre of the latest earthquake and the maximum intensity per prefecture',
+  mapLabel:
+    'Map of Japan with the epicentre of the latest earthquake and the maximum intensity per prefecture',
   mapCredit: 'Map:',
   eewLabel: 'Earthquake Early Warning',
   eewWarning: 'Earthquake Early Warning (warning)',
