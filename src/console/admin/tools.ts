@@ -11,7 +11,7 @@ import {
 } from '../../sources/scenario/run.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
-import { paths } from '../layout.ts';
+import { fieldError, invalidAttrs, paths } from '../layout.ts';
 import { livePage, sendLivePage } from '../live/layout.ts';
 import { livePaths } from '../live/paths.ts';
 import { sessionCsrfValid } from '../signin-cookies.ts';
@@ -61,10 +61,8 @@ function field(
   return markup`<label for="${id}">${label}</label>
 <input id="${id}" name="${name}" type="${input.type}" value="${v.values?.[name] ?? ''}"${input.required ? markup` required` : null}${
     input.min !== undefined ? markup` min="${input.min}"` : null
-  }${input.max !== undefined ? markup` max="${input.max}"` : null}${input.step ? markup` step="${input.step}"` : null}${
-    problem ? markup` aria-invalid="true" aria-describedby="${id}-error"` : null
-  }>
-${problem ? markup`<p class="error" id="${id}-error">${problem}</p>` : null}`;
+  }${input.max !== undefined ? markup` max="${input.max}"` : null}${input.step ? markup` step="${input.step}"` : null}${invalidAttrs(id, problem)}>
+${fieldError(id, problem)}`;
 }
 
 function renderInvitePage(v: ToolView): string {
