@@ -5,12 +5,15 @@ import { isKnownScope, parseScopeList } from './scopes.ts';
 /**
  * The rules a client registration must meet before `createClient` records it (docs/oauth.md
  * "Clients", "Redirect URIs"), whoever registers it: the `namazu client` command today, a console
- * later. Each broken rule is a RegistrationError naming the field, in the words of the caller's
- * form (`label`).
+ * later. A registration that breaks rules is refused with one RegistrationError naming every field
+ * that breaks one, in the words of the caller's form (`label`).
  */
 
-export type RegistrationField =
-  'name' | 'type' | 'redirectUris' | 'grants' | 'scopes' | 'contact' | 'appUrl' | 'termsUrl' | 'privacyUrl';
+/** The fields of a registration, in the order forms show them. */
+const REGISTRATION_FIELDS = [
+  'name', 'type', 'redirectUris', 'grants', 'scopes', 'contact', 'appUrl', 'termsUrl', 'privacyUrl',
+] as const; // prettier-ignore
+export type RegistrationField = (typeof REGISTRATION_FIELDS)[number];
 
 /** What a registration form submits, not yet checked. */
 export interface RegistrationInput {
@@ -26,12 +29,26 @@ export interface RegistrationInput {
   privacyUrl?: string;
 }
 
+/** One broken rule: the field and what is wrong with it. */
+export interface RegistrationProblem {
+  field: RegistrationField;
+  message: string;
+}
+
+/** Every field that breaks a rule, each with its first broken rule, in form order. */
 export class RegistrationError extends Error {
-  constructor(
-    readonly field: RegistrationField,
-    message: string,
-  ) {
-    super(message);
+  constructor(readonly problems: readonly RegistrationProblem[]) {
+    super(problems.map((p) => p.message).join('; '));
+  }
+
+  /** The field of the first problem. */
+  get field(): RegistrationField {
+    return this.problems[0]!.field;
+  }
+
+  /** What is wrong with this field, if anything. */
+  messageFor(field: RegistrationField): string | undefined {
+    return this.problems.find((p) => p.field === field)?.message;
   }
 }
 
@@ -72,61 +89,66 @@ export function redirectUriProblem(uri: string): string | null {
 }
 
 /**
- * The registration `input` describes, ready for `createClient`, or a RegistrationError for the first
- * rule it breaks. `label` names a field in messages (`--redirect-uri` for the command line).
+ * The registration `input` describes, ready for `createClient`, or a RegistrationError with the first
+ * rule each field breaks. `label` names a field in messages (`--redirect-uri` for the command line).
  */
 export function checkRegistration(
   input: RegistrationInput,
   label: (field: RegistrationField) => string,
 ): Omit<NewClient, 'accountId'> {
-  const fail = (field: RegistrationField, message: string) => new RegistrationError(field, message);
+  const problems: RegistrationProblem[] = [];
+  const broken = (field: RegistrationField) => problems.some((p) => p.field === field);
+  /** Records a problem unless the field already has one (its first is the one shown). */
+  const fail = (field: RegistrationField, message: string) => {
+    if (!broken(field)) problems.push({ field, message });
+  };
 
   const name = input.name.trim();
   if (name.length === 0 || name.length > MAX_NAME || CONTROL.test(name)) {
-    throw fail('name', `${label('name')} must be 1 to ${MAX_NAME} printable characters`);
+    fail('name', `${label('name')} must be 1 to ${MAX_NAME} printable characters`);
   }
   const type = input.type;
   if (type !== 'confidential' && type !== 'public')
-    throw fail('type', `${label('type')} must be confidential or public`);
+    fail('type', `${label('type')} must be confidential or public`);
+
+  const redirectUris = [...new Set(input.redirectUris)];
+  if (redirectUris.length > MAX_REDIRECT_URIS)
+    fail('redirectUris', `at most ${MAX_REDIRECT_URIS} ${label('redirectUris')}`);
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) fail('redirectUris', `${label('redirectUris')} "${uri}" ${problem}`);
+  }
 
   const grants = [...new Set(input.grants)];
-  if (grants.length === 0) throw fail('grants', `at least one ${label('grants')} is required`);
+  if (grants.length === 0) fail('grants', `at least one ${label('grants')} is required`);
   for (const g of grants) {
     if (!GRANTS.includes(g as GrantType))
-      throw fail('grants', `${label('grants')} must be one of ${GRANTS.join(', ')}, got "${g}"`);
+      fail('grants', `${label('grants')} must be one of ${GRANTS.join(', ')}, got "${g}"`);
   }
   if (type === 'public' && grants.includes('client_credentials')) {
-    throw fail('grants', 'public clients cannot use the client_credentials grant');
+    fail('grants', 'public clients cannot use the client_credentials grant');
   }
   if (grants.includes('refresh_token') && !grants.includes('authorization_code')) {
-    throw fail(
+    fail(
       'grants',
       `${label('grants')} refresh_token needs ${label('grants')} authorization_code (refresh tokens come from it)`,
     );
   }
-
-  const redirectUris = [...new Set(input.redirectUris)];
-  if (redirectUris.length > MAX_REDIRECT_URIS)
-    throw fail('redirectUris', `at most ${MAX_REDIRECT_URIS} ${label('redirectUris')}`);
-  for (const uri of redirectUris) {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw fail('redirectUris', `${label('redirectUris')} "${uri}" ${problem}`);
-  }
   if (grants.includes('authorization_code') && redirectUris.length === 0) {
-    throw fail('redirectUris', `the authorization_code grant needs at least one ${label('redirectUris')}`);
+    fail('redirectUris', `the authorization_code grant needs at least one ${label('redirectUris')}`);
   }
 
   const scopes = parseScopeList(input.scopes);
-  if (scopes.length === 0) throw fail('scopes', `${label('scopes')} must name at least one scope`);
+  if (scopes.length === 0) fail('scopes', `${label('scopes')} must name at least one scope`);
   const unknown = scopes.filter((s) => !isKnownScope(s));
-  if (unknown.length > 0) throw fail('scopes', `unknown scope(s): ${unknown.join(', ')}`);
+  if (unknown.length > 0) fail('scopes', `unknown scope(s): ${unknown.join(', ')}`);
 
   const contact = input.contact;
   if (
     contact !== undefined &&
     (contact.trim().length === 0 || contact.length > MAX_CONTACT || CONTROL.test(contact))
   ) {
-    throw fail('contact', `${label('contact')} must be 1 to ${MAX_CONTACT} printable characters`);
+    fail('contact', `${label('contact')} must be 1 to ${MAX_CONTACT} printable characters`);
   }
 
   /** An optional http(s) URL of the client's pages. */
@@ -140,10 +162,17 @@ export function checkRegistration(
       // reported below
     }
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || value.length > MAX_URL_LENGTH) {
-      throw fail(field, `${label(field)} must be an http(s) URL, got "${value}"`);
+      fail(field, `${label(field)} must be an http(s) URL, got "${value}"`);
     }
     return value;
   };
+  const appUrl = pageUrl('appUrl');
+  const termsUrl = pageUrl('termsUrl');
+  const privacyUrl = pageUrl('privacyUrl');
+  if (problems.length > 0) {
+    const rank = (p: RegistrationProblem) => REGISTRATION_FIELDS.indexOf(p.field);
+    throw new RegistrationError(problems.sort((a, b) => rank(a) - rank(b)));
+  }
 
   return {
     name,
@@ -152,8 +181,8 @@ export function checkRegistration(
     grants: grants as GrantType[],
     scopes,
     contact: contact?.trim() ?? null,
-    appUrl: pageUrl('appUrl'),
-    termsUrl: pageUrl('termsUrl'),
-    privacyUrl: pageUrl('privacyUrl'),
+    appUrl,
+    termsUrl,
+    privacyUrl,
   };
 }

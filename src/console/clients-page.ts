@@ -1,5 +1,5 @@
 import type { ManagedClient } from '../auth/client-management.ts';
-import { GRANTS, type RegistrationField } from '../auth/client-registration.ts';
+import { GRANTS, type RegistrationField, type RegistrationProblem } from '../auth/client-registration.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
 import { fieldError, formatTime, invalidAttrs, pathOf, paths, secretBox } from './layout.ts';
@@ -166,13 +166,16 @@ export interface ClientFormView {
   editing: boolean;
   values: ClientFormValues;
   offered: string[];
-  error?: { field: RegistrationField; message: string };
+  /** The fields that broke a rule, each with its message. */
+  problems: readonly RegistrationProblem[];
 }
 
 function clientForm(v: ClientFormView): SafeHtml {
   const t = clientsText[v.lang];
-  const err = (field: RegistrationField) =>
-    v.error?.field === field ? `${t.check} ${v.error.message}` : undefined;
+  const err = (field: RegistrationField) => {
+    const message = v.problems.find((p) => p.field === field)?.message;
+    return message === undefined ? undefined : `${t.check} ${message}`;
+  };
   const text = (
     id: RegistrationField,
     label: string,

@@ -182,7 +182,7 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
         editing: false,
         values,
         offered: offeredScopes(visit.account.isAdmin),
-        error: error && { field: error.field, message: error.message },
+        problems: error?.problems ?? [],
       }),
     );
   }
@@ -193,7 +193,7 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
     return showNewClient(reply, 200, visit, emptyClientForm);
   });
 
-  /** The checked registration, or the RegistrationError of its first broken rule. */
+  /** The checked registration, or the RegistrationError naming every field that breaks a rule. */
   function check(visit: Visit, values: ClientFormValues, type?: string) {
     try {
       const input = registrationInput(values);
@@ -201,10 +201,9 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
       const offered = offeredScopes(visit.account.isAdmin);
       const refused = checked.scopes.filter((s) => !offered.includes(s));
       if (refused.length > 0)
-        return new RegistrationError(
-          'scopes',
-          `scope(s) not available to this account: ${refused.join(', ')}`,
-        );
+        return new RegistrationError([
+          { field: 'scopes', message: `scope(s) not available to this account: ${refused.join(', ')}` },
+        ]);
       return checked;
     } catch (err) {
       if (err instanceof RegistrationError) return err;
@@ -250,7 +249,7 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
         offered: offeredScopes(visit.account.isAdmin),
         secret: extra.secret,
         notice: extra.notice,
-        error: extra.error && { field: extra.error.field, message: extra.error.message },
+        problems: extra.error?.problems ?? [],
       }),
     );
   }

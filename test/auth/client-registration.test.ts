@@ -92,6 +92,36 @@ test('each broken rule names its field', () => {
   }
 });
 
+test('every field that breaks a rule is named at once, each with its first broken rule, in form order', () => {
+  try {
+    checkRegistration(
+      {
+        ...web,
+        privacyUrl: 'ftp://app.example/privacy',
+        scopes: 'nope',
+        grants: ['password', 'client_credentials'],
+        type: 'public',
+        name: '',
+      },
+      label,
+    );
+    assert.fail('expected the registration to be refused');
+  } catch (e) {
+    assert.ok(e instanceof RegistrationError, String(e));
+    assert.deepEqual(
+      e.problems.map((p) => p.field),
+      ['name', 'grants', 'scopes', 'privacyUrl'],
+    );
+    assert.match(e.messageFor('grants') ?? '', /^<grants> must be one of .*, got "password"$/);
+    assert.equal(e.messageFor('type'), undefined);
+    assert.equal(e.field, 'name');
+    assert.match(
+      e.message,
+      /^<name> must be .*; <grants> must be .*; unknown scope\(s\): nope; <privacyUrl> must be/,
+    );
+  }
+});
+
 test('accepted redirect URIs: https, http on a loopback host, private-use schemes', () => {
   const uris = [
     'https://app.example/cb',

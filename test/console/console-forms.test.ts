@@ -216,6 +216,18 @@ describe('OAuth clients', () => {
         what,
       );
     }
+    // Several broken rules at once: each is shown beside its own field.
+    const several = await browser.submit(html, '/account/clients', [
+      ...valid.filter(([k]) => !['name', 'scope', 'termsUrl'].includes(k)),
+      ['name', ''],
+      ['termsUrl', 'javascript:alert(1)'],
+    ]);
+    assert.equal(several.status, 400);
+    const severalBody = await several.text();
+    assert.match(fieldErrorOf(severalBody, 'name') ?? '', /must be 1 to 100/);
+    assert.match(fieldErrorOf(severalBody, 'scopes') ?? '', /at least one scope/);
+    assert.match(fieldErrorOf(severalBody, 'termsUrl') ?? '', /must be an http\(s\) URL/);
+    assert.equal(fieldErrorOf(severalBody, 'redirectUris'), null);
     const noCsrf = await browser.post(`${server.url}/account/clients`, valid);
     assert.equal(noCsrf.status, 403);
     assert.equal(await count('oauth_clients WHERE account_id = $1', [user.id]), before);
