@@ -1,6 +1,6 @@
 import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import { writtenText } from './free-text.ts';
-import type { ConversionSource, ConvertedDocument, SchemaRef } from './types.ts';
+import type { ConversionSource, ConvertedDocument, Converter, SchemaRef } from './types.ts';
 import type { XmlElement } from './xml-element.ts';
 
 /** The common part of every JSON conversion: everything but `_schema` and `body`. */
@@ -53,4 +53,9 @@ export function convertHead(report: XmlElement, originalId: string): ConvertedHe
 export function buildDocument(source: ConversionSource, schema: SchemaRef, body: object): ConvertedDocument {
   const { _originalId, ...head } = convertHead(source.report, source.originalId);
   return { _originalId, _schema: { type: schema.type, version: schema.version }, ...head, body };
+}
+
+/** A converter that turns every telegram of its types into one document: the header and `body`. */
+export function documentConverter(schema: SchemaRef, body: (source: ConversionSource) => object): Converter {
+  return { schema, convert: (source) => buildDocument(source, schema, body(source)) };
 }

@@ -1,8 +1,8 @@
 import type { EarthquakeHypocenterUpdate } from '@dmdata/telegram-json-types';
 import { convertCoordinate } from '../coordinate.ts';
 import { convertDepth, convertEarthquake } from '../earthquake.ts';
-import { buildDocument } from '../head.ts';
-import type { ConversionSource, Converter, SchemaRef } from '../types.ts';
+import { documentConverter } from '../head.ts';
+import type { ConversionSource, SchemaRef } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 const schema: SchemaRef = { type: 'earthquake-hypocenter-update', version: '1.0.0' };
@@ -10,10 +10,7 @@ const schema: SchemaRef = { type: 'earthquake-hypocenter-update', version: '1.0.
 const DEGREES_MINUTES = '震源位置（度分）';
 
 /** VXSE61 顕著な地震の震源要素更新のお知らせ (docs/conversion/earthquake-hypocenter-update.md). */
-export const earthquakeHypocenterUpdate: Converter = {
-  schema,
-  convert: (source) => buildDocument(source, schema, convertBody(source)),
-};
+export const earthquakeHypocenterUpdate = documentConverter(schema, convertBody);
 
 function convertBody(
   source: ConversionSource,

@@ -1,13 +1,13 @@
 import type { Components, EarthquakeInformation } from '@dmdata/telegram-json-types';
 import { convertCodedComment } from '../coded-comment.ts';
 import { convertEarthquake } from '../earthquake.ts';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import {
   convertIntensityObservation,
   convertLgIntensityObservation,
   type IntensityObservation as Intensity,
 } from '../intensity-observation.ts';
-import type { ConversionSource, Converter, SchemaRef } from '../types.ts';
+import type { ConversionSource, SchemaRef } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 /** The body of every issued type (VZSE40 aside): which parts appear depends on the XML. */
@@ -25,10 +25,7 @@ const schema: SchemaRef = { type: 'earthquake-information', version: '1.1.0' };
  * VXSE62 長周期地震動に関する観測情報 and VZSE40 地震・津波に関するお知らせ
  * (docs/conversion/earthquake-information.md).
  */
-export const earthquakeInformation: Converter = {
-  schema,
-  convert: (source) => buildDocument(source, schema, convertBody(source)),
-};
+export const earthquakeInformation = documentConverter(schema, convertBody);
 
 function convertBody(
   source: ConversionSource,

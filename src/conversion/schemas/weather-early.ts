@@ -1,20 +1,15 @@
 import type { WeatherEarly } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { codeName, trimmedText } from '../meteorology.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherEarly.v1_0_0.PublicBody;
 type EarlyBase = WeatherEarly.v1_0_0.EarlyBase;
 
 /** 早期天候情報 (VPAW51) → weather-early 1.0.0 (docs/conversion/weather-early.md). */
-export const weatherEarly: Converter = {
-  schema: { type: 'weather-early', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherEarly = documentConverter({ type: 'weather-early', version: '1.0.0' }, convertBody);
 
 /** `jmx_eb` element of a significant climate element → its key in `forecasts`. */
 const FORECASTS: Readonly<Record<string, string>> = {

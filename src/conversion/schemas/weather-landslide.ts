@@ -1,7 +1,7 @@
 import type { WeatherLandslide } from '@dmdata/telegram-json-types';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { codeName, trimmedText } from '../meteorology.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 
 type PublicBody = WeatherLandslide.v1_0_0.PublicBody;
 type City = WeatherLandslide.v1_0_0.City;
@@ -9,12 +9,10 @@ type CityKind = WeatherLandslide.v1_0_0.CityKind;
 type Office = WeatherLandslide.v1_0_0.Office;
 
 /** 土砂災害警戒情報 (VXWW50) → weather-landslide 1.0.0 (docs/conversion/weather-landslide.md). */
-export const weatherLandslide: Converter = {
-  schema: { type: 'weather-landslide', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherLandslide = documentConverter(
+  { type: 'weather-landslide', version: '1.0.0' },
+  convertBody,
+);
 
 function convertBody(source: ConversionSource): PublicBody {
   const body = source.report.child('Body');

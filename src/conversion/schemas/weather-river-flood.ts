@@ -1,7 +1,7 @@
 import type { WeatherRiverFlood } from '@dmdata/telegram-json-types';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { codeName, joinedNotices, trimmedText } from '../meteorology.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherRiverFlood.v1_0_0.PublicBody;
@@ -16,12 +16,10 @@ type Office = WeatherRiverFlood.v1_0_0.Office;
 type Reference = WeatherRiverFlood.v1_0_0.Reference;
 
 /** 指定河川洪水予報 (VXKO50–89, title code VXKOii) → weather-river-flood 1.0.0 (docs/conversion/weather-river-flood.md). */
-export const weatherRiverFlood: Converter = {
-  schema: { type: 'weather-river-flood', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherRiverFlood = documentConverter(
+  { type: 'weather-river-flood', version: '1.0.0' },
+  convertBody,
+);
 
 function convertBody(source: ConversionSource): PublicBody {
   const body = source.report.child('Body');

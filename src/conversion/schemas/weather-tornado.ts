@@ -1,7 +1,7 @@
 import type { WeatherTornado } from '@dmdata/telegram-json-types';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { codeName, trimmedText } from '../meteorology.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherTornado.v1_0_0.PublicBody;
@@ -9,12 +9,7 @@ type Target = WeatherTornado.v1_0_0.Target;
 type TargetKind = WeatherTornado.v1_0_0.TargetKind;
 
 /** 竜巻注意情報（目撃情報付き） (VPHW51) → weather-tornado 1.0.0 (docs/conversion/weather-tornado.md). */
-export const weatherTornado: Converter = {
-  schema: { type: 'weather-tornado', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherTornado = documentConverter({ type: 'weather-tornado', version: '1.0.0' }, convertBody);
 
 function convertBody(source: ConversionSource): PublicBody {
   const warnings = source.report.child('Body')?.all('Warning') ?? [];

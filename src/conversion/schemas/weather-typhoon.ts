@@ -1,8 +1,8 @@
 import type { WeatherTyphoon } from '@dmdata/telegram-json-types';
 import { convertCoordinate, parseIso6709 } from '../coordinate.ts';
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { withFullYear } from '../typhoon-number.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherTyphoon.v1_0_0.PublicBody;
@@ -16,12 +16,7 @@ type Classification = WeatherTyphoon.v1_0_0.RealStateClassification;
  * 台風解析・予報情報（５日予報） (VPTW60–65, one type per tropical cyclone being tracked) →
  * weather-typhoon 1.0.0 (docs/conversion/weather-typhoon.md).
  */
-export const weatherTyphoon: Converter = {
-  schema: { type: 'weather-typhoon', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherTyphoon = documentConverter({ type: 'weather-typhoon', version: '1.0.0' }, convertBody);
 
 function convertBody(source: ConversionSource): PublicBody {
   const reportDateTime = source.report.textAt('Head/ReportDateTime')?.trim() ?? '';

@@ -1,8 +1,8 @@
 import type { WeatherWarning } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
 import { codeName, joinedNotices, notes, trimmedText, warningAreas } from '../meteorology.ts';
-import { buildDocument } from '../head.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import { documentConverter } from '../head.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 type Kind = WeatherWarning.v1_0_0.Kind;
@@ -17,12 +17,10 @@ type Quantitative = WeatherWarning.v1_0_0.TimeSeriesItemKindQuantitative;
  * 気象警報・注意報（Ｈ２７） (VPWW54) and 記録的短時間大雨情報 (VPOA50) → weather-warning 1.0.0, the
  * version the production service keeps for these types (docs/conversion/weather-warning.md).
  */
-export const weatherWarningLegacy: Converter = {
-  schema: { type: 'weather-warning', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherWarningLegacy = documentConverter(
+  { type: 'weather-warning', version: '1.0.0' },
+  convertBody,
+);
 
 function convertBody(source: ConversionSource): object {
   const body = source.report.child('Body');

@@ -1,18 +1,16 @@
-import { buildDocument } from '../head.ts';
+import { documentConverter } from '../head.ts';
 import { codeName, notes, trimmedText } from '../meteorology.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 /**
  * 気象警報・注意報時系列情報（Ｒ０６） (VPWP50) → weather-warning-timeseries 1.0.0
  * (docs/conversion/weather-warning-timeseries.md).
  */
-export const weatherWarningTimeseries: Converter = {
-  schema: { type: 'weather-warning-timeseries', version: '1.0.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherWarningTimeseries = documentConverter(
+  { type: 'weather-warning-timeseries', version: '1.0.0' },
+  convertBody,
+);
 
 function convertBody(source: ConversionSource): object {
   const infos = source.report.at('Body/MeteorologicalInfos');

@@ -1,6 +1,6 @@
 import { codeName, joinedNotices, NO_WARNING, notes, trimmedText, warningAreas } from '../meteorology.ts';
-import { buildDocument } from '../head.ts';
-import type { ConversionSource, Converter } from '../types.ts';
+import { documentConverter } from '../head.ts';
+import type { ConversionSource } from '../types.ts';
 import type { XmlElement } from '../xml-element.ts';
 
 /** Body parts only some types carry (the package's types prohibit them elsewhere). */
@@ -13,12 +13,7 @@ const EXTRA_PARTS: Readonly<Record<string, readonly string[]>> = {
  * 気象警報・注意報（Ｒ０６） (VPWW55–61) and its 集約通報 (VPWS50) → weather-warning 1.1.0
  * (docs/conversion/weather-warning.md).
  */
-export const weatherWarning: Converter = {
-  schema: { type: 'weather-warning', version: '1.1.0' },
-  convert(source) {
-    return buildDocument(source, this.schema, convertBody(source));
-  },
-};
+export const weatherWarning = documentConverter({ type: 'weather-warning', version: '1.1.0' }, convertBody);
 
 function convertBody(source: ConversionSource): object {
   const body = source.report.child('Body');
