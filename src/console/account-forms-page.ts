@@ -1,6 +1,6 @@
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
-import { fieldError, invalidAttrs } from './layout.ts';
+import { fieldError, invalidAttrs, notice } from './layout.ts';
 
 /** The sign-up and password-change pages. */
 
@@ -96,7 +96,7 @@ ${fieldError('name', e.name)}
 <input id="email" type="email" name="email" value="${v.values.email ?? ''}" required maxlength="254" autocomplete="username"${invalidAttrs('email', e.email)}>
 ${fieldError('email', e.email)}
 <label for="password">${t.password}</label>
-<input id="password" type="password" name="password" required minlength="8" maxlength="1024" autocomplete="new-password" aria-describedby="password-hint${e.password ? ' password-error' : ''}"${e.password ? markup` aria-invalid="true"` : null}>
+<input id="password" type="password" name="password" required minlength="8" maxlength="1024" autocomplete="new-password" ${invalidAttrs('password', e.password, true)}>
 <p class="hint" id="password-hint">${t.passwordHint}</p>
 ${fieldError('password', e.password)}
 <button type="submit">${t.create}</button>
@@ -125,14 +125,14 @@ export function renderPasswordPage(v: PasswordView): string {
   return page(
     t.passwordTitle,
     markup`<h1>${t.passwordTitle}</h1>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 <div class="card"><form method="post" action="${v.action}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
 <label for="current">${t.current}</label>
 <input id="current" type="password" name="current" required maxlength="1024" autocomplete="current-password"${invalidAttrs('current', e.current)}>
 ${fieldError('current', e.current)}
 <label for="next">${t.next}</label>
-<input id="next" type="password" name="next" required minlength="8" maxlength="1024" autocomplete="new-password" aria-describedby="next-hint${e.next ? ' next-error' : ''}"${e.next ? markup` aria-invalid="true"` : null}>
+<input id="next" type="password" name="next" required minlength="8" maxlength="1024" autocomplete="new-password" ${invalidAttrs('next', e.next, true)}>
 <p class="hint" id="next-hint">${t.passwordHint}</p>
 ${fieldError('next', e.next)}
 <p class="muted">${t.othersEnd}</p>

@@ -1,7 +1,7 @@
 import type { Authorization } from '../auth/authorizations.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, paths } from './layout.ts';
+import { formatTime, notice, paths } from './layout.ts';
 
 /** The dashboard: the account at a glance, and the authorizations it granted (revoke one). */
 export interface AccountView {
@@ -93,7 +93,7 @@ ${rows}</tbody>
     t.title,
     markup`<h1>${t.title}</h1>
 <p>${t.signedInAs} ${v.email}.</p>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 <div class="cards">
 ${card(t.keys, String(v.counts.keys), paths.keys)}
 ${card(t.clients, String(v.counts.clients), paths.clients)}

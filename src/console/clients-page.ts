@@ -2,7 +2,7 @@ import type { ManagedClient } from '../auth/client-management.ts';
 import { GRANTS, type RegistrationField, type RegistrationProblem } from '../auth/client-registration.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
-import { fieldError, formatTime, invalidAttrs, pathOf, paths, secretBox } from './layout.ts';
+import { fieldError, formatTime, invalidAttrs, notice, pathOf, paths, secretBox } from './layout.ts';
 import { scopeFieldset, scopeTags } from './scope-field.ts';
 
 /** The OAuth clients of an account: list, register, view and edit, rotate the secret, delete. */
@@ -181,10 +181,10 @@ function clientForm(v: ClientFormView): SafeHtml {
     label: string,
     value: string,
     type: string,
-    extra: SafeHtml | null = null,
+    options: { required?: boolean; hinted?: boolean } = {},
   ) =>
     markup`<label for="${id}">${label}</label>
-<input id="${id}" type="${type}" name="${id}" value="${value}" maxlength="2000"${extra}${invalidAttrs(id, err(id))}>
+<input id="${id}" type="${type}" name="${id}" value="${value}" maxlength="2000"${options.required ? markup` required` : null}${invalidAttrs(id, err(id), options.hinted)}>
 ${fieldError(id, err(id))}`;
   const typeField = v.editing
     ? markup`<p><strong>${t.type}:</strong> ${v.values.type === 'public' ? t.public : t.confidential} <span class="muted">(${t.fixedType})</span></p>`
@@ -200,16 +200,16 @@ ${fieldError('type', err('type'))}</fieldset>`;
   );
   return markup`<form method="post" action="${v.action}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
-${text('name', t.name, v.values.name, 'text', markup` required`)}
+${text('name', t.name, v.values.name, 'text', { required: true })}
 ${typeField}
 <label for="redirectUris">${t.redirectUris}</label>
-<textarea id="redirectUris" name="redirectUris" rows="3" aria-describedby="redirectUris-hint${err('redirectUris') ? ' redirectUris-error' : ''}"${err('redirectUris') ? markup` aria-invalid="true"` : null}>${v.values.redirectUris}</textarea>
+<textarea id="redirectUris" name="redirectUris" rows="3"${invalidAttrs('redirectUris', err('redirectUris'), true)}>${v.values.redirectUris}</textarea>
 <p class="hint" id="redirectUris-hint">${t.redirectHint}</p>
 ${fieldError('redirectUris', err('redirectUris'))}
 <fieldset id="grants"${err('grants') ? markup` aria-describedby="grants-error"` : null}><legend>${t.grants}</legend>${grants}
 ${fieldError('grants', err('grants'))}</fieldset>
 ${scopeFieldset('scopes', t.scopes, v.offered, new Set(v.values.scopes), err('scopes'))}
-${text('contact', t.contact, v.values.contact, 'text', markup` aria-describedby="contact-hint"`)}
+${text('contact', t.contact, v.values.contact, 'text', { hinted: true })}
 <p class="hint" id="contact-hint">${t.contactHint}</p>
 ${text('appUrl', t.appUrl, v.values.appUrl, 'url')}
 ${text('termsUrl', t.termsUrl, v.values.termsUrl, 'url')}
@@ -248,7 +248,7 @@ export function renderClientsPage(v: ClientsView): string {
     t.title,
     markup`<h1>${t.title}</h1>
 <p>${t.intro}</p>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 <p><a href="${paths.clientNew}">${t.register}</a></p>
 ${
   rows.length === 0
@@ -283,7 +283,7 @@ export function renderClientPage(v: ClientView): string {
   return page(
     c.name,
     markup`<h1>${c.name}</h1>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 ${v.secret ? secretBox('new-secret', t.newSecret, v.secret, v.lang) : null}
 <div class="card"><dl class="facts">
 <dt>${t.clientId}</dt><dd><code id="client-id">${c.clientId}</code></dd>

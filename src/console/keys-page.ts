@@ -1,7 +1,7 @@
 import type { ApiKeyListItem } from '../accounts/api-keys.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, pathOf, paths, secretBox } from './layout.ts';
+import { formatTime, notice, pathOf, paths, secretBox } from './layout.ts';
 import { scopeFieldset, scopeTags } from './scope-field.ts';
 
 type Key =
@@ -88,7 +88,7 @@ export function renderKeysPage(v: KeysView): string {
     t.title,
     markup`<h1>${t.title}</h1>
 <p>${t.intro}</p>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 ${v.created ? secretBox('new-key', t.newKey, v.created, v.lang) : null}
 ${table}
 <h2>${t.create}</h2>

@@ -155,9 +155,18 @@ export function fieldError(id: string, message: string | undefined): SafeHtml | 
   return message ? markup`<p class="field-error" id="${id}-error">${message}</p>` : null;
 }
 
-/** Attributes of an input whose value was refused. */
-export function invalidAttrs(id: string, message: string | undefined): SafeHtml | null {
-  return message ? markup` aria-invalid="true" aria-describedby="${id}-error"` : null;
+/**
+ * Attributes of an input whose value was refused, tied to its `fieldError`; with `hinted`, the input
+ * also has a hint (`${id}-hint`) it is always described by.
+ */
+export function invalidAttrs(id: string, message: string | undefined, hinted = false): SafeHtml | null {
+  const describedBy = [...(hinted ? [`${id}-hint`] : []), ...(message ? [`${id}-error`] : [])].join(' ');
+  return markup`${message ? markup` aria-invalid="true"` : null}${describedBy ? markup` aria-describedby="${describedBy}"` : null}`;
+}
+
+/** What the last action did, announced to screen readers. */
+export function notice(message: string | undefined): SafeHtml | null {
+  return message ? markup`<p class="notice" role="status">${message}</p>` : null;
 }
 
 const copyText: Messages<'copy' | 'copied' | 'once'> = {

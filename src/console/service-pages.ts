@@ -2,7 +2,7 @@ import type { ContractListItem } from '../accounts/contracts.ts';
 import type { SocketSession } from '../sessions/socket-sessions.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, pathOf, paths } from './layout.ts';
+import { formatTime, notice, pathOf, paths } from './layout.ts';
 
 /** The contracts page (every plan; apply, cancel) and the WebSocket sessions page (list; close). */
 
@@ -100,7 +100,7 @@ export function renderContractsPage(v: ContractsView): string {
     t.title,
     markup`<h1>${t.title}</h1>
 <p>${t.intro}</p>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 <p class="card">${t.limit} <strong id="connection-limit" class="figure">${v.limit}</strong></p>
 <div class="table-wrap"><table class="stack">
 <thead><tr><th>${t.plan}</th><th>${t.classification}</th><th>${t.price}</th><th>${t.connections}</th><th>${t.status}</th><th></th></tr></thead>
@@ -206,7 +206,7 @@ export function renderSessionsPage(v: SessionsView): string {
     t.title,
     markup`<h1>${t.title}</h1>
 <p>${t.intro}</p>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 <p class="card">${t.usage} <strong class="figure">${v.open} / ${v.limit}</strong></p>
 ${
   rows.length === 0

@@ -1,5 +1,6 @@
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
+import { notice } from './layout.ts';
 
 export interface SigninView {
   lang: Lang;
@@ -41,7 +42,7 @@ export function renderSigninPage(v: SigninView): string {
   return page(
     t.title,
     markup`<h1>${t.title}</h1>
-${v.notice ? markup`<p class="notice" role="status">${v.notice}</p>` : null}
+${notice(v.notice)}
 ${v.error ? markup`<p class="error" role="alert" id="signin-error">${v.error}</p>` : null}
 <div class="card">
 <form method="post" action="${v.action}">

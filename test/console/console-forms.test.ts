@@ -216,6 +216,13 @@ describe('OAuth clients', () => {
         what,
       );
     }
+    // A field with a hint is described by the hint and its error, in one attribute.
+    const contact = await (
+      await browser.submit(html, '/account/clients', replace('contact', 'c'.repeat(255)))
+    ).text();
+    const contactInput = /<input id="contact"[^>]*>/.exec(contact)?.[0] ?? '';
+    assert.match(contactInput, /aria-describedby="contact-hint contact-error"/);
+    assert.equal(contactInput.match(/aria-describedby=/g)?.length, 1, contactInput);
     // Several broken rules at once: each is shown beside its own field.
     const several = await browser.submit(html, '/account/clients', [
       ...valid.filter(([k]) => !['name', 'scope', 'termsUrl'].includes(k)),
