@@ -116,35 +116,22 @@ function insertValues(t: PreparedTelegram, first: number): { sql: string; params
  * gets a unique violation, which ingestTelegram turns into a duplicate.
  */
 export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
-  const values = insertValues(t, 2);
-  const rows = await q.query<StoredTelegram>(
-    `WITH existing AS (
-       SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
-     ), inserted AS (
-       INSERT INTO telegrams (${INSERT_COLUMNS})
-       SELECT ${values.sql}
-       FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
-       RETURNING serial, id, classification
-     )
-     SELECT serial, id, classification, false AS duplicate FROM inserted
-     UNION ALL SELECT serial, id, classification, true AS duplicate FROM existing`,
-    [INGEST_LOCK_KEY, ...values.params],
-  );
-  return rows[0]!;
+  return (await storeTelegramWithConversion(q, t)).stored;
 }
 
 /**
- * Stores an XML telegram and its JSON conversion in one statement, with consecutive serials (the
- * conversion's row is drawn from the XML's): both or neither. When the XML is stored already, it is
- * returned as a duplicate and nothing is written. Same lock and duplicate rules as storeTelegram.
+ * Stores an XML telegram and, when given, its JSON conversion in one statement, with consecutive
+ * serials (the conversion's row is drawn from the XML's): both or neither. When the XML is stored
+ * already, it is returned as a duplicate and nothing is written. Same lock and duplicate rules as
+ * storeTelegram.
  */
 export async function storeTelegramWithConversion(
   q: Queryable,
   xml: PreparedTelegram,
-  json: PreparedTelegram,
+  json?: PreparedTelegram,
 ): Promise<{ stored: StoredTelegram; converted?: StoredTelegram }> {
   const xmlValues = insertValues(xml, 2);
-  const jsonValues = insertValues(json, 2 + xmlValues.params.length);
+  const jsonValues = json && insertValues(json, 2 + xmlValues.params.length);
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
        SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
@@ -153,15 +140,19 @@ export async function storeTelegramWithConversion(
        SELECT ${xmlValues.sql}
        FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
        RETURNING serial, id, classification
-     ), json AS (
+     )${
+       jsonValues
+         ? `, json AS (
        INSERT INTO telegrams (${INSERT_COLUMNS})
        SELECT ${jsonValues.sql} FROM xml
        RETURNING serial, id, classification
-     )
+     )`
+         : ''
+     }
      SELECT serial, id, classification, false AS duplicate, false AS conversion FROM xml
-     UNION ALL SELECT serial, id, classification, false AS duplicate, true AS conversion FROM json
+     ${jsonValues ? 'UNION ALL SELECT serial, id, classification, false AS duplicate, true AS conversion FROM json' : ''}
      UNION ALL SELECT serial, id, classification, true AS duplicate, false AS conversion FROM existing`,
-    [INGEST_LOCK_KEY, ...xmlValues.params, ...jsonValues.params],
+    [INGEST_LOCK_KEY, ...xmlValues.params, ...(jsonValues?.params ?? [])],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
   const stored = rows.find((r) => !r.conversion)!;
