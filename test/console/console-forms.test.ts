@@ -10,7 +10,7 @@ import { createInvitation } from '../../src/accounts/invitations.ts';
 import { verifyClientSecret } from '../../src/auth/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { SqlParam } from '../../src/db/types.ts';
-import { Browser, parseForms, signInThroughForm } from '../support/browser.ts';
+import { Browser, parseForms, signedInBrowser } from '../support/browser.ts';
 import { testFetch } from '../support/fetch.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -19,19 +19,11 @@ const clock = new ManualClock();
 let user: { id: number; email: string; password: string };
 let browser: Browser;
 
-async function signedInBrowser(email: string, password: string): Promise<Browser> {
-  const b = new Browser();
-  const res = await b.get(`${server.url}/account`);
-  const done = await signInThroughForm(b, res.headers.get('location')!, email, password);
-  assert.equal(done.status, 303);
-  return b;
-}
-
 before(async () => {
   server = await startTestServer({ clock, listen: false, config: { signup: 'invitation' } });
   const created = await server.createAccount();
   user = { id: created.account.id, email: created.account.email, password: created.password };
-  browser = await signedInBrowser(user.email, user.password);
+  browser = await signedInBrowser(server.url, user.email, user.password);
 });
 after(() => server.close());
 
@@ -72,7 +64,7 @@ describe('root path and language', () => {
   });
 
   test('the language switch sets the lang cookie and returns to the page, now in Japanese', async () => {
-    const b = await signedInBrowser(user.email, user.password);
+    const b = await signedInBrowser(server.url, user.email, user.password);
     assert.match(await page('/account/keys', b), /<html lang="en">/);
     const res = await b.get(`${server.url}/account/lang?to=ja&return_to=%2Faccount%2Fkeys`);
     assert.equal(res.status, 303);
@@ -292,7 +284,7 @@ describe('OAuth clients', () => {
 
   test("another account's client is not found, and cannot be changed", async () => {
     const other = await server.createAccount();
-    const b = await signedInBrowser(other.account.email, other.password);
+    const b = await signedInBrowser(server.url, other.account.email, other.password);
     const html = await page('/account/clients/new', b);
     const res = await b.submit(html, '/account/clients', replace('type', 'public'));
     assert.equal(res.status, 201);
@@ -464,8 +456,8 @@ describe('sign-up by invitation', () => {
 describe('password change', () => {
   test('needs the current password; ends the other sessions of the account but this one', async () => {
     const { account, password } = await server.createAccount();
-    const here = await signedInBrowser(account.email, password);
-    const elsewhere = await signedInBrowser(account.email, password);
+    const here = await signedInBrowser(server.url, account.email, password);
+    const elsewhere = await signedInBrowser(server.url, account.email, password);
     const html = await page('/account/password', here);
     const wrong = await here.submit(html, '/account/password', [
       ['current', 'not it'],
@@ -506,7 +498,7 @@ describe('password change', () => {
 describe('password change limits', () => {
   test('wrong current passwords count against the sign-in limits: then even the right one waits', async () => {
     const { account, password } = await server.createAccount();
-    const b = await signedInBrowser(account.email, password);
+    const b = await signedInBrowser(server.url, account.email, password);
     const html = await page('/account/password', b);
     for (let i = 0; i < 10; i++) {
       const wrong = await b.submit(html, '/account/password', [

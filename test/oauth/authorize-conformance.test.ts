@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import {
+  Browser,
+  parseForms,
+  signInThroughForm,
+  signedInBrowser,
+  startHarness,
+  type Harness,
+} from '../support/browser.ts';
 
 /**
  * The authorization endpoint (docs/oauth.md "Authorization endpoint"), cases A1–A22, through real
@@ -58,17 +65,7 @@ function authorizeUrl(params: Record<string, string | null>): string {
 }
 
 /** A browser already signed in as the test user. */
-async function signedIn(): Promise<Browser> {
-  const browser = new Browser();
-  const res = await signInThroughForm(
-    browser,
-    `${h.origin}/account/signin?return_to=%2Faccount`,
-    h.user.email,
-    h.user.password,
-  );
-  assert.equal(res.status, 303);
-  return browser;
-}
+const signedIn = () => signedInBrowser(h.origin, h.user.email, h.user.password);
 
 /** Runs the authorization request to the consent page (signing in through the form when asked). */
 async function consentPage(browser: Browser, url: string): Promise<string> {

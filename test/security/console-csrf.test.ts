@@ -4,7 +4,7 @@
 // test/oauth/authorize-conformance.test.ts (A22).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { type Browser, parseForms, signedInBrowser, startHarness, type Harness } from '../support/browser.ts';
 
 let h: Harness;
 before(async () => {
@@ -12,17 +12,7 @@ before(async () => {
 });
 after(() => h.close());
 
-async function signedIn(): Promise<Browser> {
-  const browser = new Browser();
-  const res = await signInThroughForm(
-    browser,
-    `${h.origin}/account/signin?return_to=%2Faccount`,
-    h.user.email,
-    h.user.password,
-  );
-  assert.equal(res.status, 303);
-  return browser;
-}
+const signedIn = () => signedInBrowser(h.origin, h.user.email, h.user.password);
 
 async function accountForms(browser: Browser) {
   const res = await browser.get(`${h.origin}/account`);

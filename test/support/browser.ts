@@ -184,6 +184,19 @@ export async function signInThroughForm(
   ]);
 }
 
+/** A new browser signed in through the sign-in form of the server at `origin`. */
+export async function signedInBrowser(origin: string, email: string, password: string): Promise<Browser> {
+  const browser = new Browser();
+  const res = await signInThroughForm(
+    browser,
+    `${origin}/account/signin?return_to=%2Faccount`,
+    email,
+    password,
+  );
+  if (res.status !== 303) throw new Error(`sign-in answered ${res.status}, not 303`);
+  return browser;
+}
+
 /** openid-client's discovery of the test server (plain OAuth 2.0 metadata, http on loopback allowed). */
 export function discoverOverHttp(
   origin: string,
