@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,20 +7,13 @@ import { acceptInvitation } from '../../src/accounts/invitations.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { digestSecret } from '../../src/security/secrets.ts';
+import { namazuOn } from '../support/processes.ts';
 
 /** `namazu invite create` run as the real executable against a fresh embedded database. */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-invite-cli-'));
 
-function namazu(...args: string[]) {
-  const env = { ...process.env };
-  delete env.NAMAZU_DATABASE_URL;
-  const r = spawnSync(process.execPath, ['bin/namazu.js', ...args, '--data-dir', dataDir], {
-    encoding: 'utf8',
-    env,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const namazu = (...args: string[]) => namazuOn(dataDir, ...args);
 
 before(() => {
   for (const [email, admin] of [

@@ -1,6 +1,6 @@
 /** Real `namazu serve` processes, for tests of several processes on one PostgreSQL database. */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
@@ -19,6 +19,15 @@ export const SECRET = 'cluster-test-secret-0123456789abcdef';
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
   return { ...env, ...extra };
+}
+
+/** Runs the real `namazu` executable to completion against the embedded database in `dataDir`. */
+export function namazuOn(dataDir: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], {
+    encoding: 'utf8',
+    env: cleanEnv({}),
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 export interface ServeProcess {
