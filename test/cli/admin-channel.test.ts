@@ -22,6 +22,13 @@ import {
 
 const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const DEADLINE_MS = 2000;
+/** How long a server's log line may take to reach this process through its stdout pipe. */
+const LOG_MS = 10_000;
+
+async function serverLogged(node: Node, line: RegExp): Promise<void> {
+  await waitFor(`the server to log ${line}`, () => line.test(node.output()), LOG_MS).catch(() => {});
+  assert.match(node.output(), line);
+}
 
 interface Run {
   code: number | null;
@@ -124,7 +131,10 @@ test('with the server running, every admin command answers through the channel a
     }
     // Bad usage is refused before connecting: only the others ran in the server.
     assert.ok(runOnServer >= 6 && runOnServer < script.length);
-    assert.equal([...node.output().matchAll(/"msg":"admin command"/g)].length, runOnServer);
+    // The server logs each command before answering it, but its output reaches this process later.
+    const logged = () => [...node!.output().matchAll(/"msg":"admin command"/g)].length;
+    await waitFor('the server to log every command', () => logged() >= runOnServer, LOG_MS).catch(() => {});
+    assert.equal(logged(), runOnServer);
 
     const key = JSON.parse((await namazu(servedData, script[4]!)).stdout).key as string;
     const started = await startSocket(node.url, key, ['telegram.earthquake']);
@@ -185,7 +195,7 @@ test('the channel is owner-only, unreachable is one clear line, commands go dire
     assert.equal(st.mode & 0o777, 0o600);
 
     assert.equal((await namazu(data, create(1))).code, 0);
-    assert.match(node.output(), /"command":"account","code":0,"msg":"admin command"/);
+    await serverLogged(node, /"command":"account","code":0,"msg":"admin command"/);
 
     // The server runs but its channel is gone: one line, status 1, nothing changed.
     rmSync(sock);
@@ -216,7 +226,7 @@ test('the channel is owner-only, unreachable is one clear line, commands go dire
     node = await serve(data);
     const again = await namazu(data, create(4));
     assert.equal(again.code, 0, again.stderr);
-    assert.match(node.output(), /"command":"account","code":0,"msg":"admin command"/);
+    await serverLogged(node, /"command":"account","code":0,"msg":"admin command"/);
     assert.equal(statSync(sock).mode & 0o777, 0o600);
     // Every account exists once: the commands before reached the same database.
     assert.equal((await namazu(data, create(1))).code, 1);
