@@ -1,7 +1,10 @@
 // Ingest throughput of the real fixtures (every JMA XML file once, through the pipeline the CLI uses:
 // parse, classify, gzip, SHA-384, JSON conversion and projections, one transaction each, bus
-// announcement) into a fresh database, side by side with the same telegrams stored without
-// conversion (prepare + store + announce), alternating runs so machine noise hits both alike.
+// announcement; prepared in the bulk-ingest workers) into a fresh database, side by side with the
+// same telegrams stored without conversion (prepare + store + announce, on one thread, as every
+// live source ingests), alternating runs so machine noise hits both alike. One warm-up run of each
+// is not counted (first use compiles code and schemas, and starts the workers). Besides telegrams/s,
+// the CPU time of this process (every thread) per run shows what the conversion costs in all.
 // Usage: node --import tsx bench/ingest.ts [runs]
 //   embedded PGlite by default; NAMAZU_BENCH_DATABASE_URL=postgres://… (a server; a fresh database
 //   is created and dropped per run) for PostgreSQL.
@@ -73,31 +76,43 @@ const withoutConversion: Pipeline = async (db, bus) => {
   }
 };
 
-async function rate(pipeline: Pipeline): Promise<number> {
+/** Telegrams/s of one run, and the CPU seconds this process spent in it. */
+async function rate(pipeline: Pipeline): Promise<{ rate: number; cpu: number }> {
   const { db, drop } = await freshDb();
   const bus = createMemoryBus();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await pipeline(db, bus);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await bus.close();
   await drop();
-  return telegrams.length / seconds;
+  return { rate: telegrams.length / seconds, cpu: (cpu.user + cpu.system) / 1e6 };
 }
 
+await rate(withoutConversion);
+await rate(withConversion);
 const rates = { with: [] as number[], without: [] as number[] };
+const cpus = { with: [] as number[], without: [] as number[] };
 for (let run = 0; run < runs; run++) {
-  rates.without.push(await rate(withoutConversion));
-  rates.with.push(await rate(withConversion));
+  for (const [name, pipeline] of [
+    ['without', withoutConversion],
+    ['with', withConversion],
+  ] as const) {
+    const r = await rate(pipeline);
+    rates[name].push(r.rate);
+    cpus[name].push(r.cpu);
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const engine = serverUrl ? 'PostgreSQL' : 'PGlite';
 console.log(
   `${engine}: ${telegrams.length} telegrams (${(bytes / 1e6).toFixed(1)} MB) per run, ${runs} runs each`,
 );
-for (const [name, xs] of Object.entries(rates)) {
-  const sorted = [...xs].sort((a, b) => a - b);
+for (const name of ['with', 'without'] as const) {
+  const sorted = [...rates[name]].sort((a, b) => a - b);
   console.log(
-    `  ${name.padEnd(7)} conversion: median ${median(xs).toFixed(0)} telegrams/s (min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)})`,
+    `  ${name.padEnd(7)} conversion: median ${median(rates[name]).toFixed(0)} telegrams/s (min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)}); CPU ${median(cpus[name]).toFixed(2)} s per run`,
   );
 }
 emitResult('ingest', {

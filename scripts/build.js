@@ -4,10 +4,13 @@
 import { build } from 'esbuild';
 import { cpSync, rmSync } from 'node:fs';
 
-rmSync('dist', { recursive: true, force: true });
+// `node scripts/build.js [outdir]`: dist/ unless told otherwise (the bundle test builds elsewhere).
+const outdir = process.argv[2] ?? 'dist';
+rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { namazu: 'src/cli/main.ts' },
-  outdir: 'dist',
+  // The prepare worker of bulk ingest is its own entry: src/telegrams/prepare-pool.ts starts it.
+  entryPoints: { namazu: 'src/cli/main.ts', 'prepare-worker': 'src/telegrams/prepare-worker.ts' },
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -17,4 +20,4 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+cpSync('src/db/migrations', `${outdir}/migrations`, { recursive: true });

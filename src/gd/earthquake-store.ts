@@ -48,10 +48,9 @@ const REPORT_COLUMNS = `serial, type, title, canceled, report_time, press_time, 
  * telegrams and other data types are ignored. Recording the same telegram again changes nothing.
  * Returns the EventID recomputed, or null when the document does not enter the projection.
  *
- * Two statements: the report is inserted and the event's reports read in one (the new report comes
- * from the insert's RETURNING, as the statement's own snapshot does not show it), and the event
- * row is written in the other. Ingest runs them under its lock, after the statement that took it,
- * so no other recording of the event can commit in between (docs/gd.md "Recording").
+ * Three plain statements: the report inserted, the event's reports read, the event row written.
+ * Ingest runs them under its lock, after the statement that took it, so no other recording of the
+ * event can commit in between (docs/gd.md "Recording").
  */
 export async function recordEarthquakeReport(
   q: Queryable,
@@ -60,16 +59,11 @@ export async function recordEarthquakeReport(
   const entry = earthquakeReportOf(input);
   if (!entry) return null;
   const { eventId, report: r } = entry;
-  const rows = await q.query<ReportRow>(
-    `WITH inserted AS (
-       INSERT INTO gd_earthquake_reports (serial, telegram_id, event_id, type, title, canceled, report_time,
-         press_time, serial_no, target_time, earthquake, max_int, max_lg_int, lg_category)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12, $13, $14)
-       ON CONFLICT DO NOTHING
-       RETURNING ${REPORT_COLUMNS}
-     )
-     SELECT ${REPORT_COLUMNS} FROM gd_earthquake_reports WHERE event_id = $3
-     UNION ALL SELECT * FROM inserted`,
+  await q.query(
+    `INSERT INTO gd_earthquake_reports (serial, telegram_id, event_id, type, title, canceled, report_time,
+       press_time, serial_no, target_time, earthquake, max_int, max_lg_int, lg_category)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, $12, $13, $14)
+     ON CONFLICT DO NOTHING`,
     [
       r.serial,
       input.telegram.id,
@@ -86,6 +80,10 @@ export async function recordEarthquakeReport(
       r.maxLgInt,
       r.lgCategory,
     ],
+  );
+  const rows = await q.query<ReportRow>(
+    `SELECT ${REPORT_COLUMNS} FROM gd_earthquake_reports WHERE event_id = $1`,
+    [eventId],
   );
   await writeEarthquakeEvent(q, eventId, rows.map(reportOfRow));
   return eventId;

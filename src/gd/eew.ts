@@ -49,22 +49,9 @@ export async function recordEewReport(q: Queryable, input: EewReportInput): Prom
   if (!entersEewRecords(input)) return null;
   const { document: doc, type } = input;
   const record = eewRecordOf(doc);
-  // One statement: the report, then the event's record chosen among its final reports (the new one
-  // from the insert's RETURNING, as the statement's own snapshot does not show it).
-  await q.query(
-    `WITH inserted AS (
-       INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING
-       RETURNING serial, type, serial_no, is_last_info, received_time
-     ), finals AS (
-       SELECT serial, type, serial_no, received_time FROM gd_eew_reports WHERE event_id = $3 AND is_last_info
-       UNION ALL SELECT serial, type, serial_no, received_time FROM inserted WHERE is_last_info
-     )
-     INSERT INTO gd_eew_events (event_id, report_serial, received_time)
-     SELECT $3, serial, received_time FROM finals
-     ORDER BY serial_no DESC, ${TYPE_PREFERENCE} DESC, serial DESC LIMIT 1
-     ON CONFLICT (event_id) DO UPDATE SET report_serial = excluded.report_serial,
-       received_time = excluded.received_time`,
+  const inserted = await q.query(
+    `INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING RETURNING serial`,
     [
       input.telegram.serial,
       input.telegram.id,
@@ -76,6 +63,18 @@ export async function recordEewReport(q: Queryable, input: EewReportInput): Prom
       JSON.stringify(record),
     ],
   );
+  // Only a new final report can change which report stands for the event (most reports are not
+  // final, so most recordings are this one plain insert).
+  if (inserted.length > 0 && record.isLastInfo) {
+    await q.query(
+      `INSERT INTO gd_eew_events (event_id, report_serial, received_time)
+       SELECT event_id, serial, received_time FROM gd_eew_reports WHERE event_id = $1 AND is_last_info
+       ORDER BY serial_no DESC, ${TYPE_PREFERENCE} DESC, serial DESC LIMIT 1
+       ON CONFLICT (event_id) DO UPDATE SET report_serial = excluded.report_serial,
+         received_time = excluded.received_time`,
+      [doc.eventId],
+    );
+  }
   return doc.eventId;
 }
 

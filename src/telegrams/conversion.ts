@@ -1,12 +1,24 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import { convertTelegram } from '../conversion/convert.ts';
-import type { ConvertedDocument, SchemaRef } from '../conversion/types.ts';
+import type { SchemaRef } from '../conversion/types.ts';
 import type { XmlElement } from '../conversion/xml-element.ts';
+import { entersGdProjection } from '../gd/projections.ts';
+import type { ProjectionInput } from '../gd/types.ts';
 import type { PreparedTelegram } from './prepare.ts';
 
+/** What a projection needs of a conversion before it is stored (its serial and id come at commit). */
+export type ProjectionSource = Omit<ProjectionInput<TelegramJSONMain>, 'telegram'>;
+
 export type PreparedConversion =
-  | { ok: true; schema: SchemaRef; telegram: PreparedTelegram; document: ConvertedDocument }
+  | {
+      ok: true;
+      schema: SchemaRef;
+      telegram: PreparedTelegram;
+      /** Set when the document feeds a projection (earthquake events, early warnings). */
+      projection: ProjectionSource | null;
+    }
   | { ok: false; schema: SchemaRef; reason: string };
 
 const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('hex');
@@ -15,7 +27,8 @@ const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('he
  * The JSON conversion of an XML telegram as a telegram of its own (docs/conversion.md): the
  * document gzip-compressed, its id the SHA-384 of those bytes, `_originalId` and `originalId` the
  * XML's id; classification, head (not `xml`), reception time and Control/Head as the XML's.
- * Pure: no I/O. Null when the type has no converter; a failure is returned, never thrown.
+ * Pure: no I/O. Null when the type has no converter; a failure is returned, never thrown. Only a
+ * document that feeds a projection is kept (as `projection`): the others are needed as bytes only.
  */
 export function prepareConversion(
   xml: PreparedTelegram,
@@ -24,10 +37,15 @@ export function prepareConversion(
   const outcome = convertTelegram(document, xml.head.type, xml.id);
   if (outcome === null || !outcome.ok) return outcome;
   const body = gzipSync(Buffer.from(JSON.stringify(outcome.document)), { level: 6 });
+  const source: ProjectionSource = {
+    type: xml.head.type,
+    document: outcome.document,
+    test: xml.head.test,
+  };
   return {
     ok: true,
     schema: outcome.schema,
-    document: outcome.document,
+    projection: entersGdProjection(source) ? source : null,
     telegram: {
       // One conversion per source telegram: the idempotency key is derived from the source's id.
       rawDigest: sha384(`conversion:${xml.id}`),

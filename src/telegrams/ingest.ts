@@ -1,12 +1,15 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
+import { availableParallelism } from 'node:os';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
-import { entersGdProjection, recordGdReport } from '../gd/projections.ts';
+import { recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
-import { prepareConversion, type PreparedConversion } from './conversion.ts';
-import { prepareTelegram, type IngestHints, type PreparedTelegram } from './prepare.ts';
+import type { PreparedConversion } from './conversion.ts';
+import type { IngestHints, PreparedTelegram } from './prepare.ts';
+import { PreparePool } from './prepare-pool.ts';
+import { prepareForIngest, type Ready } from './ready.ts';
 import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
@@ -30,46 +33,54 @@ export type IngestOutcome =
 /** `log`, when given, hears of announcements that failed (the telegram is stored all the same). */
 type Deps = { db: Db; bus: Bus; log?: Logger };
 
-/** A telegram ready to store, with its conversion already computed (CPU work done before any I/O). */
-type Ready =
-  | { ok: true; telegram: PreparedTelegram; conversion: PreparedConversion | null }
-  | { ok: false; reason: string };
-
 /**
  * The ingest pipeline every source uses: prepare (parse, classify, identify, convert), store the
  * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
  * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
  */
 export async function ingestTelegram(deps: Deps, raw: Buffer, hints: IngestHints): Promise<IngestOutcome> {
-  return commit(deps, prepare(raw, hints));
+  return commit(deps, prepareForIngest(raw, hints));
 }
 
+/** Workers for bulk ingest: every core but the one that stores (docs/conversion.md, "Bulk ingest"). */
+const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
+
 /**
- * Ingests telegrams in order, preparing the next one while the previous one is being stored, so the
- * CPU work of parsing and converting overlaps the database round trip. Calls `done` with each
- * outcome, in order.
+ * Ingests telegrams in order (files, archives): the next ones are prepared while one is stored, in
+ * the pool's workers on the other cores once they have started (on this thread before, and where
+ * there is one core), so parsing and converting overlap the database work. Stores one at a time, in
+ * order, as ingestTelegram does; calls `done` with each outcome, in order.
  */
 export async function ingestInOrder(
   deps: Deps,
   items: Iterable<{ raw: Buffer; hints: IngestHints }>,
   done: (outcome: IngestOutcome, index: number) => void,
+  pool: Pick<PreparePool, 'size' | 'prepare'> = bulkPool,
 ): Promise<void> {
-  let pending: Promise<IngestOutcome> | undefined;
+  // Enough telegrams prepared ahead to keep the workers busy through a large one, few enough to
+  // bound memory (each is at most MAX_TELEGRAM_BYTES).
+  const aheadMost = 8 * pool.size + 1;
+  const ahead: Promise<Ready>[] = [];
+  let storing: Promise<void> = Promise.resolve();
   let index = 0;
-  for (const item of items) {
-    const ready = prepare(item.raw, item.hints);
-    if (pending) done(await pending, index++);
-    pending = commit(deps, ready);
+  const storeOldest = async () => {
+    await storing;
+    const ready = await ahead.shift()!;
+    storing = commit(deps, ready).then((outcome) => done(outcome, index++));
+  };
+  try {
+    for (const { raw, hints } of items) {
+      // A worker that failed leaves its telegram to this thread, as does a pool without workers.
+      const inWorker = pool.prepare(raw, hints)?.catch(() => prepareForIngest(raw, hints));
+      ahead.push(inWorker ?? Promise.resolve(prepareForIngest(raw, hints)));
+      if (ahead.length > aheadMost) await storeOldest();
+    }
+    while (ahead.length > 0) await storeOldest();
+    await storing;
+  } finally {
+    // After a failure, the telegrams prepared ahead are dropped unstored: their outcomes are not wanted.
+    for (const left of ahead) left.catch(() => {});
   }
-  if (pending) done(await pending, index);
-}
-
-function prepare(raw: Buffer, hints: IngestHints): Ready {
-  const prepared = prepareTelegram(raw, hints);
-  if (!prepared.ok) return prepared;
-  const conversion =
-    prepared.xmlDocument === undefined ? null : prepareConversion(prepared.telegram, prepared.xmlDocument);
-  return { ok: true, telegram: prepared.telegram, conversion };
 }
 
 async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
@@ -139,16 +150,12 @@ async function storeWithConversion(
   telegram: PreparedTelegram,
   conversion: PreparedConversion & { ok: true },
 ): Promise<IngestOutcome & { ok: true }> {
-  const projection = {
-    type: telegram.head.type,
-    document: conversion.document,
-    test: telegram.head.test,
-  };
+  const { projection } = conversion;
   const done = ({ stored, converted }: { stored: StoredTelegram; converted?: StoredTelegram }) =>
     converted
       ? { ok: true as const, stored, converted: { ...converted, schema: conversion.schema } }
       : { ok: true as const, stored };
-  if (!entersGdProjection(projection)) {
+  if (projection === null) {
     return done(await storeTelegramWithConversion(db, telegram, conversion.telegram));
   }
   return db.tx(async (q) => {

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-pool.ts';
+import { prepareForIngest } from '../../src/telegrams/ready.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+// The esbuild bundle that `npm start` runs, built inside the checkout so that its external
+// packages resolve from node_modules as dist/'s do.
+describe('the bundle (scripts/build.js)', () => {
+  const out = join(root, 'test-output', `bundle-${process.pid}`);
+  let database: TestDatabase;
+  before(async () => {
+    await run(process.execPath, [join(root, 'scripts', 'build.js'), out], { cwd: root });
+    database = await createTestDatabase();
+  });
+  after(async () => {
+    rmSync(out, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  it('has a prepare worker that prepares a telegram as the sources do', async () => {
+    const worker = new Worker(join(out, 'prepare-worker.js'));
+    try {
+      const [started] = (await once(worker, 'message')) as [PrepareReply];
+      assert.deepEqual(started, { started: true });
+      const entry = fixtureIndex().find((e) => e.type === 'VXSE53')!;
+      const request: PrepareRequest = {
+        seq: 7,
+        raw: readFileSync(entry.path),
+        hints: { fileName: entry.file, receivedTime: 0 },
+      };
+      worker.postMessage(request);
+      const [reply] = (await once(worker, 'message')) as [PrepareReply & { seq: number }];
+      assert.equal(reply.seq, 7);
+      assert.ok('ready' in reply && reply.ready.ok && reply.ready.conversion?.ok);
+      const inline = prepareForIngest(Buffer.from(request.raw), request.hints);
+      assert.ok(inline.ok && inline.conversion?.ok);
+      assert.equal(reply.ready.conversion.telegram.id, inline.conversion.telegram.id);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('starts the worker from the chunk beside it', () => {
+    const starters = readdirSync(out).filter(
+      (name) =>
+        name.endsWith('.js') &&
+        name !== 'prepare-worker.js' &&
+        readFileSync(join(out, name), 'utf8').includes('./prepare-worker.js'),
+    );
+    assert.equal(starters.length, 1, 'one chunk holds the pool');
+  });
+
+  it('ingests the fixtures with their conversions', async () => {
+    const target = database.databaseUrl
+      ? ['--database-url', database.databaseUrl]
+      : ['--data-dir', database.dataDir];
+    const { stdout } = await run(
+      process.execPath,
+      [join(out, 'namazu.js'), 'ingest', ...target, jmaXmlRoot],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    const result = JSON.parse(stdout) as {
+      ingested: number;
+      duplicates: number;
+      rejected: unknown[];
+      conversionFailures: unknown[];
+    };
+    assert.deepEqual(result, {
+      ingested: fixtureIndex().length,
+      duplicates: 0,
+      rejected: [],
+      conversionFailures: [],
+    });
+  });
+});

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { createMemoryBus } from '../../src/bus/memory.ts';
+import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/types.ts';
+import { listEarthquakeEvents } from '../../src/gd/earthquake-store.ts';
+import { listEewRecords } from '../../src/gd/eew.ts';
+import { ingestInOrder, ingestTelegram, type IngestOutcome } from '../../src/telegrams/ingest.ts';
+import { PreparePool } from '../../src/telegrams/prepare-pool.ts';
+import type { IngestHints } from '../../src/telegrams/prepare.ts';
+import { prepareForIngest } from '../../src/telegrams/ready.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { fixtureIndex } from '../support/fixtures.ts';
+import { waitFor } from '../support/wait.ts';
+
+const RECEIVED = Date.parse('2026-01-02T03:04:05.678Z');
+const fixtures = fixtureIndex().map((e) => ({
+  raw: readFileSync(e.path),
+  hints: { fileName: e.file, receivedTime: RECEIVED } as IngestHints,
+}));
+/** Every fixture, then one of them again (a duplicate) and bytes that are no telegram (a rejection). */
+const items = [
+  ...fixtures,
+  fixtures[0]!,
+  { raw: Buffer.from('<Report>'), hints: { receivedTime: RECEIVED } },
+];
+
+/** A pool whose worker has started: from now on every telegram it is given is prepared there. */
+async function startedPool(): Promise<PreparePool> {
+  const pool = new PreparePool(1);
+  const probe = fixtures[0]!;
+  await waitFor(() => pool.prepare(probe.raw, probe.hints), { timeout: 60_000, message: 'a started worker' });
+  return pool;
+}
+
+async function freshDb(): Promise<{ db: Db; t: TestDatabase }> {
+  const t = await createTestDatabase();
+  return { t, db: await openDb({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, poolSize: 2 }) };
+}
+
+/** What a database holds after an ingest: every telegram row and both projections. */
+async function contents(db: Db) {
+  return {
+    telegrams: await db.query(
+      `SELECT serial, id, raw_digest, type, format, received_time, original_id, schema_type, schema_version,
+         encode(body, 'base64') AS body FROM telegrams ORDER BY serial`,
+    ),
+    earthquakes: await listEarthquakeEvents(db, { limit: 100 }),
+    eew: await listEewRecords(db, { limit: 100 }),
+  };
+}
+
+const summary = (o: IngestOutcome) =>
+  o.ok
+    ? { serial: o.stored.serial, duplicate: o.stored.duplicate, converted: o.converted?.serial ?? null }
+    : { reason: o.reason };
+
+describe('bulk ingest in prepare workers', () => {
+  let pool: PreparePool;
+  before(async () => {
+    pool = await startedPool();
+  });
+  after(() => pool.close());
+
+  it('a worker prepares every fixture exactly as this thread does', async () => {
+    for (const { raw, hints } of fixtures) {
+      const inWorker = await pool.prepare(raw, hints);
+      assert.ok(inWorker);
+      assert.deepEqual(inWorker, prepareForIngest(raw, hints), hints.fileName);
+      if (inWorker.ok) {
+        assert.ok(Buffer.isBuffer(inWorker.telegram.body));
+        if (inWorker.conversion?.ok) assert.ok(Buffer.isBuffer(inWorker.conversion.telegram.body));
+      }
+    }
+  });
+
+  it('stores, converts and projects the same telegrams in the same order as ingesting one at a time', async () => {
+    const one = await freshDb();
+    const bulk = await freshDb();
+    try {
+      const bus = createMemoryBus();
+      const oneByOne: IngestOutcome[] = [];
+      for (const { raw, hints } of items)
+        oneByOne.push(await ingestTelegram({ db: one.db, bus }, raw, hints));
+
+      let inWorkers = 0;
+      const counting = {
+        size: pool.size,
+        prepare: (raw: Buffer, hints: IngestHints) => {
+          const prepared = pool.prepare(raw, hints);
+          if (prepared) inWorkers++;
+          return prepared;
+        },
+      };
+      const outcomes: IngestOutcome[] = [];
+      await ingestInOrder(
+        { db: bulk.db, bus },
+        items,
+        (outcome, index) => {
+          assert.equal(index, outcomes.length, 'outcomes come in order');
+          outcomes.push(outcome);
+        },
+        counting,
+      );
+
+      assert.equal(inWorkers, items.length, 'every telegram was prepared in the worker');
+      assert.deepEqual(outcomes.map(summary), oneByOne.map(summary));
+      const again = outcomes.at(-2)!;
+      assert.ok(again.ok && again.stored.duplicate);
+      assert.equal(outcomes.at(-1)!.ok, false);
+      const stored = await contents(bulk.db);
+      assert.ok(stored.telegrams.length > fixtures.length, 'conversions were stored');
+      assert.ok(
+        stored.earthquakes.items.length > 0 && stored.eew.items.length > 0,
+        'both projections were fed',
+      );
+      assert.deepEqual(stored, await contents(one.db));
+      await bus.close();
+    } finally {
+      await Promise.all([one.db.close(), bulk.db.close()]);
+      await Promise.all([one.t.drop(), bulk.t.drop()]);
+    }
+  });
+
+  it('prepares on this thread what a worker fails to', async () => {
+    const { db, t } = await freshDb();
+    try {
+      const failing = { size: 1, prepare: () => Promise.reject(new Error('worker gone')) };
+      const outcomes: IngestOutcome[] = [];
+      await ingestInOrder(
+        { db, bus: createMemoryBus() },
+        fixtures.slice(0, 40),
+        (o) => outcomes.push(o),
+        failing,
+      );
+      assert.equal(outcomes.length, 40);
+      assert.ok(outcomes.every((o) => o.ok && !o.stored.duplicate));
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
+  it('closing the pool rejects the telegrams its workers still hold', async () => {
+    const own = await startedPool();
+    const held = fixtures.slice(0, 20).map(({ raw, hints }) => own.prepare(raw, hints)!);
+    const outcomes = Promise.allSettled(held);
+    await own.close();
+    const settled = await outcomes;
+    assert.ok(settled.every((s) => s.status === 'rejected' && /closed/.test(String(s.reason))));
+  });
+});
