@@ -77,6 +77,10 @@ export async function ingestInOrder(
     }
     while (ahead.length > 0) await storeOldest();
     await storing;
+  } catch (err) {
+    // Reading the items failed, or a store: the telegram being stored settles before this returns.
+    await storing.catch(() => {});
+    throw err;
   } finally {
     // After a failure, the telegrams prepared ahead are dropped unstored: their outcomes are not wanted.
     for (const left of ahead) left.catch(() => {});

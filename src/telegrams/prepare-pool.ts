@@ -156,6 +156,7 @@ export class PreparePool {
   #rest(worker: Worker): void {
     worker.unref();
     if (this.#slots.some((s) => s.jobs.size > 0)) return;
+    clearTimeout(this.#idle);
     this.#idle = setTimeout(() => void this.close(), IDLE_MS);
     this.#idle.unref();
   }

@@ -142,6 +142,29 @@ describe('bulk ingest in prepare workers', () => {
     }
   });
 
+  it('a failure reading the telegrams ends the ingest once the one being stored is stored', async () => {
+    const { db, t } = await freshDb();
+    try {
+      function* unreadableAfter12() {
+        yield* fixtures.slice(0, 12);
+        throw new Error('unreadable file');
+      }
+      const outcomes: IngestOutcome[] = [];
+      await assert.rejects(
+        ingestInOrder({ db, bus: createMemoryBus() }, unreadableAfter12(), (o) => outcomes.push(o), pool),
+        /unreadable file/,
+      );
+      const [xml] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM telegrams WHERE format = 'xml'`,
+      );
+      assert.ok(outcomes.length > 0, 'telegrams read before the failure were stored');
+      assert.equal(xml!.n, outcomes.length, 'every stored telegram had its outcome reported');
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
   it('closing the pool rejects the telegrams its workers still hold', async () => {
     const own = await startedPool();
     const held = fixtures.slice(0, 20).map(({ raw, hints }) => own.prepare(raw, hints)!);
