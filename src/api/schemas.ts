@@ -49,24 +49,32 @@ export const XmlReportSchema = Type.Object(
   { description: 'Control and Head of the XML telegram' },
 );
 
+/** The members of a telegram's `head` that every telegram has (XML and its JSON conversion). */
+const headMembers = {
+  type: Type.String(),
+  author: Type.String(),
+  target: Type.Optional(Type.String()),
+  time: Type.String(),
+  designation: Nullable(Type.String()),
+  test: Type.Boolean(),
+};
+
+/** The schema a JSON conversion follows. */
+const SchemaRefSchema = Type.Object({ type: Type.String(), version: Type.String() });
+
 export const TelegramItemV2 = Type.Object({
   serial: Type.Integer(),
   id: Type.String({ description: 'SHA-384 hex of the delivered body' }),
   classification: Type.String(),
   head: Type.Object({
-    type: Type.String(),
-    author: Type.String(),
-    target: Type.Optional(Type.String()),
-    time: Type.String(),
-    designation: Nullable(Type.String()),
-    test: Type.Boolean(),
+    ...headMembers,
     xml: Type.Optional(
       Type.Boolean({ description: 'Whether the telegram is XML; absent on JSON conversions' }),
     ),
   }),
   receivedTime: Type.String(),
   xmlReport: Type.Optional(XmlReportSchema),
-  schema: Type.Optional(Type.Object({ type: Type.String(), version: Type.String() })),
+  schema: Type.Optional(SchemaRefSchema),
   format: Type.String({ description: 'xml, a/n, binary or json' }),
   url: Type.String({ description: 'Body URL under {data_url}' }),
 });
@@ -334,17 +342,10 @@ const ConversionItem = Type.Object({
   id: Type.String({ description: 'SHA-384 hex of the delivered (gzip) JSON body' }),
   originalId: Type.String({ description: 'id of the source XML telegram' }),
   classification: Type.String(),
-  head: Type.Object({
-    type: Type.String(),
-    author: Type.String(),
-    target: Type.Optional(Type.String()),
-    time: Type.String(),
-    designation: Nullable(Type.String()),
-    test: Type.Boolean(),
-  }),
+  head: Type.Object(headMembers),
   receivedTime: Type.String(),
   xmlReport: XmlReportSchema,
-  schema: Type.Object({ type: Type.String(), version: Type.String() }),
+  schema: SchemaRefSchema,
   format: Type.Literal('json'),
   url: Type.String({ description: 'Body URL under {data_url}' }),
 });
