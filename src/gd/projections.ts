@@ -3,7 +3,7 @@ import type { Queryable } from '../db/types.ts';
 import { entersEarthquakeEvents } from './earthquake-merge.ts';
 import { recordEarthquakeReport } from './earthquake-store.ts';
 import { entersEewRecords, recordEewReport } from './eew.ts';
-import type { EarthquakeDocument, EewDocument, ProjectionInput } from './types.ts';
+import type { EarthquakeDocument, EewDocument, ProjectionInput, ProjectionSource } from './types.ts';
 
 /**
  * Records any converted document in the projection its schema feeds (earthquake-information and
@@ -31,7 +31,7 @@ export async function recordGdReport(
  * Whether recordGdReport would record this document (pure: no I/O). Ingest stores a conversion that
  * feeds no projection in a single statement, without a transaction around it.
  */
-export function entersGdProjection(input: Omit<ProjectionInput<TelegramJSONMain>, 'telegram'>): boolean {
+export function entersGdProjection(input: ProjectionSource): boolean {
   switch (input.document._schema.type) {
     case 'earthquake-information':
     case 'earthquake-hypocenter-update':

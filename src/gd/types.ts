@@ -3,6 +3,7 @@ import type {
   EarthquakeHypocenterUpdate,
   EarthquakeInformation,
   EewInformation,
+  TelegramJSONMain,
 } from '@dmdata/telegram-json-types';
 
 /** The JSON telegram a converted document was stored as (its own serial, id and reception time). */
@@ -22,6 +23,9 @@ export interface ProjectionInput<D> {
   /** The source telegram is a test telegram (訓練/試験, or the transport says so). */
   test: boolean;
 }
+
+/** What a projection needs of a conversion before it is stored (its serial and id come at commit). */
+export type ProjectionSource = Omit<ProjectionInput<TelegramJSONMain>, 'telegram'>;
 
 export type EarthquakeDocument =
   | EarthquakeInformation.v1_0_0.Main

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import { convertTelegram } from '../conversion/convert.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { XmlElement } from '../conversion/xml-element.ts';
 import { entersGdProjection } from '../gd/projections.ts';
-import type { ProjectionInput } from '../gd/types.ts';
+import type { ProjectionSource } from '../gd/types.ts';
 import type { PreparedTelegram } from './prepare.ts';
-
-/** What a projection needs of a conversion before it is stored (its serial and id come at commit). */
-export type ProjectionSource = Omit<ProjectionInput<TelegramJSONMain>, 'telegram'>;
 
 export type PreparedConversion =
   | {

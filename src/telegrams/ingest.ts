@@ -1,6 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
-import { availableParallelism } from 'node:os';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
@@ -42,7 +42,7 @@ export async function ingestTelegram(deps: Deps, raw: Buffer, hints: IngestHints
   return commit(deps, prepareForIngest(raw, hints));
 }
 
-/** Workers for bulk ingest: every core but the one that stores (docs/conversion.md, "Bulk ingest"). */
+/** Workers for bulk ingest: every core but the one that stores (docs/telegrams.md, "Bulk ingest"). */
 const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
 
 /**

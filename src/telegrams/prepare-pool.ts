@@ -29,40 +29,32 @@ function startWorker(): Worker {
   });
 }
 
-/** The bodies of a prepared telegram as standalone copies, so they can be transferred, not cloned. */
-export function transferableReady(ready: Ready): { ready: Ready; transfer: ArrayBuffer[] } {
-  if (!ready.ok) return { ready, transfer: [] };
-  const transfer: ArrayBuffer[] = [];
-  const detach = (t: PreparedTelegram): PreparedTelegram => {
-    const body = new Uint8Array(t.body);
-    transfer.push(body.buffer);
-    return { ...t, body: body as Buffer };
-  };
-  const { conversion } = ready;
-  return {
-    ready: {
-      ok: true,
-      telegram: detach(ready.telegram),
-      conversion: conversion?.ok ? { ...conversion, telegram: detach(conversion.telegram) } : conversion,
-    },
-    transfer,
-  };
-}
-
-/** A posted Ready as this thread's: bodies arrive as Uint8Array and become Buffers again. */
-function receivedReady(ready: Ready): Ready {
+/** The Ready with `body` of its telegram and of its conversion replaced by `f`'s. */
+function withBodies(ready: Ready, f: (body: Uint8Array) => Buffer): Ready {
   if (!ready.ok) return ready;
-  const attach = (t: PreparedTelegram): PreparedTelegram => ({
-    ...t,
-    body: Buffer.from(t.body.buffer, t.body.byteOffset, t.body.byteLength),
-  });
+  const rebody = (t: PreparedTelegram): PreparedTelegram => ({ ...t, body: f(t.body) });
   const { conversion } = ready;
   return {
     ok: true,
-    telegram: attach(ready.telegram),
-    conversion: conversion?.ok ? { ...conversion, telegram: attach(conversion.telegram) } : conversion,
+    telegram: rebody(ready.telegram),
+    conversion: conversion?.ok ? { ...conversion, telegram: rebody(conversion.telegram) } : conversion,
   };
 }
+
+/** The bodies of a prepared telegram as standalone copies, so they can be transferred, not cloned. */
+export function transferableReady(prepared: Ready): { ready: Ready; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const ready = withBodies(prepared, (body) => {
+    const copy = new Uint8Array(body);
+    transfer.push(copy.buffer);
+    return copy as Buffer;
+  });
+  return { ready, transfer };
+}
+
+/** A posted Ready as this thread's: bodies arrive as Uint8Array and become Buffers again. */
+const receivedReady = (ready: Ready): Ready =>
+  withBodies(ready, (body) => Buffer.from(body.buffer, body.byteOffset, body.byteLength));
 
 interface Job {
   resolve(ready: Ready): void;
@@ -83,7 +75,7 @@ function rejectJobs(slot: Slot, err: Error): void {
 /**
  * Worker threads that prepare telegrams (parse, classify, identify, convert: `prepareForIngest`) for
  * bulk ingest, so that this work runs on other cores while the ingesting thread stores (docs/
- * conversion.md, "Bulk ingest"). Workers start on first use and load their code in the background:
+ * telegrams.md, "Bulk ingest"). Workers start on first use and load their code in the background:
  * until one has, `prepare` returns null and the caller prepares inline, so a short ingest never
  * waits for them. They keep the process alive only while they have work, and stop after IDLE_MS
  * without any. A worker that fails is dropped with its jobs rejected (the caller prepares those
