@@ -2,9 +2,12 @@
 // parse, classify, gzip, SHA-384, JSON conversion and projections, one transaction each, bus
 // announcement; prepared in the bulk-ingest workers) into a fresh database, side by side with the
 // same telegrams stored without conversion (prepare + store + announce, on one thread, as every
-// live source ingests), alternating runs so machine noise hits both alike. One warm-up run of each
-// is not counted (first use compiles code and schemas, and starts the workers). Besides telegrams/s,
-// the CPU time of this process (every thread) per run shows what the conversion costs in all.
+// live source ingests), alternating runs so machine noise hits both alike. Five warm-up runs of
+// each are not counted: first use compiles code and schemas and starts the workers, and V8 goes on
+// optimising the converters of the rarer types for a few thousand telegrams (a converter runs only
+// for its own types), in each thread that runs them; a long ingest runs in that optimised state
+// nearly all the time. Besides telegrams/s, the CPU time of this process (every
+// thread) per run shows what the conversion costs in all.
 // Usage: node --import tsx bench/ingest.ts [runs]
 //   embedded PGlite by default; NAMAZU_BENCH_DATABASE_URL=postgres://… (a server; a fresh database
 //   is created and dropped per run) for PostgreSQL.
@@ -90,8 +93,11 @@ async function rate(pipeline: Pipeline): Promise<{ rate: number; cpu: number }> 
   return { rate: telegrams.length / seconds, cpu: (cpu.user + cpu.system) / 1e6 };
 }
 
-await rate(withoutConversion);
-await rate(withConversion);
+const WARM_UP_RUNS = 5;
+for (let run = 0; run < WARM_UP_RUNS; run++) {
+  await rate(withoutConversion);
+  await rate(withConversion);
+}
 const rates = { with: [] as number[], without: [] as number[] };
 const cpus = { with: [] as number[], without: [] as number[] };
 for (let run = 0; run < runs; run++) {

@@ -42,6 +42,10 @@ export async function ingestTelegram(deps: Deps, raw: Buffer, hints: IngestHints
   return commit(deps, prepareForIngest(raw, hints));
 }
 
+/** How far bulk ingest reads ahead of the telegram it stores: per worker, and in input bytes. */
+const AHEAD_MOST_TELEGRAMS = 64;
+const AHEAD_MOST_BYTES = 16 * 1024 * 1024;
+
 /** Workers for bulk ingest: every core but the one that stores (docs/telegrams.md, "Bulk ingest"). */
 const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
 
@@ -57,23 +61,29 @@ export async function ingestInOrder(
   done: (outcome: IngestOutcome, index: number) => void,
   pool: Pick<PreparePool, 'size' | 'prepare'> = bulkPool,
 ): Promise<void> {
-  // Enough telegrams prepared ahead to keep the workers busy through a large one, few enough to
-  // bound memory (each is at most MAX_TELEGRAM_BYTES).
-  const aheadMost = 8 * pool.size + 1;
-  const ahead: Promise<Ready>[] = [];
+  // Telegrams are prepared far enough ahead that the workers run on through a stretch of telegrams
+  // that take longer to prepare than to store (large forecasts, long tsunami lists), and the bytes
+  // in flight are bounded.
+  const ahead: { ready: Promise<Ready>; bytes: number }[] = [];
+  let aheadBytes = 0;
   let storing: Promise<void> = Promise.resolve();
   let index = 0;
   const storeOldest = async () => {
     await storing;
-    const ready = await ahead.shift()!;
+    const oldest = ahead.shift()!;
+    aheadBytes -= oldest.bytes;
+    const ready = await oldest.ready;
     storing = commit(deps, ready).then((outcome) => done(outcome, index++));
   };
   try {
     for (const { raw, hints } of items) {
       // A worker that failed leaves its telegram to this thread, as does a pool without workers.
       const inWorker = pool.prepare(raw, hints)?.catch(() => prepareForIngest(raw, hints));
-      ahead.push(inWorker ?? Promise.resolve(prepareForIngest(raw, hints)));
-      if (ahead.length > aheadMost) await storeOldest();
+      ahead.push({ ready: inWorker ?? Promise.resolve(prepareForIngest(raw, hints)), bytes: raw.length });
+      aheadBytes += raw.length;
+      while (ahead.length > AHEAD_MOST_TELEGRAMS * pool.size || aheadBytes > AHEAD_MOST_BYTES) {
+        await storeOldest();
+      }
     }
     while (ahead.length > 0) await storeOldest();
     await storing;
@@ -83,7 +93,7 @@ export async function ingestInOrder(
     throw err;
   } finally {
     // After a failure, the telegrams prepared ahead are dropped unstored: their outcomes are not wanted.
-    for (const left of ahead) left.catch(() => {});
+    for (const left of ahead) left.ready.catch(() => {});
   }
 }
 

@@ -46,14 +46,14 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
         continue;
       }
       const converted = conversion.telegram;
-      const [existing] = await db.query<{ serial: number; id: string }>(
-        'SELECT serial, id FROM telegrams WHERE original_id = $1',
+      const [existing] = await db.query<{ serial: number; id: string; body: Buffer }>(
+        'SELECT serial, id, body FROM telegrams WHERE original_id = $1',
         [t.id],
       );
       if (!existing) {
         await storeTelegram(db, converted);
         report.added++;
-      } else if (existing.id === converted.id) {
+      } else if (existing.id === converted.id || sameDocument(existing.body, converted.body)) {
         report.unchanged++;
       } else {
         await db.query(
@@ -76,6 +76,18 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
   // In one transaction, so readers never see a half-built projection.
   report.projections = await db.tx((q) => rebuildGdProjections(q, storedConversions(q)));
   return report;
+}
+
+/**
+ * Whether a stored conversion holds the same document as a fresh one, however each was compressed:
+ * an unchanged document keeps its id even when the compression settings have changed since.
+ */
+function sameDocument(stored: Buffer, fresh: Buffer): boolean {
+  try {
+    return gunzipSync(stored).equals(gunzipSync(fresh));
+  } catch {
+    return false; // not a gzip stream: not what a conversion stores
+  }
 }
 
 /** Every stored JSON conversion as a projection input, in serial order. */

@@ -123,6 +123,42 @@ describe('bulk ingest in prepare workers', () => {
     }
   });
 
+  it('reads ahead at most 64 telegrams per worker and 16 MiB', async () => {
+    const { db, t } = await freshDb();
+    try {
+      const largest = fixtures.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
+      // Small telegrams are bounded by count, the largest (over 500 KB each) by bytes; the copies
+      // of the largest are stored as duplicates.
+      const batch = [...fixtures.slice(0, 150), ...Array.from({ length: 60 }, () => largest)];
+      let stored = 0;
+      const given: number[] = [];
+      let most = { telegrams: 0, bytes: 0 };
+      const watching = {
+        size: pool.size,
+        prepare: (raw: Buffer, hints: IngestHints) => {
+          given.push(raw.length);
+          const inFlight = given.slice(stored);
+          most = {
+            telegrams: Math.max(most.telegrams, inFlight.length),
+            bytes: Math.max(
+              most.bytes,
+              inFlight.reduce((n, b) => n + b, 0),
+            ),
+          };
+          return pool.prepare(raw, hints);
+        },
+      };
+      await ingestInOrder({ db, bus: createMemoryBus() }, batch, () => stored++, watching);
+      assert.equal(stored, batch.length);
+      // In flight: those read ahead, the one being stored and the one just read.
+      assert.ok(most.telegrams > 32 && most.telegrams <= 64 * pool.size + 2, `${most.telegrams} telegrams`);
+      assert.ok(most.bytes <= 16 * 1024 * 1024 + 2 * largest.raw.length, `${most.bytes} bytes`);
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
   it('prepares on this thread what a worker fails to', async () => {
     const { db, t } = await freshDb();
     try {
@@ -145,13 +181,14 @@ describe('bulk ingest in prepare workers', () => {
   it('a failure reading the telegrams ends the ingest once the one being stored is stored', async () => {
     const { db, t } = await freshDb();
     try {
-      function* unreadableAfter12() {
-        yield* fixtures.slice(0, 12);
+      // More telegrams than bulk ingest reads ahead, so that some are stored before the failure.
+      function* unreadableAfter100() {
+        yield* fixtures.slice(0, 100);
         throw new Error('unreadable file');
       }
       const outcomes: IngestOutcome[] = [];
       await assert.rejects(
-        ingestInOrder({ db, bus: createMemoryBus() }, unreadableAfter12(), (o) => outcomes.push(o), pool),
+        ingestInOrder({ db, bus: createMemoryBus() }, unreadableAfter100(), (o) => outcomes.push(o), pool),
         /unreadable file/,
       );
       const [xml] = await db.query<{ n: number }>(

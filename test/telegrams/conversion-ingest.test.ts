@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { channels, type Bus } from '../../src/bus/types.ts';
 import { openDb } from '../../src/db/open.ts';
@@ -117,6 +117,20 @@ describe('JSON conversion inside ingest', () => {
     assert.equal(first.failed.length, 1, 'the broken telegram still fails, and is reported');
     const [, json] = await loadTelegramsAfter(db, 0, 10);
     assert.ok(json);
+    // The same document compressed otherwise (as by an earlier release) is unchanged: it keeps its id.
+    const recompressed = gzipSync(gunzipSync(json.body), { level: 9 });
+    assert.notDeepEqual(recompressed, json.body);
+    await db.query(`UPDATE telegrams SET id = $1, body = $2 WHERE serial = $3`, [
+      sha384(recompressed),
+      recompressed,
+      json.serial,
+    ]);
+    const kept = await rebuildConversions(db);
+    assert.deepEqual(
+      { added: kept.added, replaced: kept.replaced, unchanged: kept.unchanged },
+      { added: 0, replaced: 0, unchanged: 1 },
+    );
+    assert.equal((await loadTelegramsAfter(db, 0, 10))[1]?.id, sha384(recompressed));
     // A stored conversion that differs from what the converter gives now is replaced in place.
     await db.query(`UPDATE telegrams SET id = $1, body = $2 WHERE serial = $3`, [
       'f'.repeat(96),
