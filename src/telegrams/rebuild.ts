@@ -5,7 +5,7 @@ import { rebuildGdProjections } from '../gd/projections.ts';
 import type { ProjectionInput } from '../gd/types.ts';
 import { prepareConversion } from './conversion.ts';
 import type { ConversionFailure } from './ingest.ts';
-import { loadTelegramsAfter, storeTelegram } from './store.ts';
+import { loadConversionOf, loadTelegramsAfter, storeTelegram } from './store.ts';
 
 export interface RebuildReport {
   /** Conversions added for XML telegrams that had none (new serials). */
@@ -46,10 +46,7 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
         continue;
       }
       const converted = conversion.telegram;
-      const [existing] = await db.query<{ serial: number; id: string; body: Buffer }>(
-        'SELECT serial, id, body FROM telegrams WHERE original_id = $1',
-        [t.id],
-      );
+      const existing = await loadConversionOf(db, t.id);
       if (!existing) {
         await storeTelegram(db, converted);
         report.added++;

@@ -228,6 +228,19 @@ export async function loadBody(q: Queryable, id: string): Promise<StoredBody | n
     : null;
 }
 
+/** The stored JSON conversion of the XML telegram with this id: its serial, id and body. */
+export async function loadConversionOf(
+  q: Queryable,
+  originalId: string,
+): Promise<{ serial: number; id: string; body: Buffer } | null> {
+  const rows = await q.query<{ serial: number; id: string; body64: string }>(
+    `SELECT serial, id, ${BODY_COLUMN} FROM telegrams WHERE original_id = $1`,
+    [originalId],
+  );
+  const r = rows[0];
+  return r ? { serial: r.serial, id: r.id, body: bodyOf(r) } : null;
+}
+
 /** A list query: which telegrams, in which serial window, how many. */
 export interface TelegramQuery {
   classifications: readonly string[];
