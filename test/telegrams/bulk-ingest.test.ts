@@ -10,7 +10,7 @@ import { ingestInOrder, ingestTelegram, type IngestOutcome } from '../../src/tel
 import { PreparePool } from '../../src/telegrams/prepare-pool.ts';
 import type { IngestHints } from '../../src/telegrams/prepare.ts';
 import { prepareForIngest } from '../../src/telegrams/ready.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -34,9 +34,16 @@ async function startedPool(): Promise<PreparePool> {
   return pool;
 }
 
-async function freshDb(): Promise<{ db: Db; t: TestDatabase }> {
+/** Runs `fn` on a fresh database, closed and dropped afterwards whatever happens. */
+async function withFreshDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   const t = await createTestDatabase();
-  return { t, db: await openDb({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, poolSize: 2 }) };
+  const db = await openDb({ databaseUrl: t.databaseUrl, dataDir: t.dataDir, poolSize: 2 });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+    await t.drop();
+  }
 }
 
 /** What a database holds after an ingest: every telegram row and both projections. */
@@ -76,56 +83,52 @@ describe('bulk ingest in prepare workers', () => {
   });
 
   it('stores, converts and projects the same telegrams in the same order as ingesting one at a time', async () => {
-    const one = await freshDb();
-    const bulk = await freshDb();
-    try {
-      const bus = createMemoryBus();
-      const oneByOne: IngestOutcome[] = [];
-      for (const { raw, hints } of items)
-        oneByOne.push(await ingestTelegram({ db: one.db, bus }, raw, hints));
+    await withFreshDb(async (oneDb) =>
+      withFreshDb(async (bulkDb) => {
+        const bus = createMemoryBus();
+        const oneByOne: IngestOutcome[] = [];
+        for (const { raw, hints } of items)
+          oneByOne.push(await ingestTelegram({ db: oneDb, bus }, raw, hints));
 
-      let inWorkers = 0;
-      const counting = {
-        size: pool.size,
-        prepare: (raw: Buffer, hints: IngestHints) => {
-          const prepared = pool.prepare(raw, hints);
-          if (prepared) inWorkers++;
-          return prepared;
-        },
-      };
-      const outcomes: IngestOutcome[] = [];
-      await ingestInOrder(
-        { db: bulk.db, bus },
-        items,
-        (outcome, index) => {
-          assert.equal(index, outcomes.length, 'outcomes come in order');
-          outcomes.push(outcome);
-        },
-        counting,
-      );
+        let inWorkers = 0;
+        const counting = {
+          size: pool.size,
+          prepare: (raw: Buffer, hints: IngestHints) => {
+            const prepared = pool.prepare(raw, hints);
+            if (prepared) inWorkers++;
+            return prepared;
+          },
+        };
+        const outcomes: IngestOutcome[] = [];
+        await ingestInOrder(
+          { db: bulkDb, bus },
+          items,
+          (outcome, index) => {
+            assert.equal(index, outcomes.length, 'outcomes come in order');
+            outcomes.push(outcome);
+          },
+          counting,
+        );
 
-      assert.equal(inWorkers, items.length, 'every telegram was prepared in the worker');
-      assert.deepEqual(outcomes.map(summary), oneByOne.map(summary));
-      const again = outcomes.at(-2)!;
-      assert.ok(again.ok && again.stored.duplicate);
-      assert.equal(outcomes.at(-1)!.ok, false);
-      const stored = await contents(bulk.db);
-      assert.ok(stored.telegrams.length > fixtures.length, 'conversions were stored');
-      assert.ok(
-        stored.earthquakes.items.length > 0 && stored.eew.items.length > 0,
-        'both projections were fed',
-      );
-      assert.deepEqual(stored, await contents(one.db));
-      await bus.close();
-    } finally {
-      await Promise.all([one.db.close(), bulk.db.close()]);
-      await Promise.all([one.t.drop(), bulk.t.drop()]);
-    }
+        assert.equal(inWorkers, items.length, 'every telegram was prepared in the worker');
+        assert.deepEqual(outcomes.map(summary), oneByOne.map(summary));
+        const again = outcomes.at(-2)!;
+        assert.ok(again.ok && again.stored.duplicate);
+        assert.equal(outcomes.at(-1)!.ok, false);
+        const stored = await contents(bulkDb);
+        assert.ok(stored.telegrams.length > fixtures.length, 'conversions were stored');
+        assert.ok(
+          stored.earthquakes.items.length > 0 && stored.eew.items.length > 0,
+          'both projections were fed',
+        );
+        assert.deepEqual(stored, await contents(oneDb));
+        await bus.close();
+      }),
+    );
   });
 
   it('reads ahead at most 64 telegrams per worker and 16 MiB', async () => {
-    const { db, t } = await freshDb();
-    try {
+    await withFreshDb(async (db) => {
       const largest = fixtures.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
       // Small telegrams are bounded by count, the largest (over 500 KB each) by bytes; the copies
       // of the largest are stored as duplicates.
@@ -153,15 +156,11 @@ describe('bulk ingest in prepare workers', () => {
       // In flight: those read ahead, the one being stored and the one just read.
       assert.ok(most.telegrams > 32 && most.telegrams <= 64 * pool.size + 2, `${most.telegrams} telegrams`);
       assert.ok(most.bytes <= 16 * 1024 * 1024 + 2 * largest.raw.length, `${most.bytes} bytes`);
-    } finally {
-      await db.close();
-      await t.drop();
-    }
+    });
   });
 
   it('prepares on this thread what a worker fails to', async () => {
-    const { db, t } = await freshDb();
-    try {
+    await withFreshDb(async (db) => {
       const failing = { size: 1, prepare: () => Promise.reject(new Error('worker gone')) };
       const outcomes: IngestOutcome[] = [];
       await ingestInOrder(
@@ -172,15 +171,11 @@ describe('bulk ingest in prepare workers', () => {
       );
       assert.equal(outcomes.length, 40);
       assert.ok(outcomes.every((o) => o.ok && !o.stored.duplicate));
-    } finally {
-      await db.close();
-      await t.drop();
-    }
+    });
   });
 
   it('a failure reading the telegrams ends the ingest once the one being stored is stored', async () => {
-    const { db, t } = await freshDb();
-    try {
+    await withFreshDb(async (db) => {
       // More telegrams than bulk ingest reads ahead, so that some are stored before the failure.
       function* unreadableAfter100() {
         yield* fixtures.slice(0, 100);
@@ -196,10 +191,7 @@ describe('bulk ingest in prepare workers', () => {
       );
       assert.ok(outcomes.length > 0, 'telegrams read before the failure were stored');
       assert.equal(xml!.n, outcomes.length, 'every stored telegram had its outcome reported');
-    } finally {
-      await db.close();
-      await t.drop();
-    }
+    });
   });
 
   it('closing the pool rejects the telegrams its workers still hold', async () => {
