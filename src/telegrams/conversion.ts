@@ -5,14 +5,31 @@ import type { SchemaRef } from '../conversion/types.ts';
 import type { XmlElement } from '../conversion/xml-element.ts';
 import { entersGdProjection } from '../gd/projections.ts';
 import type { ProjectionSource } from '../gd/types.ts';
+import type { TelegramHead } from './record.ts';
 import type { PreparedTelegram } from './prepare.ts';
+
+/**
+ * The JSON conversion of an XML telegram serialised, all but its first member. Every document starts
+ * with `_originalId` (conversion/head.ts), the id of the XML, which is known only once the XML is
+ * compressed; converting need not wait for that (bulk ingest converts in a worker while the storing
+ * thread compresses: docs/telegrams.md, "Bulk ingest"). packConversion puts the id in front.
+ */
+export type ConversionText =
+  | {
+      ok: true;
+      schema: SchemaRef;
+      /** The serialised document after `{"_originalId":"…",`. */
+      afterOriginalId: string;
+      /** Set when the document feeds a projection (earthquake events, early warnings). */
+      projection: ProjectionSource | null;
+    }
+  | { ok: false; schema: SchemaRef; reason: string };
 
 export type PreparedConversion =
   | {
       ok: true;
       schema: SchemaRef;
       telegram: PreparedTelegram;
-      /** Set when the document feeds a projection (earthquake events, early warnings). */
       projection: ProjectionSource | null;
     }
   | { ok: false; schema: SchemaRef; reason: string };
@@ -20,30 +37,52 @@ export type PreparedConversion =
 const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('hex');
 
 /**
- * The JSON conversion of an XML telegram as a telegram of its own (docs/conversion.md): the
- * document gzip-compressed, its id the SHA-384 of those bytes, `_originalId` and `originalId` the
- * XML's id; classification, head (not `xml`), reception time and Control/Head as the XML's.
- * Pure: no I/O. Null when the type has no converter; a failure is returned, never thrown. Only a
- * document that feeds a projection is kept (as `projection`): the others are needed as bytes only.
+ * Converts an XML telegram (docs/conversion.md) and serialises the document without its
+ * `_originalId`. The converter runs with `standInId` as the original id: the XML's id where it is
+ * known, any other id-like string before (ingest passes the raw digest). Pure: no I/O. Null when the
+ * type has no converter; a failure is returned, never thrown. Only a document that feeds a projection
+ * is kept (as `projection`): the others are needed as text only.
  */
-export function prepareConversion(
-  xml: PreparedTelegram,
+export function convertToText(
+  head: TelegramHead,
   document: string | XmlElement,
-): PreparedConversion | null {
-  const outcome = convertTelegram(document, xml.head.type, xml.id);
+  standInId: string,
+): ConversionText | null {
+  const outcome = convertTelegram(document, head.type, standInId);
   if (outcome === null || !outcome.ok) return outcome;
-  // The fastest level: converting is part of every ingest, and documents are small (level 6 saves
-  // about a tenth of their bytes for twice the time; docs/conversion.md, "Speed").
-  const body = gzipSync(Buffer.from(JSON.stringify(outcome.document)), { level: 1 });
-  const source: ProjectionSource = {
-    type: xml.head.type,
-    document: outcome.document,
-    test: xml.head.test,
-  };
+  const json = JSON.stringify(outcome.document);
+  const lead = `{"_originalId":${JSON.stringify(standInId)},`;
+  if (!json.startsWith(lead)) {
+    return { ok: false, schema: outcome.schema, reason: 'document does not start with _originalId' };
+  }
+  const source: ProjectionSource = { type: head.type, document: outcome.document, test: head.test };
   return {
     ok: true,
     schema: outcome.schema,
+    afterOriginalId: json.slice(lead.length),
     projection: entersGdProjection(source) ? source : null,
+  };
+}
+
+/**
+ * The conversion as a telegram of its own: the document, `_originalId` the XML's id, gzip-compressed;
+ * its id the SHA-384 of those bytes, `originalId` the XML's id; classification, head (not `xml`),
+ * reception time and Control/Head as the XML's. Pure: no I/O.
+ */
+export function packConversion(xml: PreparedTelegram, text: ConversionText): PreparedConversion {
+  if (!text.ok) return text;
+  const json = `{"_originalId":${JSON.stringify(xml.id)},${text.afterOriginalId}`;
+  // The fastest level: converting is part of every ingest, and documents are small (level 6 saves
+  // about a tenth of their bytes for twice the time; docs/conversion.md, "Speed").
+  const body = gzipSync(json, { level: 1 });
+  const { projection } = text;
+  return {
+    ok: true,
+    schema: text.schema,
+    projection: projection && {
+      ...projection,
+      document: { ...projection.document, _originalId: xml.id },
+    },
     telegram: {
       // One conversion per source telegram: the idempotency key is derived from the source's id.
       rawDigest: sha384(`conversion:${xml.id}`),
@@ -56,7 +95,16 @@ export function prepareConversion(
       compression: 'gzip',
       encoding: 'base64',
       body,
-      conversion: { schema: outcome.schema, originalId: xml.id },
+      conversion: { schema: text.schema, originalId: xml.id },
     },
   };
+}
+
+/** The JSON conversion of an XML telegram whose id is known, ready to store. */
+export function prepareConversion(
+  xml: PreparedTelegram,
+  document: string | XmlElement,
+): PreparedConversion | null {
+  const text = convertToText(xml.head, document, xml.id);
+  return text === null ? null : packConversion(xml, text);
 }

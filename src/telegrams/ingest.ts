@@ -68,8 +68,16 @@ export async function ingestInOrder(
   let aheadBytes = 0;
   let storing: Promise<void> = Promise.resolve();
   let index = 0;
+  // While this thread's event loop is idle more than half the time (waiting for the workers or the
+  // database), it has time to spare: it compresses and identifies the telegrams it posts next
+  // itself, which moves that work to whichever side waits (docs/telegrams.md, "Bulk ingest").
+  let loop = performance.eventLoopUtilization();
+  let spare = false;
   const storeOldest = async () => {
     await storing;
+    const since = performance.eventLoopUtilization(loop);
+    loop = performance.eventLoopUtilization();
+    spare = since.utilization < 0.5;
     const oldest = ahead.shift()!;
     aheadBytes -= oldest.bytes;
     const ready = await oldest.ready;
@@ -78,7 +86,7 @@ export async function ingestInOrder(
   try {
     for (const { raw, hints } of items) {
       // A worker that failed leaves its telegram to this thread, as does a pool without workers.
-      const inWorker = pool.prepare(raw, hints)?.catch(() => prepareForIngest(raw, hints));
+      const inWorker = pool.prepare(raw, hints, !spare)?.catch(() => prepareForIngest(raw, hints));
       ahead.push({ ready: inWorker ?? Promise.resolve(prepareForIngest(raw, hints)), bytes: raw.length });
       aheadBytes += raw.length;
       while (ahead.length > AHEAD_MOST_TELEGRAMS * pool.size || aheadBytes > AHEAD_MOST_BYTES) {

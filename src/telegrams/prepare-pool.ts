@@ -1,16 +1,21 @@
 import { Worker } from 'node:worker_threads';
-import type { PreparedTelegram, IngestHints } from './prepare.ts';
-import type { Ready } from './ready.ts';
+import type { IngestHints, PreparedTelegram } from './prepare.ts';
+import { readyToStore, type Converted, type Ready } from './ready.ts';
 
 /** A telegram to prepare, as posted to a worker. */
 export interface PrepareRequest {
   seq: number;
   raw: Uint8Array;
   hints: IngestHints;
+  /** Whether the worker also compresses and identifies it, or leaves that to the caller. */
+  compress: boolean;
 }
 
+/** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
+type Outcome = { ready: Ready } | { converted: Converted };
+
 /** What a worker posts: that it has loaded its code, or the outcome of one request. */
-export type PrepareReply = { started: true } | { seq: number; ready: Ready } | { seq: number; error: string };
+export type PrepareReply = { started: true } | ({ seq: number } & Outcome) | { seq: number; error: string };
 
 /** Idle workers are kept this long for the next bulk ingest, then stopped. */
 const IDLE_MS = 10_000;
@@ -29,32 +34,44 @@ function startWorker(): Worker {
   });
 }
 
-/** The Ready with `body` of its telegram and of its conversion replaced by `f`'s. */
-function withBodies(ready: Ready, f: (body: Uint8Array) => Buffer): Ready {
-  if (!ready.ok) return ready;
+/** The outcome with every byte array in it (bodies, payload) replaced by `f`'s. */
+function withBytes(outcome: Outcome, f: (bytes: Uint8Array) => Buffer): Outcome {
+  if ('converted' in outcome) {
+    const c = outcome.converted;
+    return { converted: c.ok ? { ...c, telegram: { ...c.telegram, payload: f(c.telegram.payload) } } : c };
+  }
+  const { ready } = outcome;
+  if (!ready.ok) return outcome;
   const rebody = (t: PreparedTelegram): PreparedTelegram => ({ ...t, body: f(t.body) });
   const { conversion } = ready;
   return {
-    ok: true,
-    telegram: rebody(ready.telegram),
-    conversion: conversion?.ok ? { ...conversion, telegram: rebody(conversion.telegram) } : conversion,
+    ready: {
+      ok: true,
+      telegram: rebody(ready.telegram),
+      conversion: conversion?.ok ? { ...conversion, telegram: rebody(conversion.telegram) } : conversion,
+    },
   };
 }
 
-/** The bodies of a prepared telegram as standalone copies, so they can be transferred, not cloned. */
-export function transferableReady(prepared: Ready): { ready: Ready; transfer: ArrayBuffer[] } {
+/** The outcome with its byte arrays as standalone copies, so that they can be transferred, not cloned. */
+export function transferable(outcome: Outcome): { outcome: Outcome; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
-  const ready = withBodies(prepared, (body) => {
-    const copy = new Uint8Array(body);
+  const moved = withBytes(outcome, (bytes) => {
+    const copy = new Uint8Array(bytes);
     transfer.push(copy.buffer);
     return copy as Buffer;
   });
-  return { ready, transfer };
+  return { outcome: moved, transfer };
 }
 
-/** A posted Ready as this thread's: bodies arrive as Uint8Array and become Buffers again. */
-const receivedReady = (ready: Ready): Ready =>
-  withBodies(ready, (body) => Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+/**
+ * A posted outcome as this thread's telegram, ready to store: byte arrays arrive as Uint8Array and
+ * become Buffers again, and a telegram left to this thread is compressed and identified here.
+ */
+function receivedReady(posted: Outcome): Ready {
+  const outcome = withBytes(posted, (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return 'ready' in outcome ? outcome.ready : readyToStore(outcome.converted);
+}
 
 interface Job {
   resolve(ready: Ready): void;
@@ -73,11 +90,12 @@ function rejectJobs(slot: Slot, err: Error): void {
 }
 
 /**
- * Worker threads that prepare telegrams (parse, classify, identify, convert: `prepareForIngest`) for
- * bulk ingest, so that this work runs on other cores while the ingesting thread stores (docs/
- * telegrams.md, "Bulk ingest"). Workers start on first use and load their code in the background:
- * until one has, `prepare` returns null and the caller prepares inline, so a short ingest never
- * waits for them. They keep the process alive only while they have work, and stop after IDLE_MS
+ * Worker threads that prepare telegrams for bulk ingest, so that this work runs on other cores while
+ * the ingesting thread stores (docs/telegrams.md, "Bulk ingest"). Asked to, a worker only reads and
+ * converts a telegram (`convertReceived`), and this thread compresses and identifies it on arrival
+ * (`readyToStore`). Workers start on first use and load their code in the background: until one
+ * has, `prepare` returns null and the caller prepares inline, so a short ingest never waits for
+ * them. They keep the process alive only while they have work, and stop after IDLE_MS
  * without any. A worker that fails is dropped with its jobs rejected (the caller prepares those
  * inline); if one fails before it ever started, the pool stays empty for the life of the process.
  */
@@ -89,8 +107,11 @@ export class PreparePool {
 
   constructor(readonly size: number) {}
 
-  /** The telegram prepared by a worker, or null when no worker has started yet. */
-  prepare(raw: Buffer, hints: IngestHints): Promise<Ready> | null {
+  /**
+   * The telegram prepared by a worker, or null when no worker has started yet. With `compress` false
+   * the worker only reads and converts it, and this thread compresses and identifies it on arrival.
+   */
+  prepare(raw: Buffer, hints: IngestHints, compress = true): Promise<Ready> | null {
     this.#fill();
     clearTimeout(this.#idle);
     let slot: Slot | undefined;
@@ -99,7 +120,7 @@ export class PreparePool {
     const seq = ++this.#seq;
     const { worker, jobs } = slot;
     if (jobs.size === 0) worker.ref();
-    const request: PrepareRequest = { seq, raw, hints };
+    const request: PrepareRequest = { seq, raw, hints, compress };
     worker.postMessage(request);
     return new Promise<Ready>((resolve, reject) => jobs.set(seq, { resolve, reject }));
   }
@@ -129,7 +150,7 @@ export class PreparePool {
       if (!job) return;
       slot.jobs.delete(reply.seq);
       if ('error' in reply) job.reject(new Error(reply.error));
-      else job.resolve(receivedReady(reply.ready));
+      else job.resolve(receivedReady(reply));
       if (slot.jobs.size === 0) this.#rest(worker);
     });
     const drop = (err: Error) => {

@@ -1,16 +1,17 @@
-// A prepare worker of prepare-pool.ts: runs prepareForIngest for the thread that started it.
+// A prepare worker of prepare-pool.ts: prepares telegrams for the thread that started it, or only
+// reads and converts them when that thread compresses them itself.
 import { parentPort } from 'node:worker_threads';
-import { transferableReady, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
-import { prepareForIngest } from './ready.ts';
+import { transferable, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
+import { convertReceived, readyToStore } from './ready.ts';
 
 const port = parentPort!;
 const post = (reply: PrepareReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
 
-port.on('message', ({ seq, raw, hints }: PrepareRequest) => {
+port.on('message', ({ seq, raw, hints, compress }: PrepareRequest) => {
   try {
-    const prepared = prepareForIngest(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), hints);
-    const { ready, transfer } = transferableReady(prepared);
-    post({ seq, ready }, transfer);
+    const converted = convertReceived(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), hints);
+    const { outcome, transfer } = transferable(compress ? { ready: readyToStore(converted) } : { converted });
+    post({ seq, ...outcome }, transfer);
   } catch (err) {
     post({ seq, error: (err as Error).message });
   }

@@ -30,14 +30,22 @@ export interface PreparedTelegram extends Omit<TelegramRecord, 'serial'> {
   rawDigest: string;
 }
 
-export type Prepared =
+/** A telegram read and checked, before its body is compressed and identified (identifyTelegram). */
+export interface ReadTelegram extends Omit<PreparedTelegram, 'id' | 'body'> {
+  /** The bytes to deliver, before compression. */
+  payload: Buffer;
+}
+
+export type TelegramRead =
   | {
       ok: true;
-      telegram: PreparedTelegram;
+      telegram: ReadTelegram;
       /** The parsed XML document (XML telegrams only): what the JSON conversion reads. */
       xmlDocument?: XmlElement;
     }
   | { ok: false; reason: string };
+
+export type Prepared = { ok: true; telegram: PreparedTelegram } | { ok: false; reason: string };
 
 /** Largest telegram accepted from any source. */
 export const MAX_TELEGRAM_BYTES = 2 * 1024 * 1024 + 256;
@@ -50,14 +58,22 @@ const TARGET = /^[0-9A-Za-z]{1,16}$/;
 const UNCOMPRESSED_XML = new Set(['VGSK50', 'VGSK55', 'VGSK60']);
 
 const sha384 = (b: Buffer) => createHash('sha384').update(b).digest('hex');
-const reject = (reason: string): Prepared => ({ ok: false, reason });
+const reject = (reason: string) => ({ ok: false as const, reason });
 
 /**
- * Turns received bytes into a storable telegram (pure: no I/O). XML is parsed safely and must carry
- * Control and Head; the type and author come from the transport (header, file name, hints) or, for
- * XML, from Control/Title and the issuing office; a type that cannot be determined is a rejection.
+ * Turns received bytes into a storable telegram (pure: no I/O): readTelegram, then identifyTelegram.
  */
 export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
+  const read = readTelegram(raw, hints);
+  return read.ok ? { ok: true, telegram: identifyTelegram(read.telegram) } : read;
+}
+
+/**
+ * Reads and checks received bytes (pure: no I/O). XML is parsed safely and must carry Control and
+ * Head; the type and author come from the transport (header, file name, hints) or, for XML, from
+ * Control/Title and the issuing office; a type that cannot be determined is a rejection.
+ */
+export function readTelegram(raw: Buffer, hints: IngestHints): TelegramRead {
   if (raw.length === 0) return reject('empty telegram');
   if (raw.length > MAX_TELEGRAM_BYTES) return reject(`telegram larger than ${MAX_TELEGRAM_BYTES} bytes`);
   for (const [name, value, pattern] of [
@@ -124,13 +140,11 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
   };
 
   const compressed = xml && !UNCOMPRESSED_XML.has(type);
-  const body = compressed ? gzipSync(payload, { level: 6 }) : payload;
   return {
     ok: true,
     ...(xmlDocument ? { xmlDocument } : {}),
     telegram: {
       rawDigest: sha384(raw),
-      id: sha384(body),
       classification,
       head,
       receivedTime: new Date(hints.receivedTime).toISOString(),
@@ -138,9 +152,19 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
       xmlReport,
       compression: compressed ? 'gzip' : null,
       encoding: compressed || format === 'binary' ? 'base64' : 'utf-8',
-      body,
+      payload,
     },
   };
+}
+
+/**
+ * The telegram's body as delivered and its id, the SHA-384 of that body. XML is gzip-compressed at
+ * level 6, always: the id depends on these bytes, and must be the same on every Namazu server
+ * (docs/sources.md, "Identity").
+ */
+export function identifyTelegram({ payload, ...telegram }: ReadTelegram): PreparedTelegram {
+  const body = telegram.compression === 'gzip' ? gzipSync(payload, { level: 6 }) : payload;
+  return { ...telegram, id: sha384(body), body };
 }
 
 function looksLikeXml(payload: Buffer): boolean {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-pool.ts';
-import { prepareForIngest } from '../../src/telegrams/ready.ts';
+import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/ready.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
 
@@ -35,18 +35,36 @@ describe('the bundle (scripts/build.js)', () => {
       const [started] = (await once(worker, 'message')) as [PrepareReply];
       assert.deepEqual(started, { started: true });
       const entry = fixtureIndex().find((e) => e.type === 'VXSE53')!;
-      const request: PrepareRequest = {
-        seq: 7,
-        raw: readFileSync(entry.path),
-        hints: { fileName: entry.file, receivedTime: 0 },
-      };
-      worker.postMessage(request);
-      const [reply] = (await once(worker, 'message')) as [PrepareReply & { seq: number }];
-      assert.equal(reply.seq, 7);
-      assert.ok('ready' in reply && reply.ready.ok && reply.ready.conversion?.ok);
-      const inline = prepareForIngest(Buffer.from(request.raw), request.hints);
+      const raw = readFileSync(entry.path);
+      const hints = { fileName: entry.file, receivedTime: 0 };
+      const inline = prepareForIngest(raw, hints);
       assert.ok(inline.ok && inline.conversion?.ok);
-      assert.equal(reply.ready.conversion.telegram.id, inline.conversion.telegram.id);
+      // Prepared whole, and read and converted only (this thread then compresses): the same telegram.
+      for (const [seq, compress] of [
+        [7, true],
+        [8, false],
+      ] as const) {
+        const request: PrepareRequest = { seq, raw, hints, compress };
+        worker.postMessage(request);
+        const [reply] = (await once(worker, 'message')) as [PrepareReply & { seq: number }];
+        assert.equal(reply.seq, seq);
+        let ready: Ready;
+        if (compress) {
+          assert.ok('ready' in reply);
+          ready = reply.ready;
+        } else {
+          assert.ok('converted' in reply && reply.converted.ok);
+          const { telegram } = reply.converted;
+          ready = readyToStore({
+            ...reply.converted,
+            telegram: { ...telegram, payload: Buffer.from(telegram.payload) },
+          });
+        }
+        assert.ok(ready.ok && ready.conversion?.ok, `compress: ${compress}`);
+        assert.equal(ready.telegram.id, inline.telegram.id);
+        assert.equal(ready.conversion.telegram.id, inline.conversion.telegram.id);
+        assert.equal(ready.conversion.telegram.conversion?.originalId, inline.telegram.id);
+      }
     } finally {
       await worker.terminate();
     }

@@ -82,6 +82,15 @@ describe('bulk ingest in prepare workers', () => {
     }
   });
 
+  it('a telegram the worker only reads and converts is compressed here into the same outcome', async () => {
+    const inWorker = await Promise.all(
+      fixtures.map(({ raw, hints }, i) => pool.prepare(raw, hints, i % 2 === 0)),
+    );
+    fixtures.forEach(({ raw, hints }, i) => {
+      assert.deepEqual(inWorker[i], prepareForIngest(raw, hints), hints.fileName);
+    });
+  });
+
   it('stores, converts and projects the same telegrams in the same order as ingesting one at a time', async () => {
     await withFreshDb(async (oneDb) =>
       withFreshDb(async (bulkDb) => {
@@ -91,11 +100,13 @@ describe('bulk ingest in prepare workers', () => {
           oneByOne.push(await ingestTelegram({ db: oneDb, bus }, raw, hints));
 
         let inWorkers = 0;
+        const compressedBy = new Set<string>();
         const counting = {
           size: pool.size,
-          prepare: (raw: Buffer, hints: IngestHints) => {
-            const prepared = pool.prepare(raw, hints);
+          prepare: (raw: Buffer, hints: IngestHints, compress?: boolean) => {
+            const prepared = pool.prepare(raw, hints, compress);
             if (prepared) inWorkers++;
+            compressedBy.add(compress === false ? 'this thread' : 'worker');
             return prepared;
           },
         };
@@ -111,6 +122,8 @@ describe('bulk ingest in prepare workers', () => {
         );
 
         assert.equal(inWorkers, items.length, 'every telegram was prepared in the worker');
+        // It first waits for the worker, which has only just been given the first telegrams.
+        assert.deepEqual([...compressedBy].sort(), ['this thread', 'worker'], 'compressed on both sides');
         assert.deepEqual(outcomes.map(summary), oneByOne.map(summary));
         const again = outcomes.at(-2)!;
         assert.ok(again.ok && again.stored.duplicate);
@@ -138,7 +151,7 @@ describe('bulk ingest in prepare workers', () => {
       let most = { telegrams: 0, bytes: 0 };
       const watching = {
         size: pool.size,
-        prepare: (raw: Buffer, hints: IngestHints) => {
+        prepare: (raw: Buffer, hints: IngestHints, compress?: boolean) => {
           given.push(raw.length);
           const inFlight = given.slice(stored);
           most = {
@@ -148,7 +161,7 @@ describe('bulk ingest in prepare workers', () => {
               inFlight.reduce((n, b) => n + b, 0),
             ),
           };
-          return pool.prepare(raw, hints);
+          return pool.prepare(raw, hints, compress);
         },
       };
       await ingestInOrder({ db, bus: createMemoryBus() }, batch, () => stored++, watching);
