@@ -12,7 +12,7 @@ export type Ready =
   | { ok: true; telegram: PreparedTelegram; conversion: PreparedConversion | null }
   | { ok: false; reason: string };
 
-/** A telegram read and converted, neither yet compressed nor identified: what a prepare worker hands over. */
+/** A telegram read and converted, neither yet compressed nor identified (convertReceived). */
 export type Converted =
   { ok: true; telegram: ReadTelegram; conversion: ConversionText | null } | { ok: false; reason: string };
 
@@ -39,8 +39,8 @@ export function readyToStore(converted: Converted): Ready {
 
 /**
  * Everything ingest computes before it touches the database (pure: no I/O): parse, classify, convert,
- * then compress and identify. Bulk ingest splits it: a prepare worker converts, and the storing
- * thread compresses while it waits for the database (docs/telegrams.md, "Bulk ingest").
+ * then compress and identify. Bulk ingest may split it: a prepare worker converts, and the storing
+ * thread, while it has time to spare, compresses (docs/telegrams.md, "Bulk ingest").
  */
 export function prepareForIngest(raw: Buffer, hints: IngestHints): Ready {
   return readyToStore(convertReceived(raw, hints));
