@@ -150,7 +150,14 @@ export class PreparePool {
       if (!job) return;
       slot.jobs.delete(reply.seq);
       if ('error' in reply) job.reject(new Error(reply.error));
-      else job.resolve(receivedReady(reply));
+      else {
+        // Compressing here runs in this event handler: a failure goes to the job, not the process.
+        try {
+          job.resolve(receivedReady(reply));
+        } catch (err) {
+          job.reject(err as Error);
+        }
+      }
       if (slot.jobs.size === 0) this.#rest(worker);
     });
     const drop = (err: Error) => {
