@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { convertTelegram } from '../conversion/convert.ts';
 import type { SchemaRef } from '../conversion/types.ts';
@@ -6,7 +5,7 @@ import type { XmlElement } from '../conversion/xml-element.ts';
 import { entersGdProjection } from '../gd/projections.ts';
 import type { ProjectionSource } from '../gd/types.ts';
 import type { TelegramHead } from './record.ts';
-import type { PreparedTelegram } from './prepare.ts';
+import { sha384, type PreparedTelegram } from './prepare.ts';
 
 /**
  * The JSON conversion of an XML telegram serialised, all but its first member. Every document starts
@@ -30,11 +29,10 @@ export type PreparedConversion =
       ok: true;
       schema: SchemaRef;
       telegram: PreparedTelegram;
+      /** As in ConversionText, with the XML's id as `_originalId`. */
       projection: ProjectionSource | null;
     }
   | { ok: false; schema: SchemaRef; reason: string };
-
-const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('hex');
 
 /**
  * Converts an XML telegram (docs/conversion.md) and serialises the document without its

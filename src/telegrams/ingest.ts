@@ -75,9 +75,9 @@ export async function ingestInOrder(
   let spare = false;
   const storeOldest = async () => {
     await storing;
-    const since = performance.eventLoopUtilization(loop);
-    loop = performance.eventLoopUtilization();
-    spare = since.utilization < 0.5;
+    const now = performance.eventLoopUtilization();
+    spare = performance.eventLoopUtilization(now, loop).utilization < 0.5;
+    loop = now;
     const oldest = ahead.shift()!;
     aheadBytes -= oldest.bytes;
     const ready = await oldest.ready;

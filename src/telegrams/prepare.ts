@@ -57,7 +57,8 @@ const TARGET = /^[0-9A-Za-z]{1,16}$/;
 /** XML bodies that the production service delivers uncompressed. */
 const UNCOMPRESSED_XML = new Set(['VGSK50', 'VGSK55', 'VGSK60']);
 
-const sha384 = (b: Buffer) => createHash('sha384').update(b).digest('hex');
+/** SHA-384 in hex: every telegram's id (of its delivered body) and idempotency key. */
+export const sha384 = (b: Buffer | string) => createHash('sha384').update(b).digest('hex');
 const reject = (reason: string) => ({ ok: false as const, reason });
 
 /**
