@@ -22,6 +22,15 @@ async function storedXml(databaseUrl: string | null, dataDir: string): Promise<n
   }
 }
 
+/** The node's count of stored telegrams, from its /metrics (readable from loopback). */
+async function ingestedTotal(url: string): Promise<number> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  return metrics
+    .split('\n')
+    .filter((line) => line.startsWith('namazu_telegrams_ingested_total{'))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
 test('NAMAZU_SOURCES=jma-feed: the server polls the feed and stores its entries; /healthz answers', async () => {
   const feed = await startFeedServer();
   const database = await createTestDatabase();
@@ -36,6 +45,10 @@ test('NAMAZU_SOURCES=jma-feed: the server polls the feed and stores its entries;
     await waitFor(() => FILES.every((f) => feed.count(`/data/${f}`) === 1), {
       timeout: 30_000,
       message: 'the entries fetched',
+    });
+    // Fetched is not yet stored: the node is stopped only once it has ingested them.
+    await waitFor(async () => (await ingestedTotal(node.url)) === FILES.length, {
+      message: 'the entries ingested',
     });
     assert.equal((await fetch(`${node.url}/healthz`)).status, 200);
     assert.equal(node.output().match(/"sources started"/g)?.length, 1);
@@ -71,6 +84,10 @@ test(
       await waitFor(() => FILES.every((f) => feed.count(`/data/${f}`) === 1), {
         timeout: 30_000,
         message: 'the entries fetched',
+      });
+      // Fetched is not yet stored: the cluster is stopped only once they are in the database.
+      await waitFor(async () => (await storedXml(database.databaseUrl, database.dataDir)) === FILES.length, {
+        message: 'the entries stored',
       });
       assert.equal(feed.count('/feed/eqvol.xml'), 1);
     } finally {
