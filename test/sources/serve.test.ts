@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/types.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { redisUrl, SECRET, serve } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
@@ -13,10 +14,12 @@ const FILES = readdirSync(REAL)
   .sort()
   .slice(0, 2);
 
+const countXml = async (db: Db) => (await db.query(`SELECT 1 FROM telegrams WHERE format = 'xml'`)).length;
+
 async function storedXml(databaseUrl: string | null, dataDir: string): Promise<number> {
   const db = await openDb({ databaseUrl, dataDir, poolSize: 1 });
   try {
-    return (await db.query(`SELECT 1 FROM telegrams WHERE format = 'xml'`)).length;
+    return await countXml(db);
   } finally {
     await db.close();
   }
@@ -67,6 +70,8 @@ test(
     const feed = await startFeedServer();
     const database = await createTestDatabase();
     feed.entries = FILES;
+    // PostgreSQL: this test reads the database while the cluster runs, on one connection.
+    const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
     const cluster = await serve(
       {
         NAMAZU_DATABASE_URL: database.databaseUrl!,
@@ -86,15 +91,17 @@ test(
         message: 'the entries fetched',
       });
       // Fetched is not yet stored: the cluster is stopped only once they are in the database.
-      await waitFor(async () => (await storedXml(database.databaseUrl, database.dataDir)) === FILES.length, {
-        message: 'the entries stored',
-      });
+      await waitFor(async () => (await countXml(db)) === FILES.length, { message: 'the entries stored' });
       assert.equal(feed.count('/feed/eqvol.xml'), 1);
     } finally {
       await cluster.stop();
       await feed.close();
     }
-    assert.equal(await storedXml(database.databaseUrl, database.dataDir), FILES.length);
+    try {
+      assert.equal(await countXml(db), FILES.length);
+    } finally {
+      await db.close();
+    }
     await database.drop();
   },
 );
