@@ -141,7 +141,10 @@ test('a 500, a time-out, a truncated body, a 50 MB body and a malformed Atom doc
 
   feed.behaviour.delete('/feed/eqvol.xml');
   await waitFor(async () => (await storedCount()) === 2, { timeout: 10_000, message: 'recovery' });
-  assert.equal(logs.filter((l) => l.msg === 'JMA feed reachable again').length, 1);
+  // The recovery is said once the poll that stored them has also saved its position, a moment later.
+  const saidReachable = () => logs.filter((l) => l.msg === 'JMA feed reachable again').length;
+  await waitFor(() => saidReachable() > 0, { message: 'recovery said' });
+  assert.equal(saidReachable(), 1);
 });
 
 test('an entry whose XML fails is logged with its URL and counted; the others are stored and the failed one is retried only when worth it', async () => {
