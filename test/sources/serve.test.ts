@@ -72,34 +72,35 @@ test(
     feed.entries = FILES;
     // PostgreSQL: this test reads the database while the cluster runs, on one connection.
     const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-    const cluster = await serve(
-      {
-        NAMAZU_DATABASE_URL: database.databaseUrl!,
-        NAMAZU_BUS: redisUrl ? 'redis' : 'postgres',
-        ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
-        NAMAZU_SECRET: SECRET,
-        NAMAZU_SOURCES: 'jma-feed',
-        NAMAZU_JMA_FEED_URLS: feed.feedUrl,
-      },
-      { args: ['--workers', '2', '--data-dir', database.dataDir], listeners: 2 },
-    );
     try {
-      // Each worker logs its sources before it says it listens: both have spoken by now.
-      assert.equal(cluster.output().match(/"sources started"/g)?.length, 1);
-      await waitFor(() => FILES.every((f) => feed.count(`/data/${f}`) === 1), {
-        timeout: 30_000,
-        message: 'the entries fetched',
-      });
-      // Fetched is not yet stored: the cluster is stopped only once they are in the database.
-      await waitFor(async () => (await countXml(db)) === FILES.length, { message: 'the entries stored' });
-      assert.equal(feed.count('/feed/eqvol.xml'), 1);
-    } finally {
-      await cluster.stop();
-      await feed.close();
-    }
-    try {
+      const cluster = await serve(
+        {
+          NAMAZU_DATABASE_URL: database.databaseUrl!,
+          NAMAZU_BUS: redisUrl ? 'redis' : 'postgres',
+          ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
+          NAMAZU_SECRET: SECRET,
+          NAMAZU_SOURCES: 'jma-feed',
+          NAMAZU_JMA_FEED_URLS: feed.feedUrl,
+        },
+        { args: ['--workers', '2', '--data-dir', database.dataDir], listeners: 2 },
+      );
+      try {
+        // Each worker logs its sources before it says it listens: both have spoken by now.
+        assert.equal(cluster.output().match(/"sources started"/g)?.length, 1);
+        await waitFor(() => FILES.every((f) => feed.count(`/data/${f}`) === 1), {
+          timeout: 30_000,
+          message: 'the entries fetched',
+        });
+        // Fetched is not yet stored: the cluster is stopped only once they are in the database.
+        await waitFor(async () => (await countXml(db)) === FILES.length, { message: 'the entries stored' });
+        assert.equal(feed.count('/feed/eqvol.xml'), 1);
+      } finally {
+        await cluster.stop();
+        await feed.close();
+      }
       assert.equal(await countXml(db), FILES.length);
     } finally {
+      // Closed on every path, also when the cluster fails to start: an open pool keeps the test alive.
       await db.close();
     }
     await database.drop();
