@@ -6,6 +6,7 @@ import { forecastWarningPossibility } from './schemas/forecast-warning-possibili
 import { forecastWarningPossibilityLegacy } from './schemas/forecast-warning-possibility-legacy.ts';
 import { forecastWeathermap } from './schemas/forecast-weathermap.ts';
 import { forecastSeason } from './schemas/forecast-season.ts';
+import { forecast2weekTemperature } from './schemas/forecast-2week-temperature.ts';
 import { forecastPrefecture } from './schemas/forecast-prefecture.ts';
 import { tsunamiInformation } from './schemas/tsunami-information.ts';
 import { earthquakeHypocenterUpdate } from './schemas/earthquake-hypocenter-update.ts';
@@ -104,6 +105,7 @@ const converters: Readonly<Record<string, Converter>> = {
   VPFI50: weatherImpactSocietyPrefecture,
   VPZK50: forecastSeason,
   VPCK50: forecastSeason,
+  VPCK70: forecast2weekTemperature,
   VPFD61: forecastWarningPossibility,
   VPFD60: forecastWarningPossibilityLegacy,
   VPFW60: forecastWarningPossibilityLegacy,
