@@ -57,9 +57,9 @@ function timeDefines(info: XmlElement | undefined): TimeDefine[] {
   }));
 }
 
-/** The value elements (`jmx_eb:Temperature`, `jmx_eb:Comparison`) of every `ClimateValuesPart` of an item, by the part's `type`. */
-function partsOf(item: XmlElement): Map<string, XmlElement[]> {
-  const parts = new Map<string, XmlElement[]>();
+/** The values (`jmx_eb:Temperature`, `jmx_eb:Comparison`) of each `ClimateValuesPart` of an item, by its `type`. */
+function partsOf(item: XmlElement): Map<string, readonly XmlElement[]> {
+  const parts = new Map<string, readonly XmlElement[]>();
   for (const property of item.child('Kind')?.all('Property') ?? []) {
     for (const part of property.all('ClimateValuesPart')) parts.set(part.attr('type') ?? '', part.children);
   }
@@ -111,7 +111,7 @@ function stationItem(item: XmlElement): StationItem {
  * same `refID`. A value without its range or class is an error: the schema has no place for a gap.
  */
 function averages<T extends Extreme>(
-  parts: Map<string, XmlElement[]>,
+  parts: Map<string, readonly XmlElement[]>,
   extreme: T,
   station: string,
 ): StationAverage<T>[] {
