@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { convertTelegram } from '../../src/conversion/convert.ts';
+import { schemaViolation } from '../../src/conversion/validate.ts';
 import { fixture } from '../support/fixtures.ts';
-import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
+import { convertFixture, fixtureSchemaTests, goldPairTests, readFixture } from './gold.ts';
 
 const OLDER_SAMPLE_VERSION = {
   '$._schema.version': 'the official sample is weather-impact-society 1.0.0; VPCI50 converts to 1.0.1 now',
@@ -115,4 +117,52 @@ test('VPFI50 府県天候情報 (legacy 1.0.0): prefectures, AMeDAS stations wit
     { type: '日照時間合計平年比', unit: '%', value: null, condition: '値なし' },
   ]);
   assert.equal(body.comment, '今後、気象台から発表される気象情報に留意して下さい。');
+});
+
+test('observed values: 度 of a wind direction is written °, 度 of a temperature stays 度', () => {
+  // JMA's 天候情報 samples carry no wind direction: the 2024 VPZI50 sample with 東京's 平均気温平年差
+  // replaced by a wind direction in degrees, the element JMA uses for it (jmx_eb:WindDirection).
+  const xml = readFixture('jma-xml/jma-official-samples/29_01_01_140129_VPZI50.xml').replace(
+    '<jmx_eb:Comparison type="平均気温平年差" unit="度">+1.6</jmx_eb:Comparison>',
+    '<jmx_eb:WindDirection type="最多風向" unit="度">320</jmx_eb:WindDirection>',
+  );
+  const outcome = convertTelegram(xml, 'VPZI50', 'id');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  assert.equal(schemaViolation(outcome.schema, outcome.document), null);
+  const body = outcome.document.body as { statistics: { stations: { observedValues: unknown[] }[] }[] };
+  assert.deepEqual(body.statistics[0]!.stations[0]!.observedValues.slice(0, 2), [
+    { type: '平均気温', unit: '度', value: '9.2' },
+    { type: '最多風向', unit: '°', value: '320' },
+  ]);
+});
+
+test('statistics: every station item in the order JMA lists it, also when no 表題 item comes first', () => {
+  const stationsOf = (statistic: { stations: { code: string }[] }) => statistic.stations.map((s) => s.code);
+  // 地方天候情報: JMA lists 仙台 (47590) before 山形 (47588) and the official conversion keeps that
+  // order (gold pair vpci50_jpsn_20080805110000), so stations are not ordered by code.
+  const tohoku = converted('official', '30_02_01_100915_VPCI50.xml', 'VPCI50').body as {
+    statistics: { text?: string; stations: { code: string }[] }[];
+  };
+  assert.deepEqual(tohoku.statistics.map(stationsOf), [
+    ['47575', '47582', '47584'],
+    ['47590', '47588', '47595'],
+  ]);
+  // 府県天候情報: the アメダス statistic has no 表題 item; its first item is already a station (二戸),
+  // which is listed like every other, and the statistic has no text.
+  const iwate = converted('older', '31_01_01_091210_VPFI50.xml', 'VPFI50').body as {
+    statistics: { text?: string; stations: { code: string; name: string; observedValues: unknown[] }[] }[];
+  };
+  const amedas = iwate.statistics[1]!;
+  assert.equal(amedas.text, undefined);
+  assert.equal(amedas.stations.length, 20);
+  assert.deepEqual(amedas.stations[0], {
+    code: '33071',
+    name: '二戸',
+    type: '天候の状況（速報値）',
+    observedValues: [
+      { type: '日照時間', unit: 'h', value: '38.6' },
+      { type: '日照時間合計平年比', unit: '%', value: '39' },
+    ],
+  });
+  assert.deepEqual(stationsOf(iwate.statistics[0]!), ['47584', '47585', '47512']);
 });

@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WeatherRiverFlood } from '@dmdata/telegram-json-types';
+import { convertTelegram } from '../../src/conversion/convert.ts';
+import { schemaViolation } from '../../src/conversion/validate.ts';
 import { fixture } from '../support/fixtures.ts';
-import { convertFixture, fixtureSchemaTests, goldPairTests } from './gold.ts';
+import { convertFixture, fixtureSchemaTests, goldPairTests, readFixture } from './gold.ts';
 
 type Body = WeatherRiverFlood.v1_0_0.PublicBody;
 
 goldPairTests('weather-river-flood');
 fixtureSchemaTests(['VXKOii']);
+
+/** Converts an XML text (a variant of a fixture) and checks it against the schema. */
+function bodyOf(xml: string): Body {
+  const outcome = convertTelegram(xml, 'VXKOii', 'id');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  assert.equal(schemaViolation(outcome.schema, outcome.document), null);
+  return outcome.document.body as Body;
+}
 
 function converted(folder: 'official' | 'older', file: string): Body {
   const outcome = convertFixture(fixture(folder, file), 'VXKOii');
@@ -125,5 +135,42 @@ test('VXKO 氾濫発生情報（氾濫水の予報）: flooded districts without
     attainmentTime: { value: '2019-05-27T15:00:00+09:00', dubious: '頃' },
     attainmentDeepestTime: { value: '2019-05-27T18:00:00+09:00', dubious: '頃' },
     floodDepth: { from: '5.0', to: null },
+  });
+});
+
+test('VXKO 氾濫発生情報: the flood water is named and the supposition written as JMA writes them, placeholder or real', () => {
+  // The 2022 revision of the sample: JMA's fictitious names (○○川, code 0000000000; ○○県○○市).
+  const sample = readFixture('jma-xml-rest/16_04_01_220728_VXKOii.xml');
+  const placeholder = bodyOf(sample);
+  assert.deepEqual(
+    placeholder.floodedWaters!.map((w) => [w.code, w.name]),
+    [['0000000000', '○○川']],
+  );
+  assert.equal(placeholder.supposition!.type, '浸水想定地区（氾濫発生情報）');
+  assert.deepEqual(
+    placeholder.supposition!.districts.map((d) => d.name),
+    ['○○県○○市', '○○県△△市', '○○県'],
+  );
+  // The same telegram with real names in their place converts the same way.
+  const real = bodyOf(
+    sample
+      .replace(
+        /<Name>○○川<\/Name>(\s*)<Code>0000000000<\/Code>/u,
+        '<Name>六角川</Name>$1<Code>8909040001</Code>',
+      )
+      .replace(
+        /<Name>○○県○○市<\/Name>(\s*)<Prefecture>○○県<\/Prefecture>(\s*)<PrefectureCode>00000<\/PrefectureCode>(\s*)<City>○○市<\/City>(\s*)<CityCode>0000000<\/CityCode>/u,
+        '<Name>佐賀県武雄市</Name>$1<Prefecture>佐賀県</Prefecture>$2<PrefectureCode>41000</PrefectureCode>$3<City>武雄市</City>$4<CityCode>4120600</CityCode>',
+      ),
+  );
+  assert.deepEqual(
+    real.floodedWaters!.map((w) => [w.code, w.name]),
+    [['8909040001', '六角川']],
+  );
+  assert.deepEqual(real.supposition!.districts[0], {
+    name: '佐賀県武雄市',
+    prefecture: { code: '41000', name: '佐賀県' },
+    city: { code: '4120600', name: '武雄市' },
+    district: '○○地区 ○○地区 ○○地区',
   });
 });

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { convertTelegram } from '../../src/conversion/convert.ts';
+import { schemaViolation } from '../../src/conversion/validate.ts';
 import { fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests, goldPairTests, readFixture } from './gold.ts';
 
 const SAMPLES = 'dmdata-json/sample-telegrams/weather-warning';
-const OLDER_CONVERTER =
-  'sample made by an older version of the production converter, which left out condition 値なし next to ' +
-  'value null (PAIRS.md: the vpww54_rjtd_* conversion of the same XML has it)';
+const OTHER_CONVERTER =
+  'sample made by another version of the production converter, which wrote condition 値なし next to a ' +
+  'time-line value null; the production service writes the value alone (PAIRS.md: the vpww54_jptk_* ' +
+  'conversion of the same XML has no condition)';
 
 interface Forecast {
   value: string | null;
@@ -19,8 +21,8 @@ interface SampleBody {
   }[];
 }
 
-/** Every time-line forecast of an official sample written `value: null` without a condition. */
-function nullValuesWithoutCondition(sample: string): Record<string, string> {
+/** Every time-line forecast of an official sample written `value: null` with `condition: 値なし`. */
+function nullValuesWithCondition(sample: string): Record<string, string> {
   const body = (JSON.parse(readFixture(sample)) as { body: SampleBody }).body;
   const paths: Record<string, string> = {};
   body.timeSeries?.forEach((series, s) =>
@@ -29,9 +31,9 @@ function nullValuesWithoutCondition(sample: string): Record<string, string> {
         kind.quantitative?.forEach((q, n) =>
           q.locals.forEach((local, l) =>
             local.forecasts?.forEach((forecast, f) => {
-              if (forecast.value === null && forecast.condition === undefined) {
+              if (forecast.value === null && forecast.condition === '値なし') {
                 const path = `$.body.timeSeries[${s}].items[${i}].kinds[${k}].quantitative[${n}].locals[${l}].forecasts[${f}].condition`;
-                paths[path] = OLDER_CONVERTER;
+                paths[path] = OTHER_CONVERTER;
               }
             }),
           ),
@@ -45,10 +47,12 @@ function nullValuesWithoutCondition(sample: string): Record<string, string> {
 goldPairTests(
   'weather-warning',
   Object.fromEntries(
-    ['vpww54_jptk_20160212142209', 'vpww54_jptk_20161213204723'].map((name) => [
-      `${SAMPLES}/${name}.json`,
-      nullValuesWithoutCondition(`${SAMPLES}/${name}.json`),
-    ]),
+    [
+      'vpww54_jphb_20160212154400',
+      'vpww54_jpna_20130207210706',
+      'vpww54_rjtd_20161213204723',
+      'vpww54_rjtd_20170126172047',
+    ].map((name) => [`${SAMPLES}/${name}.json`, nullValuesWithCondition(`${SAMPLES}/${name}.json`)]),
   ),
 );
 fixtureSchemaTests([
@@ -144,7 +148,7 @@ test('VPWW54 徳島県 高潮警報: areas without warnings, the editing mark, a
               locals: [
                 {
                   name: null,
-                  forecasts: ids.map((refId) => ({ refId, unit: 'm', value: null, condition: '値なし' })),
+                  forecasts: ids.map((refId) => ({ refId, unit: 'm', value: null })),
                 },
               ],
             },
@@ -153,6 +157,31 @@ test('VPWW54 徳島県 高潮警報: areas without warnings, the editing mark, a
       ],
     },
   ]);
+});
+
+test('VPWW54 値なし: a time-line value is null without a condition, a whole-period one keeps 値なし', () => {
+  const tokushima = 'jma-xml/jma-official-samples/15_15_01_220314_VPWW54.xml';
+  const quantitative = (xml: string) => {
+    const outcome = convertTelegram(xml, 'VPWW54', 'id');
+    assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+    assert.equal(schemaViolation(outcome.schema, outcome.document), null);
+    const body = outcome.document.body as {
+      timeSeries: { items: { kinds: { quantitative?: Record<string, unknown>[] }[] }[] }[];
+    };
+    return body.timeSeries[0]!.items[0]!.kinds[0]!.quantitative![0]!;
+  };
+  // As JMA writes it: nine 最高潮位 values, each refID'd and 値なし.
+  const timeline = quantitative(readFixture(tokushima)) as { locals: { forecasts: object[] }[] };
+  assert.deepEqual(timeline.locals[0]!.forecasts[0], { refId: '1', unit: 'm', value: null });
+  // The same value for the whole period (no refID, one value): the schema requires the condition.
+  const whole = readFixture(tokushima)
+    .replace(/<jmx_eb:TidalLevel condition="値なし" refID="[2-9]"[^>]*\/>\s*/gu, '')
+    .replace('condition="値なし" refID="1" type="最高潮位"', 'condition="値なし" type="最高潮位"');
+  assert.deepEqual(quantitative(whole), {
+    type: '最高潮位',
+    forecastType: 'whole',
+    locals: [{ name: null, forecast: { unit: 'm', value: null, condition: '値なし' } }],
+  });
 });
 
 test('VPOA50 石狩・空知・後志: an area without the information keeps its なし kind', () => {

@@ -165,13 +165,24 @@ function convertStation(item: XmlElement): Station {
 /** JMA's unit names written the way the production service writes them (ミリ → mm, ％ → %). */
 const UNITS: Readonly<Record<string, string>> = { ミリ: 'mm', '％': '%' };
 
-function convertObservedValue(element: XmlElement): ObservedValue {
+/**
+ * A value's unit as the production service writes it: 度 of a wind direction is an angle, `°` as in
+ * its other schemas (forecast-weathermap: 風向, "`°` で固定"); 度 of a temperature or a temperature
+ * difference stays 度.
+ */
+function unitOf(element: XmlElement): string {
   const unit = element.attr('unit') ?? '';
+  const windDirection = element.name === 'WindDirection' || (element.attr('type') ?? '').includes('風向');
+  if (unit === '度' && windDirection) return '°';
+  return UNITS[unit] ?? unit;
+}
+
+function convertObservedValue(element: XmlElement): ObservedValue {
   const value = element.text.trim();
   const condition = element.attr('condition');
   return {
     type: element.attr('type') ?? '',
-    unit: UNITS[unit] ?? unit,
+    unit: unitOf(element),
     value: value === '' ? null : value,
     ...(condition ? { condition } : {}),
   };
