@@ -198,6 +198,70 @@ test('VPFJ51 東京都気象解説情報（台風第１３号）: typhoon tags, 
   });
 });
 
+/** The document of a fixture as the converter writes it, before the schema check. */
+const written = (folder: 'official' | 'rest', file: string, type: string): Json =>
+  weatherCommentary.convert({
+    report: parseXmlElement(readFileSync(fixture(folder, file), 'utf8')),
+    type,
+    originalId: 'x',
+  }) as Json;
+
+test('VPFJ51 東京都 (October 2024 sample): empty values get condition 値なし, うねりを伴う is うねり, as in the June 2025 revision', () => {
+  const october = written('rest', '85_01_01_241031_VPFJ51.xml', 'VPFJ51').body as Json;
+  const forecastItems = october.forecast.timeSeries.flatMap((series: Json) => series.items);
+  const item = (code: string, type: string) =>
+    forecastItems.find((i: Json) => i.code === code && i.kinds[0].properties[0].type === type);
+  // <Precipitation refID="1" type="１時間最大雨量" unit="mm"></Precipitation>: no condition attribute.
+  assert.deepEqual(
+    item('130010', '雨の予想').kinds[0].properties[0].precipitationParts[0].base.precipitations,
+    [
+      { refId: '1', type: '１時間最大雨量', unit: 'mm', value: null, condition: '値なし' },
+      { refId: '2', type: '１時間最大雨量', unit: 'mm', value: '50' },
+    ],
+  );
+  assert.deepEqual(item('130010', '波の予想').kinds[0].properties[0].waveHeightPart.base.waveHeights[0], {
+    refId: '1',
+    type: '波高',
+    unit: 'm',
+    value: null,
+    condition: '値なし',
+  });
+  // condition="うねりを伴う": the field definitions name a wave height with swell うねり.
+  assert.deepEqual(item('130020', '波の予想').kinds[0].properties[0].waveHeightPart.base.waveHeights, [
+    { refId: '1', type: '波高', unit: 'm', value: '4', condition: 'うねり' },
+    { refId: '2', type: '波高', unit: 'm', value: '5', condition: 'うねり' },
+  ]);
+  // JMA's June 2025 revision of the same telegram writes condition="値なし" and "うねり" itself.
+  const june = written('official', '85_01_01_250630_VPFJ51.xml', 'VPFJ51').body as Json;
+  assert.deepEqual(october.forecast, june.forecast);
+});
+
+test('VPFJ51 福井県 積雪の深さ: a single observed value has no refId (the XML writes refID="1" in a MeteorologicalInfo)', () => {
+  const outcome = convertFixture(fixture('rest', '85(82)_02_04_250630_VPFJ51.xml'), 'VPFJ51');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const depth = (outcome.document.body as Json).observation.infos[1];
+  assert.equal(depth.items[0].kinds[0].properties[0].texts[1].text, '積雪の深さ（アメダスによる速報値）');
+  assert.deepEqual(depth.items[1], {
+    code: '57176',
+    codeType: 'アメダス地点番号',
+    name: '大野市九頭竜',
+    location: '福井県',
+    kinds: [
+      {
+        properties: [
+          {
+            type: '雪の実況',
+            snowDepthPart: {
+              snowDepth: { type: '積雪深', unit: 'cm', value: '70' },
+              time: '2024-01-24T06:00:00+09:00',
+            },
+          },
+        ],
+      },
+    ],
+  });
+});
+
 test('VMCJ55 府県気象解説情報（潮位）: 副振動 observed with its period, tide times as sequences, written from the XML', () => {
   const body = convert('89_01_01_250630_VMCJ55.xml', 'VMCJ55').body as Json;
   assert.deepEqual(body.informationTags[0].tagNames, ['副振動']);

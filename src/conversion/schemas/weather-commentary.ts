@@ -169,7 +169,7 @@ function convertProperty(property: XmlElement, inSeries: boolean) {
   if (texts.length > 0) out.texts = texts;
   for (const child of property.children) {
     if (child.name === 'PossibilityRankOfWarningPart') {
-      out.possibilityRankOfWarnings = child.children.map((value) => valueElement(value));
+      out.possibilityRankOfWarnings = child.children.map((value) => valueElement(value, inSeries));
       continue;
     }
     const key = PARTS[child.name];
@@ -229,8 +229,9 @@ function container(element: XmlElement, inSeries: boolean): Record<string, unkno
     if (keys !== undefined) {
       const plural = inSeries || element.name === 'Sequence';
       const key = plural ? keys[1] : keys[0];
-      if (plural || ALWAYS_ARRAY.has(key)) push(key, valueElement(child));
-      else out[key] = valueElement(child);
+      const value = valueElement(child, inSeries);
+      if (plural || ALWAYS_ARRAY.has(key)) push(key, value);
+      else out[key] = value;
       continue;
     }
     if (child.name === 'Base') out.base = container(child, inSeries);
@@ -254,11 +255,20 @@ const VALUE_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * One value: `refId` when written, `type`, then either the fields of its child elements (事象,
- * 危険度) or `unit` (when written), `value` (null when empty) and `condition` (when written).
+ * Conditions the field definitions name otherwise: a wave height with swell is `うねり`
+ * ("うねりがある場合は `うねり`"), which JMA's October 2024 samples write `うねりを伴う`.
  */
-function valueElement(element: XmlElement) {
-  const refId = element.attr('refID');
+const CONDITIONS: ReadonlyMap<string, string> = new Map([['うねりを伴う', 'うねり']]);
+
+/**
+ * One value: `refId` when written in a time series (a `MeteorologicalInfo` has no times to refer
+ * to, and its single values have no `refId` in the field definitions), `type`, then either the
+ * fields of its child elements (事象, 危険度) or `unit` (when written), `value` (null when empty) and
+ * `condition`: the attribute when written (in the field definitions' words, CONDITIONS), else
+ * 値なし for an empty value, as the field definitions say ("値がない場合に `値なし` を記載する").
+ */
+function valueElement(element: XmlElement, inSeries: boolean) {
+  const refId = inSeries ? element.attr('refID') : undefined;
   const head = { ...(refId !== undefined ? { refId } : {}), type: element.attr('type') ?? '' };
   if (element.children.length > 0) {
     const fields: Record<string, string> = {};
@@ -269,8 +279,10 @@ function valueElement(element: XmlElement) {
     return { ...head, ...fields };
   }
   const unit = element.attr('unit');
-  const condition = element.attr('condition');
   const text = element.text.trim();
+  const written = element.attr('condition');
+  const condition =
+    written !== undefined ? (CONDITIONS.get(written) ?? written) : text === '' ? '値なし' : undefined;
   return {
     ...head,
     ...(unit !== undefined ? { unit } : {}),
