@@ -72,7 +72,7 @@ function informationTag(item: XmlElement) {
 function section(type: string, infos: XmlElement) {
   const infoList = infos.all('MeteorologicalInfo').map((info) => ({
     dateTime: trimmedText(info.child('DateTime')),
-    items: info.all('Item').map((item) => convertItem(item, false)),
+    items: info.all('Item').map((item) => convertItem(item, type, false)),
   }));
   const series = infos.all('TimeSeriesInfo').map((info) => ({
     timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
@@ -81,7 +81,7 @@ function section(type: string, infos: XmlElement) {
       duration: trimmedText(define.child('Duration')),
       name: trimmedText(define.child('Name')),
     })),
-    items: info.all('Item').map((item) => convertItem(item, true)),
+    items: info.all('Item').map((item) => convertItem(item, type, true)),
   }));
   if (SENTENCE_SECTIONS.has(type)) {
     const texts = infos
@@ -109,11 +109,11 @@ function section(type: string, infos: XmlElement) {
  * `codes`; `Status` when written) or station (`Station`: code, the code's `type`, name,
  * `Location`), then its kinds. A sentence item has neither.
  */
-function convertItem(item: XmlElement, inSeries: boolean) {
+function convertItem(item: XmlElement, section: string, inSeries: boolean) {
   const area = item.child('Area');
   const station = item.child('Station');
   const kinds = item.all('Kind').map((kind) => ({
-    properties: kind.all('Property').map((property) => convertProperty(property, inSeries)),
+    properties: kind.all('Property').map((property) => convertProperty(property, section, inSeries)),
   }));
   if (area) {
     const code = area.child('Code');
@@ -159,8 +159,21 @@ const PARTS: Readonly<Record<string, string>> = {
 };
 const ARRAY_PARTS = new Set(['PrecipitationPart', 'HumidityPart']);
 
-/** A property: its `Type`, its `Text`s (`type`, `refId` when written, text as written), then its parts. */
-function convertProperty(property: XmlElement, inSeries: boolean) {
+/**
+ * The kind of a property carrying an `EventPart`, by section: the field definitions list
+ * `eventPart` under 気象現象の予想／気象現象の実況 alone. JMA writes the 線状降水帯 forecasts of
+ * 気象解説情報 (VPZJ51 全般気象解説情報（線状降水帯半日前予測）) under `Type` 雨の予想.
+ */
+const EVENT_KINDS: ReadonlyMap<string, string> = new Map([
+  ['予想', '気象現象の予想'],
+  ['観測実況', '気象現象の実況'],
+]);
+
+/**
+ * A property: its `Type` (for one carrying an `EventPart`, the event kind of its section), its
+ * `Text`s (`type`, `refId` when written, text as written), then its parts.
+ */
+function convertProperty(property: XmlElement, section: string, inSeries: boolean) {
   const out: Record<string, unknown> = { type: trimmedText(property.child('Type')) };
   const texts = property.all('Text').map((text) => {
     const refId = text.attr('refID');
@@ -177,6 +190,8 @@ function convertProperty(property: XmlElement, inSeries: boolean) {
     const part = container(child, inSeries);
     out[key] = ARRAY_PARTS.has(child.name) ? [part] : part;
   }
+  const eventKind = EVENT_KINDS.get(section);
+  if (out.eventPart !== undefined && eventKind !== undefined) out.type = eventKind;
   return out;
 }
 
