@@ -4,7 +4,14 @@
  * converters write what the XML says; without an amendment such a telegram would fail the check and
  * reach JSON clients not at all.
  */
-type JsonSchema = { properties?: Record<string, unknown> };
+type Definitions = Record<string, Record<string, unknown>>;
+type JsonSchema = { definitions?: Definitions; properties?: Record<string, unknown> };
+
+/** Adds `values` to an enum of the schema (a property or a definition, named `where` in errors). */
+function extendEnum(node: Record<string, unknown> | undefined, where: string, values: string[]): void {
+  if (!node || !Array.isArray(node.enum)) throw new Error(`schema amendment: ${where} is not an enum`);
+  node.enum = [...(node.enum as unknown[]), ...values];
+}
 
 export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
   /**
@@ -13,9 +20,15 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
    * `…（土砂）`, the only title the package allows. `type` is `Control/Title` as written, so the
    * amendment admits that one title too.
    */
-  'weather-warning_1.1.0': (schema) => {
-    const type = (schema.properties?.type ?? {}) as { enum?: string[] };
-    if (!type.enum) throw new Error('schema amendment: weather-warning type has no enum');
-    type.enum = [...type.enum, '気象警報・注意報（Ｒ０６）（土砂災害）'];
-  },
+  'weather-warning_1.1.0': (schema) =>
+    extendEnum(schema.properties?.type as Record<string, unknown> | undefined, 'type', [
+      '気象警報・注意報（Ｒ０６）（土砂災害）',
+    ]),
+  /**
+   * JMA's sample set of October 2024 (revision 241031, VPFJ51 東京都気象解説情報（台風第１３号）) writes
+   * the 情報タグ 雷, which the package's tag list lacks (its revision of June 2025 writes 落雷 for
+   * the same telegram). `tagNames` are the tags as written, so the amendment admits 雷.
+   */
+  'weather-commentary_1.0.0': (schema) =>
+    extendEnum(schema.definitions?.['WeatherCommentary.InformationTagNames'], 'InformationTagNames', ['雷']),
 };

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { convertTelegram } from '../../src/conversion/convert.ts';
+import { schemaViolation } from '../../src/conversion/validate.ts';
 import { weatherCommentary } from '../../src/conversion/schemas/weather-commentary.ts';
 import { parseXmlElement } from '../../src/conversion/xml-element.ts';
 import { allRestXmlFixtures, fixture } from '../support/fixtures.ts';
@@ -234,6 +235,21 @@ test('VPFJ51 東京都 (October 2024 sample): empty values get condition 値な�
   // JMA's June 2025 revision of the same telegram writes condition="値なし" and "うねり" itself.
   const june = written('official', '85_01_01_250630_VPFJ51.xml', 'VPFJ51').body as Json;
   assert.deepEqual(october.forecast, june.forecast);
+});
+
+test('VPFJ51 東京都 (October 2024 sample): the 情報タグ 雷 as written, admitted by an amendment for that tag alone', () => {
+  const outcome = convertFixture(fixture('rest', '85_01_01_241031_VPFJ51.xml'), 'VPFJ51');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const document = outcome.document as Json;
+  // <Condition>台風 大雨 雷 突風 強風 高波</Condition>
+  assert.deepEqual(document.body.informationTags[0].tagNames, ['台風', '大雨', '雷', '突風', '強風', '高波']);
+  const withTag = (tag: string) => {
+    const copy = structuredClone(document);
+    copy.body.informationTags[0].tagNames[2] = tag;
+    return schemaViolation(outcome.schema, copy);
+  };
+  assert.equal(withTag('落雷'), null);
+  assert.match(withTag('雷雨') ?? '', /tagNames\/2/);
 });
 
 test('VPFJ51 福井県 積雪の深さ: a single observed value has no refId (the XML writes refID="1" in a MeteorologicalInfo)', () => {
