@@ -125,8 +125,8 @@ const threeMonths = `<Report><Control><Title>地方３か月予報</Title><DateT
 <TimeDefine timeId="2"><DateTime significant="yyyy-mm-dd">2024-11-01T00:00:00+09:00</DateTime><Duration>P1M</Duration><Name>１１月</Name></TimeDefine>
 </TimeDefines>
 <Item><Kind><Property><Type>出現の可能性が最も大きい天候と、特徴のある気温、降水量等の確率</Type>
-<ClimateFeaturePart refID="1"><GeneralSituationText>天気は数日の周期で変わるでしょう。</GeneralSituationText></ClimateFeaturePart>
-<ClimateFeaturePart refID="2"><GeneralSituationText>平年と同様に曇りや雪の日が多いでしょう。</GeneralSituationText></ClimateFeaturePart>
+<ClimateFeaturePart><GeneralSituationText refID="1">天気は数日の周期で変わるでしょう。</GeneralSituationText>
+<GeneralSituationText refID="2">平年と同様に曇りや雪の日が多いでしょう。</GeneralSituationText></ClimateFeaturePart>
 </Property></Kind><Areas><Area><Name>北海道地方</Name><Code>010100</Code></Area></Areas></Item>
 <Item><Kind><Property><Type>地域・期間平均平年偏差各階級の確率</Type><ClimateProbabilityValuesPart>
 <ClimateProbabilityValues kind="気温" refID="1"><ProbabilityOfBelowNormal unit="%">10</ProbabilityOfBelowNormal>
@@ -188,4 +188,86 @@ test('VPCK50 ３か月予報 without a summary for the period, with a monthly ti
     scheduleNotice: null,
     additionalNotice: null,
   });
+});
+
+const SUMMARY = '出現の可能性が最も大きい天候と、特徴のある気温、降水量等の確率';
+
+test('VPCK50 北海道地方３か月予報: one summary per time, its text and significances by their own refID', () => {
+  const outcome = convertFixture(fixture('rest', '52_08_01_091210_VPCK50.xml'), 'VPCK50');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const body = outcome.document.body as {
+    timeSeries: { timeDefines: { timeId: string }[]; items: unknown[] }[];
+  };
+  assert.deepEqual(
+    body.timeSeries[0]!.timeDefines.map((d) => d.timeId),
+    ['1', '2', '3'],
+  );
+  // GeneralSituationText refID 1–3; SignificantClimateElement 気温 and 降水量 each with one Text refID 3.
+  assert.deepEqual(body.timeSeries[0]!.items[0], {
+    kinds: [
+      {
+        type: SUMMARY,
+        summaries: [
+          {
+            refId: '1',
+            text: '平年と同様に、日本海側では曇りや雪または雨の日が多く、太平洋側では晴れる日が多い見込みです。',
+            significances: [],
+          },
+          {
+            refId: '2',
+            text: '平年と同様に、日本海側では曇りや雪の日が多く、太平洋側では晴れる日が多いでしょう。',
+            significances: [],
+          },
+          {
+            refId: '3',
+            text: '日本海側では平年より曇りや雪の日が少ないでしょう。太平洋側では低気圧の影響を受けやすく、平年より晴れる日が少ない見込みです。',
+            significances: [
+              { type: '気温', value: '気温は、平年並の確率と高い確率がともに４０％です。' },
+              { type: '降水量', value: '降水量は、太平洋側で平年並の確率と多い確率がともに４０％です。' },
+            ],
+          },
+        ],
+      },
+    ],
+    zones: [{ code: '010100', name: '北海道地方' }],
+  });
+});
+
+test('VPZK50 全般１か月予報: a summary per time from the significance texts alone, without a general text', () => {
+  const outcome = convertFixture(fixture('rest', '51_01_01_140129_VPZK50.xml'), 'VPZK50');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const body = outcome.document.body as {
+    timeSeries: { items: { kinds: { summaries?: unknown[] }[] }[] }[];
+  };
+  assert.deepEqual(body.timeSeries[0]!.items[0]!.kinds[0]!.summaries, [
+    {
+      refId: '1',
+      significances: [
+        {
+          type: '気温',
+          value:
+            '気温は、１週目は北日本と東日本で高い確率８０％、西日本で高い確率６０％、沖縄・奄美で平年並の確率５０％です。',
+        },
+      ],
+    },
+    {
+      refId: '2',
+      significances: [
+        {
+          type: '気温',
+          value: '２週目は北日本と東日本で高い確率５０％、西日本で平年並または高い確率ともに４０％です。',
+        },
+      ],
+    },
+    {
+      refId: '3',
+      significances: [
+        {
+          type: '気温',
+          value:
+            '３～４週目は北日本と東日本、西日本で高い確率５０％、沖縄・奄美で平年並または高い確率ともに４０％です。',
+        },
+      ],
+    },
+  ]);
 });

@@ -157,3 +157,51 @@ test('VZSF60 海上悪天２４時間予想図: a typhoon with its four kinds, a
     ],
   });
 });
+
+test('VZSF60 (JMA sample): the severe-weather items as written, the sea-ice and ice-accretion areas named by their type', () => {
+  const outcome = convertFixture(fixture('rest', '64_01_01_130523_VZSF60.xml'), 'VZSF60');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const severe = (outcome.document.body as { severeWeather: Record<string, unknown> & { items: Item[] } })
+    .severeWeather;
+  assert.equal(severe.type, '予想');
+  assert.equal(severe.elapsedTime, 'PT24H');
+  assert.equal(severe.dateTime, '2013-04-07T21:00:00+09:00');
+  const [fog, fogSea, ice, accretion, wind] = severe.items as unknown as Record<string, unknown>[];
+  assert.deepEqual(fog, {
+    type: '悪天情報（霧）',
+    name: '霧域',
+    polygons: [
+      [
+        [41, 141],
+        [46, 150],
+        [49, 155],
+        [40, 155],
+        [38, 150],
+        [38, 141],
+        [41, 141],
+      ],
+    ],
+  });
+  assert.deepEqual(fogSea, { type: '悪天情報（霧）', name: 'オホーツク海', code: '9050' });
+  // Area/Name is 海氷 here (海氷域 in the VZSF61 sample); the field definitions fix the name by the type.
+  assert.equal(ice?.type, '悪天情報（海氷）');
+  assert.equal(ice?.name, '海氷域');
+  assert.deepEqual((ice?.coordinates as number[][]).slice(0, 2), [
+    [60, 154.5],
+    [60, 155],
+  ]);
+  assert.equal(accretion?.type, '悪天情報（船体着氷）');
+  assert.equal(accretion?.name, '船体着氷域');
+  assert.deepEqual(wind, {
+    type: '悪天情報（強風）',
+    name: '強風域',
+    coordinates: [[50.2, 147.9]],
+    kinds: [
+      {
+        type: '悪天情報（強風）',
+        direction: { type: '風向', unit: '°', value: '105' },
+        speed: { type: '最大風速', unit: 'knot', value: '32' },
+      },
+    ],
+  });
+});

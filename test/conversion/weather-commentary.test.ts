@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { test } from 'node:test';
+import { Ajv } from 'ajv';
 import { convertTelegram } from '../../src/conversion/convert.ts';
 import { schemaViolation } from '../../src/conversion/validate.ts';
 import { weatherCommentary } from '../../src/conversion/schemas/weather-commentary.ts';
 import { parseXmlElement } from '../../src/conversion/xml-element.ts';
-import { fixture } from '../support/fixtures.ts';
+import { allRestXmlFixtures, fixture } from '../support/fixtures.ts';
 import { convertFixture, fixtureSchemaTests } from './gold.ts';
 
-// VPZJ51 validates by the schema amendment for 線状降水帯 forecasts (tested below).
 fixtureSchemaTests(['VPBS50', 'VPZJ51', 'VPCJ51', 'VPFJ51', 'VMCJ53', 'VMCJ54', 'VMCJ55']);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -198,6 +199,85 @@ test('VPFJ51 東京都気象解説情報（台風第１３号）: typhoon tags, 
   });
 });
 
+/** The document of a fixture as the converter writes it, before the schema check. */
+const written = (folder: 'official' | 'rest', file: string, type: string): Json =>
+  weatherCommentary.convert({
+    report: parseXmlElement(readFileSync(fixture(folder, file), 'utf8')),
+    type,
+    originalId: 'x',
+  }) as Json;
+
+test('VPFJ51 東京都 (October 2024 sample): empty values get condition 値なし, うねりを伴う is うねり, as in the June 2025 revision', () => {
+  const october = written('rest', '85_01_01_241031_VPFJ51.xml', 'VPFJ51').body as Json;
+  const forecastItems = october.forecast.timeSeries.flatMap((series: Json) => series.items);
+  const item = (code: string, type: string) =>
+    forecastItems.find((i: Json) => i.code === code && i.kinds[0].properties[0].type === type);
+  // <Precipitation refID="1" type="１時間最大雨量" unit="mm"></Precipitation>: no condition attribute.
+  assert.deepEqual(
+    item('130010', '雨の予想').kinds[0].properties[0].precipitationParts[0].base.precipitations,
+    [
+      { refId: '1', type: '１時間最大雨量', unit: 'mm', value: null, condition: '値なし' },
+      { refId: '2', type: '１時間最大雨量', unit: 'mm', value: '50' },
+    ],
+  );
+  assert.deepEqual(item('130010', '波の予想').kinds[0].properties[0].waveHeightPart.base.waveHeights[0], {
+    refId: '1',
+    type: '波高',
+    unit: 'm',
+    value: null,
+    condition: '値なし',
+  });
+  // condition="うねりを伴う": the field definitions name a wave height with swell うねり.
+  assert.deepEqual(item('130020', '波の予想').kinds[0].properties[0].waveHeightPart.base.waveHeights, [
+    { refId: '1', type: '波高', unit: 'm', value: '4', condition: 'うねり' },
+    { refId: '2', type: '波高', unit: 'm', value: '5', condition: 'うねり' },
+  ]);
+  // JMA's June 2025 revision of the same telegram writes condition="値なし" and "うねり" itself.
+  const june = written('official', '85_01_01_250630_VPFJ51.xml', 'VPFJ51').body as Json;
+  assert.deepEqual(october.forecast, june.forecast);
+});
+
+test('VPFJ51 東京都 (October 2024 sample): the 情報タグ 雷 as written, admitted by an amendment for that tag alone', () => {
+  const outcome = convertFixture(fixture('rest', '85_01_01_241031_VPFJ51.xml'), 'VPFJ51');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const document = outcome.document as Json;
+  // <Condition>台風 大雨 雷 突風 強風 高波</Condition>
+  assert.deepEqual(document.body.informationTags[0].tagNames, ['台風', '大雨', '雷', '突風', '強風', '高波']);
+  const withTag = (tag: string) => {
+    const copy = structuredClone(document);
+    copy.body.informationTags[0].tagNames[2] = tag;
+    return schemaViolation(outcome.schema, copy);
+  };
+  assert.equal(withTag('落雷'), null);
+  assert.match(withTag('雷雨') ?? '', /tagNames\/2/);
+});
+
+test('VPFJ51 福井県 積雪の深さ: a single observed value has no refId (the XML writes refID="1" in a MeteorologicalInfo)', () => {
+  const outcome = convertFixture(fixture('rest', '85(82)_02_04_250630_VPFJ51.xml'), 'VPFJ51');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const depth = (outcome.document.body as Json).observation.infos[1];
+  assert.equal(depth.items[0].kinds[0].properties[0].texts[1].text, '積雪の深さ（アメダスによる速報値）');
+  assert.deepEqual(depth.items[1], {
+    code: '57176',
+    codeType: 'アメダス地点番号',
+    name: '大野市九頭竜',
+    location: '福井県',
+    kinds: [
+      {
+        properties: [
+          {
+            type: '雪の実況',
+            snowDepthPart: {
+              snowDepth: { type: '積雪深', unit: 'cm', value: '70' },
+              time: '2024-01-24T06:00:00+09:00',
+            },
+          },
+        ],
+      },
+    ],
+  });
+});
+
 test('VMCJ55 府県気象解説情報（潮位）: 副振動 observed with its period, tide times as sequences, written from the XML', () => {
   const body = convert('89_01_01_250630_VMCJ55.xml', 'VMCJ55').body as Json;
   assert.deepEqual(body.informationTags[0].tagNames, ['副振動']);
@@ -238,12 +318,14 @@ test('VMCJ55 府県気象解説情報（潮位）: 副振動 observed with its p
 
 const VPZJ51 = fixture('official', '83_01_01_250630_VPZJ51.xml');
 
-test('VPZJ51 線状降水帯予測 (半日前): the events by prefecture, written from the XML', () => {
+test('VPZJ51 線状降水帯予測 (半日前): the events by prefecture, a 気象現象の予想 as the field definitions list eventPart', () => {
   const document = weatherCommentary.convert({
     report: parseXmlElement(readFileSync(VPZJ51, 'utf8')),
     type: 'VPZJ51',
     originalId: 'x',
   }) as Json;
+  // The sentence item keeps the XML's Type; the item carrying the EventPart is a 気象現象の予想.
+  assert.equal(document.body.forecast.timeSeries[0].items[0].kinds[0].properties[0].type, '雨の予想');
   const kochi = document.body.forecast.timeSeries[0].items[1];
   assert.deepEqual(kochi, {
     codeType: '全国・地方予報区等',
@@ -253,7 +335,7 @@ test('VPZJ51 線状降水帯予測 (半日前): the events by prefecture, writte
       {
         properties: [
           {
-            type: '雨の予想',
+            type: '気象現象の予想',
             eventPart: {
               base: {
                 locals: [
@@ -280,29 +362,23 @@ test('VPZJ51 線状降水帯予測 (半日前): the events by prefecture, writte
   });
 });
 
-test('VPZJ51: the schema amendment admits an EventPart under 雨の予想, and nothing beside it', () => {
-  const outcome = convertTelegram(readFileSync(VPZJ51, 'utf8'), 'VPZJ51', 'x');
-  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
-  const schema = outcome.schema;
-  const property = () => {
-    const copy = structuredClone(outcome.document) as Json;
-    return { copy, property: copy.body.forecast.timeSeries[0].items[1].kinds[0].properties[0] as Json };
-  };
-  {
-    const { copy, property: p } = property();
-    assert.equal(p.type, '雨の予想');
-    p.unexpected = 1;
-    assert.match(schemaViolation(schema, copy) ?? '', /items\/1/, 'an unknown field beside the eventPart');
-  }
-  {
-    const { copy, property: p } = property();
-    p.type = '雪の予想';
-    assert.match(schemaViolation(schema, copy) ?? '', /items\/1/, 'an eventPart under 雪の予想');
-  }
-  {
-    const { copy, property: p } = property();
-    delete p.eventPart.base.locals[0].events;
-    assert.match(schemaViolation(schema, copy) ?? '', /items\/1/, 'an eventPart not in the package form');
+test('VPZJ51 線状降水帯予測: every sample validates against the published package JSON Schema, unamended', () => {
+  const require = createRequire(import.meta.url);
+  const validate = new Ajv({ strict: false }).compile(
+    require('@dmdata/telegram-json-types/dist/jschema/weather-commentary_1.0.0.json') as object,
+  );
+  const samples = [
+    fixture('official', '83_01_01_250630_VPZJ51.xml'),
+    ...allRestXmlFixtures().filter((path) => path.endsWith('_VPZJ51.xml')),
+  ];
+  assert.equal(samples.length, 4);
+  for (const sample of samples) {
+    const document = weatherCommentary.convert({
+      report: parseXmlElement(readFileSync(sample, 'utf8')),
+      type: 'VPZJ51',
+      originalId: 'x',
+    });
+    assert.ok(validate(document), `${sample}: ${JSON.stringify(validate.errors?.[0])}`);
   }
 });
 

@@ -113,3 +113,29 @@ test('VPWP50 稚内市: the daily series, dryness risk and both humidity parts',
     },
   ]);
 });
+
+test('VPWP50 稚内市 (issue of 05時): a humidity JMA leaves empty (description 値なし) is null with condition 値なし', () => {
+  const outcome = convertFixture(fixture('rest', '81_01_01_241031_VPWP50.xml'), 'VPWP50');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const days = (outcome.document.body as { city: { timeSeries: Series[] } }).city.timeSeries[2]!;
+  assert.deepEqual(
+    days.timeDefines.map((d) => d.name),
+    ['２２日', '２３日', '２４日'],
+  );
+  const wakkanai = days.items[0]!;
+  assert.equal(wakkanai.name, '稚内市');
+  const humidities = (type: string, value: string) => [
+    { refId: '1', type, unit: '%', value },
+    { refId: '2', type, unit: '%', value },
+    { refId: '3', type, unit: '%', value: null, condition: '値なし' },
+  ];
+  assert.deepEqual(wakkanai.kinds[1]!.properties, [
+    {
+      type: '乾燥',
+      humidityParts: [
+        { base: { humidities: humidities('実効湿度', '50') } },
+        { base: { humidities: humidities('最小湿度', '35') } },
+      ],
+    },
+  ]);
+});

@@ -378,6 +378,43 @@ test('VPWW56 (R06): the landslide comment and the offices', () => {
   ]);
 });
 
+test('VPWW56 of the December 2024 samples: type is Control/Title as written, …（土砂災害）, and that title alone is admitted', () => {
+  const outcome = convertFixture(fixture('rest', '15_17_01_241226_VPWW56.xml'), 'VPWW56');
+  assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  const document = outcome.document as unknown as {
+    type: string;
+    title: string;
+    body: { regions: { code: string; name: string; kinds: unknown[] }[] };
+  };
+  assert.equal(document.type, '気象警報・注意報（Ｒ０６）（土砂災害）');
+  assert.equal(document.title, '島根県土砂災害警報・注意報');
+  assert.deepEqual(document.body.regions[0], {
+    code: '320010',
+    name: '東部',
+    kinds: [
+      {
+        code: '49',
+        name: 'レベル４土砂災害危険警報',
+        status: '発表',
+        lastKind: { code: '09', name: 'レベル３土砂災害警報' },
+      },
+    ],
+    changeStatus: '警報・注意報種別に変化有',
+    fullStatus: '一部',
+    editingMark: false,
+  });
+  // The amendment adds that one title: the package's own still validates, another is refused.
+  assert.equal(
+    schemaViolation(outcome.schema, { ...document, type: '気象警報・注意報（Ｒ０６）（土砂）' }),
+    null,
+  );
+  assert.match(
+    schemaViolation(outcome.schema, { ...document, type: '気象警報・注意報（Ｒ０６）（土砂災害警報）' }) ??
+      '',
+    /^\/type /,
+  );
+});
+
 test('VPWW58 (R06): a lifted warning keeps its last kind and has no properties', () => {
   const xml = readFixture('jma-xml/jma-official-samples/15_16_04_250630_VPWW58.xml').replace(
     /<Warning type="気象警報・注意報（市町村等）">\s*<Item>\s*<Kind>[\s\S]*?<\/Kind>/u,

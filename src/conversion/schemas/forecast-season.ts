@@ -101,24 +101,34 @@ function convertSeason(info: XmlElement): Season {
 }
 
 /**
- * The summaries of a property's ClimateFeatureParts, one per time (`refID`, written on the part or
- * on its elements; a period without a time series has one): `text` from `GeneralSituationText`,
- * `significances` from every `SignificantClimateElement`.
+ * The summaries of a property's ClimateFeatureParts, one per time in order of first mention (a
+ * period without a time series has one, without `refId`). Each text carries its own time: `text`
+ * from the `GeneralSituationText` of that `refID`, `significances` from the `Text` of that `refID`
+ * in each `SignificantClimateElement` (`type` = its `kind`).
  */
 function summariesOf(property: XmlElement | undefined): (Summary & { refId?: string })[] {
-  const elements = (property?.all('ClimateFeaturePart') ?? []).flatMap((part) =>
-    part.children.map((element) => ({ element, refId: element.attr('refID') ?? part.attr('refID') })),
-  );
-  const refIds = [...new Set(elements.map((e) => e.refId))];
+  const texts: { refId: string | undefined; kind?: ClimateKind; text: string }[] = [];
+  for (const part of property?.all('ClimateFeaturePart') ?? []) {
+    for (const element of part.children) {
+      if (element.name === 'GeneralSituationText') {
+        texts.push({ refId: element.attr('refID'), text: element.text.trim() });
+      } else if (element.name === 'SignificantClimateElement') {
+        const kind = (element.attr('kind') ?? '') as ClimateKind;
+        for (const text of element.all('Text'))
+          texts.push({ refId: text.attr('refID'), kind, text: text.text.trim() });
+      }
+    }
+  }
+  const refIds = [...new Set(texts.map((t) => t.refId))];
   return refIds.map((refId) => {
-    const ofTime = elements.filter((e) => e.refId === refId).map((e) => e.element);
-    const text = ofTime.find((c) => c.name === 'GeneralSituationText')?.text.trim();
+    const ofTime = texts.filter((t) => t.refId === refId);
+    const text = ofTime.find((t) => t.kind === undefined)?.text;
     return {
       ...(refId !== undefined ? { refId } : {}),
       ...(text ? { text } : {}),
       significances: ofTime
-        .filter((c) => c.name === 'SignificantClimateElement')
-        .map((c) => ({ type: (c.attr('kind') ?? '') as ClimateKind, value: trimmed(c.child('Text')) })),
+        .filter((t) => t.kind !== undefined)
+        .map((t) => ({ type: t.kind!, value: t.text })),
     };
   });
 }

@@ -194,5 +194,15 @@ function convertSevereItem(item: XmlElement) {
     if (polygon) return { type, name, polygons: [points(trimmed(polygon))] };
     return { type, name, code: trimmed(area?.child('Code')) };
   }
-  return { type, name, coordinates: points(trimmed(area?.child('Coordinate'))) };
+  const iceArea = ICE_AREAS[type];
+  return { type, name: iceArea ?? name, coordinates: points(trimmed(area?.child('Coordinate'))) };
 }
+
+/**
+ * The name of a sea-ice or ice-accretion area, fixed by its type as the field definitions give it
+ * (JMA's VZSF60 sample writes `Area/Name` 海氷 where its VZSF61 writes 海氷域).
+ */
+const ICE_AREAS: Readonly<Record<string, string>> = {
+  '悪天情報（海氷）': '海氷域',
+  '悪天情報（船体着氷）': '船体着氷域',
+};

@@ -72,7 +72,7 @@ function informationTag(item: XmlElement) {
 function section(type: string, infos: XmlElement) {
   const infoList = infos.all('MeteorologicalInfo').map((info) => ({
     dateTime: trimmedText(info.child('DateTime')),
-    items: info.all('Item').map((item) => convertItem(item, false)),
+    items: info.all('Item').map((item) => convertItem(item, type, false)),
   }));
   const series = infos.all('TimeSeriesInfo').map((info) => ({
     timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
@@ -81,7 +81,7 @@ function section(type: string, infos: XmlElement) {
       duration: trimmedText(define.child('Duration')),
       name: trimmedText(define.child('Name')),
     })),
-    items: info.all('Item').map((item) => convertItem(item, true)),
+    items: info.all('Item').map((item) => convertItem(item, type, true)),
   }));
   if (SENTENCE_SECTIONS.has(type)) {
     const texts = infos
@@ -109,11 +109,11 @@ function section(type: string, infos: XmlElement) {
  * `codes`; `Status` when written) or station (`Station`: code, the code's `type`, name,
  * `Location`), then its kinds. A sentence item has neither.
  */
-function convertItem(item: XmlElement, inSeries: boolean) {
+function convertItem(item: XmlElement, section: string, inSeries: boolean) {
   const area = item.child('Area');
   const station = item.child('Station');
   const kinds = item.all('Kind').map((kind) => ({
-    properties: kind.all('Property').map((property) => convertProperty(property, inSeries)),
+    properties: kind.all('Property').map((property) => convertProperty(property, section, inSeries)),
   }));
   if (area) {
     const code = area.child('Code');
@@ -159,8 +159,21 @@ const PARTS: Readonly<Record<string, string>> = {
 };
 const ARRAY_PARTS = new Set(['PrecipitationPart', 'HumidityPart']);
 
-/** A property: its `Type`, its `Text`s (`type`, `refId` when written, text as written), then its parts. */
-function convertProperty(property: XmlElement, inSeries: boolean) {
+/**
+ * The kind of a property carrying an `EventPart`, by section: the field definitions list
+ * `eventPart` under 気象現象の予想／気象現象の実況 alone. JMA writes the 線状降水帯 forecasts of
+ * 気象解説情報 (VPZJ51 全般気象解説情報（線状降水帯半日前予測）) under `Type` 雨の予想.
+ */
+const EVENT_KINDS: ReadonlyMap<string, string> = new Map([
+  ['予想', '気象現象の予想'],
+  ['観測実況', '気象現象の実況'],
+]);
+
+/**
+ * A property: its `Type` (for one carrying an `EventPart`, the event kind of its section), its
+ * `Text`s (`type`, `refId` when written, text as written), then its parts.
+ */
+function convertProperty(property: XmlElement, section: string, inSeries: boolean) {
   const out: Record<string, unknown> = { type: trimmedText(property.child('Type')) };
   const texts = property.all('Text').map((text) => {
     const refId = text.attr('refID');
@@ -169,7 +182,7 @@ function convertProperty(property: XmlElement, inSeries: boolean) {
   if (texts.length > 0) out.texts = texts;
   for (const child of property.children) {
     if (child.name === 'PossibilityRankOfWarningPart') {
-      out.possibilityRankOfWarnings = child.children.map((value) => valueElement(value));
+      out.possibilityRankOfWarnings = child.children.map((value) => valueElement(value, inSeries));
       continue;
     }
     const key = PARTS[child.name];
@@ -177,6 +190,8 @@ function convertProperty(property: XmlElement, inSeries: boolean) {
     const part = container(child, inSeries);
     out[key] = ARRAY_PARTS.has(child.name) ? [part] : part;
   }
+  const eventKind = EVENT_KINDS.get(section);
+  if (out.eventPart !== undefined && eventKind !== undefined) out.type = eventKind;
   return out;
 }
 
@@ -229,8 +244,9 @@ function container(element: XmlElement, inSeries: boolean): Record<string, unkno
     if (keys !== undefined) {
       const plural = inSeries || element.name === 'Sequence';
       const key = plural ? keys[1] : keys[0];
-      if (plural || ALWAYS_ARRAY.has(key)) push(key, valueElement(child));
-      else out[key] = valueElement(child);
+      const value = valueElement(child, inSeries);
+      if (plural || ALWAYS_ARRAY.has(key)) push(key, value);
+      else out[key] = value;
       continue;
     }
     if (child.name === 'Base') out.base = container(child, inSeries);
@@ -254,11 +270,20 @@ const VALUE_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * One value: `refId` when written, `type`, then either the fields of its child elements (事象,
- * 危険度) or `unit` (when written), `value` (null when empty) and `condition` (when written).
+ * Conditions the field definitions name otherwise: a wave height with swell is `うねり`
+ * ("うねりがある場合は `うねり`"), which JMA's October 2024 samples write `うねりを伴う`.
  */
-function valueElement(element: XmlElement) {
-  const refId = element.attr('refID');
+const CONDITIONS: ReadonlyMap<string, string> = new Map([['うねりを伴う', 'うねり']]);
+
+/**
+ * One value: `refId` when written in a time series (a `MeteorologicalInfo` has no times to refer
+ * to, and its single values have no `refId` in the field definitions), `type`, then either the
+ * fields of its child elements (事象, 危険度) or `unit` (when written), `value` (null when empty) and
+ * `condition`: the attribute when written (in the field definitions' words, CONDITIONS), else
+ * 値なし for an empty value, as the field definitions say ("値がない場合に `値なし` を記載する").
+ */
+function valueElement(element: XmlElement, inSeries: boolean) {
+  const refId = inSeries ? element.attr('refID') : undefined;
   const head = { ...(refId !== undefined ? { refId } : {}), type: element.attr('type') ?? '' };
   if (element.children.length > 0) {
     const fields: Record<string, string> = {};
@@ -269,8 +294,10 @@ function valueElement(element: XmlElement) {
     return { ...head, ...fields };
   }
   const unit = element.attr('unit');
-  const condition = element.attr('condition');
   const text = element.text.trim();
+  const written = element.attr('condition');
+  const condition =
+    written !== undefined ? (CONDITIONS.get(written) ?? written) : text === '' ? '値なし' : undefined;
   return {
     ...head,
     ...(unit !== undefined ? { unit } : {}),

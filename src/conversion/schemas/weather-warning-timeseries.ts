@@ -109,14 +109,16 @@ function series(element: XmlElement | undefined): Record<string, unknown> {
 
 /**
  * One value at a time id: a risk level (type attribute, code, name) or a `jmx_eb` quantity (type
- * and unit attributes, the value as written or null, the `condition` attribute when given).
+ * and unit attributes, the value as written or null, the `condition` attribute when given). A value
+ * JMA leaves empty without a condition (`description="値なし"`) has the condition 値なし, as the field
+ * definitions say ("値がない場合に `値なし` を記載する").
  */
 function timedValue(element: XmlElement): object {
   const refId = element.attr('refID') ?? '';
   if (element.name === 'Significancy')
     return { refId, type: element.attr('type') ?? '', ...codeName(element) };
   const value = element.text.trim();
-  const condition = element.attr('condition');
+  const condition = element.attr('condition') ?? (value === '' ? '値なし' : undefined);
   return {
     refId,
     type: element.attr('type') ?? '',
