@@ -22,7 +22,7 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);
   registerGdRoutes(app, ctx, { contracted, telegrams: cache });
-  const stations = await StationLists.start(ctx.db, ctx.bus);
+  const stations = await StationLists.shared(ctx.db, ctx.bus);
   ctx.onShutdown.push(stations.stop);
   registerParameterRoutes(app, ctx, { lists: stations.lists, contracted });
   await registerAdminIngest(app, ctx);
