@@ -21,3 +21,5 @@ await build({
   logLevel: 'warning',
 });
 cpSync('src/db/migrations', `${outdir}/migrations`, { recursive: true });
+// The station lists shipped with the release (src/parameter/builtin.ts reads them beside the bundle).
+cpSync('src/parameter/data', `${outdir}/data`, { recursive: true });

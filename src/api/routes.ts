@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
+import { StationLists } from '../parameter/lists.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
 import { registerAdminScenarios } from './admin-scenarios.ts';
@@ -7,10 +8,11 @@ import { registerContractList } from './contract-list.ts';
 import { contractedLookup } from './contracted.ts';
 import { registerGdRoutes } from './gd-routes.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerParameterRoutes } from './parameter-routes.ts';
 import { registerTelegramBody } from './telegram-body.ts';
 import { registerTelegramLists } from './telegram-lists.ts';
 
-/** The data API surface: telegram lists and bodies, contracts, admin ingest and the OpenAPI document. */
+/** The data API surface: telegram lists and bodies, contracts, station parameters, admin ingest and the OpenAPI document. */
 export async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
   await registerOpenApi(app, ctx);
   const { cache, stop } = await TelegramCache.shared(ctx.db, ctx.bus);
@@ -20,6 +22,9 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);
   registerGdRoutes(app, ctx, { contracted, telegrams: cache });
+  const stations = await StationLists.shared(ctx.db, ctx.bus);
+  ctx.onShutdown.push(stations.stop);
+  registerParameterRoutes(app, ctx, { lists: stations.lists, contracted });
   await registerAdminIngest(app, ctx);
   registerAdminScenarios(app, ctx);
 }

@@ -402,3 +402,53 @@ export const GdEewEvent = Type.Object({
   ...envelope,
   items: Type.Array(Type.Object({ ...EewRecord, telegrams: Type.Array(ConversionItem) })),
 });
+
+const NamedCode = Type.Object({ code: Type.String(), name: Type.String(), kana: Type.String() });
+const listHead = {
+  ...envelope,
+  changeTime: Type.String({ description: 'When JMA applied this list, ISO 8601 UTC' }),
+  version: Type.String({ description: 'Version of the list: changes whenever its content does' }),
+};
+
+export const EarthquakeStationList = Type.Object({
+  ...listHead,
+  items: Type.Array(
+    Type.Object({
+      region: NamedCode,
+      city: NamedCode,
+      noCode: Type.String(),
+      code: Type.String({ description: 'Station code as in XML (IntensityStation/Code)' }),
+      name: Type.String(),
+      kana: Type.String(),
+      status: Type.Union([
+        Type.Literal('現'),
+        Type.Literal('変更'),
+        Type.Literal('新規'),
+        Type.Literal('廃止'),
+      ]),
+      owner: Type.String(),
+      latitude: Type.String(),
+      longitude: Type.String(),
+    }),
+  ),
+});
+
+export const TsunamiStationList = Type.Object({
+  ...listHead,
+  items: Type.Array(
+    Type.Object({
+      area: Nullable(Type.String()),
+      prefecture: Nullable(Type.String()),
+      code: Type.String(),
+      name: Type.String(),
+      kana: Type.String(),
+      owner: Type.String(),
+      latitude: Type.String({
+        description: 'Empty: JMA publishes no positions of tsunami observation points',
+      }),
+      longitude: Type.String({
+        description: 'Empty: JMA publishes no positions of tsunami observation points',
+      }),
+    }),
+  ),
+});

@@ -18,6 +18,8 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'eew.get.realtime': 'Receive real-time earthquake early warnings',
   'gd.earthquake': 'Read the list and details of earthquakes',
   'gd.eew': 'Read past earthquake early warnings',
+  'parameter.earthquake': 'Read the list of seismic-intensity stations',
+  'parameter.tsunami': 'Read the list of tsunami observation points',
   'socket.start': 'Open real-time WebSocket connections',
   'socket.list': 'See your WebSocket connections',
   'socket.close': 'Close your WebSocket connections',

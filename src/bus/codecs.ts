@@ -55,6 +55,10 @@ export interface CredentialRevoked {
   digest: string;
 }
 
+export interface StationsImported {
+  kind: 'earthquake' | 'tsunami';
+}
+
 /** One codec per channel of `channels` (bus/types.ts). */
 export const busCodecs = {
   telegram: new ChannelCodec<TelegramCommitted>(channels.telegram, (v) =>
@@ -68,5 +72,8 @@ export const busCodecs = {
   ),
   revoked: new ChannelCodec<CredentialRevoked>(channels.revoked, (v) =>
     typeof v.digest === 'string' ? { digest: v.digest } : null,
+  ),
+  stations: new ChannelCodec<StationsImported>(channels.stations, (v) =>
+    v.kind === 'earthquake' || v.kind === 'tsunami' ? { kind: v.kind } : null,
   ),
 };

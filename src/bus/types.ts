@@ -22,4 +22,6 @@ export const channels = {
   socketClose: 'namazu_socket_close',
   /** payload: JSON {digest:string} — a token or key was revoked: drop it from caches. */
   revoked: 'namazu_revoked',
+  /** payload: JSON {kind:'earthquake'|'tsunami'} — a station list was imported: read it again. */
+  stations: 'namazu_stations',
 } as const;

@@ -1,4 +1,5 @@
 import { AccountError } from '../accounts/accounts.ts';
+import { StationListInvalid } from '../parameter/stations.ts';
 import { ScenarioRefused } from '../sources/scenario/run.ts';
 import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
@@ -11,6 +12,7 @@ import { DataDirServedError, type CommandIo } from './database.ts';
 import { ingestCommand } from './ingest.ts';
 import { replayCommand } from './replay.ts';
 import { scenarioCommand } from './scenario.ts';
+import { stationsCommand } from './stations.ts';
 
 export type Command = (argv: string[], io: CommandIo) => Promise<void>;
 
@@ -25,6 +27,7 @@ export const adminCommands: Record<string, Command> = {
   convert: convertCommand,
   replay: replayCommand,
   scenario: scenarioCommand,
+  stations: stationsCommand,
 };
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
@@ -66,7 +69,8 @@ export async function runCommand(
       usage ||
       err instanceof DataDirLockedError ||
       err instanceof AccountError ||
-      err instanceof ScenarioRefused;
+      err instanceof ScenarioRefused ||
+      err instanceof StationListInvalid;
     io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
     return usage ? 2 : 1;
   }

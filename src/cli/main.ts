@@ -21,6 +21,7 @@ const USAGE = `usage: namazu <command> [options]
   convert --rebuild                      (re-derive JSON conversions from the stored XML)
   replay [--speed X] [--as-test] [--loop] PATH…   (telegrams again, times moved to now)
   scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]
+  stations import [--change-time T] FILE   (JMA's intensity-station list, JSON, or tsunami-point table, CSV)
 Commands that open the database also take --data-dir D and --database-url U. While a server
 runs on the embedded data directory, admin commands run in that server (its admin channel).`;
 

@@ -1,4 +1,4 @@
-import { intensityColours, intensityClass } from './map.ts';
+import { intensityColours, intensityClass, stationColour } from './map.ts';
 
 /**
  * The live view's script and stylesheet, served from 'self' under /console/assets/ (the pages'
@@ -117,6 +117,7 @@ export const LIVE_STYLE = `
 .eew p{margin:.2rem 0}
 .map{width:100%;height:auto;border:1px solid #bbb}
 .areas{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .8rem}
+.legend{list-style:none;padding:0;margin:.3rem 0;display:flex;flex-wrap:wrap;gap:.2rem .8rem;font-size:.85rem}
 .chip{display:inline-block;width:.9rem;height:.9rem;border:1px solid #333;vertical-align:middle;margin-right:.3rem}
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;border:1px solid #ddd;padding:.6rem;max-height:40rem;overflow:auto;font-size:.85rem}
 dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
@@ -129,4 +130,5 @@ nav.crumbs{margin:.5rem 0}
   Object.entries(intensityColours)
     .map(([int, colour]) => `.${intensityClass(int)}{background:${colour}}`)
     .join(''),
+  `.int-unreported{background:${stationColour('!5-')}}`,
 );

@@ -103,6 +103,24 @@ export function intensityClass(maxInt: string): string {
   return `int-${maxInt.replace('-', 'm').replace('+', 'p')}`;
 }
 
+/** A station's intensity placed on the map (quake.ts places it from the station list). */
+export interface MapStation {
+  code: string;
+  name: string;
+  int: string;
+  point: MapPoint;
+}
+
+/** `!5-` (5-lower or above, not yet reported) has no class colour: drawn grey. */
+const UNREPORTED = '#9a9a9a';
+
+/** The colour of a station symbol for an intensity class. */
+export const stationColour = (int: string) => intensityColours[int] ?? UNREPORTED;
+
+/** The CSS class of a station's colour chip (the page's CSP allows no inline style). */
+export const stationClass = (int: string) =>
+  Object.hasOwn(intensityColours, int) ? intensityClass(int) : 'int-unreported';
+
 export interface MapQuake {
   latitude: number;
   longitude: number;
@@ -126,11 +144,13 @@ export function renderMap(
   quake: MapQuake | null,
   observed: readonly PrefectureIntensity[],
   label: string,
+  stations: readonly MapStation[] = [],
 ): SafeHtml {
   const at = quake ? project(quake.latitude, quake.longitude) : null;
   const shown = at && onMap(at) ? at : null;
   const fill = (quake?.maxInt && intensityColours[quake.maxInt]) ?? '#d00';
   const maxIntOf = new Map(observed.map((p) => [p.code, p.maxInt]));
+
   const outlines = prefectureOutlines().map(({ code, path }) => {
     const maxInt = maxIntOf.get(code);
     const colour = (maxInt && intensityColours[maxInt]) ?? LAND;
@@ -139,9 +159,24 @@ export function renderMap(
   return markup`<svg class="map" id="quake-map" viewBox="${VIEW_BOX}" role="img" aria-label="${label}" xmlns="http://www.w3.org/2000/svg">
 <rect x="${TOP_LEFT.x}" y="${TOP_LEFT.y}" width="${BOTTOM_RIGHT.x - TOP_LEFT.x}" height="${BOTTOM_RIGHT.y - TOP_LEFT.y}" fill="#eaf2f8"/>
 <g stroke="#6b7b8c" stroke-width="0.4" stroke-linejoin="round">${outlines}</g>
+<g id="stations" stroke="#333" stroke-width="0.35">${stationSymbols(stations)}</g>
 <g id="epicentre" visibility="${shown ? 'visible' : 'hidden'}" transform="translate(${shown?.x ?? 0} ${shown?.y ?? 0})">
 <circle r="9" fill="${fill}" stroke="#000" stroke-width="1.5" fill-opacity="0.85"/>
 <path d="M-6 -6L6 6M-6 6L6 -6" stroke="#000" stroke-width="2.2"/>
 </g>
 </svg>`;
+}
+
+/**
+ * One small disc per station, weakest drawn first so that the strongest stay on top where symbols
+ * overlap; each names its station and intensity for pointers and tests.
+ */
+function stationSymbols(stations: readonly MapStation[]): SafeHtml[] {
+  const rank = (int: string) => Object.keys(intensityColours).indexOf(int);
+  return [...stations]
+    .sort((a, b) => rank(a.int) - rank(b.int))
+    .map(
+      (s) =>
+        markup`<circle class="station" cx="${s.point.x}" cy="${s.point.y}" r="2.4" fill="${stationColour(s.int)}" data-code="${s.code}" data-int="${s.int}"><title>${s.name} ${s.int}</title></circle>`,
+    );
 }

@@ -4,11 +4,11 @@ import type { TelegramRecord } from '../../telegrams/record.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import { decodedBody } from './documents.ts';
 import { livePage } from './layout.ts';
-import { intensityClass, renderMap } from './map.ts';
+import { intensityClass, intensityColours, renderMap, stationClass } from './map.ts';
 import { liveMessages, type LiveText } from './messages.ts';
 import { payloadOf, type TelegramLine } from './payloads.ts';
 import { livePaths } from './paths.ts';
-import type { AreaIntensity, QuakeView } from './quake.ts';
+import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 
 const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', String(serial));
 export const quakeHref = (eventId: string) =>
@@ -27,9 +27,30 @@ function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHt
   )}</ul>`;
 }
 
-/** The map's licence (CC BY 4.0) asks for its author to be credited beside it. */
+/**
+ * The map's licence (CC BY 4.0) asks for its author to be credited beside it, and JMA's terms for
+ * the station positions' source (docs/parameter.md "Sources").
+ */
 const mapCredit = (text: LiveText) =>
-  markup`<p class="muted map-credit">${text.mapCredit} <a href="https://mapsvg.com/maps/japan">MapSVG</a>, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a></p>`;
+  markup`<p class="muted map-credit">${text.mapCredit} <a href="https://mapsvg.com/maps/japan">MapSVG</a>, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>. ${text.stationCredit}</p>`;
+
+/** The intensity scale of the station symbols, strongest last, as JMA's order reads. */
+const legend = (text: LiveText) =>
+  markup`<ul class="legend" aria-label="${text.legend}">${[...Object.keys(intensityColours), '!5-'].map(
+    (int) =>
+      markup`<li><span class="chip ${stationClass(int)}" aria-hidden="true"></span>${int === '!5-' ? text.unreported : `${text.intensity} ${int}`}</li>`,
+  )}</ul>`;
+
+/** Stations of the report whose position the station list does not give: listed, never dropped. */
+function unplacedList(stations: StationIntensity[], text: LiveText): SafeHtml | null {
+  const unplaced = stations.filter((s) => s.point === null);
+  if (unplaced.length === 0) return null;
+  return markup`<h3>${text.unplacedStations}</h3>
+<ul class="areas" id="unplaced-stations">${unplaced.map(
+    (s) =>
+      markup`<li data-code="${s.code}" data-int="${s.int}"><span class="chip ${stationClass(s.int)}" aria-hidden="true"></span>${s.name} <span class="sr">${text.maxInt}</span> <strong>${s.int}</strong></li>`,
+  )}</ul>`;
+}
 
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
 export function quakeSection(quake: QuakeView | null, text: LiveText, heading: string): SafeHtml {
@@ -42,7 +63,14 @@ export function quakeSection(quake: QuakeView | null, text: LiveText, heading: s
   const depth = hypo?.depth?.value;
   return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}">
 <h2 id="quake-heading">${heading}</h2>
-${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt } : null, quake.prefectures, text.mapLabel)}${mapCredit(text)}
+${renderMap(
+  quake.latitude !== null && quake.longitude !== null
+    ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt }
+    : null,
+  quake.prefectures,
+  text.mapLabel,
+  quake.stations.flatMap((s) => (s.point ? [{ ...s, point: s.point }] : [])),
+)}${quake.stations.length > 0 ? legend(text) : null}${mapCredit(text)}
 <dl class="facts">
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
 <dt>${text.depth}</dt><dd>${depth !== undefined && depth !== null ? `${depth} km` : text.unknown}</dd>
@@ -53,6 +81,7 @@ ${renderMap(quake.latitude !== null && quake.longitude !== null ? { latitude: qu
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
 ${areaList(text.prefectures, quake.prefectures, text)}
 ${areaList(text.regions, quake.regions, text)}
+${unplacedList(quake.stations, text)}
 <p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>
 </section>`;
 }

@@ -13,6 +13,18 @@ export interface AreaIntensity {
   maxInt: string;
 }
 
+/** One station of the newest intensity report, placed on the map where its position is known. */
+export interface StationIntensity {
+  code: string;
+  name: string;
+  /** JMA's intensity class, or `!5-` (5-lower or above, not yet reported). */
+  int: string;
+  point: MapPoint | null;
+}
+
+/** Where a station stands, by its XML code (the parameter API's list, src/parameter/lists.ts). */
+export type StationPositions = (code: string) => { latitude: number; longitude: number } | undefined;
+
 /** An earthquake event as the console shows it: the gd projection and the newest area list. */
 export interface QuakeView {
   event: EarthquakeEventSummary;
@@ -23,6 +35,8 @@ export interface QuakeView {
   /** Prefectures and regions with their maximum intensity (empty before the intensity reports). */
   prefectures: AreaIntensity[];
   regions: AreaIntensity[];
+  /** The stations of the newest report that lists them, in its order. */
+  stations: StationIntensity[];
   telegrams: TelegramSummary[];
 }
 
@@ -41,11 +55,26 @@ function areas(value: unknown): AreaIntensity[] {
   });
 }
 
+function stationsOf(value: unknown, positions: StationPositions): StationIntensity[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((s: unknown) => {
+    const { code, name, int } = (s ?? {}) as Record<string, unknown>;
+    if (typeof code !== 'string' || typeof name !== 'string' || typeof int !== 'string') return [];
+    const at = positions(code);
+    const point = at ? project(at.latitude, at.longitude) : null;
+    return [{ code, name, int, point: point && onMap(point) ? point : null }];
+  });
+}
+
 /** Telegrams of an event read (newest first) when looking for its area intensities. */
 const AREA_SEARCH_LIMIT = 20;
 
 /** The earthquake event with this JMA EventID (docs/gd.md), or null when it is not listed. */
-export async function loadQuake(q: Queryable, eventId: string): Promise<QuakeView | null> {
+export async function loadQuake(
+  q: Queryable,
+  eventId: string,
+  positions: StationPositions,
+): Promise<QuakeView | null> {
   const found = await earthquakeEvent(q, eventId);
   if (!found) return null;
   const { event, telegramSerials } = found;
@@ -54,6 +83,7 @@ export async function loadQuake(q: Queryable, eventId: string): Promise<QuakeVie
   const point = latitude !== null && longitude !== null ? project(latitude, longitude) : null;
   let prefectures: AreaIntensity[] = [];
   let regions: AreaIntensity[] = [];
+  let stations: StationIntensity[] = [];
   for (const serial of [...telegramSerials].reverse().slice(0, AREA_SEARCH_LIMIT)) {
     const record = await loadTelegram(q, serial);
     const intensity =
@@ -61,6 +91,7 @@ export async function loadQuake(q: Queryable, eventId: string): Promise<QuakeVie
     if (intensity && typeof intensity === 'object' && 'regions' in intensity) {
       prefectures = areas((intensity as Record<string, unknown>).prefectures);
       regions = areas((intensity as Record<string, unknown>).regions);
+      stations = stationsOf((intensity as Record<string, unknown>).stations, positions);
       break;
     }
   }
@@ -71,6 +102,7 @@ export async function loadQuake(q: Queryable, eventId: string): Promise<QuakeVie
     point: point && onMap(point) ? point : null,
     prefectures,
     regions,
+    stations,
     telegrams: await loadSummaries(q, telegramSerials),
   };
 }

@@ -4,6 +4,7 @@ import { liveSessionDigests } from '../../auth/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
+import { StationLists } from '../../parameter/lists.ts';
 import { TelegramCache } from '../../telegrams/cache.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
@@ -36,6 +37,8 @@ const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
  */
 export async function registerLiveConsole(app: App, ctx: AppContext): Promise<LiveFeed> {
   const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
+  const { lists: stations } = await StationLists.shared(ctx.db, ctx.bus);
+  const positions = (code: string) => stations.intensityStation(code);
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),
   );
@@ -101,7 +104,7 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
               })
             ).filter((t) => t.serial <= position);
       const quakeId = contracted.has('telegram.earthquake') ? await newestQuakeId(ctx.db) : null;
-      const quake = quakeId ? await loadQuake(ctx.db, quakeId) : null;
+      const quake = quakeId ? await loadQuake(ctx.db, quakeId, positions) : null;
       return sendLivePage(reply, 200, renderLivePage({ lang, header, recent, position, quake }));
     });
 
@@ -168,7 +171,7 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
       const contracted = await contractedClassifications(ctx.db, session.accountId);
       const quake =
         EVENT_ID.test(eventId) && contracted.has('telegram.earthquake')
-          ? await loadQuake(ctx.db, eventId)
+          ? await loadQuake(ctx.db, eventId, positions)
           : null;
       if (!quake) return sendErrorPage(reply, 404, liveMessages[lang].eventNotFound);
       return sendLivePage(reply, 200, renderQuakePage(lang, visit.header('live', livePaths.live), quake));
