@@ -7,7 +7,18 @@ import tseslint from 'typescript-eslint';
  * src/ not listed for a module is off limits to it (packages are not restricted).
  */
 const domainBase = ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts'];
-const domain = ['db', 'bus', 'security', 'accounts', 'auth', 'telegrams', 'conversion', 'gd', 'sessions'];
+const domain = [
+  'db',
+  'bus',
+  'security',
+  'accounts',
+  'auth',
+  'telegrams',
+  'conversion',
+  'gd',
+  'sessions',
+  'parameter',
+];
 const surfaces = ['api', 'oauth', 'console', 'realtime', 'ops'];
 const everything = [
   ...domainBase,
@@ -34,6 +45,8 @@ export const layers = {
   conversion: [],
   gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
+  // JMA's station lists of the parameter API (docs/parameter.md).
+  parameter: ['db', 'bus'],
   // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).
   sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams', 'conversion'],
   'context.ts': [...domainBase, ...domain],
