@@ -1,7 +1,7 @@
 // Writes src/parameter/data/stations.json, the station lists Namazu ships, from JMA's published lists
 // (docs/parameter.md "Sources"). Run again when JMA publishes newer lists:
 //   node --import tsx scripts/build-stations.ts [STATIONS_DIR]   (default ../shared/data/stations)
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinStationsPath, packStations } from '../src/parameter/builtin.ts';
 import { readIntensityStations, readTsunamiPoints } from '../src/parameter/published.ts';
@@ -27,6 +27,7 @@ export function buildStations(dir: string) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dir = process.argv[2] ?? join(import.meta.dirname, '..', '..', 'shared', 'data', 'stations');
+  mkdirSync(new URL('.', builtinStationsPath), { recursive: true });
   writeFileSync(builtinStationsPath, `${JSON.stringify(buildStations(dir))}\n`);
   console.log(`wrote ${builtinStationsPath.pathname}`);
 }

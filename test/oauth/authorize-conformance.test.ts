@@ -335,6 +335,35 @@ describe('authorization endpoint', () => {
     expectRedirectError(error, 'P1', 'invalid_scope', state);
   });
 
+  test('the station parameter scopes are requested, shown on the consent page and granted', async () => {
+    // Earthquake apps built on the production service ask for parameter.earthquake beside the rest.
+    const browser = await signedIn();
+    const params = p1Params({ scope: 'telegram.list parameter.earthquake parameter.tsunami' });
+    const html = await consentPage(browser, authorizeUrl(params));
+    assert.match(
+      html,
+      /Read the list of seismic-intensity stations <span class="muted">\(parameter\.earthquake\)/,
+    );
+    assert.match(html, /\(parameter\.tsunami\)/);
+    const res = await decide(browser, html, 'approve');
+    const code = oauth.validateAuthResponse(
+      as,
+      clientOf('P1'),
+      new URL(res.headers.get('location')!),
+      params.state!,
+    );
+    assert.ok(code.get('code'));
+    const rows = await h.server.ctx.db.query<{ scopes: string[] }>(
+      "SELECT scopes FROM oauth_codes WHERE 'parameter.tsunami' = ANY(scopes)",
+    );
+    assert.equal(rows.length, 1);
+    assert.deepEqual([...rows[0]!.scopes].sort(), [
+      'parameter.earthquake',
+      'parameter.tsunami',
+      'telegram.list',
+    ]);
+  });
+
   test('A20: response_mode=fragment and form_post deliver correctly', async () => {
     const browser = await signedIn();
     const fragment = p1Params({ response_mode: 'fragment' });

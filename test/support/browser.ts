@@ -19,7 +19,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-const allScopes = ['telegram.list', 'telegram.data', 'telegram.get.earthquake', 'contract.list'];
+const allScopes = [
+  'telegram.list',
+  'telegram.data',
+  'telegram.get.earthquake',
+  'contract.list',
+  'parameter.earthquake',
+  'parameter.tsunami',
+];
 
 export async function startHarness({ listen = true }: { listen?: boolean } = {}): Promise<Harness> {
   const clock = new ManualClock();

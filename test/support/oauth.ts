@@ -46,6 +46,8 @@ export const ALL_SCOPES = [
   'telegram.get.earthquake',
   'contract.list',
   'gd.earthquake',
+  'parameter.earthquake',
+  'parameter.tsunami',
 ];
 
 export function newVerifier(): string {
