@@ -5,10 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import type { CommandIo } from '../../src/cli/database.ts';
+import { ingestCommand } from '../../src/cli/ingest.ts';
+import { replayCommand } from '../../src/cli/replay.ts';
 import { DEFAULT_MAX_TELEGRAM_BYTES } from '../../src/config.ts';
 import { ingestInOrder, ingestTelegram, type IngestOutcome } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -151,5 +155,47 @@ describe('a telegram one byte over NAMAZU_MAX_TELEGRAM_BYTES', () => {
     assert.ok(outcomes[0]!.ok);
     assert.deepEqual(outcomes[1], { ok: false, reason: `telegram larger than ${LIMIT} bytes` });
     assert.equal(await stored(), n + 1);
+  });
+
+  it('is refused by namazu ingest and namazu replay without being read; the others are stored', async () => {
+    // A directory of a small telegram and JMA's VPTA50 (1.8 MB), with the limit one byte below it.
+    const dir = mkdtempSync(join(tmpdir(), 'namazu-size-'));
+    const big = fixture('rest', '76_01_01_200630_VPTA50.xml');
+    const small = fixture('official', '32-35_04_04_240613_VXSE53.xml');
+    symlinkSync(big, join(dir, basename(big)));
+    symlinkSync(small, join(dir, basename(small)));
+    const limit = statSync(big).size - 1;
+    const out: string[] = [];
+    const io: CommandIo = {
+      cwd: dir,
+      withDatabase: (_values, fn) =>
+        fn({
+          config: { ...server.ctx.config, maxTelegramBytes: limit },
+          db: server.ctx.db,
+          pepper: server.ctx.pepper,
+          bus: async () => server.ctx.bus,
+        }),
+      stdout: (text) => out.push(text),
+      stderr: (text) => out.push(text),
+    };
+    try {
+      const n = await stored();
+      await ingestCommand(['.'], io);
+      const ingested = JSON.parse(out.splice(0).join(''));
+      assert.equal(ingested.ingested, 1);
+      assert.deepEqual(ingested.rejected, [
+        { path: basename(big), reason: `telegram larger than ${limit} bytes` },
+      ]);
+      assert.equal(await stored(), n + 1);
+      await replayCommand(['--speed', '1000', '.'], io);
+      const replayed = JSON.parse(out.splice(0).join(''));
+      assert.equal(replayed.ingested, 1, 'the small one, as a new telegram');
+      assert.deepEqual(replayed.skipped, [
+        { path: basename(big), reason: `telegram larger than ${limit} bytes` },
+      ]);
+      assert.equal(await stored(), n + 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
