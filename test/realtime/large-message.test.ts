@@ -53,7 +53,8 @@ test('a 14 MiB binary telegram, then a small one, reach a client that reads them
   socket.resume();
 
   for (const [i, id] of ids.entries()) {
-    const m = await client.next<{ type: string; id: string; body: string }>();
+    let m = await client.next<{ type: string; id: string; body: string }>();
+    while (m.type === 'ping') m = await client.next(); // a slow machine's test outlasts 30 s
     assert.equal(m.type, 'data', JSON.stringify(m).slice(0, 200));
     assert.equal(m.id, id);
     assert.equal(

@@ -78,7 +78,8 @@ describe('telegrams of several megabytes', () => {
 
     // Delivered on the socket, in order, each once, body byte for byte.
     for (const { id, raw } of stored) {
-      const data = await client.next<{ type: string; id: string; body: string; compression: string }>();
+      let data = await client.next<{ type: string; id: string; body: string; compression: string }>();
+      while (data.type === 'ping') data = await client.next(); // a slow machine's test outlasts 30 s
       assert.equal(data.type, 'data');
       assert.equal(data.id, id);
       assert.equal(data.compression, 'gzip');
