@@ -163,9 +163,10 @@ async function eewPhase(
 
 async function main() {
   // The 20 concurrent uploads come from one address, and may take longer than the default 30 s to
-  // arrive whole on a loaded machine: this measures memory, not upload time.
+  // arrive whole, or to be answered after the 60 s idle time-out, on a loaded machine: this
+  // measures memory, not upload time.
   const server = await startTestServer({
-    config: { maxUploadsPerAddress: CONCURRENT, requestTimeoutMs: 600_000 },
+    config: { maxUploadsPerAddress: CONCURRENT, requestTimeoutMs: 600_000, idleTimeoutMs: 600_000 },
   });
   const limit = server.ctx.config.maxTelegramBytes;
   try {
