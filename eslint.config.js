@@ -41,7 +41,8 @@ export const layers = {
   security: ['db'],
   accounts: ['db', 'security', 'auth/scopes.ts'],
   auth: ['config.ts', 'clock.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
-  telegrams: ['clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'conversion', 'gd'],
+  // config.ts: the default size limit of a telegram (telegrams/size.ts).
+  telegrams: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'conversion', 'gd'],
   conversion: [],
   gd: ['db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],

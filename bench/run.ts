@@ -91,6 +91,14 @@ const benches: Bench[] = [
     }),
   },
   {
+    name: 'large-telegram',
+    title:
+      'EEW delivery beside 4 MB telegram ingests, event-loop stalls, RSS of 20 concurrent 16 MiB ingests (bench/large-telegram.ts)',
+    setup: async () => ({
+      command: [process.execPath, '--expose-gc', '--import', 'tsx', 'bench/large-telegram.ts', '200'],
+    }),
+  },
+  {
     name: 'authorize',
     title: 'Authorization endpoint (bench/authorize.ts)',
     setup: async () => ({ command: tsx('bench/authorize.ts', seconds), env: await onPostgres('authorize') }),

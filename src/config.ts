@@ -32,7 +32,8 @@ export interface Config {
   serverName: string;
   trustProxy: boolean;
   bodyLimit: number;
-  ingestBodyLimit: number;
+  /** Largest telegram taken from any source, in bytes as received (docs/telegrams.md "Size"). */
+  maxTelegramBytes: number;
   /** A request must arrive in full (headers and body) within this time, or its connection is closed. */
   requestTimeoutMs: number;
   /** The request headers must arrive within this time. */
@@ -75,6 +76,14 @@ export const JMA_FEED_URLS = ['regular', 'extra', 'eqvol', 'other'].flatMap((nam
   `https://www.data.jma.go.jp/developer/xml/feed/${name}.xml`,
   `https://www.data.jma.go.jp/developer/xml/feed/${name}_l.xml`,
 ]);
+
+/**
+ * The default largest telegram: JMA's largest real ones run to about 6 MB (weather-warning
+ * documents), so 16 MiB leaves room to spare (docs/telegrams.md "Size").
+ */
+export const DEFAULT_MAX_TELEGRAM_BYTES = 16 * 1024 * 1024;
+/** Above this, 20 telegrams ingested at once would need gigabytes (docs/telegrams.md "Size"). */
+const MAX_TELEGRAM_BYTES_CEILING = 64 * 1024 * 1024;
 
 export class ConfigError extends Error {}
 
@@ -185,7 +194,7 @@ export const settings = [
   setting('serverName', 'NAMAZU_SERVER_NAME', text),
   setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
   setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),
-  setting('ingestBodyLimit', 'NAMAZU_INGEST_BODY_LIMIT', int(1024, 64 * 1024 * 1024)),
+  setting('maxTelegramBytes', 'NAMAZU_MAX_TELEGRAM_BYTES', int(64 * 1024, MAX_TELEGRAM_BYTES_CEILING)),
   setting('requestTimeoutMs', 'NAMAZU_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('headersTimeoutMs', 'NAMAZU_HEADERS_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('keepAliveTimeoutMs', 'NAMAZU_KEEP_ALIVE_TIMEOUT_MS', int(1000, 3_600_000)),
@@ -231,7 +240,7 @@ export function defaults(): Config {
     serverName: hostname(),
     trustProxy: false,
     bodyLimit: 64 * 1024,
-    ingestBodyLimit: 4 * 1024 * 1024,
+    maxTelegramBytes: DEFAULT_MAX_TELEGRAM_BYTES,
     requestTimeoutMs: 30_000,
     headersTimeoutMs: 10_000,
     keepAliveTimeoutMs: 5_000,
@@ -267,6 +276,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Record<string, string>
   // Variables other tools or test harnesses use under our prefix, not settings of the server.
   const foreign = /^NAMAZU_(TEST_|FIXTURES$|BENCH_|WORKER_SLOT$)/;
   for (const name of Object.keys(env)) {
+    if (name === 'NAMAZU_INGEST_BODY_LIMIT')
+      throw new ConfigError('NAMAZU_INGEST_BODY_LIMIT is now NAMAZU_MAX_TELEGRAM_BYTES (every source)');
     if (name.startsWith('NAMAZU_') && !knownEnv.has(name) && !foreign.test(name))
       throw new ConfigError(`unknown setting ${name}`);
   }

@@ -12,6 +12,8 @@ export interface Metrics {
   conversionFailures: Counter<'schema'>;
   /** XML telegrams stored whose data type has no JSON converter, by type (docs/conversion.md). */
   telegramsWithoutConverter: Counter<'type'>;
+  /** Telegrams refused for their size (NAMAZU_MAX_TELEGRAM_BYTES), by the path that refused them. */
+  telegramsTooLarge: Counter<'path'>;
   /** Seconds from a telegram's commit to its send on a WebSocket. */
   deliveryLatency: Histogram<'classification'>;
   /** Requests a network source made (docs/sources.md), by source and outcome. */
@@ -59,6 +61,12 @@ export function createMetrics(): Metrics {
       name: 'namazu_telegrams_without_converter_total',
       help: 'XML telegrams stored whose data type has no JSON converter',
       labelNames: ['type'],
+      registers: [registry],
+    }),
+    telegramsTooLarge: new Counter({
+      name: 'namazu_telegrams_too_large_total',
+      help: 'Telegrams refused for being larger than NAMAZU_MAX_TELEGRAM_BYTES, by path (http, console, ingest)',
+      labelNames: ['path'],
       registers: [registry],
     }),
     deliveryLatency: new Histogram({

@@ -45,6 +45,10 @@ for (const [env, message] of [
   [{ NAMAZU_PROT: '1' }, /unknown setting NAMAZU_PROT/],
   [{ NAMAZU_BUS: 'postgres' }, /NAMAZU_BUS=postgres needs NAMAZU_DATABASE_URL/],
   [{ NAMAZU_WORKERS: '2' }, /--workers above 1 needs NAMAZU_DATABASE_URL/],
+  [{ NAMAZU_MAX_TELEGRAM_BYTES: '16MiB' }, /NAMAZU_MAX_TELEGRAM_BYTES must be an integer/],
+  [{ NAMAZU_MAX_TELEGRAM_BYTES: '65535' }, /NAMAZU_MAX_TELEGRAM_BYTES must be between 65536 and 67108864/],
+  [{ NAMAZU_MAX_TELEGRAM_BYTES: '67108865' }, /NAMAZU_MAX_TELEGRAM_BYTES must be between 65536 and 67108864/],
+  [{ NAMAZU_INGEST_BODY_LIMIT: '4194304' }, /NAMAZU_INGEST_BODY_LIMIT is now NAMAZU_MAX_TELEGRAM_BYTES/],
 ] as const) {
   test(`invalid configuration is refused naming the setting: ${JSON.stringify(env)}`, () => {
     assert.throws(
@@ -53,6 +57,12 @@ for (const [env, message] of [
     );
   });
 }
+
+test('the telegram size limit: 16 MiB by default, anything from 64 KiB to 64 MiB', () => {
+  assert.equal(loadConfig({}).maxTelegramBytes, 16 * 1024 * 1024);
+  assert.equal(loadConfig({ NAMAZU_MAX_TELEGRAM_BYTES: '65536' }).maxTelegramBytes, 65536);
+  assert.equal(loadConfig({ NAMAZU_MAX_TELEGRAM_BYTES: '67108864' }).maxTelegramBytes, 64 * 1024 * 1024);
+});
 
 test('an unknown flag is refused', () => {
   assert.throws(() => loadConfig({}, { '--prot': '1' }), /unknown option --prot/);

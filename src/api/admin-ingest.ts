@@ -31,7 +31,8 @@ const query = Type.Object(
 
 /**
  * POST /admin/v1/telegrams — ingest one raw telegram (any content type) for an administrator
- * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged.
+ * holding `admin.telegram.ingest`. Rejections are 400 with the reason; a duplicate is acknowledged; a
+ * body over NAMAZU_MAX_TELEGRAM_BYTES is 413 `Payload too large.` (docs/telegrams.md "Size").
  */
 export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scoped: App) => {
@@ -39,14 +40,20 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
     scoped.removeAllContentTypeParsers();
     scoped.addContentTypeParser(
       '*',
-      { parseAs: 'buffer', bodyLimit: ctx.config.ingestBodyLimit },
+      { parseAs: 'buffer', bodyLimit: ctx.config.maxTelegramBytes },
       (_req, body, done) => done(null, body),
     );
+    // A body over the limit is refused by Fastify (413) as soon as its size is known: said and counted.
+    scoped.addHook('onError', async (request, _reply, error) => {
+      if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return;
+      ctx.metrics.telegramsTooLarge.inc({ path: 'http' });
+      request.log.warn({ limit: ctx.config.maxTelegramBytes }, 'telegram refused: larger than the limit');
+    });
     scoped.post(
       '/admin/v1/telegrams',
       {
         config: { scopes: [SCOPE], fresh: true },
-        bodyLimit: ctx.config.ingestBodyLimit,
+        bodyLimit: ctx.config.maxTelegramBytes,
         schema: {
           summary: 'Ingest a telegram',
           description:

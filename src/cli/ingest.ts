@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { ingestInOrder } from '../telegrams/ingest.ts';
-import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
+import { tooLargeReason } from '../telegrams/size.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import type { CommandIo } from './database.ts';
 
@@ -41,7 +41,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
       throw new UsageError(`cannot read ${p}`);
     }
   }
-  const result = await io.withDatabase(values, async ({ db, bus }) => {
+  const result = await io.withDatabase(values, async ({ config, db, bus }) => {
     const out = {
       ingested: 0,
       duplicates: 0,
@@ -49,9 +49,10 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
       conversionFailures: [] as { path: string; id: string; schema: string; reason: string }[],
     };
     // Files over the limit are reported without being read; the others are read one at a time.
+    const limit = config.maxTelegramBytes;
     const readable = files.filter((path) => {
-      if (statSync(resolve(io.cwd, path)).size <= MAX_TELEGRAM_BYTES) return true;
-      out.rejected.push({ path, reason: `telegram larger than ${MAX_TELEGRAM_BYTES} bytes` });
+      if (statSync(resolve(io.cwd, path)).size <= limit) return true;
+      out.rejected.push({ path, reason: tooLargeReason(limit) });
       return false;
     });
     function* items() {
@@ -67,7 +68,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
         };
       }
     }
-    await ingestInOrder({ db, bus: await bus() }, items(), (outcome, i) => {
+    await ingestInOrder({ db, bus: await bus(), config }, items(), (outcome, i) => {
       if (!outcome.ok) out.rejected.push({ path: readable[i]!, reason: outcome.reason });
       else if (outcome.stored.duplicate) out.duplicates++;
       else out.ingested++;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { replayItem, replayOrder, restamp, type Replayable } from '../sources/replay.ts';
 import { ingestTimed } from '../sources/timed-ingest.ts';
-import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
+import { tooLargeReason } from '../telegrams/size.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import { DataDirServedError, type CommandIo } from './database.ts';
@@ -83,19 +83,19 @@ async function replayPass(
     skipped: [] as { path: string; reason: string }[],
     rejected: [] as { path: string; reason: string }[],
   };
-  const items = files.map((path) => {
-    if (statSync(resolve(io.cwd, path)).size > MAX_TELEGRAM_BYTES)
-      return { path, skipped: `telegram larger than ${MAX_TELEGRAM_BYTES} bytes` };
-    return replayItem(path, readFileSync(resolve(io.cwd, path)));
-  });
-  for (const item of items)
-    if ('skipped' in item) out.skipped.push({ path: item.path, reason: item.skipped });
-  const ordered = replayOrder(items);
-  const first = ordered[0]?.issuedMs ?? 0;
   const eventIds = new Map<string, string>();
-  await io.withDatabase(values, async ({ db, bus }) => {
+  await io.withDatabase(values, async ({ config, db, bus }) => {
+    const limit = config.maxTelegramBytes;
+    const items = files.map((path) => {
+      if (statSync(resolve(io.cwd, path)).size > limit) return { path, skipped: tooLargeReason(limit) };
+      return replayItem(path, readFileSync(resolve(io.cwd, path)));
+    });
+    for (const item of items)
+      if ('skipped' in item) out.skipped.push({ path: item.path, reason: item.skipped });
+    const ordered = replayOrder(items);
+    const first = ordered[0]?.issuedMs ?? 0;
     await ingestTimed<Replayable>(
-      { db, bus: await bus() },
+      { db, bus: await bus(), config },
       ordered.map((item) => ({ offsetMs: item.issuedMs - first, item })),
       speed,
       (item, now) => ({

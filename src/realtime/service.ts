@@ -117,7 +117,10 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
     heartbeat,
     gate,
     clock,
-    maxBufferedBytes: MAX_BUFFERED_BYTES,
+    // On top of the bound, one message of the largest telegram (base64 or escaped text: at most twice
+    // its bytes) may be queued whole, so that the message sent after it does not drop a client that
+    // reads at the speed of its link (docs/telegrams.md "Size").
+    maxBufferedBytes: MAX_BUFFERED_BYTES + 2 * ctx.config.maxTelegramBytes,
     maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
     closeGraceMs: CLOSE_GRACE_MS,
     clientIp: ctx.config.trustProxy

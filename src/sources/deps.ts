@@ -1,5 +1,6 @@
 import type { Bus } from '../bus/types.ts';
 import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/types.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
@@ -11,4 +12,5 @@ export interface SourceDeps {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
+  config: Pick<Config, 'maxTelegramBytes'>;
 }

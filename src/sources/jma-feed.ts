@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ingestTelegram } from '../telegrams/ingest.ts';
-import { MAX_TELEGRAM_BYTES } from '../telegrams/prepare.ts';
 import { AtomRejected, parseAtom, type AtomEntry } from './atom.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedGet, FetchFailed } from './bounded-fetch.ts';
@@ -210,7 +209,7 @@ export class JmaFeedSource {
       const result = await boundedGet({
         url,
         headers: { 'user-agent': USER_AGENT },
-        maxBytes: MAX_TELEGRAM_BYTES,
+        maxBytes: this.deps.config.maxTelegramBytes,
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
       });

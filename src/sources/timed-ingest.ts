@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Bus } from '../bus/types.ts';
-import type { Db } from '../db/types.ts';
-import { ingestTelegram, type IngestOutcome } from '../telegrams/ingest.ts';
+import { ingestTelegram, type IngestDeps, type IngestOutcome } from '../telegrams/ingest.ts';
 
 /** One telegram of a timed run: when it is due (ms after the run starts, before `speed`) and how to make it. */
 export interface Due<T> {
@@ -15,7 +13,7 @@ export interface Due<T> {
  * moment; it returns null to skip an item. Calls `done` with each outcome.
  */
 export async function ingestTimed<T>(
-  deps: { db: Db; bus: Bus },
+  deps: IngestDeps,
   due: readonly Due<T>[],
   speed: number,
   make: (item: T, nowMs: number) => { raw: Buffer; fileName?: string } | null,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { WebSocket } from 'ws';
 import { ingestTelegram } from '../telegrams/ingest.ts';
-import { MAX_TELEGRAM_BYTES, type IngestHints } from '../telegrams/prepare.ts';
+import type { IngestHints } from '../telegrams/prepare.ts';
 import { backoffDelay } from './backoff.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
 import type { SourceDeps } from './deps.ts';
@@ -153,7 +153,7 @@ export class UpstreamRelay {
       },
     );
     const ws = new WebSocket(started.websocket.url, started.websocket.protocol ?? ['service.v2'], {
-      maxPayload: 8 * MAX_TELEGRAM_BYTES,
+      maxPayload: 8 * this.deps.config.maxTelegramBytes,
       handshakeTimeout: this.timeoutMs,
     });
     this.sockets.add(ws);
@@ -218,7 +218,7 @@ export class UpstreamRelay {
     } else if (message.type === 'data' && message.format !== 'json') {
       let received: Received;
       try {
-        received = fromDataMessage(message);
+        received = fromDataMessage(message, this.deps.config.maxTelegramBytes);
       } catch (err) {
         this.reject(String(message.id), (err as Error).message);
         return;
@@ -330,14 +330,14 @@ export class UpstreamRelay {
 }
 
 /** The telegram of a `data` message: its body decoded (base64, gzip) to the bytes as received. */
-function fromDataMessage(m: Record<string, unknown>): Received {
+function fromDataMessage(m: Record<string, unknown>, maxBytes: number): Received {
   const head = m.head as Head | undefined;
   if (typeof m.id !== 'string' || typeof m.body !== 'string' || !head || typeof head.type !== 'string')
     throw new UpstreamRejected('data message without id, head or body');
   let body = Buffer.from(m.body, m.encoding === 'base64' ? 'base64' : 'utf8');
   if (m.compression === 'gzip') {
     try {
-      body = gunzipSync(body, { maxOutputLength: MAX_TELEGRAM_BYTES });
+      body = gunzipSync(body, { maxOutputLength: maxBytes });
     } catch (err) {
       throw new UpstreamRejected(`body does not decompress: ${(err as Error).message}`);
     }

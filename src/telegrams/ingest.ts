@@ -6,10 +6,12 @@ import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import type { PreparedConversion } from './conversion.ts';
 import type { IngestHints, PreparedTelegram } from './prepare.ts';
 import { PreparePool } from './prepare-pool.ts';
 import { prepareForIngest, type Ready } from './ready.ts';
+import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
 import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
@@ -30,23 +32,58 @@ export type IngestOutcome =
     }
   | { ok: false; reason: string };
 
-/** `log`, when given, hears of announcements that failed (the telegram is stored all the same). */
-type Deps = { db: Db; bus: Bus; log?: Logger };
+/**
+ * What ingest needs of its process: the database and bus; `log`, when given, hears of announcements
+ * that failed (the telegram is stored all the same) and of telegrams refused for their size, which
+ * `metrics` counts; `config` sets the size limit (size.ts).
+ */
+export type IngestDeps = SizeLimit & {
+  db: Db;
+  bus: Bus;
+  log?: Pick<Logger, 'warn'>;
+  metrics?: Pick<Metrics, 'telegramsTooLarge'>;
+};
 
 /**
  * The ingest pipeline every source uses: prepare (parse, classify, identify, convert), store the
  * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
  * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
+ * A telegram of OFF_LOOP_BYTES or more is prepared in a worker thread, so that the event loop stays
+ * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size").
  */
-export async function ingestTelegram(deps: Deps, raw: Buffer, hints: IngestHints): Promise<IngestOutcome> {
-  return commit(deps, prepareForIngest(raw, hints));
+export async function ingestTelegram(
+  deps: IngestDeps,
+  raw: Buffer,
+  hints: IngestHints,
+): Promise<IngestOutcome> {
+  const refused = refuseTooLarge(deps, raw);
+  if (refused) return refused;
+  const offLoop = raw.length >= OFF_LOOP_BYTES ? prepareOffLoop(raw, hints) : null;
+  return commit(deps, offLoop ? await offLoop : prepareForIngest(raw, hints));
+}
+
+/** A telegram over the limit: refused before anything reads it, logged and counted. */
+function refuseTooLarge(deps: IngestDeps, raw: Buffer): { ok: false; reason: string } | null {
+  const limit = maxTelegramBytes(deps);
+  if (raw.length <= limit) return null;
+  deps.metrics?.telegramsTooLarge.inc({ path: 'ingest' });
+  deps.log?.warn({ bytes: raw.length, limit }, 'telegram refused: larger than the limit');
+  return { ok: false, reason: tooLargeReason(limit) };
+}
+
+/** A large telegram prepared by a worker (inline when none can run it), or null without one. */
+function prepareOffLoop(raw: Buffer, hints: IngestHints): Promise<Ready> | null {
+  return bulkPool.prepare(raw, hints, true, true)?.catch(() => prepareForIngest(raw, hints)) ?? null;
 }
 
 /** How far bulk ingest reads ahead of the telegram it stores: per worker, and in input bytes. */
 const AHEAD_MOST_TELEGRAMS = 64;
 const AHEAD_MOST_BYTES = 16 * 1024 * 1024;
 
-/** Workers for bulk ingest: every core but the one that stores (docs/telegrams.md, "Bulk ingest"). */
+/**
+ * Workers for bulk ingest, and for live telegrams too large for the event loop: every core but the
+ * one that stores (docs/telegrams.md, "Bulk ingest").
+ */
 const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
 
 /**
@@ -56,7 +93,7 @@ const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
  * order, as ingestTelegram does; calls `done` with each outcome, in order.
  */
 export async function ingestInOrder(
-  deps: Deps,
+  deps: IngestDeps,
   items: Iterable<{ raw: Buffer; hints: IngestHints }>,
   done: (outcome: IngestOutcome, index: number) => void,
   pool: Pick<PreparePool, 'size' | 'prepare'> = bulkPool,
@@ -85,9 +122,13 @@ export async function ingestInOrder(
   };
   try {
     for (const { raw, hints } of items) {
-      // A worker that failed leaves its telegram to this thread, as does a pool without workers.
-      const inWorker = pool.prepare(raw, hints, !spare)?.catch(() => prepareForIngest(raw, hints));
-      ahead.push({ ready: inWorker ?? Promise.resolve(prepareForIngest(raw, hints)), bytes: raw.length });
+      const refused = refuseTooLarge(deps, raw);
+      // A worker that failed leaves its telegram to this thread, as does a pool without workers. A
+      // large telegram waits for a worker and is compressed there: it would stall this thread.
+      const large = raw.length >= OFF_LOOP_BYTES;
+      const inWorker = refused ? Promise.resolve(refused) : pool.prepare(raw, hints, !spare || large, large);
+      const ready = inWorker?.catch(() => prepareForIngest(raw, hints));
+      ahead.push({ ready: ready ?? Promise.resolve(prepareForIngest(raw, hints)), bytes: raw.length });
       aheadBytes += raw.length;
       while (ahead.length > AHEAD_MOST_TELEGRAMS * pool.size || aheadBytes > AHEAD_MOST_BYTES) {
         await storeOldest();
@@ -105,7 +146,7 @@ export async function ingestInOrder(
   }
 }
 
-async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
+async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   const outcome = await store(deps.db, ready);
   if (!outcome.stored.duplicate) {
@@ -120,7 +161,7 @@ async function commit(deps: Deps, ready: Ready): Promise<IngestOutcome> {
  * down or slow (a Redis client queues while it reconnects) the telegram is stored and acknowledged
  * all the same, and the healing timers deliver it (docs/realtime.md, "Gap-free delivery").
  */
-function announce(deps: Deps, serial: number): void {
+function announce(deps: IngestDeps, serial: number): void {
   busCodecs.telegram.publish(deps.bus, { serial }).catch((err: unknown) => {
     deps.log?.warn({ err, serial }, 'telegram announcement failed; delivery will pick it up');
   });

@@ -91,7 +91,8 @@ function rejectJobs(slot: Slot, err: Error): void {
 
 /**
  * Worker threads that prepare telegrams for bulk ingest, so that this work runs on other cores while
- * the ingesting thread stores (docs/telegrams.md, "Bulk ingest"). Asked to, a worker only reads and
+ * the ingesting thread stores (docs/telegrams.md, "Bulk ingest"), and large live telegrams, so that
+ * they do not hold the event loop (docs/telegrams.md, "Size"). Asked to, a worker only reads and
  * converts a telegram (`convertReceived`), and this thread compresses and identifies it on arrival
  * (`readyToStore`). Workers start on first use and load their code in the background: until one
  * has, `prepare` returns null and the caller prepares inline, so a short ingest never waits for
@@ -110,19 +111,17 @@ export class PreparePool {
   /**
    * The telegram prepared by a worker, or null when no worker has started yet. With `compress` false
    * the worker only reads and converts it, and this thread compresses and identifies it on arrival.
+   * With `orStarting`, a worker still starting takes it too (it receives it once it listens): for a
+   * telegram too large for the event loop, waiting for a worker costs less than the loop would.
+   * Null then only when the pool has no worker to give (none on one core, or none could start).
    */
-  prepare(raw: Buffer, hints: IngestHints, compress = true): Promise<Ready> | null {
+  prepare(raw: Buffer, hints: IngestHints, compress = true, orStarting = false): Promise<Ready> | null {
     this.#fill();
     clearTimeout(this.#idle);
     let slot: Slot | undefined;
-    for (const s of this.#slots) if (s.started && (!slot || s.jobs.size < slot.jobs.size)) slot = s;
-    if (!slot) return null;
-    const seq = ++this.#seq;
-    const { worker, jobs } = slot;
-    if (jobs.size === 0) worker.ref();
-    const request: PrepareRequest = { seq, raw, hints, compress };
-    worker.postMessage(request);
-    return new Promise<Ready>((resolve, reject) => jobs.set(seq, { resolve, reject }));
+    for (const s of this.#slots)
+      if ((s.started || orStarting) && (!slot || s.jobs.size < slot.jobs.size)) slot = s;
+    return slot ? this.#post(slot, raw, hints, compress) : null;
   }
 
   /** Stops every worker now (their pending jobs are rejected). */
@@ -131,6 +130,16 @@ export class PreparePool {
     const slots = this.#slots.splice(0);
     for (const slot of slots) rejectJobs(slot, new Error('prepare pool closed'));
     await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  /** Posts a request to the slot's worker (one still starting receives it once it listens). */
+  #post(slot: Slot, raw: Buffer, hints: IngestHints, compress: boolean): Promise<Ready> {
+    const seq = ++this.#seq;
+    const { worker, jobs } = slot;
+    if (jobs.size === 0) worker.ref();
+    const request: PrepareRequest = { seq, raw, hints, compress };
+    worker.postMessage(request);
+    return new Promise<Ready>((resolve, reject) => jobs.set(seq, { resolve, reject }));
   }
 
   #fill(): void {

@@ -47,9 +47,6 @@ export type TelegramRead =
 
 export type Prepared = { ok: true; telegram: PreparedTelegram } | { ok: false; reason: string };
 
-/** Largest telegram accepted from any source. */
-export const MAX_TELEGRAM_BYTES = 2 * 1024 * 1024 + 256;
-
 const TYPE_CODE = /^[A-Z]{4}([0-9]{2}|ii)$/;
 const AUTHOR_CODE = /^[A-Z]{4}$/;
 const DESIGNATION = /^[A-Z]{3}$/;
@@ -70,13 +67,13 @@ export function prepareTelegram(raw: Buffer, hints: IngestHints): Prepared {
 }
 
 /**
- * Reads and checks received bytes (pure: no I/O). XML is parsed safely and must carry Control and
+ * Reads and checks received bytes (pure: no I/O), of any size: the ingest refuses a telegram over the
+ * limit before it gets here (size.ts). XML is parsed safely and must carry Control and
  * Head; the type and author come from the transport (header, file name, hints) or, for XML, from
  * Control/Title and the issuing office; a type that cannot be determined is a rejection.
  */
 export function readTelegram(raw: Buffer, hints: IngestHints): TelegramRead {
   if (raw.length === 0) return reject('empty telegram');
-  if (raw.length > MAX_TELEGRAM_BYTES) return reject(`telegram larger than ${MAX_TELEGRAM_BYTES} bytes`);
   for (const [name, value, pattern] of [
     ['type', hints.type, TYPE_CODE],
     ['author', hints.author, AUTHOR_CODE],

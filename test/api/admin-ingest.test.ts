@@ -15,7 +15,7 @@ describe('POST /admin/v1/telegrams', () => {
   const xml = readFileSync(fixture('official', '32-35_06_06_100915_VXSE53.xml'));
 
   before(async () => {
-    server = await startTestServer({ listen: false, config: { ingestBodyLimit: 64 * 1024 } });
+    server = await startTestServer({ listen: false, config: { maxTelegramBytes: 64 * 1024 } });
     const admin = await server.createAccount({
       admin: true,
       contracts: ['telegram.earthquake', 'telegram.observation'],
@@ -99,10 +99,17 @@ describe('POST /admin/v1/telegrams', () => {
     assert.equal(await count(), n);
   });
 
-  it('bodies over the ingest limit are 413', async () => {
-    const r = await post(Buffer.alloc(65 * 1024, 0x41));
+  it('a body one byte over NAMAZU_MAX_TELEGRAM_BYTES is 413, counted, and stores nothing', async () => {
+    const refused = () =>
+      server.ctx.metrics.telegramsTooLarge
+        .get()
+        .then((m) => m.values.find((v) => v.labels.path === 'http')?.value ?? 0);
+    const [n, before] = [await count(), await refused()];
+    const r = await post(Buffer.alloc(64 * 1024 + 1, 0x41));
     assert.equal(r.status, 413);
     assert.equal(r.body.error.message, 'Payload too large.');
+    assert.equal(await refused(), before + 1);
+    assert.equal(await count(), n);
   });
 
   it('needs an administrator account holding admin.telegram.ingest', async () => {

@@ -38,7 +38,7 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
     // FormData parser, under the ingest body limit of POST /admin/v1/telegrams.
     scope.addContentTypeParser(
       'multipart/form-data',
-      { parseAs: 'buffer', bodyLimit: ctx.config.ingestBodyLimit + MULTIPART_OVERHEAD },
+      { parseAs: 'buffer', bodyLimit: ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD },
       (_request, body, done) => done(null, body),
     );
 
@@ -72,7 +72,7 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
 
     scope.post(
       adminPaths.ingest,
-      { bodyLimit: ctx.config.ingestBodyLimit + MULTIPART_OVERHEAD },
+      { bodyLimit: ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD },
       async (request, reply) => {
         const visit = await administrator(request, reply);
         if (!visit) return reply;
@@ -87,8 +87,11 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
         const file = form.get('telegram');
         if (!(file instanceof File) || file.size === 0)
           return show(400, { kind: 'error', message: text.noFile });
-        if (file.size > ctx.config.ingestBodyLimit)
+        if (file.size > ctx.config.maxTelegramBytes) {
+          ctx.metrics.telegramsTooLarge.inc({ path: 'console' });
+          request.log.warn({ bytes: file.size }, 'telegram refused: larger than the limit');
           return show(413, { kind: 'error', message: text.tooLarge });
+        }
         const outcome = await ingestTelegram(ctx, Buffer.from(await file.arrayBuffer()), {
           receivedTime: ctx.clock.now(),
           fileName: file.name,
