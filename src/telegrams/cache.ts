@@ -63,6 +63,18 @@ export class TelegramCache {
     return started;
   }
 
+  /**
+   * Brings this process's cache for `db`, if it has one, up to `serial` at least. Ingest awaits it
+   * before acknowledging a commit, so that a list answered from memory is never older than a commit
+   * its caller has seen acknowledged by this process (docs/data-api.md "Read your writes").
+   */
+  static async catchUp(db: Queryable, serial: number): Promise<void> {
+    const started = shared.get(db);
+    if (!started) return;
+    const { cache } = await started;
+    if (cache.newestSerial < serial) await cache.refresh();
+  }
+
   /** Loads the newest telegrams and follows the bus. Call stop() at shutdown. */
   static async start(
     db: Queryable,

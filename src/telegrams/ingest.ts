@@ -13,6 +13,7 @@ import { PreparePool } from './prepare-pool.ts';
 import { prepareForIngest, type Ready } from './ready.ts';
 import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
 import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
+import { TelegramCache } from './cache.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
 export interface ConversionFailure {
@@ -59,8 +60,14 @@ export async function ingestTelegram(
   const refused = refuseTooLarge(deps, raw);
   if (refused) return refused;
   const offLoop = raw.length >= OFF_LOOP_BYTES ? prepareOffLoop(raw, hints) : null;
-  return commit(deps, offLoop ? await offLoop : prepareForIngest(raw, hints));
+  const outcome = await commit(deps, offLoop ? await offLoop : prepareForIngest(raw, hints));
+  if (outcome.ok) await TelegramCache.catchUp(deps.db, newestSerialOf(outcome));
+  return outcome;
 }
+
+/** The highest serial an outcome stored or found. */
+const newestSerialOf = (outcome: IngestOutcome & { ok: true }) =>
+  Math.max(outcome.stored.serial, outcome.converted?.serial ?? 0);
 
 /** A telegram over the limit: refused before anything reads it, logged and counted. */
 function refuseTooLarge(deps: IngestDeps, raw: Buffer): { ok: false; reason: string } | null {
@@ -105,6 +112,7 @@ export async function ingestInOrder(
   let aheadBytes = 0;
   let storing: Promise<void> = Promise.resolve();
   let index = 0;
+  let newest = 0;
   // While this thread's event loop is idle more than half the time (waiting for the workers or the
   // database), it has time to spare: it compresses and identifies the telegrams it posts next
   // itself, which moves that work to whichever side waits (docs/telegrams.md, "Bulk ingest").
@@ -118,7 +126,10 @@ export async function ingestInOrder(
     const oldest = ahead.shift()!;
     aheadBytes -= oldest.bytes;
     const ready = await oldest.ready;
-    storing = commit(deps, ready).then((outcome) => done(outcome, index++));
+    storing = commit(deps, ready).then((outcome) => {
+      if (outcome.ok) newest = Math.max(newest, newestSerialOf(outcome));
+      done(outcome, index++);
+    });
   };
   try {
     for (const { raw, hints } of items) {
@@ -136,6 +147,8 @@ export async function ingestInOrder(
     }
     while (ahead.length > 0) await storeOldest();
     await storing;
+    // Caught up once at the end, not per telegram: a bulk ingest is acknowledged as a whole.
+    await TelegramCache.catchUp(deps.db, newest);
   } catch (err) {
     // Reading the items failed, or a store: the telegram being stored settles before this returns.
     await storing.catch(() => {});
