@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { getAccount } from '../../accounts/accounts.ts';
 import { contractedClassifications } from '../../accounts/contracts.ts';
 import { liveSessionDigests } from '../../auth/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
@@ -107,10 +108,12 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
 
     scope.get(livePaths.events, async (request, reply) => {
       const session = await currentSession(ctx, request);
-      if (!session) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
-      if (!feed.admits(session.accountId)) {
-        return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
-      }
+      const account = session ? await getAccount(ctx.db, session.accountId) : null;
+      if (!session || !account) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
+      // Taken before anything else is awaited, and given back when the request ends however it ends.
+      const slot = feed.reserve({ accountId: account.id, address: request.ip, admin: account.isAdmin });
+      if (!slot) return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
+      reply.raw.once('close', slot.release);
       const lastEventId = request.headers['last-event-id'];
       const after = (request.query as Record<string, unknown>).after;
       const from = typeof lastEventId === 'string' && SERIAL.test(lastEventId) ? lastEventId : after;
