@@ -61,6 +61,8 @@ export interface SocketSession extends SessionSpec {
   ping: Date | null;
   ipAddress: string | null;
   server: string | null;
+  /** Digest of the credential the session was started with (null for sessions of older versions). */
+  credentialDigest: string | null;
 }
 
 interface Row {
@@ -79,6 +81,7 @@ interface Row {
   ping_at: Date | null;
   ip_address: string | null;
   server: string | null;
+  credential_digest: string | null;
 }
 
 const toSession = (r: Row): SocketSession => ({
@@ -97,6 +100,7 @@ const toSession = (r: Row): SocketSession => ({
   ping: r.ping_at,
   ipAddress: r.ip_address,
   server: r.server,
+  credentialDigest: r.credential_digest,
 });
 
 export interface SessionStoreOptions {
@@ -147,6 +151,8 @@ export async function startSession(
   accountId: number,
   spec: SessionSpec,
   now: number,
+  /** Digest of the API key or access token the session is started with (Principal.credentialDigest). */
+  credentialDigest: string | null = null,
 ): Promise<StartOutcome> {
   return db.tx(async (q) => {
     await lockAccount(q, accountId);
@@ -159,8 +165,11 @@ export async function startSession(
     const ticket = randomBytes(32).toString('base64url');
     const rows = await q.query<Row>(
       `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
-         test, format_mode, app_name, start_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+         test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+         (SELECT id FROM api_keys WHERE digest = $11),
+         (SELECT grant_id FROM oauth_tokens WHERE digest = $11))
+       RETURNING *`,
       [
         accountId,
         digestSecret(options.pepper, ticket),
@@ -172,6 +181,7 @@ export async function startSession(
         spec.appName,
         new Date(now),
         new Date(now + TICKET_VALIDITY_MS),
+        credentialDigest,
       ],
     );
     return { ok: true, session: toSession(rows[0]!), ticket } as const;
@@ -203,7 +213,7 @@ export async function openSession(
     if (!session || session.expires_at.getTime() <= meta.now)
       return { ok: false, reason: 'unknown' } as const;
     await lockAccount(q, session.account_id);
-    const refuse = async (reason: 'full' | 'no-contract') => {
+    const refuse = async (reason: 'full' | 'no-contract' | 'unknown') => {
       // Only while still waiting: a concurrent redemption may have opened it meanwhile.
       const used = await q.query(
         `UPDATE socket_sessions SET status = 'closed', end_at = $2, ip_address = $3, server = $4
@@ -212,6 +222,8 @@ export async function openSession(
       );
       return { ok: false, reason: used.length > 0 ? reason : 'unknown' } as const;
     };
+    // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
+    if ((await cutOffSessions(q, [session.id])).length > 0) return refuse('unknown');
     const contracted = await contractedClassifications(q, session.account_id);
     const classifications = session.classifications.filter((c) => contracted.has(c));
     if (classifications.length === 0) return refuse('no-contract');
@@ -275,6 +287,26 @@ export async function closedByAccount(q: Queryable, ids: readonly number[]): Pro
   const rows = await q.query<{ id: number }>(
     `SELECT id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'closed' AND close_code = $2`,
     [ids, CLOSED_BY_ACCOUNT],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Of these sessions, those cut off since they started: their account was disabled, the API key
+ * they were started with was revoked, or the OAuth authorization of their access token was
+ * revoked (its grant deleted: by the account, by revoking the refresh token, or with its client).
+ * One statement, for a process's connections at each heartbeat and at each revocation announced.
+ */
+export async function cutOffSessions(q: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: number }>(
+    `SELECT s.id FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
+      WHERE s.id = ANY($1::bigint[])
+        AND (a.disabled_at IS NOT NULL
+          OR (s.api_key_id IS NOT NULL AND NOT EXISTS
+               (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND k.revoked_at IS NULL))
+          OR (s.grant_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = s.grant_id)))`,
+    [ids],
   );
   return rows.map((r) => r.id);
 }
