@@ -137,6 +137,23 @@ async function lockAccount(q: Queryable, accountId: number): Promise<void> {
   await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
 }
 
+/**
+ * Finished sessions (closed, or waiting with an expired ticket) kept per account, newest first: the
+ * list's history (docs/realtime.md "Sessions and tickets"). Older ones are deleted as new sessions
+ * start, so no account can grow the table without bound.
+ */
+export const MAX_FINISHED_SESSIONS = 1000;
+
+async function pruneOldSessions(q: Queryable, accountId: number, now: number): Promise<void> {
+  await q.query(
+    `DELETE FROM socket_sessions WHERE account_id = $1 AND id IN (
+       SELECT id FROM socket_sessions
+        WHERE account_id = $1 AND (status = 'closed' OR (status = 'waiting' AND expires_at <= $2))
+        ORDER BY id DESC OFFSET $3)`,
+    [accountId, new Date(now), MAX_FINISHED_SESSIONS],
+  );
+}
+
 export type StartOutcome =
   { ok: true; session: SocketSession; ticket: string } | { ok: false; reason: 'no-contract' | 'full' };
 
@@ -162,6 +179,7 @@ export async function startSession(
     const limit = await connectionLimit(q, accountId);
     if ((await liveCount(q, accountId, now, options.staleMs)) >= limit)
       return { ok: false, reason: 'full' } as const;
+    await pruneOldSessions(q, accountId, now);
     const ticket = randomBytes(32).toString('base64url');
     const rows = await q.query<Row>(
       `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
