@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Browser} from '../support/browser.ts';
+import type { Browser } from '../support/browser.ts';
 import { parseForms, signedInBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
