@@ -110,17 +110,17 @@ export class FailureLimiter {
   private async record(keys: readonly string[]): Promise<WindowRow[]> {
     const now = this.clock.now();
     const ended = new Date(now - this.options.windowMs);
-    await this.db.query('DELETE FROM failure_windows WHERE window_start <= $1', [
-      new Date(now - 2 * this.options.windowMs),
-    ]);
+    // Limiters of other window lengths share the table: each row carries its own end.
+    await this.db.query('DELETE FROM failure_windows WHERE window_end <= $1', [new Date(now)]);
     return this.db.query<WindowRow>(
-      `INSERT INTO failure_windows (key_digest, window_start, failures)
-         SELECT k, $2, 1 FROM unnest($1::text[]) AS k
+      `INSERT INTO failure_windows (key_digest, window_start, window_end, failures)
+         SELECT k, $2, $4, 1 FROM unnest($1::text[]) AS k
        ON CONFLICT (key_digest) DO UPDATE SET
          failures = CASE WHEN failure_windows.window_start <= $3 THEN 1 ELSE failure_windows.failures + 1 END,
-         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END
+         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END,
+         window_end = CASE WHEN failure_windows.window_start <= $3 THEN $4 ELSE failure_windows.window_end END
        RETURNING key_digest, window_start, failures`,
-      [this.digests(keys), new Date(now), ended],
+      [this.digests(keys), new Date(now), ended, new Date(now + this.options.windowMs)],
     );
   }
 }
