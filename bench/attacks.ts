@@ -11,14 +11,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { defaultSigninLimits, countSigninAttempt, forgiveSigninAttempt } from '../src/auth/signin-limits.ts';
+import { signupLimits } from '../src/auth/signup-limits.ts';
 import { ManualClock } from '../src/clock.ts';
 import { defaults } from '../src/config.ts';
+import { defaultFeedLimits } from '../src/console/live/feed.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import { MAX_INVALID_FRAMES } from '../src/realtime/endpoint.ts';
@@ -327,6 +330,7 @@ try {
         `— ${scenario.timeout}: ${closedInTime ? 'every one within it' : 'NOT all within it'}`,
     );
   }
+  await consoleFigures();
   await signinFigures();
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
@@ -393,5 +397,256 @@ async function signinFigures(): Promise<void> {
     }
   } finally {
     await db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The console's attacks (docs/security.md "Figures", second set): anonymous uploads to the
+// administration page's ingest form, live-view streams asked for all at once, and open sign-ups
+// from one address filling the live view's caps. Each against a fresh process, like the above.
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTP request from a chosen local address (127.0.0.x), the answer read whole. */
+function requestFrom(
+  origin: string,
+  localAddress: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${origin}${path}`,
+      { method: options.method ?? 'GET', headers: options.headers, localAddress, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+function cookiesOf(answer: Answer): string {
+  const cookies = (answer.headers['set-cookie'] as string[] | undefined) ?? [];
+  return cookies.map((c) => c.split(';')[0]!).join('; ');
+}
+
+function csrfOf(html: string): string {
+  return /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+}
+
+/** Posts the form at `path` (sign-in or sign-up) from `localAddress`; the session cookie, or null. */
+async function postAccountForm(
+  origin: string,
+  localAddress: string,
+  path: string,
+  fields: Record<string, string>,
+): Promise<string | null> {
+  const page = await requestFrom(origin, localAddress, path);
+  const answer = await requestFrom(origin, localAddress, path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(page) },
+    body: new URLSearchParams({ ...fields, csrf: csrfOf(page.body) }).toString(),
+  });
+  return answer.status === 303 ? cookiesOf(answer) : null;
+}
+
+/** The demo administrator's session cookie (its password is in the demo credentials file). */
+async function demoAdminCookie(origin: string): Promise<string> {
+  const file = readFileSync(join(dataDir, 'demo-credentials.txt'), 'utf8');
+  const [, email, password] = /Account:\s+(\S+) \/ (\S+)/.exec(file)!;
+  const cookie = await postAccountForm(origin, '127.0.0.1', '/account/signin', {
+    email: email!,
+    password: password!,
+  });
+  if (!cookie) throw new Error('the demo administrator could not sign in');
+  return cookie;
+}
+
+/**
+ * Opens live-view streams at once; resolves with their statuses, how many of them are still open
+ * a second later (a stream may end early, freeing its slot), and a function ending them.
+ */
+async function liveViews(origin: string, opens: { cookie: string; localAddress: string }[]) {
+  const requests: ClientRequest[] = [];
+  let ended = 0;
+  const statuses = await Promise.all(
+    opens.map(
+      ({ cookie, localAddress }) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            `${origin}/console/live/events`,
+            { headers: { cookie }, localAddress, agent: false },
+            (res) => {
+              res.resume();
+              if (res.statusCode === 200) res.on('close', () => ended++);
+              resolve(res.statusCode!);
+            },
+          );
+          req.on('error', (err) => (req.destroyed ? resolve(0) : reject(err)));
+          req.end();
+          requests.push(req);
+        }),
+    ),
+  );
+  await sleep(1000);
+  const openAtOnce = statuses.filter((s) => s === 200).length - ended;
+  return { statuses, openAtOnce, close: () => requests.forEach((r) => r.destroy()) };
+}
+
+/** 128 anonymous multipart uploads of 4 MiB to the console's ingest form, 8 from each of 16 addresses. */
+function anonymousFormUploads(origin: string): Promise<number[]> {
+  const { port } = new URL(origin);
+  const size = 4 * MiB;
+  const head =
+    `POST /console/admin/ingest HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+    `Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${size}\r\n\r\n`;
+  const body = Buffer.concat([
+    Buffer.from('--b\r\nContent-Disposition: form-data; name="telegram"; filename="x.xml"\r\n\r\n'),
+    Buffer.alloc(size - 80, 0x41),
+  ]);
+  return Promise.all(
+    Array.from(
+      { length: 128 },
+      (_, i) =>
+        new Promise<number>((resolve) => {
+          const started = performance.now();
+          const socket = connect({
+            port: Number(port),
+            host: '127.0.0.1',
+            localAddress: `127.0.0.${2 + (i % 16)}`,
+          });
+          socket.on('data', () => {});
+          socket.on('error', () => {});
+          const giveUp = setTimeout(() => socket.destroy(), config.requestTimeoutMs + 30_000);
+          socket.on('close', () => {
+            clearTimeout(giveUp);
+            resolve(performance.now() - started);
+          });
+          socket.on('connect', () => {
+            socket.write(head);
+            socket.write(body);
+          });
+        }),
+    ),
+  );
+}
+
+async function consoleFigures(): Promise<void> {
+  const rows: {
+    name: string;
+    figures: Record<string, number | boolean>;
+    text: (f: Record<string, number>) => string;
+  }[] = [];
+  const uploads: Record<string, number>[] = [];
+  const streams: Record<string, number>[] = [];
+  const signups: Record<string, number>[] = [];
+  for (let run = 0; run < runs; run++) {
+    let namazu = await startNamazu(dataDir);
+    try {
+      const r = await underAttack(namazu, () => anonymousFormUploads(namazu.origin));
+      uploads.push(r);
+    } finally {
+      await namazu.stop();
+    }
+
+    namazu = await startNamazu(dataDir);
+    try {
+      const admin = await demoAdminCookie(namazu.origin);
+      let views: Awaited<ReturnType<typeof liveViews>> | undefined;
+      const r = await underAttack(namazu, async () => {
+        views = await liveViews(
+          namazu.origin,
+          Array.from({ length: 40 }, () => ({ cookie: admin, localAddress: '127.0.0.1' })),
+        );
+        return [];
+      });
+      streams.push({ ...r, opened: views!.openAtOnce });
+      views!.close();
+    } finally {
+      await namazu.stop();
+    }
+
+    namazu = await startNamazu(dataDir);
+    try {
+      // Each run from an address of its own: the sign-up windows (one hour) outlive a run.
+      const address = `127.0.1.${10 + run}`;
+      let created: string[] = [];
+      let fromAddress = 0;
+      let adminStatus = 0;
+      const r = await underAttack(namazu, async () => {
+        const cookies = await Promise.all(
+          Array.from({ length: 250 }, (_, i) =>
+            postAccountForm(namazu.origin, address, '/account/signup', {
+              email: `signup-${run}-${i}-${Date.now()}@bench.test`,
+              password: 'a long enough password',
+            }),
+          ),
+        );
+        created = cookies.filter((c): c is string => c !== null);
+        const views = await liveViews(
+          namazu.origin,
+          created.flatMap((cookie) => Array.from({ length: 4 }, () => ({ cookie, localAddress: address }))),
+        );
+        fromAddress = views.openAtOnce;
+        const adminView = await liveViews(namazu.origin, [
+          { cookie: await demoAdminCookie(namazu.origin), localAddress: '127.0.0.1' },
+        ]);
+        adminStatus = adminView.statuses[0]!;
+        adminView.close();
+        views.close();
+        return [];
+      });
+      signups.push({ ...r, accounts: created.length, streams: fromAddress, adminStatus });
+    } finally {
+      await namazu.stop();
+    }
+  }
+  const med = (list: Record<string, number>[], key: string) => median(list.map((r) => r[key]!));
+  const common = (list: Record<string, number>[]) => ({
+    rssGrowthMiB: med(list, 'rssGrowthMiB'),
+    healthzP99: med(list, 'healthzP99'),
+    serverCpuShare: med(list, 'serverCpuShare'),
+  });
+  rows.push(
+    {
+      name: '128 anonymous 4 MiB uploads to the console ingest form from 16 addresses',
+      figures: { ...common(uploads), closedMaxMs: Math.max(...uploads.map((r) => r.closedMaxMs!)) },
+      text: (f) =>
+        `connections closed after ${(f.closedMaxMs! / 1000).toFixed(2)} s at the latest (refused before the body)`,
+    },
+    {
+      name: '40 simultaneous live-view requests of one account',
+      figures: { ...common(streams), opened: Math.max(...streams.map((r) => r.opened!)) },
+      text: (f) => `streams open at once: ${f.opened} (cap ${defaultFeedLimits.perAccount})`,
+    },
+    {
+      name: '250 sign-ups from one address, each opening 4 live views; then the administrator',
+      figures: {
+        ...common(signups),
+        accounts: Math.max(...signups.map((r) => r.accounts!)),
+        streams: Math.max(...signups.map((r) => r.streams!)),
+        adminStatus: Math.max(...signups.map((r) => r.adminStatus!)),
+      },
+      text: (f) =>
+        `accounts created: ${f.accounts} (limit ${signupLimits.perAddress.limit} an hour per address), ` +
+        `their live views open at once: ${f.streams} (cap ${defaultFeedLimits.perAddress} per address), administrator's live view: ${f.adminStatus}`,
+    },
+  );
+  for (const row of rows) {
+    emitResult('attacks', { case: row.name, runs, ...row.figures });
+    const f = row.figures as Record<string, number>;
+    console.log(
+      `${row.name} (median of ${runs}): RSS +${f.rssGrowthMiB!.toFixed(1)} MiB, /healthz p99 ${f.healthzP99!.toFixed(1)} ms, ` +
+        `server CPU ${(f.serverCpuShare! * 100).toFixed(0)} % of a core; ${row.text(f)}`,
+    );
   }
 }

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/types.ts';
 import { isKnownScope } from '../auth/scopes.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 import { AccountError } from './accounts.ts';
+import { refuseOverCap } from './caps.ts';
 
 export interface ApiKeyRecord {
   id: number;
@@ -9,7 +10,11 @@ export interface ApiKeyRecord {
   scopes: string[];
 }
 
-/** Creates an API key (AKe.…). The key is returned once; only its digest is stored. */
+/**
+ * Creates an API key (AKe.…). The key is returned once; only its digest is stored. Refused with
+ * `CapReached` when the account holds its cap of keys (call inside a transaction to make the
+ * count and the insert one step: accounts/caps.ts).
+ */
 export async function createApiKey(
   q: Queryable,
   pepper: Buffer,
@@ -19,6 +24,7 @@ export async function createApiKey(
   const unknown = scopes.filter((s) => !isKnownScope(s));
   if (unknown.length > 0) throw new AccountError(`unknown scope: ${unknown.join(' ')}`);
   if (scopes.length === 0) throw new AccountError('an API key needs at least one scope');
+  await refuseOverCap(q, accountId, 'apiKeys');
   const key = newSecret(prefixes.apiKey);
   const rows = await q.query<{ id: number }>(
     'INSERT INTO api_keys (account_id, digest, scopes) VALUES ($1, $2, $3) RETURNING id',
@@ -64,21 +70,31 @@ export interface ApiKeyListItem {
   lastUsedAt: Date | null;
 }
 
-export const MAX_LISTED_API_KEYS = 200;
+/** Keys on one page of the console's list. */
+export const API_KEYS_PAGE = 50;
 
-/** The account's live keys, newest first. */
-export async function listApiKeys(q: Queryable, accountId: number): Promise<ApiKeyListItem[]> {
+/**
+ * One page of the account's live keys, newest first: those with an id below `beforeId` (the
+ * cursor; none for the first page), and whether older ones follow.
+ */
+export async function listApiKeys(
+  q: Queryable,
+  accountId: number,
+  beforeId: number | null = null,
+): Promise<{ items: ApiKeyListItem[]; more: boolean }> {
   const rows = await q.query<{ id: number; scopes: string[]; created_at: Date; last_used_at: Date | null }>(
     `SELECT id, scopes, created_at, last_used_at FROM api_keys
-      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id DESC LIMIT $2`,
-    [accountId, MAX_LISTED_API_KEYS],
+      WHERE account_id = $1 AND revoked_at IS NULL AND ($2::bigint IS NULL OR id < $2)
+      ORDER BY id DESC LIMIT $3`,
+    [accountId, beforeId, API_KEYS_PAGE + 1],
   );
-  return rows.map((r) => ({
+  const items = rows.slice(0, API_KEYS_PAGE).map((r) => ({
     id: r.id,
     scopes: r.scopes,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
   }));
+  return { items, more: rows.length > API_KEYS_PAGE };
 }
 
 /**

@@ -117,7 +117,14 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
       for (const c of spec.classifications) {
         if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
       }
-      const started = await startSession(ctx.db, store, principal.accountId, spec, ctx.clock.now());
+      const started = await startSession(
+        ctx.db,
+        store,
+        principal.accountId,
+        spec,
+        ctx.clock.now(),
+        principal.credentialDigest,
+      );
       if (!started.ok)
         throw started.reason === 'full'
           ? new HttpError(409, socketErrors.full)

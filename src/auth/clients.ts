@@ -1,3 +1,4 @@
+import { refuseOverCap } from '../accounts/caps.ts';
 import type { Queryable } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes, safeEqual } from '../security/secrets.ts';
 
@@ -78,6 +79,8 @@ export async function createClient(
   pepper: Buffer,
   input: NewClient,
 ): Promise<{ client: OAuthClient; clientSecret: string | null }> {
+  // The account's cap of clients (accounts/caps.ts; atomic when called inside a transaction).
+  await refuseOverCap(q, input.accountId, 'oauthClients');
   const clientId = newSecret(prefixes.clientId);
   const clientSecret = input.type === 'confidential' ? newSecret(prefixes.clientSecret) : null;
   const rows = await q.query<ClientRow>(

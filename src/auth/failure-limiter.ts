@@ -88,20 +88,39 @@ export class FailureLimiter {
 
   /** Records one failure under each key (a window that has ended starts afresh). */
   async fail(keys: readonly string[]): Promise<void> {
+    for (const r of await this.record(keys)) this.held.set(r.key_digest, stateOf(r));
+  }
+
+  /**
+   * Counts one request under each key before it is served, and says how many seconds to wait when
+   * that takes a key over its limit (0: go on). Check and count are one statement, so concurrent
+   * requests cannot all pass the check: for limits on an action itself (sign-ups), not on failures.
+   */
+  async take(keys: readonly string[]): Promise<number> {
+    const now = this.clock.now();
+    let wait = 0;
+    for (const r of await this.record(keys)) {
+      this.held.set(r.key_digest, stateOf(r));
+      if (r.failures > this.options.limit)
+        wait = Math.max(wait, Math.ceil((r.window_start.getTime() + this.options.windowMs - now) / 1000));
+    }
+    return wait;
+  }
+
+  private async record(keys: readonly string[]): Promise<WindowRow[]> {
     const now = this.clock.now();
     const ended = new Date(now - this.options.windowMs);
-    await this.db.query('DELETE FROM failure_windows WHERE window_start <= $1', [
-      new Date(now - 2 * this.options.windowMs),
-    ]);
-    const rows = await this.db.query<WindowRow>(
-      `INSERT INTO failure_windows (key_digest, window_start, failures)
-         SELECT k, $2, 1 FROM unnest($1::text[]) AS k
+    // Limiters of other window lengths share the table: each row carries its own end.
+    await this.db.query('DELETE FROM failure_windows WHERE window_end <= $1', [new Date(now)]);
+    return this.db.query<WindowRow>(
+      `INSERT INTO failure_windows (key_digest, window_start, window_end, failures)
+         SELECT k, $2, $4, 1 FROM unnest($1::text[]) AS k
        ON CONFLICT (key_digest) DO UPDATE SET
          failures = CASE WHEN failure_windows.window_start <= $3 THEN 1 ELSE failure_windows.failures + 1 END,
-         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END
+         window_start = CASE WHEN failure_windows.window_start <= $3 THEN $2 ELSE failure_windows.window_start END,
+         window_end = CASE WHEN failure_windows.window_start <= $3 THEN $4 ELSE failure_windows.window_end END
        RETURNING key_digest, window_start, failures`,
-      [this.digests(keys), new Date(now), ended],
+      [this.digests(keys), new Date(now), ended, new Date(now + this.options.windowMs)],
     );
-    for (const r of rows) this.held.set(r.key_digest, stateOf(r));
   }
 }

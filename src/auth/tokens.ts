@@ -1,6 +1,6 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
-import type { Queryable, SqlParam } from '../db/types.ts';
+import type { Db, Queryable, SqlParam } from '../db/types.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 
 /** Access tokens live 21,600 s (docs/oauth.md "Authorization code grant"). */
@@ -168,6 +168,19 @@ export async function deleteGrantTokens(q: Queryable, grantId: number): Promise<
     [grantId],
   );
   return rows.map((r) => r.digest);
+}
+
+/**
+ * Ends an authorization (its refresh token revoked): its tokens, then the grant itself, so that the
+ * WebSocket sessions started with its tokens are cut off too (sessions/socket-sessions.ts
+ * `cutOffSessions`). Returns the deleted token digests.
+ */
+export async function endGrant(db: Db, grantId: number): Promise<string[]> {
+  return db.tx(async (q) => {
+    const digests = await deleteGrantTokens(q, grantId);
+    await q.query('DELETE FROM oauth_grants WHERE id = $1', [grantId]);
+    return digests;
+  });
 }
 
 /** Deletes one token; returns whether it existed. */

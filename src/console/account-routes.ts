@@ -10,6 +10,7 @@ import {
 import { acceptInvitation, InvitationError, invitationProblem } from '../accounts/invitations.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import { deleteOtherSessions } from '../auth/signin-sessions.ts';
+import { SignupLimiter } from '../auth/signup-limits.ts';
 import type { AppContext } from '../context.ts';
 import { formOf, singleValue } from '../http/form.ts';
 import type { App } from '../http/surface.ts';
@@ -41,6 +42,7 @@ type Key =
   | 'currentWrong'
   | 'changed'
   | 'tooMany'
+  | 'tooManySignups'
   | 'malformed'
   | 'csrf';
 
@@ -56,6 +58,7 @@ const text: Messages<Key> = {
     currentWrong: 'The current password is wrong.',
     changed: 'Your password was changed. Your other signed-in browsers were signed out.',
     tooMany: 'Too many attempts with a wrong password. Try again later.',
+    tooManySignups: 'Too many accounts were created from your address or on this service just now.',
     malformed: 'The form was malformed.',
     csrf: 'The form expired or was not sent from this site. Go back, reload the page and try again.',
   },
@@ -70,6 +73,7 @@ const text: Messages<Key> = {
     currentWrong: '現在のパスワードが違います。',
     changed: 'パスワードを変更しました。ほかのブラウザのサインインは終了しました。',
     tooMany: '誤ったパスワードでの試行が多すぎます。しばらくしてからお試しください。',
+    tooManySignups: 'あなたのアドレスから、またはこのサービスで、短時間に作成されたアカウントが多すぎます。',
     malformed: 'フォームの形式が正しくありません。',
     csrf: 'フォームの有効期限が切れたか、このサイトから送信されていません。戻ってページを再読み込みし、もう一度お試しください。',
   },
@@ -77,6 +81,14 @@ const text: Messages<Key> = {
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** When to try again, in the page's language. */
+function retryHint(lang: Lang, seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return lang === 'ja'
+    ? `${minutes}分後にもう一度お試しください。`
+    : `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
 
 /** Field errors of a sign-up form, in the page's language (empty when every field is acceptable). */
 function signupErrors(lang: Lang, input: { email: string; password: string; name: string }) {
@@ -91,6 +103,7 @@ function signupErrors(lang: Lang, input: { email: string; password: string; name
 
 export async function registerAccountRoutes(scope: App, ctx: AppContext): Promise<void> {
   const open = ctx.config.signup === 'open';
+  const signups = new SignupLimiter(ctx.db, ctx.pepper, ctx.clock);
 
   function showSignup(
     request: FastifyRequest,
@@ -164,6 +177,13 @@ export async function registerAccountRoutes(scope: App, ctx: AppContext): Promis
     const errors = signupErrors(lang, input);
     if (Object.keys(errors).length > 0)
       return showSignup(request, reply, 400, { invitation, closed: false, values, errors });
+    if (invitation === null) {
+      const wait = await signups.take(request.ip);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        return sendErrorPage(reply, 429, t.tooManySignups, retryHint(lang, wait), lang);
+      }
+    }
     const account = { email: input.email, password: input.password, name: input.name || null };
     let created;
     try {

@@ -1,3 +1,4 @@
+import { accountCaps } from '../accounts/caps.ts';
 import type { ManagedClient } from '../auth/client-management.ts';
 import { GRANTS, type RegistrationField, type RegistrationProblem } from '../auth/client-registration.ts';
 import type { Lang, Messages } from './i18n.ts';
@@ -43,7 +44,8 @@ type Key =
   | 'saved'
   | 'deleted'
   | 'fixedType'
-  | 'check';
+  | 'check'
+  | 'cap';
 
 export const clientsText: Messages<Key> = {
   en: {
@@ -82,6 +84,7 @@ export const clientsText: Messages<Key> = {
     registered: 'The client was registered.',
     saved: 'The changes were saved.',
     deleted: 'The client was deleted; its tokens no longer work.',
+    cap: `Your account holds ${accountCaps.oauthClients} OAuth clients, its limit. Delete one you no longer use to register another.`,
     fixedType: 'The type is fixed at registration.',
     check: 'Check this field:',
   },
@@ -122,6 +125,7 @@ export const clientsText: Messages<Key> = {
     registered: 'クライアントを登録しました。',
     saved: '変更を保存しました。',
     deleted: 'クライアントを削除しました。そのトークンはもう使えません。',
+    cap: `このアカウントのOAuthクライアントは上限の${accountCaps.oauthClients}個です。使っていないものを削除してから登録してください。`,
     fixedType: '種類は登録後に変更できません。',
     check: 'この項目を確認してください:',
   },

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../accounts/api-keys.ts';
+import { CapReached } from '../accounts/caps.ts';
 import {
   deleteClient,
   findClientOf,
@@ -91,8 +92,16 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
     reply: FastifyReply,
     status: number,
     visit: Visit,
-    extra: { created?: string; scopeError?: string; selected?: string[]; notice?: string } = {},
+    extra: {
+      created?: string;
+      scopeError?: string;
+      selected?: string[];
+      notice?: string;
+      beforeId?: number | null;
+    } = {},
   ) {
+    const beforeId = extra.beforeId ?? null;
+    const page = await listApiKeys(ctx.db, visit.account.id, beforeId);
     return sendPage(
       reply,
       status,
@@ -101,7 +110,9 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
         header: visit.header('keys', paths.keys),
         origin: visit.origin,
         csrf: visit.csrf,
-        keys: await listApiKeys(ctx.db, visit.account.id),
+        keys: page.items,
+        olderThan: page.more ? page.items.at(-1)!.id : null,
+        laterPage: beforeId !== null,
         offered: offeredScopes(visit.account.isAdmin),
         selected: new Set(extra.selected ?? []),
         scopeError: extra.scopeError,
@@ -114,8 +125,11 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
   scope.get(paths.keys, async (request, reply) => {
     const visit = await signedIn(ctx, request, reply, paths.keys);
     if (!visit) return reply;
-    const revoked = (request.query as Record<string, unknown>).revoked === '1';
-    return showKeys(reply, 200, visit, { notice: revoked ? keysText[visit.lang].revoked : undefined });
+    const query = request.query as Record<string, unknown>;
+    return showKeys(reply, 200, visit, {
+      notice: query.revoked === '1' ? keysText[visit.lang].revoked : undefined,
+      beforeId: rowId(query.before),
+    });
   });
 
   scope.post(paths.keys, async (request, reply) => {
@@ -129,7 +143,13 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
     if (chosen.length === 0) return showKeys(reply, 400, visit, { scopeError: t.noScope });
     if (chosen.some((s) => !offered.includes(s)))
       return showKeys(reply, 400, visit, { scopeError: t.unknownScope, selected });
-    const { key } = await createApiKey(ctx.db, ctx.pepper, visit.account.id, chosen);
+    let key: string;
+    try {
+      ({ key } = await ctx.db.tx((q) => createApiKey(q, ctx.pepper, visit.account.id, chosen)));
+    } catch (err) {
+      if (!(err instanceof CapReached)) throw err;
+      return showKeys(reply, 409, visit, { scopeError: keysText[visit.lang].cap, selected });
+    }
     // The value appears only in this answer (not cached, never in a URL).
     return showKeys(reply, 201, visit, { created: key });
   });
@@ -218,10 +238,17 @@ export async function registerCredentialRoutes(scope: App, ctx: AppContext): Pro
     const values = clientFormValues(form);
     const checked = check(visit, values);
     if (checked instanceof RegistrationError) return showNewClient(reply, 400, visit, values, checked);
-    const { client, clientSecret } = await createClient(ctx.db, ctx.pepper, {
-      accountId: visit.account.id,
-      ...checked,
-    });
+    let created;
+    try {
+      created = await ctx.db.tx((q) =>
+        createClient(q, ctx.pepper, { accountId: visit.account.id, ...checked }),
+      );
+    } catch (err) {
+      if (!(err instanceof CapReached)) throw err;
+      const cap = new RegistrationError([{ field: 'name', message: clientsText[visit.lang].cap }]);
+      return showNewClient(reply, 409, visit, values, cap);
+    }
+    const { client, clientSecret } = created;
     const managed = await findClientOf(ctx.db, visit.account.id, client.id);
     return showClient(reply, 201, visit, managed!, {
       secret: clientSecret ?? undefined,

@@ -1,4 +1,5 @@
 import type { ApiKeyListItem } from '../accounts/api-keys.ts';
+import { accountCaps } from '../accounts/caps.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
 import { formatTime, notice, pathOf, paths, secretBox } from './layout.ts';
@@ -17,7 +18,10 @@ type Key =
   | 'chooseScopes'
   | 'submit'
   | 'newKey'
-  | 'revoked';
+  | 'revoked'
+  | 'older'
+  | 'newest'
+  | 'cap';
 
 export const keysText: Messages<Key> = {
   en: {
@@ -35,6 +39,9 @@ export const keysText: Messages<Key> = {
     submit: 'Create key',
     newKey: 'Your new API key',
     revoked: 'The API key was revoked; it no longer works.',
+    older: 'Older keys',
+    newest: 'Newest keys',
+    cap: `Your account holds ${accountCaps.apiKeys} API keys, its limit. Revoke one you no longer use to create another.`,
   },
   ja: {
     title: 'APIキー',
@@ -50,6 +57,9 @@ export const keysText: Messages<Key> = {
     submit: 'キーを作成',
     newKey: '新しいAPIキー',
     revoked: 'APIキーを失効させました。もう使えません。',
+    older: 'さらに古いキー',
+    newest: '最新のキー',
+    cap: `このアカウントのAPIキーは上限の${accountCaps.apiKeys}個です。使っていないキーを失効させてから作成してください。`,
   },
 };
 
@@ -59,6 +69,9 @@ export interface KeysView {
   origin: string;
   csrf: string;
   keys: ApiKeyListItem[];
+  /** The cursor of the next (older) page, when there is one; whether this is a later page. */
+  olderThan: number | null;
+  laterPage: boolean;
   offered: string[];
   selected: ReadonlySet<string>;
   scopeError?: string;
@@ -84,6 +97,14 @@ export function renderKeysPage(v: KeysView): string {
       : markup`<div class="table-wrap"><table class="stack">
 <thead><tr><th>ID</th><th>${t.scopes}</th><th>${t.created}</th><th>${t.lastUsed}</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+  const pager =
+    v.olderThan !== null || v.laterPage
+      ? markup`<nav class="pager">${v.laterPage ? markup`<a href="${paths.keys}">${t.newest}</a> ` : null}${
+          v.olderThan !== null
+            ? markup`<a id="older-keys" href="${paths.keys}?before=${v.olderThan}">${t.older}</a>`
+            : null
+        }</nav>`
+      : null;
   return page(
     t.title,
     markup`<h1>${t.title}</h1>
@@ -91,6 +112,7 @@ export function renderKeysPage(v: KeysView): string {
 ${notice(v.notice)}
 ${v.created ? secretBox('new-key', t.newKey, v.created, v.lang) : null}
 ${table}
+${pager}
 <h2>${t.create}</h2>
 <div class="card"><form method="post" action="${v.origin + paths.keys}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkPassword } from '../accounts/accounts.ts';
-import { listApiKeys } from '../accounts/api-keys.ts';
+import { countHeld } from '../accounts/caps.ts';
 import { connectionLimit } from '../accounts/contracts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
-import { listClientsOf } from '../auth/client-management.ts';
 import { announceRevoked } from '../auth/tokens.ts';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import type { AppContext } from '../context.ts';
@@ -227,8 +226,8 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
       const id = visit.account.id;
       const [authorizations, keys, clients, sessions, limit] = await Promise.all([
         listAuthorizations(ctx.db, ctx.clock, id),
-        listApiKeys(ctx.db, id),
-        listClientsOf(ctx.db, id),
+        countHeld(ctx.db, id, 'apiKeys'),
+        countHeld(ctx.db, id, 'oauthClients'),
         listSessions(ctx.db, id, { status: 'open', limit: 1000 }),
         connectionLimit(ctx.db, id),
       ]);
@@ -243,8 +242,8 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
           csrf: visit.csrf,
           authorizations,
           counts: {
-            keys: keys.length,
-            clients: clients.length,
+            keys,
+            clients,
             openSessions: sessions.items.length,
             connectionLimit: limit,
           },

@@ -9,6 +9,7 @@ import Fastify, {
 import type { AuthError } from '../auth/auth-error.ts';
 import type { AppContext } from '../context.ts';
 import { registerAuthentication } from './authentication.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { errorBody } from './envelope.ts';
 import type { HttpError } from './errors.ts';
 import { describeError, messages } from './errors.ts';
@@ -39,6 +40,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     frameworkErrors: (_err, request, reply) => {
       sendNotFound(app, request.url, reply, 404, messages.notFound, ctx.clock.now());
     },
+    clientErrorHandler: clientErrorHandler(() => ctx.clock.now()),
     requestTimeout: ctx.config.requestTimeoutMs,
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     connectionTimeout: ctx.config.idleTimeoutMs,

@@ -58,7 +58,7 @@ class FastifyResourceRequest implements ResourceRequest {
  * their revocation subscription) and one set of DPoP nonces. A route that declares
  * `config: { scopes }` is authenticated in `onRequest`, before its body is read, so a request
  * without valid credentials is refused without reading its body; `request.principal` is set for
- * the handler. A refusal is an `AuthError`, which the error handler in force renders with its
+ * the handler, and the answer is `Cache-Control: private, no-store` unless the route says otherwise. A refusal is an `AuthError`, which the error handler in force renders with its
  * challenge (http/errors.ts).
  */
 export async function registerAuthentication(app: App, ctx: AppContext): Promise<void> {
@@ -66,9 +66,12 @@ export async function registerAuthentication(app: App, ctx: AppContext): Promise
   const authenticator = await createAuthenticator(ctx, nonces);
   app.decorate('dpopNonces', nonces);
   app.decorateRequest('principal', null as unknown as Principal);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const { scopes, fresh } = request.routeOptions.config;
     if (scopes === undefined) return;
+    // Answers for an account are for it alone: no shared or browser cache keeps them (a `?key=`
+    // URL included). A route whose answer may be kept says so itself (telegram bodies).
+    reply.header('cache-control', 'private, no-store');
     const principal = await authenticator.authenticate(new FastifyResourceRequest(ctx.config, request), {
       fresh,
     });

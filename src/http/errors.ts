@@ -29,6 +29,9 @@ export const messages = {
   methodNotAllowed: 'Method not allowed.',
   payloadTooLarge: 'Payload too large.',
   tooManyRequests: 'Too many requests.',
+  badRequest: 'Bad request.',
+  requestTimeout: 'Request timeout.',
+  headersTooLarge: 'Request header fields too large.',
   busy: 'Service busy.',
   serverError: 'Server error.',
 } as const;

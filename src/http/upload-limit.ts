@@ -28,13 +28,16 @@ function isSmallBody(request: FastifyRequest): boolean {
  * uploads cannot hold the server's memory (docs/security.md "Limits"). Bodies of at most 64 KiB
  * declared by Content-Length are not counted. Over the per-address cap
  * the answer is 429, over the total 503, both with Retry-After and before the body is read. A
- * request counts from its headers until its response is sent or its connection closes.
+ * request counts from the end of its onRequest hooks until its response is sent or its
+ * connection closes.
  */
 export function registerUploadLimit(app: App, limits: { perAddress: number; total: number }): void {
   const perAddress = new Map<string, number>();
   let total = 0;
-  app.addHook('onRequest', async (request, reply) => {
-    if (!hasBody(request) || isSmallBody(request)) return;
+  // In preParsing, after every onRequest hook: a request refused for its credentials (data API
+  // authentication, the console's ingest form) is answered without ever holding a slot.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!hasBody(request) || isSmallBody(request)) return payload;
     const address = request.ip;
     const mine = perAddress.get(address) ?? 0;
     if (mine >= limits.perAddress) throw new HttpError(429, messages.tooManyRequests, { 'retry-after': '5' });
@@ -47,6 +50,7 @@ export function registerUploadLimit(app: App, limits: { perAddress: number; tota
       if (left === 0) perAddress.delete(address);
       else perAddress.set(address, left);
     });
+    return payload;
   });
   // A refusal sent before the body was read closes the connection instead of draining that body.
   app.addHook('onSend', async (request, reply) => {

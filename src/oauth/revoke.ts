@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { announceRevoked, deleteGrantTokens, deleteToken, findTokenOwner } from '../auth/tokens.ts';
+import { announceRevoked, deleteToken, endGrant, findTokenOwner } from '../auth/tokens.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';
@@ -35,7 +35,7 @@ export async function handleRevokeRequest(
   if (!owner || owner.clientId !== client.clientId) return;
   const revoked =
     owner.kind === 'refresh' && owner.grantId !== null
-      ? await deleteGrantTokens(iss.db, owner.grantId)
+      ? await endGrant(iss.db, owner.grantId)
       : (await deleteToken(iss.db, digest))
         ? [digest]
         : [];

@@ -34,6 +34,7 @@ export const closeMessages = {
   notJson: 'The message is not valid JSON.',
   contractEnded: 'The contract has ended; nothing is left to deliver.',
   closedByAccount: 'The WebSocket was closed by the account.',
+  cutOff: 'The credential of the WebSocket was revoked, or its account was disabled.',
   pingTimeout: 'No pong was received in time.',
 } as const;
 

@@ -12,6 +12,7 @@ import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import {
   PONG_TIMEOUT_MS,
   closedByAccount,
+  cutOffSessions,
   endSessions,
   narrowSession,
   openSession,
@@ -75,6 +76,39 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   // A DELETE on this process closes at once; one on another process tells us on the bus.
   onLocalSocketClose(app, closeByAccount);
 
+  // Cut off (docs/realtime.md "Cut off"): the connections whose credential was revoked or whose
+  // account was disabled close with 4808. Every revocation is announced on the bus after its
+  // commit: a connection opened with the announced digest closes at once, and the store is asked
+  // which of this process's connections are cut off (a revoked authorization whose tokens were
+  // renewed since); the heartbeat asks again in case an announcement was missed.
+  const cutOff = (socketId: number) =>
+    hub.get(socketId)?.fail(closeCodes.closedByAccount, closeMessages.cutOff, true);
+  const byCredential = new Map<string, Set<number>>();
+  const credentialOf = new Map<number, string>();
+  let checking = false;
+  let checkAgain = false;
+  const checkCutOff = () => {
+    if (checking) {
+      checkAgain = true;
+      return;
+    }
+    checking = true;
+    cutOffSessions(db, [...credentialOf.keys()])
+      .then((ids) => ids.forEach(cutOff))
+      .catch(onError)
+      .finally(() => {
+        checking = false;
+        if (checkAgain) {
+          checkAgain = false;
+          checkCutOff();
+        }
+      });
+  };
+  const revoked = (digest: string) => {
+    for (const socketId of byCredential.get(digest) ?? []) cutOff(socketId);
+    checkCutOff();
+  };
+
   // One timer: ping everyone, record the pongs of the last period in one statement, and close the
   // connections whose session was closed by its account while the bus did not tell us.
   const timer = setInterval(() => {
@@ -86,6 +120,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
     closedByAccount(db, held)
       .then((closed) => closed.forEach(closeByAccount))
       .catch(onError);
+    checkCutOff();
   }, ctx.config.pingIntervalMs);
   timer.unref();
 
@@ -95,6 +130,11 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
       if (!opened.ok) return refusals[opened.reason];
       metrics.openWebSockets.inc();
       const s = opened.session;
+      if (s.credentialDigest !== null) {
+        credentialOf.set(s.id, s.credentialDigest);
+        const ids = byCredential.get(s.credentialDigest) ?? new Set<number>();
+        byCredential.set(s.credentialDigest, ids.add(s.id));
+      }
       return {
         socketId: s.id,
         filter: {
@@ -108,6 +148,13 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
     },
     closed(socketId, code) {
       metrics.openWebSockets.dec();
+      const digest = credentialOf.get(socketId);
+      if (digest !== undefined) {
+        credentialOf.delete(socketId);
+        const ids = byCredential.get(digest)!;
+        ids.delete(socketId);
+        if (ids.size === 0) byCredential.delete(digest);
+      }
       endSessions(db, [socketId], clock.now(), code).catch(onError);
     },
   };
@@ -156,6 +203,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   const unsubscribe = [
     await busCodecs.telegram.subscribe(ctx.bus, dispatcher.announce),
     await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) => closeByAccount(socketId)),
+    await busCodecs.revoked.subscribe(ctx.bus, ({ digest }) => revoked(digest)),
     await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) => {
       contractsChanged(accountId).catch(onError);
     }),

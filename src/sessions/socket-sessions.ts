@@ -61,6 +61,8 @@ export interface SocketSession extends SessionSpec {
   ping: Date | null;
   ipAddress: string | null;
   server: string | null;
+  /** Digest of the credential the session was started with (null for sessions of older versions). */
+  credentialDigest: string | null;
 }
 
 interface Row {
@@ -79,6 +81,7 @@ interface Row {
   ping_at: Date | null;
   ip_address: string | null;
   server: string | null;
+  credential_digest: string | null;
 }
 
 const toSession = (r: Row): SocketSession => ({
@@ -97,6 +100,7 @@ const toSession = (r: Row): SocketSession => ({
   ping: r.ping_at,
   ipAddress: r.ip_address,
   server: r.server,
+  credentialDigest: r.credential_digest,
 });
 
 export interface SessionStoreOptions {
@@ -133,6 +137,23 @@ async function lockAccount(q: Queryable, accountId: number): Promise<void> {
   await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
 }
 
+/**
+ * Finished sessions (closed, or waiting with an expired ticket) kept per account, newest first: the
+ * list's history (docs/realtime.md "Sessions and tickets"). Older ones are deleted as new sessions
+ * start, so no account can grow the table without bound.
+ */
+export const MAX_FINISHED_SESSIONS = 1000;
+
+async function pruneOldSessions(q: Queryable, accountId: number, now: number): Promise<void> {
+  await q.query(
+    `DELETE FROM socket_sessions WHERE account_id = $1 AND id IN (
+       SELECT id FROM socket_sessions
+        WHERE account_id = $1 AND (status = 'closed' OR (status = 'waiting' AND expires_at <= $2))
+        ORDER BY id DESC OFFSET $3)`,
+    [accountId, new Date(now), MAX_FINISHED_SESSIONS],
+  );
+}
+
 export type StartOutcome =
   { ok: true; session: SocketSession; ticket: string } | { ok: false; reason: 'no-contract' | 'full' };
 
@@ -147,6 +168,8 @@ export async function startSession(
   accountId: number,
   spec: SessionSpec,
   now: number,
+  /** Digest of the API key or access token the session is started with (Principal.credentialDigest). */
+  credentialDigest: string | null = null,
 ): Promise<StartOutcome> {
   return db.tx(async (q) => {
     await lockAccount(q, accountId);
@@ -156,11 +179,15 @@ export async function startSession(
     const limit = await connectionLimit(q, accountId);
     if ((await liveCount(q, accountId, now, options.staleMs)) >= limit)
       return { ok: false, reason: 'full' } as const;
+    await pruneOldSessions(q, accountId, now);
     const ticket = randomBytes(32).toString('base64url');
     const rows = await q.query<Row>(
       `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
-         test, format_mode, app_name, start_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+         test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+         (SELECT id FROM api_keys WHERE digest = $11),
+         (SELECT grant_id FROM oauth_tokens WHERE digest = $11))
+       RETURNING *`,
       [
         accountId,
         digestSecret(options.pepper, ticket),
@@ -172,6 +199,7 @@ export async function startSession(
         spec.appName,
         new Date(now),
         new Date(now + TICKET_VALIDITY_MS),
+        credentialDigest,
       ],
     );
     return { ok: true, session: toSession(rows[0]!), ticket } as const;
@@ -203,7 +231,7 @@ export async function openSession(
     if (!session || session.expires_at.getTime() <= meta.now)
       return { ok: false, reason: 'unknown' } as const;
     await lockAccount(q, session.account_id);
-    const refuse = async (reason: 'full' | 'no-contract') => {
+    const refuse = async (reason: 'full' | 'no-contract' | 'unknown') => {
       // Only while still waiting: a concurrent redemption may have opened it meanwhile.
       const used = await q.query(
         `UPDATE socket_sessions SET status = 'closed', end_at = $2, ip_address = $3, server = $4
@@ -212,6 +240,8 @@ export async function openSession(
       );
       return { ok: false, reason: used.length > 0 ? reason : 'unknown' } as const;
     };
+    // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
+    if ((await cutOffSessions(q, [session.id])).length > 0) return refuse('unknown');
     const contracted = await contractedClassifications(q, session.account_id);
     const classifications = session.classifications.filter((c) => contracted.has(c));
     if (classifications.length === 0) return refuse('no-contract');
@@ -275,6 +305,26 @@ export async function closedByAccount(q: Queryable, ids: readonly number[]): Pro
   const rows = await q.query<{ id: number }>(
     `SELECT id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'closed' AND close_code = $2`,
     [ids, CLOSED_BY_ACCOUNT],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Of these sessions, those cut off since they started: their account was disabled, the API key
+ * they were started with was revoked, or the OAuth authorization of their access token was
+ * revoked (its grant deleted: by the account, by revoking the refresh token, or with its client).
+ * One statement, for a process's connections at each heartbeat and at each revocation announced.
+ */
+export async function cutOffSessions(q: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ id: number }>(
+    `SELECT s.id FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
+      WHERE s.id = ANY($1::bigint[])
+        AND (a.disabled_at IS NOT NULL
+          OR (s.api_key_id IS NOT NULL AND NOT EXISTS
+               (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND k.revoked_at IS NULL))
+          OR (s.grant_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = s.grant_id)))`,
+    [ids],
   );
   return rows.map((r) => r.id);
 }

@@ -101,3 +101,37 @@ test('a "not blocked" answer is held briefly: the check costs no query on every 
     await server.close();
   }
 });
+
+test('take() counts before it answers; a short window’s cleanup leaves a long window running', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(20_000_000);
+    const hourly = new FailureLimiter(
+      server.ctx.db,
+      server.ctx.pepper,
+      'hourly',
+      { limit: 2, windowMs: 3_600_000 },
+      clock,
+    );
+    const minutely = new FailureLimiter(
+      server.ctx.db,
+      server.ctx.pepper,
+      'minutely',
+      { limit: 2, windowMs: 60_000 },
+      clock,
+    );
+    // Three at once: the check and the count are one statement, so exactly one is over.
+    const waits = await Promise.all([1, 2, 3].map(() => hourly.take(['198.51.100.9'])));
+    assert.deepEqual(
+      waits.sort((a, b) => a - b),
+      [0, 0, 3600],
+    );
+    clock.advance(10 * 60_000);
+    await minutely.take(['198.51.100.9']); // clears the ended windows, not the hourly one
+    assert.equal(await hourly.take(['198.51.100.9']), 3000, 'the hourly window still counts');
+    clock.advance(50 * 60_000);
+    assert.equal(await hourly.take(['198.51.100.9']), 0, 'a new window');
+  } finally {
+    await server.close();
+  }
+});

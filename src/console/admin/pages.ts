@@ -81,8 +81,7 @@ export function renderIngestPage(v: IngestView): string {
 ${adminNav(text)}
 <h1>${text.ingest}</h1>
 ${result}
-<form method="post" action="${adminPaths.ingest}" enctype="multipart/form-data">
-<input type="hidden" name="csrf" value="${v.csrf}">
+<form method="post" action="${adminPaths.ingest}?csrf=${v.csrf}" enctype="multipart/form-data">
 <label for="telegram-file">${text.ingestFile}</label>
 <input type="file" id="telegram-file" name="telegram" required>
 <button type="submit">${text.ingestButton}</button>

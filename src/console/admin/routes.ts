@@ -70,20 +70,29 @@ export async function registerAdminConsole(app: App, ctx: AppContext, feed: Live
       return sendLivePage(reply, 200, renderIngestPage({ lang, header: headerOf(visit), csrf }));
     });
 
+    // The file's form is checked before its body is read (docs/security.md "Credentials before
+    // bodies"): the administrator's session, and the CSRF token, which the form carries in its
+    // action's query for that reason. Anyone else is answered at once and holds no upload slot.
+    const ingestVisits = new WeakMap<FastifyRequest, Visit>();
+    const refuseBeforeBody = async (request: FastifyRequest, reply: FastifyReply) => {
+      const visit = await administrator(request, reply);
+      if (!visit) return reply;
+      if (!sessionCsrfValid(ctx, visit.session, (request.query as Record<string, unknown>).csrf))
+        return sendErrorPage(reply, 403, adminMessages[visit.lang].formExpired);
+      ingestVisits.set(request, visit);
+    };
+
     scope.post(
       adminPaths.ingest,
-      { bodyLimit: ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD },
+      { bodyLimit: ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD, onRequest: refuseBeforeBody },
       async (request, reply) => {
-        const visit = await administrator(request, reply);
-        if (!visit) return reply;
-        const { session, lang, csrf } = visit;
+        const visit = ingestVisits.get(request)!;
+        const { lang, csrf } = visit;
         const text = adminMessages[lang];
         const show = (status: number, result: Parameters<typeof renderIngestPage>[0]['result']) =>
           sendLivePage(reply, status, renderIngestPage({ lang, header: headerOf(visit), csrf, result }));
         const form = await multipartForm(request);
-        if (!form || !sessionCsrfValid(ctx, session, form.get('csrf'))) {
-          return sendErrorPage(reply, 403, text.formExpired);
-        }
+        if (!form) return show(400, { kind: 'error', message: text.noFile });
         const file = form.get('telegram');
         if (!(file instanceof File) || file.size === 0)
           return show(400, { kind: 'error', message: text.noFile });

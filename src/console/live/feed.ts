@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { TelegramCache } from '../../telegrams/cache.ts';
 import type { TelegramRecord } from '../../telegrams/record.ts';
 import { payloadOf, type LivePayload } from './payloads.ts';
+import { StreamSlots, type SlotHolder, type SlotLimits, type StreamSlot } from './slots.ts';
 
 /**
  * The live view's event stream (docs/console-live.md "The stream"): server-sent events that follow
@@ -11,11 +12,7 @@ import { payloadOf, type LivePayload } from './payloads.ts';
  * The event id is the serial, so a browser that reconnects with `Last-Event-ID` misses nothing.
  */
 
-export interface FeedLimits {
-  /** Live views one account may hold open at once. */
-  perAccount: number;
-  /** Live views of this process. */
-  total: number;
+export interface FeedLimits extends SlotLimits {
   /** Telegrams replayed on (re)connection; a client further behind is told to reload. */
   maxReplay: number;
   /** Bytes queued on one connection before it is closed as a slow consumer (it then resumes). */
@@ -24,7 +21,9 @@ export interface FeedLimits {
 
 export const defaultFeedLimits: FeedLimits = {
   perAccount: 4,
+  perAddress: 16,
   total: 1000,
+  adminReserve: 50,
   maxReplay: 1000,
   maxBuffered: 1024 * 1024,
 };
@@ -54,23 +53,27 @@ function frame(serial: number, payload: LivePayload | null): string {
 
 export class LiveFeed {
   private readonly connections = new Set<Connection>();
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly cache: TelegramCache,
     private readonly limits: FeedLimits,
     private readonly onError: (err: unknown) => void,
-  ) {}
-
-  get size(): number {
-    return this.connections.size;
+  ) {
+    this.slots = new StreamSlots(limits);
   }
 
-  /** Whether one more live view may open for this account. */
-  admits(accountId: number): boolean {
-    if (this.connections.size >= this.limits.total) return false;
-    let held = 0;
-    for (const c of this.connections) if (c.accountId === accountId) held++;
-    return held < this.limits.perAccount;
+  /** Live views of this process, open or opening. */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /**
+   * A slot for one more live view of `holder` (released by the caller when its request ends), or
+   * null when a cap is reached (live/slots.ts).
+   */
+  reserve(holder: SlotHolder): StreamSlot | null {
+    return this.slots.take(holder);
   }
 
   /** The newest committed serial (where a fresh live view starts). */

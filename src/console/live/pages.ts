@@ -166,6 +166,24 @@ export interface TelegramView {
 
 /** Bytes of a binary body shown in hexadecimal. */
 const HEX_PREVIEW = 512;
+/**
+ * Bytes of a text body, or of a conversion, shown on the page: the rest is behind the link to the
+ * body itself, so a page stays small (escaping can make text several times longer) and cheap.
+ */
+export const TEXT_PREVIEW_BYTES = 32 * 1024;
+/** A conversion larger than this is shown as stored, not pretty-printed (parsing it costs). */
+const PRETTY_MAX_BYTES = 256 * 1024;
+
+const bodyHref = (serial: number) => livePaths.body.replace(':serial', String(serial));
+const kib = (bytes: number) => `${Math.ceil(bytes / 1024)} KiB`;
+
+/** The beginning of a text at most TEXT_PREVIEW_BYTES long, and a note with the link when cut. */
+function preview(id: string, body: string, serial: number, text: LiveText): SafeHtml {
+  const bytes = Buffer.from(body, 'utf8');
+  if (bytes.length <= TEXT_PREVIEW_BYTES) return markup`<pre id="${id}" tabindex="0">${body}</pre>`;
+  return markup`<p class="muted" id="${id}-note">${text.partShown} ${kib(TEXT_PREVIEW_BYTES)} / ${kib(bytes.length)} (<a href="${bodyHref(serial)}">${text.wholeBody}</a>)</p>
+<pre id="${id}" tabindex="0">${bytes.subarray(0, TEXT_PREVIEW_BYTES).toString('utf8')}</pre>`;
+}
 
 function bodyText(record: TelegramRecord, text: LiveText): SafeHtml {
   const bytes = decodedBody(record);
@@ -173,17 +191,21 @@ function bodyText(record: TelegramRecord, text: LiveText): SafeHtml {
   if (record.format === 'binary') {
     return markup`<p>${text.binaryBody}</p><pre id="raw-body" tabindex="0">${bytes.subarray(0, HEX_PREVIEW).toString('hex')}</pre>`;
   }
-  return markup`<pre id="raw-body" tabindex="0">${bytes.toString('utf8')}</pre>`;
+  return preview('raw-body', bytes.toString('utf8'), record.serial, text);
 }
 
-function pretty(record: TelegramRecord): string | null {
+function conversionText(record: TelegramRecord, text: LiveText): SafeHtml {
   const bytes = decodedBody(record);
-  if (!bytes) return null;
-  try {
-    return JSON.stringify(JSON.parse(bytes.toString('utf8')), null, 2);
-  } catch {
-    return bytes.toString('utf8');
+  if (!bytes) return markup`<p>${text.bodyTooLarge}</p>`;
+  let shown = bytes.toString('utf8');
+  if (bytes.length <= PRETTY_MAX_BYTES) {
+    try {
+      shown = JSON.stringify(JSON.parse(shown), null, 2);
+    } catch {
+      // Shown as stored.
+    }
   }
+  return preview('conversion', shown, record.serial, text);
 }
 
 export function renderTelegramPage(v: TelegramView): string {
@@ -192,7 +214,6 @@ export function renderTelegramPage(v: TelegramView): string {
   const report = record.xmlReport;
   const title = report?.head.title ?? report?.control.title ?? record.head.type;
   const conversion = record.format === 'json' ? record : related?.format === 'json' ? related : null;
-  const json = conversion ? pretty(conversion) : null;
   const fact = (name: string, value: string | number | boolean | null | undefined) =>
     markup`<dt>${name}</dt><dd>${value === null || value === undefined ? '—' : String(value)}</dd>`;
   return livePage(
@@ -224,7 +245,7 @@ ${fact('Head/InfoKind', report.head.infoKind)}${fact('Head/InfoKindVersion', rep
     : null
 }
 <h2>${text.conversion}</h2>
-${json !== null ? markup`<pre id="conversion" tabindex="0">${json}</pre>` : markup`<p>${text.noConversion}</p>`}
+${conversion ? conversionText(conversion, text) : markup`<p>${text.noConversion}</p>`}
 ${record.format === 'json' ? null : markup`<h2>${text.rawBody}</h2>${bodyText(record, text)}`}
 </div>`,
   );

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { getAccount } from '../../accounts/accounts.ts';
 import { contractedClassifications } from '../../accounts/contracts.ts';
+import { FailureLimiter } from '../../auth/failure-limiter.ts';
 import { liveSessionDigests } from '../../auth/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
@@ -13,6 +15,7 @@ import { signedIn } from '../visit.ts';
 import { currentSession } from '../signin-cookies.ts';
 import { asWebScope, sendErrorPage } from '../web.ts';
 import { LIVE_SCRIPT, LIVE_STYLE } from './assets.ts';
+import { decodedBody } from './documents.ts';
 import { defaultFeedLimits, LiveFeed } from './feed.ts';
 import { sendLivePage } from './layout.ts';
 import { liveMessages } from './messages.ts';
@@ -28,6 +31,8 @@ const HEAL_INTERVAL_MS = 1000;
 const PING_INTERVAL_MS = 15_000;
 /** Streams whose sign-in session ended (signed out, expired, account disabled) close within this. */
 const SESSION_CHECK_MS = 5000;
+/** Telegram pages (and bodies) one account may open a minute, counted across processes (docs/console-live.md). */
+export const TELEGRAM_PAGE_LIMIT = { limit: 60, windowMs: 60_000 };
 const SERIAL = /^\d{1,15}$/;
 const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
 
@@ -39,6 +44,13 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
   const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
   const { lists: stations } = await StationLists.shared(ctx.db, ctx.bus);
   const positions = (code: string) => stations.intensityStation(code);
+  const telegramPages = new FailureLimiter(
+    ctx.db,
+    ctx.pepper,
+    'console-telegram-pages',
+    TELEGRAM_PAGE_LIMIT,
+    ctx.clock,
+  );
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),
   );
@@ -110,10 +122,12 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
 
     scope.get(livePaths.events, async (request, reply) => {
       const session = await currentSession(ctx, request);
-      if (!session) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
-      if (!feed.admits(session.accountId)) {
-        return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
-      }
+      const account = session ? await getAccount(ctx.db, session.accountId) : null;
+      if (!session || !account) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
+      // Taken before anything else is awaited, and given back when the request ends however it ends.
+      const slot = feed.reserve({ accountId: account.id, address: request.ip, admin: account.isAdmin });
+      if (!slot) return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
+      reply.raw.once('close', slot.release);
       const lastEventId = request.headers['last-event-id'];
       const after = (request.query as Record<string, unknown>).after;
       const from = typeof lastEventId === 'string' && SERIAL.test(lastEventId) ? lastEventId : after;
@@ -140,18 +154,33 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
       }
     });
 
-    scope.get(livePaths.telegram, async (request, reply) => {
+    /** The telegram of the path for a signed-in account contracted for it; null after answering. */
+    async function telegramOf(request: FastifyRequest, reply: FastifyReply) {
       const visit = await visitOf(request, reply);
-      if (!visit) return reply;
+      if (!visit) return null;
       const { session, lang } = visit;
+      const wait = await telegramPages.take([String(session.accountId)]);
+      if (wait > 0) {
+        void sendErrorPage(reply.header('retry-after', String(wait)), 429, liveMessages[lang].tooManyPages);
+        return null;
+      }
       const { serial } = request.params as { serial: string };
       const record = SERIAL.test(serial)
         ? (cache.get(Number(serial)) ?? (await loadTelegram(ctx.db, Number(serial))))
         : null;
       const contracted = await contractedClassifications(ctx.db, session.accountId);
       if (!record || !contracted.has(record.classification)) {
-        return sendErrorPage(reply, 404, liveMessages[lang].notFound);
+        void sendErrorPage(reply, 404, liveMessages[lang].notFound);
+        return null;
       }
+      return { visit, record };
+    }
+
+    scope.get(livePaths.telegram, async (request, reply) => {
+      const found = await telegramOf(request, reply);
+      if (!found) return reply;
+      const { visit, record } = found;
+      const { lang } = visit;
       const related =
         record.format === 'json'
           ? await loadOriginalOf(ctx.db, record.conversion!.originalId)
@@ -161,6 +190,23 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
         200,
         renderTelegramPage({ lang, header: visit.header('live', livePaths.live), record, related }),
       );
+    });
+
+    // The body itself, as stored (gzip undone), for the page's link: plain text that no browser
+    // renders or runs, sandboxed like the data API's bodies.
+    scope.get(livePaths.body, async (request, reply) => {
+      const found = await telegramOf(request, reply);
+      if (!found) return reply;
+      const bytes = decodedBody(found.record);
+      if (!bytes) return sendErrorPage(reply, 404, liveMessages[found.visit.lang].bodyTooLarge);
+      return reply
+        .headers({
+          'content-security-policy': "default-src 'none'; sandbox",
+          'x-content-type-options': 'nosniff',
+          'cache-control': 'private, no-store',
+        })
+        .type(found.record.format === 'binary' ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+        .send(bytes);
     });
 
     scope.get(livePaths.quake, async (request, reply) => {
