@@ -103,7 +103,10 @@ export async function boundedGet(req: BoundedGet): Promise<FetchResult> {
   const res = await boundedRequest({ ...req, method: 'GET' });
   if (res.status === 304) return { status: 'not-modified' };
   if (res.status !== 200)
-    throw new FetchFailed(`HTTP ${res.status}`, res.status >= 500 || res.status === 429 || res.status === 408);
+    throw new FetchFailed(
+      `HTTP ${res.status}`,
+      res.status >= 500 || res.status === 429 || res.status === 408,
+    );
   const header = (name: string) => {
     const v = res.headers[name];
     return typeof v === 'string' ? v : null;

@@ -54,7 +54,8 @@ function fileNameOf(url: string): string {
 /** The first character after a byte-order mark and white space is `<`: what any XML document is. */
 function startsAsXml(body: Buffer): boolean {
   let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
+  while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09))
+    i++;
   return body[i] === 0x3c;
 }
 

@@ -45,7 +45,10 @@ export class UpstreamAuth {
         authorization: `Basic ${basic.toString('base64')}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: this.scopes.join(' ') }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        scope: this.scopes.join(' '),
+      }).toString(),
       maxBytes: MAX_TOKEN_ANSWER_BYTES,
       timeoutMs: this.timeoutMs,
     });
