@@ -156,3 +156,33 @@ test('relay: a body on another host is not fetched and the credential never leav
     ),
   );
 });
+
+test('relay with NAMAZU_UPSTREAM_DATA_URL: bodies on that origin are fetched, with the credential', async () => {
+  const upstream: FakeUpstream = await startFakeUpstream();
+  stops.push(() => upstream.close());
+  upstream.list = (_req, res, url) => {
+    const items =
+      url.searchParams.get('cursorToken') === 'start'
+        ? [listItem('on-the-data-origin', `${elsewhere.origin}/v1/on-the-data-origin`)]
+        : [];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: 'ok', items, nextPooling: 'next' }));
+  };
+  await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'start' });
+  const relay = new UpstreamRelay(server.ctx, {
+    url: upstream.origin,
+    dataUrl: elsewhere.origin,
+    credential: { apiKey: 'upstream-secret-key' },
+    classifications: ['telegram.earthquake'],
+    connections: 1,
+    timeoutMs: 5000,
+  });
+  stops.push(() => relay.stop());
+  relay.start();
+  await waitFor(() => elsewhere.requests.length === 1, { timeout: 15_000, message: 'the body fetched' });
+  assert.equal(elsewhere.requests[0]!.url, '/v1/on-the-data-origin');
+  assert.equal(
+    elsewhere.requests[0]!.headers.authorization,
+    `Basic ${Buffer.from('upstream-secret-key:').toString('base64')}`,
+  );
+});
