@@ -328,8 +328,9 @@ export class UpstreamRelay {
     if (!this.bodyOrigins.has(origin))
       throw new UpstreamRejected(`upstream body URL on ${origin}, not the upstream's: not fetched`);
     const res = await this.request('GET', url, MAX_TELEGRAM_BYTES);
-    const gone = res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429;
-    if (gone) throw new UpstreamRejected(`upstream body ${url}: HTTP ${res.status}`);
+    // Not there (any more): skipped. A refused credential may be put right: tried again.
+    if (res.status === 404 || res.status === 410)
+      throw new UpstreamRejected(`upstream body ${url}: HTTP ${res.status}`);
     if (res.status !== 200) throw new Error(`upstream body ${url}: HTTP ${res.status}`);
     return res.body;
   }
