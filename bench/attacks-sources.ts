@@ -3,7 +3,7 @@
 // closes them), and a relay whose upstream is hostile (finding 6: gzip bombs, a list answer that
 // never ends, pages that never end), while /healthz is probed and the server's RSS sampled.
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { WebSocketServer } from 'ws';
 import { defaults } from '../src/config.ts';
@@ -27,7 +27,6 @@ export interface AttackKit {
   dataDir: string;
   startNamazu(dataDir: string, env?: Record<string, string>): Promise<Namazu>;
   underAttack(namazu: Namazu, attack: () => Promise<number[]>): Promise<Figures>;
-  attackingConnection(origin: string, write: (socket: Socket) => void, giveUpMs: number): Promise<number>;
 }
 
 const MiB = 1024 * 1024;
@@ -41,7 +40,10 @@ export async function sourceAttackFigures(kit: AttackKit): Promise<void> {
   await hostileUpstreamFigures(kit);
 }
 
-/** 1,000 connections each send one request, read the answer and stay quiet until closed. */
+/**
+ * 1,000 connections each send one request, read the answer and stay quiet until closed; each is
+ * timed from its answer, when the keep-alive time starts.
+ */
 async function idleKeepAliveFigures(kit: AttackKit): Promise<void> {
   const bound = config.keepAliveTimeoutMs + 1000; // Node adds one second to the keep-alive time
   const results: Figures[] = [];
@@ -50,15 +52,7 @@ async function idleKeepAliveFigures(kit: AttackKit): Promise<void> {
     try {
       results.push(
         await kit.underAttack(namazu, () =>
-          Promise.all(
-            Array.from({ length: 1000 }, () =>
-              kit.attackingConnection(
-                namazu.origin,
-                (s) => s.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
-                bound + 30_000,
-              ),
-            ),
-          ),
+          Promise.all(Array.from({ length: 1000 }, () => idleAfterAnswer(namazu.origin, bound + 30_000))),
         ),
       );
     } finally {
@@ -69,8 +63,24 @@ async function idleKeepAliveFigures(kit: AttackKit): Promise<void> {
     '1,000 idle keep-alive connections (one request each, then quiet)',
     results,
     bound + 1000,
-    `keep-alive ${config.keepAliveTimeoutMs / 1000} s + Node's 1 s`,
+    `keep-alive ${config.keepAliveTimeoutMs / 1000} s + Node's 1 s after the answer (+ 1 s)`,
   );
+}
+
+/** One GET /healthz on a new connection, then quiet: the time from its answer until the server closes it. */
+function idleAfterAnswer(origin: string, giveUpMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    let answeredAt = NaN;
+    const socket = connect(Number(new URL(origin).port), '127.0.0.1');
+    socket.on('data', () => (answeredAt = Number.isNaN(answeredAt) ? performance.now() : answeredAt));
+    socket.on('error', () => {});
+    const giveUp = setTimeout(() => socket.destroy(), giveUpMs);
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      resolve(performance.now() - answeredAt);
+    });
+    socket.on('connect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+  });
 }
 
 /**

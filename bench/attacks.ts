@@ -330,7 +330,7 @@ try {
     );
   }
   await signinFigures();
-  await sourceAttackFigures({ runs, dataDir, startNamazu, underAttack, attackingConnection });
+  await sourceAttackFigures({ runs, dataDir, startNamazu, underAttack });
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
