@@ -26,6 +26,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import { MAX_INVALID_FRAMES } from '../src/realtime/endpoint.ts';
 import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
+import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';
 
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
@@ -48,7 +49,7 @@ let demoKey: string | undefined;
 const secret = randomBytes(24).toString('hex');
 
 /** `namazu serve` with the demo setup (its API key has every scope and plan) and default limits. */
-async function startNamazu(dataDir: string): Promise<Namazu> {
+async function startNamazu(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Namazu> {
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')),
   );
@@ -58,6 +59,7 @@ async function startNamazu(dataDir: string): Promise<Namazu> {
     NAMAZU_DATA_DIR: dataDir,
     NAMAZU_SECRET: secret,
     ...(databaseUrl ? { NAMAZU_DATABASE_URL: databaseUrl } : {}),
+    ...extraEnv,
   });
   // In the data directory: on PostgreSQL the demo credentials file is written to the working directory.
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
@@ -332,6 +334,7 @@ try {
   }
   await consoleFigures();
   await signinFigures();
+  await sourceAttackFigures({ runs, dataDir, startNamazu, underAttack });
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -60,6 +60,8 @@ export interface Config {
   upstreamClientSecret: string | null;
   /** OAuth token endpoint of the upstream; null = {upstreamUrl}/account/oauth2/v1/token. */
   upstreamTokenUrl: string | null;
+  /** Where the upstream serves telegram bodies, when not on upstreamUrl's origin. */
+  upstreamDataUrl: string | null;
   upstreamClassifications: string[];
   /** Simultaneous sockets to the upstream (2 = redundancy; deliveries are deduplicated). */
   upstreamConnections: 1 | 2;
@@ -210,6 +212,7 @@ export const settings = [
   setting('upstreamClientId', 'NAMAZU_UPSTREAM_CLIENT_ID', text),
   setting('upstreamClientSecret', 'NAMAZU_UPSTREAM_CLIENT_SECRET', text),
   setting('upstreamTokenUrl', 'NAMAZU_UPSTREAM_TOKEN_URL', urlOf('http:', 'https:')),
+  setting('upstreamDataUrl', 'NAMAZU_UPSTREAM_DATA_URL', urlOf('http:', 'https:')),
   setting('upstreamClassifications', 'NAMAZU_UPSTREAM_CLASSIFICATIONS', listOf(text)),
   setting('upstreamConnections', 'NAMAZU_UPSTREAM_CONNECTIONS', (raw, name) =>
     oneOf('1', '2')(raw, name) === '2' ? 2 : 1,
@@ -243,7 +246,10 @@ export function defaults(): Config {
     maxTelegramBytes: DEFAULT_MAX_TELEGRAM_BYTES,
     requestTimeoutMs: 30_000,
     headersTimeoutMs: 10_000,
-    keepAliveTimeoutMs: 5_000,
+    // Longer than the idle time of every proxy or load balancer in front (60 s for nginx's upstream
+    // connections and most cloud balancers), so that none sends a request on a connection the
+    // server is closing; Fastify's own default, for the same reason.
+    keepAliveTimeoutMs: 72_000,
     idleTimeoutMs: 60_000,
     maxUploadsPerAddress: 8,
     maxUploads: 128,
@@ -256,6 +262,7 @@ export function defaults(): Config {
     upstreamClientId: null,
     upstreamClientSecret: null,
     upstreamTokenUrl: null,
+    upstreamDataUrl: null,
     upstreamClassifications: [
       'telegram.earthquake',
       'telegram.volcano',

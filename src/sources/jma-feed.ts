@@ -41,7 +41,22 @@ interface Feed {
 }
 
 const isLongFeed = (url: string) => /_l\.xml$/.test(new URL(url).pathname);
-const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+/** The first character after a byte-order mark and white space is `<`: what any XML document is. */
+function startsAsXml(body: Buffer): boolean {
+  let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09))
+    i++;
+  return body[i] === 0x3c;
+}
 
 /**
  * The JMA public XML feed source (docs/sources.md): polls the Atom feeds with conditional requests,
@@ -178,7 +193,7 @@ export class JmaFeedSource {
     let complete = true;
     for (const entry of [...entries].reverse()) {
       if (this.isHandled(entry.id) || baseline) continue;
-      if (await this.ingestEntry(entry)) feed.handled.add(entry.id);
+      if (await this.ingestEntry(feed, entry)) feed.handled.add(entry.id);
       else complete = false;
     }
     // Only the entries still listed are kept: an entry that left the feed never comes back.
@@ -193,16 +208,25 @@ export class JmaFeedSource {
     await savePosition(this.deps.db, `${SOURCE} ${feed.url}`, feed.position);
   }
 
-  /** Fetches and ingests one entry's XML. False when it should be tried again at the next poll. */
-  private async ingestEntry(entry: AtomEntry): Promise<boolean> {
+  /**
+   * Fetches and ingests one entry's XML. False when it should be tried again at the next poll. Only
+   * a link on the feed's own origin is fetched, and only an XML answer is ingested: the file name
+   * names a type, and must not turn some other answer into a telegram of that type.
+   */
+  private async ingestEntry(feed: Feed, entry: AtomEntry): Promise<boolean> {
     const { log, metrics } = this.deps;
+    const refuse = (url: string, reason: string) => {
+      metrics.sourceRejections.inc({ source: SOURCE });
+      log.warn({ url, entry: entry.id, reason }, 'JMA feed entry skipped');
+      return true;
+    };
     let url: string;
     try {
-      url = new URL(entry.link).toString();
+      const link = new URL(entry.link, feed.url);
+      if (link.origin !== new URL(feed.url).origin) return refuse(entry.link, 'link outside the feed origin');
+      url = link.toString();
     } catch {
-      metrics.sourceRejections.inc({ source: SOURCE });
-      log.warn({ url: entry.link, entry: entry.id }, 'JMA feed entry with an invalid link; skipped');
-      return true;
+      return refuse(entry.link, 'invalid link');
     }
     let body: Buffer;
     try {
@@ -227,6 +251,7 @@ export class JmaFeedSource {
       return true;
     }
     metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
+    if (!startsAsXml(body)) return refuse(url, 'the answer is not XML');
     const outcome = await ingestTelegram(this.deps, body, {
       fileName: fileNameOf(url),
       receivedTime: this.deps.clock.now(),

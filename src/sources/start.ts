@@ -18,6 +18,7 @@ export function startSources(config: Config, deps: SourceDeps): RunningSources {
   if (config.sources.includes('upstream') && config.upstreamUrl !== null) {
     const relay = new UpstreamRelay(deps, {
       url: config.upstreamUrl,
+      dataUrl: config.upstreamDataUrl,
       credential:
         config.upstreamApiKey !== null
           ? { apiKey: config.upstreamApiKey }

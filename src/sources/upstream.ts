@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
 import { backoffDelay } from './backoff.ts';
+import { boundedRequest, FetchFailed, type BoundedResponse } from './bounded-fetch.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
@@ -11,6 +12,10 @@ import { relayScopes, UpstreamAuth, type UpstreamCredential } from './upstream-a
 
 const SOURCE = 'upstream';
 const PAGE = 100;
+/** Pages read by one catch-up; a longer backlog is taken up by the next (docs/sources.md). */
+export const MAX_PAGES_PER_CATCH_UP = 20;
+/** Largest API answer read (a page of 100 list items is about 100 KB). */
+const MAX_API_BYTES = 4 * 1024 * 1024;
 /** Upstream ids remembered as received, so a second connection or a recovery page skips them. */
 const REMEMBERED_IDS = 10_000;
 /** An upstream pings every 30 s by default; this much silence means the connection is dead. */
@@ -21,6 +26,11 @@ const REFUSALS = new Set([4400, 4404, 4409, 4640, 4641, 4807, 4808, 4891]);
 export interface UpstreamOptions {
   /** The upstream's data API origin (its `base_url`). */
   url: string;
+  /**
+   * Where the upstream serves telegram bodies (a list item's `url`), when not on `url`'s origin;
+   * a body elsewhere is never fetched, so the credential goes nowhere else.
+   */
+  dataUrl?: string | null;
   credential: UpstreamCredential;
   classifications: readonly string[];
   connections: 1 | 2;
@@ -65,6 +75,7 @@ export class UpstreamRelay {
   private loops: Promise<void>[] = [];
   private readonly positionKey: string;
   private readonly timeoutMs: number;
+  private readonly bodyOrigins: Set<string>;
 
   constructor(
     private readonly deps: SourceDeps,
@@ -78,6 +89,8 @@ export class UpstreamRelay {
       this.timeoutMs,
     );
     this.positionKey = `${SOURCE} ${new URL(options.url).origin}`;
+    this.bodyOrigins = new Set([new URL(options.url).origin]);
+    if (options.dataUrl) this.bodyOrigins.add(new URL(options.dataUrl).origin);
   }
 
   start(): void {
@@ -240,18 +253,32 @@ export class UpstreamRelay {
       return;
     }
     let cursor = saved.nextPooling;
-    for (;;) {
+    for (let pages = 1; ; pages++) {
       const page = await this.list(cursor, PAGE);
       for (const item of [...page.items].reverse()) {
         // The list shows every contracted classification: only the relayed ones are taken.
         if (this.seen.has(item.id) || item.format === 'json') continue;
         if (!this.options.classifications.includes(item.classification)) continue;
-        const body = await this.fetchBody(item.url);
+        let body: Buffer;
+        try {
+          body = await this.fetchBody(item.url);
+        } catch (err) {
+          // A body that can never be had is skipped; one that may come later stops this catch-up.
+          if (!(err instanceof UpstreamRejected || (err instanceof FetchFailed && !err.transient))) throw err;
+          this.remember(item.id);
+          this.reject(item.id, err.message);
+          continue;
+        }
         await this.ingest({ id: item.id, head: item.head, body });
       }
       cursor = page.nextPooling;
       await savePosition(this.deps.db, this.positionKey, { nextPooling: cursor });
       if (page.items.length < PAGE) return;
+      if (pages === MAX_PAGES_PER_CATCH_UP) {
+        // What is queued meanwhile (live telegrams) goes first; the next cycle resumes here.
+        this.deps.log.warn({ pages }, 'upstream backlog longer than one catch-up; resumed at the next');
+        return;
+      }
     }
   }
 
@@ -292,16 +319,31 @@ export class UpstreamRelay {
   }
 
   private async fetchBody(url: string): Promise<Buffer> {
-    const res = await this.request('GET', url);
-    const body = Buffer.from(await res.arrayBuffer());
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      throw new UpstreamRejected(`upstream body URL ${JSON.stringify(url)} is not a URL`);
+    }
+    if (!this.bodyOrigins.has(origin))
+      throw new UpstreamRejected(`upstream body URL on ${origin}, not the upstream's: not fetched`);
+    const res = await this.request('GET', url, this.deps.config.maxTelegramBytes);
+    // Not there (any more): skipped. A refused credential may be put right: tried again.
+    if (res.status === 404 || res.status === 410)
+      throw new UpstreamRejected(`upstream body ${url}: HTTP ${res.status}`);
     if (res.status !== 200) throw new Error(`upstream body ${url}: HTTP ${res.status}`);
-    return body;
+    return res.body;
   }
 
-  private async api<T>(method: string, path: string, json?: unknown): Promise<T> {
-    const res = await this.request(method, new URL(path, this.options.url).toString(), json);
-    const body = (await res.json().catch(() => null)) as (T & { error?: { message?: string } }) | null;
-    if (res.status !== 200 || body === null)
+  private async api<T>(method: 'GET' | 'POST', path: string, json?: unknown): Promise<T> {
+    const res = await this.request(method, new URL(path, this.options.url).toString(), MAX_API_BYTES, json);
+    let body: (T & { error?: { message?: string } }) | null = null;
+    try {
+      body = JSON.parse(res.body.toString('utf8')) as T & { error?: { message?: string } };
+    } catch {
+      // reported below
+    }
+    if (res.status !== 200 || body === null || typeof body !== 'object')
       throw new Error(
         `upstream ${method} ${path.split('?')[0]}: HTTP ${res.status} ${body?.error?.message ?? ''}`.trim(),
       );
@@ -309,21 +351,32 @@ export class UpstreamRelay {
     return body;
   }
 
-  /** One authenticated request; a 401 with an OAuth token renews the token and tries once more. */
-  private async request(method: string, url: string, json?: unknown, retried = false): Promise<Response> {
-    const res = await fetch(url, {
+  /**
+   * One authenticated request, bounded in time and size (bounded-fetch.ts); a 401 with an OAuth
+   * token renews the token and tries once more.
+   */
+  private async request(
+    method: 'GET' | 'POST',
+    url: string,
+    maxBytes: number,
+    json?: unknown,
+    retried = false,
+  ): Promise<BoundedResponse> {
+    const res = await boundedRequest({
+      url,
       method,
       headers: {
         authorization: await this.auth.header(),
         ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
       },
-      body: json !== undefined ? JSON.stringify(json) : undefined,
-      signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopping.signal]),
+      ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+      maxBytes,
+      timeoutMs: this.timeoutMs,
+      signal: this.stopping.signal,
     });
     if (res.status === 401 && !retried && !('apiKey' in this.options.credential)) {
-      await res.body?.cancel();
       this.auth.invalidate();
-      return this.request(method, url, json, true);
+      return this.request(method, url, maxBytes, json, true);
     }
     return res;
   }

@@ -169,25 +169,42 @@ export async function serveNode(
   };
 }
 
-/** The complete nginx configuration of docs/operations.md, with its three addresses replaced. */
-export function documentedNginxConfig(listen: number, upstreams: [number, number]): string {
+/** The upstream idle time of the documented nginx configuration, as written there. */
+const UPSTREAM_KEEPALIVE = /^( *keepalive_timeout )60s;$/m;
+
+/**
+ * The complete nginx configuration of docs/operations.md, with its three addresses replaced and,
+ * when given, its upstream idle time scaled down (`upstreamKeepalive`, e.g. `2s`).
+ */
+export function documentedNginxConfig(
+  listen: number,
+  upstreams: [number, number],
+  upstreamKeepalive?: string,
+): string {
   const doc = readFileSync(fileURLToPath(new URL('../../docs/operations.md', import.meta.url)), 'utf8');
   const block = /```nginx\n([\s\S]*?)```/.exec(doc);
   if (!block) throw new Error('docs/operations.md has no nginx configuration');
-  return block[1]!
+  let config = block[1]!
     .replace('127.0.0.1:8080', `127.0.0.1:${listen}`)
     .replace('127.0.0.1:8081', `127.0.0.1:${upstreams[0]}`)
     .replace('127.0.0.1:8082', `127.0.0.1:${upstreams[1]}`);
+  if (upstreamKeepalive !== undefined) {
+    if (!UPSTREAM_KEEPALIVE.test(config))
+      throw new Error('the nginx configuration has no upstream keepalive_timeout');
+    config = config.replace(UPSTREAM_KEEPALIVE, `$1${upstreamKeepalive};`);
+  }
+  return config;
 }
 
 /** nginx in the foreground with the documented configuration, everything it writes in a temp dir. */
 export async function startNginx(
   port: number,
   upstreams: [number, number],
+  upstreamKeepalive?: string,
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = tempDir('namazu-nginx-');
   chmodSync(dir.path, 0o755); // started as root, the workers run as an unprivileged user
-  writeFileSync(join(dir.path, 'nginx.conf'), documentedNginxConfig(port, upstreams));
+  writeFileSync(join(dir.path, 'nginx.conf'), documentedNginxConfig(port, upstreams, upstreamKeepalive));
   const child = spawn(
     nginxBin!,
     ['-p', dir.path, '-c', 'nginx.conf', '-e', 'error.log', '-g', `daemon off; pid ${dir.path}/nginx.pid;`],

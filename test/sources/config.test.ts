@@ -12,6 +12,7 @@ test('no source runs by default; the JMA feeds default to the eight published fe
   assert.ok(c.jmaFeedUrls.includes('https://www.data.jma.go.jp/developer/xml/feed/eqvol.xml'));
   assert.ok(c.jmaFeedUrls.includes('https://www.data.jma.go.jp/developer/xml/feed/regular_l.xml'));
   assert.equal(c.upstreamConnections, 1);
+  assert.equal(c.upstreamDataUrl, null);
 });
 
 test('source settings are parsed', () => {
@@ -23,8 +24,10 @@ test('source settings are parsed', () => {
     NAMAZU_UPSTREAM_API_KEY: 'sk.x',
     NAMAZU_UPSTREAM_CLASSIFICATIONS: 'telegram.earthquake,eew.forecast',
     NAMAZU_UPSTREAM_CONNECTIONS: '2',
+    NAMAZU_UPSTREAM_DATA_URL: 'https://data.example.com',
   });
   assert.deepEqual(c.sources, ['jma-feed', 'upstream']);
+  assert.equal(c.upstreamDataUrl, 'https://data.example.com');
   assert.deepEqual(c.jmaFeedUrls, ['http://127.0.0.1:9/a.xml', 'http://127.0.0.1:9/b_l.xml']);
   assert.equal(c.jmaFeedIntervalMs, 90_000);
   assert.deepEqual(c.upstreamClassifications, ['telegram.earthquake', 'eew.forecast']);

@@ -25,6 +25,8 @@ export interface FeedServer {
   requests: { path: string; headers: IncomingHttpHeaders }[];
   /** Requests of a path so far. */
   count(path: string): number;
+  /** Connections dropped at a request (dropReused). */
+  readonly dropped: number;
   close(): Promise<void>;
 }
 
@@ -52,12 +54,30 @@ ${entries}
 `;
 }
 
-export async function startFeedServer(): Promise<FeedServer> {
+export interface FeedServerOptions {
+  /** How long the host keeps an idle connection open (Node's default: 5 s). */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Drops a connection when a second request arrives on it, without a byte of answer: the race of a
+   * host closing an idle connection just as the client sends on it. Dropped requests are not
+   * recorded (the host never handled them).
+   */
+  dropReused?: boolean;
+}
+
+export async function startFeedServer(options: FeedServerOptions = {}): Promise<FeedServer> {
   const behaviour = new Map<string, Behaviour>();
   const requests: FeedServer['requests'] = [];
-  const state = { entries: [] as string[] };
+  const state = { entries: [] as string[], dropped: 0 };
+  const perSocket = new WeakMap<object, number>();
   const server = createServer((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
+    const n = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, n);
+    if (options.dropReused && n > 1) {
+      state.dropped++;
+      return req.socket.destroy();
+    }
     requests.push({ path, headers: req.headers });
     const mode = behaviour.get(path) ?? 'normal';
     if (mode !== 'normal') return misbehave(res, mode);
@@ -81,6 +101,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     }
     res.writeHead(404).end();
   });
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -94,6 +115,9 @@ export async function startFeedServer(): Promise<FeedServer> {
     },
     behaviour,
     requests,
+    get dropped() {
+      return state.dropped;
+    },
     count: (path) => requests.filter((r) => r.path === path).length,
     close: () =>
       new Promise<void>((resolve) => {

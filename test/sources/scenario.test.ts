@@ -48,6 +48,24 @@ describe('earthquake scenario telegrams', () => {
     });
   }
 
+  for (const speed of [0.5, 1, 10, 1000]) {
+    it(`speed ${speed}: each telegram is dated no later than it is due, and the first one at the start`, () => {
+      const start = Date.parse('2026-11-24T03:00:00.250Z');
+      const { telegrams } = earthquakeScenario({ ...OFFSHORE, asReal: false }, start, speed);
+      for (const t of telegrams) {
+        const due = start + t.offsetMs / speed;
+        for (const m of t.xml.matchAll(/<(DateTime|ReportDateTime)>([^<]+)</g))
+          assert.ok(
+            Date.parse(m[2]!) <= due,
+            `${t.type} ${m[1]} ${m[2]} after ${new Date(due).toISOString()}`,
+          );
+      }
+      const report = /<ReportDateTime>([^<]+)</.exec(telegrams.at(-1)!.xml)![1]!;
+      // JMA's order is kept at every speed: the detailed report comes 295 s of scenario time later.
+      assert.ok(Date.parse(report) > start + 295_000 / speed - 60_000 - 1000, report);
+    });
+  }
+
   it('EEW reports have rising serials and end with a final report', () => {
     const { telegrams } = earthquakeScenario({ ...TOKYO, asReal: false }, Date.now());
     const docs = telegrams
@@ -166,5 +184,40 @@ describe('earthquake scenarios ingested', () => {
     assert.equal(record.isLastInfo, true);
     assert.equal(record.earthquake.magnitude.value, '7.1');
     assert.equal(Number(record.earthquake.hypocenter.depth.value), 40);
+  });
+
+  it('--speed 100: no telegram is dated after the moment it is stored (report, control and head times)', async () => {
+    const result = await runScenario(deps(), { ...OFFSHORE, asReal: false }, 100);
+    assert.deepEqual(result.rejected, []);
+    const rows = await server.ctx.db.query<{
+      type: string;
+      head_time: string | Date;
+      received_time: string | Date;
+      report: string;
+      control: string;
+    }>(
+      `SELECT type, head_time, received_time, xml_report->'head'->>'reportDateTime' AS report,
+              xml_report->'control'->>'dateTime' AS control
+         FROM telegrams WHERE id = ANY($1) ORDER BY serial`,
+      [result.telegrams.map((t) => t.id)],
+    );
+    assert.equal(rows.length, result.telegrams.length);
+    assert.ok(
+      rows.some((r) => r.type === 'VXSE53'),
+      'the last report, 295 s of scenario time later, is there',
+    );
+    for (const r of rows) {
+      const stored = new Date(r.received_time).getTime();
+      for (const [what, time] of [
+        ['Head/ReportDateTime', r.report],
+        ['Control/DateTime', r.control],
+        ['head.time', new Date(r.head_time).toISOString()],
+      ] as const) {
+        assert.ok(
+          Date.parse(time) <= stored,
+          `${r.type} ${what} ${time} after it was stored (${new Date(stored).toISOString()})`,
+        );
+      }
+    }
   });
 });

@@ -55,8 +55,11 @@ export function startScenario(
   speed: number,
   signal?: AbortSignal,
 ): StartedScenario {
-  lastStartMs = Math.max(Date.now(), lastStartMs + 1000);
-  const scenario = earthquakeScenario(params, lastStartMs);
+  const now = Date.now();
+  lastStartMs = Math.max(now, lastStartMs + 1000);
+  const scenario = earthquakeScenario(params, lastStartMs, speed);
+  // A scenario started within a second of the previous one is dated, so issued, a little later.
+  const delayMs = lastStartMs - now;
   const result: ScenarioResult = {
     eventId: scenario.eventId,
     originTime: scenario.originTime,
@@ -65,7 +68,7 @@ export function startScenario(
   };
   const done = ingestTimed<ScenarioTelegram>(
     deps,
-    scenario.telegrams.map((t) => ({ offsetMs: t.offsetMs, item: t })),
+    scenario.telegrams.map((t) => ({ offsetMs: delayMs * speed + t.offsetMs, item: t })),
     speed,
     (t) => ({ raw: Buffer.from(t.xml, 'utf8') }),
     (t, outcome) => {
@@ -78,7 +81,10 @@ export function startScenario(
   return {
     eventId: scenario.eventId,
     originTime: scenario.originTime,
-    telegrams: scenario.telegrams.map(({ type, offsetMs }) => ({ type, offsetMs: offsetMs / speed })),
+    telegrams: scenario.telegrams.map(({ type, offsetMs }) => ({
+      type,
+      offsetMs: delayMs + offsetMs / speed,
+    })),
     done,
   };
 }

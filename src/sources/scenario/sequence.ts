@@ -52,17 +52,21 @@ const FINAL_EEW_NOTE = 'この情報をもって、緊急地震速報：最終�
 /**
  * The telegrams JMA would issue for an earthquake at `params`, first one at `startMs` (the origin is
  * five seconds before it): EEW reports (VXSE45 and VXSE44 each time, VXSE43 when the forecast reaches
- * 5弱), VXSE51, VTSE41 for a large shallow event under the sea, VXSE52 and VXSE53.
+ * 5弱), VXSE51, VTSE41 for a large shallow event under the sea, VXSE52 and VXSE53. At `speed` X a
+ * telegram due `s` seconds after the first is ingested s / X seconds after it, and it is dated then:
+ * no telegram carries a report time later than the moment it is stored (docs/sources.md).
  */
-export function earthquakeScenario(params: ScenarioParams, startMs: number): Scenario {
+export function earthquakeScenario(params: ScenarioParams, startMs: number, speed = 1): Scenario {
   const originMs = Math.floor((startMs - EEW_REPORTS[0]!.at * 1000) / 1000) * 1000;
   const eventId = eventIdOf(originMs);
   const status: Heading['status'] = params.asReal ? '通常' : '訓練';
   const epicentre = epicentreArea(params.latitude, params.longitude);
-  const at = (seconds: number) => originMs + seconds * 1000;
+  const first = EEW_REPORTS[0]!.at;
+  /** When the telegram due `seconds` after the origin is issued, hence dated. */
+  const at = (seconds: number) => originMs + first * 1000 + ((seconds - first) * 1000) / speed;
   const telegrams: ScenarioTelegram[] = [];
-  const push = (type: string, reportMs: number, xml: string) =>
-    telegrams.push({ type, offsetMs: reportMs - at(EEW_REPORTS[0]!.at), xml });
+  const push = (type: string, seconds: number, xml: string) =>
+    telegrams.push({ type, offsetMs: (seconds - first) * 1000, xml });
 
   let warnedAreas = new Set<string>();
   let warningSerial = 0;
@@ -92,22 +96,22 @@ export function earthquakeScenario(params: ScenarioParams, startMs: number): Sce
       warned: new Set([...warnedAreas, ...warnedNow]),
       lastWarned: warnedAreas,
     };
-    push('VXSE45', eew.reportMs, eewXml(eew, 'VXSE45'));
-    push('VXSE44', eew.reportMs, eewXml(eew, 'VXSE44'));
+    push('VXSE45', step.at, eewXml(eew, 'VXSE45'));
+    push('VXSE44', step.at, eewXml(eew, 'VXSE44'));
     if ([...eew.warned].some((code) => !warnedAreas.has(code))) {
       warningSerial++;
-      push('VXSE43', eew.reportMs, eewXml({ ...eew, serial: warningSerial, last: false }, 'VXSE43'));
+      push('VXSE43', step.at, eewXml({ ...eew, serial: warningSerial, last: false }, 'VXSE43'));
       warnedAreas = new Set([...warnedAreas, ...eew.warned]);
     }
   });
 
   const areas = areaIntensities(params);
   const common = { params, epicentre, eventId, status, originMs, areas };
-  push('VXSE51', at(FLASH_AT), flashXml(common, at(FLASH_AT)));
+  push('VXSE51', FLASH_AT, flashXml(common, at(FLASH_AT)));
   const tsunami = params.magnitude >= 6.5 && params.depthKm <= 60 && epicentre.sea;
-  if (tsunami) push('VTSE41', at(TSUNAMI_AT), tsunamiXml(common, at(TSUNAMI_AT)));
-  push('VXSE52', at(HYPOCENTRE_AT), hypocentreXml(common, at(HYPOCENTRE_AT), tsunami));
-  push('VXSE53', at(DETAIL_AT), detailXml(common, at(DETAIL_AT), tsunami));
+  if (tsunami) push('VTSE41', TSUNAMI_AT, tsunamiXml(common, at(TSUNAMI_AT)));
+  push('VXSE52', HYPOCENTRE_AT, hypocentreXml(common, at(HYPOCENTRE_AT), tsunami));
+  push('VXSE53', DETAIL_AT, detailXml(common, at(DETAIL_AT), tsunami));
   return { eventId, originTime: jst(originMs), telegrams };
 }
 
