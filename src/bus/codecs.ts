@@ -54,6 +54,15 @@ export interface SocketCloseRequested {
 export interface CredentialRevoked {
   digest: string;
 }
+export interface TelegramsPruned {
+  serials: number[];
+}
+
+/**
+ * Serials per `pruned` message: NOTIFY payloads are capped at 8000 bytes, and a serial takes at most
+ * 16 characters with its comma.
+ */
+export const PRUNED_SERIALS_PER_MESSAGE = 400;
 
 /** One codec per channel of `channels` (bus/types.ts). */
 export const busCodecs = {
@@ -68,5 +77,10 @@ export const busCodecs = {
   ),
   revoked: new ChannelCodec<CredentialRevoked>(channels.revoked, (v) =>
     typeof v.digest === 'string' ? { digest: v.digest } : null,
+  ),
+  pruned: new ChannelCodec<TelegramsPruned>(channels.pruned, (v) =>
+    Array.isArray(v.serials) && v.serials.length <= PRUNED_SERIALS_PER_MESSAGE && v.serials.every(isId)
+      ? { serials: v.serials }
+      : null,
   ),
 };

@@ -22,4 +22,6 @@ export const channels = {
   socketClose: 'namazu_socket_close',
   /** payload: JSON {digest:string} — a token or key was revoked: drop it from caches. */
   revoked: 'namazu_revoked',
+  /** payload: JSON {serials:number[]} — these telegrams were pruned: drop them from caches. */
+  pruned: 'namazu_pruned',
 } as const;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Db, Queryable, SqlParam } from './types.ts';
+import type { Db, PoolWaitObserver, Queryable, SqlParam } from './types.ts';
 
 // int8 as a JavaScript number, as on PGlite (serials and ids stay far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
@@ -36,20 +36,44 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 /** A PostgreSQL server through a connection pool. */
-export async function openPostgres(url: string, poolSize: number): Promise<Db> {
+export async function openPostgres(url: string, poolSize: number, onPoolWait?: PoolWaitObserver): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // Fail fast with a clear error when the server is unreachable.
   const probe = await pool.connect();
   probe.release();
-  const q = wrap(pool);
+
+  /** A pooled connection; a request that finds the pool exhausted is timed while it waits. */
+  async function acquire(): Promise<pg.PoolClient> {
+    const exhausted = pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= poolSize);
+    if (!exhausted || !onPoolWait) return pool.connect();
+    const started = performance.now();
+    const client = await pool.connect();
+    onPoolWait((performance.now() - started) / 1000);
+    return client;
+  }
+
+  /** One statement on a pooled connection, as pool.query runs it (a failed client is discarded). */
+  async function onConnection<T>(run: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await acquire();
+    try {
+      const out = await run(wrap(client));
+      client.release();
+      return out;
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+  }
+
   return {
     engine: 'postgres',
-    query: q.query,
-    exec: q.exec,
+    query: (sql, params) => onConnection((q) => q.query(sql, params)),
+    exec: (sql) => onConnection((q) => q.exec(sql)),
+    poolWaiting: () => pool.waitingCount,
     async tx(fn) {
-      const client = await pool.connect();
+      const client = await acquire();
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
