@@ -69,6 +69,8 @@ export interface Config {
   retentionDays: Record<RetentionKey, number>;
   /** Pause between two pruning runs; 0 = never prune. */
   retentionIntervalMs: number;
+  /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 50 ms PostgreSQL). */
+  retentionBatchMs: number;
 }
 
 /** What retention settings name: the ten classifications and the two projections of /v2/gd. */
@@ -272,6 +274,7 @@ export const settings = [
   ),
   setting('retentionDays', 'NAMAZU_RETENTION_DAYS', retentionDays),
   setting('retentionIntervalMs', 'NAMAZU_RETENTION_INTERVAL_MS', int(0, 7 * 86_400_000)),
+  setting('retentionBatchMs', 'NAMAZU_RETENTION_BATCH_MS', int(0, 10_000)),
 ] as const;
 
 export function defaults(): Config {
@@ -323,6 +326,7 @@ export function defaults(): Config {
     upstreamConnections: 1,
     retentionDays: { ...DEFAULT_RETENTION_DAYS },
     retentionIntervalMs: 3_600_000,
+    retentionBatchMs: 0,
   };
 }
 

@@ -14,7 +14,8 @@ export interface DbSettings {
 /** Opens the configured database. The embedded one is locked to this process while open. */
 export async function openDb(s: DbSettings): Promise<Db> {
   // Each engine is loaded only when used: PGlite's WebAssembly build is large to load.
-  if (s.databaseUrl) return (await import('./postgres.ts')).openPostgres(s.databaseUrl, s.poolSize, s.onPoolWait);
+  if (s.databaseUrl)
+    return (await import('./postgres.ts')).openPostgres(s.databaseUrl, s.poolSize, s.onPoolWait);
   mkdirSync(s.dataDir, { recursive: true });
   const release = lockDataDir(s.dataDir);
   try {

@@ -36,7 +36,11 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 /** A PostgreSQL server through a connection pool. */
-export async function openPostgres(url: string, poolSize: number, onPoolWait?: PoolWaitObserver): Promise<Db> {
+export async function openPostgres(
+  url: string,
+  poolSize: number,
+  onPoolWait?: PoolWaitObserver,
+): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

@@ -56,7 +56,8 @@ export function registerOps(app: App, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    if (shuttingDown) return reply.code(503).send({ status: 'shutting down', reason: 'the server is stopping' });
+    if (shuttingDown)
+      return reply.code(503).send({ status: 'shutting down', reason: 'the server is stopping' });
     const problem = await databaseProblem(ctx);
     if (problem === null) return { status: 'ready' };
     return reply.code(503).send({ status: 'database unavailable', reason: problem });

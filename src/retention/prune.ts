@@ -56,18 +56,19 @@ export async function pruneTelegrams(
 }
 
 /**
- * Deletes merged earthquake events whose newest report was published before `cutoff`, with all
- * their reports. Returns how many events were deleted.
+ * Deletes merged earthquake events whose newest report was received before `cutoff`, with all
+ * their reports. A report's reception is its JSON telegram's (kept as long as the report is), or its
+ * publication time should that telegram be gone. Returns how many events were deleted.
  */
 export async function pruneEarthquakeEvents(q: Queryable, cutoff: Date, limit: number): Promise<number> {
   const rows = await q.query<{ event_id: string }>(
-    `WITH old AS (
-       SELECT DISTINCT r.event_id FROM gd_earthquake_reports r
-       WHERE r.press_time < $1
-         AND NOT EXISTS (SELECT 1 FROM gd_earthquake_reports n WHERE n.event_id = r.event_id AND n.press_time >= $1)
-       LIMIT $2
+    `WITH received AS (
+       SELECT r.event_id, coalesce(t.received_time, r.press_time) AS at
+       FROM gd_earthquake_reports r LEFT JOIN telegrams t ON t.serial = r.serial
+     ), old AS (
+       SELECT event_id FROM received GROUP BY event_id HAVING max(at) < $1 LIMIT $2
      ), reports AS (
-       DELETE FROM gd_earthquake_reports r USING old WHERE r.event_id = old.event_id RETURNING r.event_id
+       DELETE FROM gd_earthquake_reports r USING old WHERE r.event_id = old.event_id
      )
      DELETE FROM gd_earthquake_events e USING old WHERE e.event_id = old.event_id RETURNING e.event_id`,
     [cutoff, limit],

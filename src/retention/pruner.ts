@@ -24,10 +24,11 @@ export interface PrunerOptions {
   /** Pause between runs; 0 = the timer never runs (runOnce still does). */
   intervalMs: number;
   /**
-   * Time one batch (one transaction) aims at: the batch size follows it. On the embedded engine a
-   * statement holds the process's only connection and its event loop, so batches stay short there.
+   * Time one batch (one transaction) aims at: the batch size follows it. 0 = by engine: on the
+   * embedded engine a statement holds the process's only connection and its event loop, so batches
+   * stay short there (4 ms); on PostgreSQL they run beside ingest (50 ms).
    */
-  batchTargetMs?: number;
+  batchMs: number;
 }
 
 export interface PruneReport {
@@ -59,7 +60,7 @@ export class Pruner {
     private readonly deps: PrunerDeps,
     private readonly options: PrunerOptions,
   ) {
-    this.targetMs = options.batchTargetMs ?? (deps.db.engine === 'pglite' ? 4 : 50);
+    this.targetMs = options.batchMs || (deps.db.engine === 'pglite' ? 4 : 50);
   }
 
   /** Runs every intervalMs (the first run one interval after start). */
@@ -176,7 +177,9 @@ export class Pruner {
   /** Tells every process's telegram cache which serials are gone. */
   private async announce(serials: number[]): Promise<void> {
     for (let i = 0; i < serials.length; i += PRUNED_SERIALS_PER_MESSAGE) {
-      await busCodecs.pruned.publish(this.deps.bus, { serials: serials.slice(i, i + PRUNED_SERIALS_PER_MESSAGE) });
+      await busCodecs.pruned.publish(this.deps.bus, {
+        serials: serials.slice(i, i + PRUNED_SERIALS_PER_MESSAGE),
+      });
     }
   }
 

@@ -22,9 +22,13 @@ export const telegramClassifications = RETENTION_KEYS.filter((k) => !k.startsWit
  */
 export function startRetention(
   deps: PrunerDeps,
-  config: Pick<Config, 'retentionDays' | 'retentionIntervalMs'>,
+  config: Pick<Config, 'retentionDays' | 'retentionIntervalMs' | 'retentionBatchMs'>,
 ): Retention {
-  const pruner = new Pruner(deps, { retentionDays: config.retentionDays, intervalMs: config.retentionIntervalMs });
+  const pruner = new Pruner(deps, {
+    retentionDays: config.retentionDays,
+    intervalMs: config.retentionIntervalMs,
+    batchMs: config.retentionBatchMs,
+  });
   let stats: Promise<void> | undefined;
   const refreshStats = () =>
     (stats ??= refreshStoreStats(deps, telegramClassifications)
