@@ -48,14 +48,25 @@ export async function openPostgres(
   const probe = await pool.connect();
   probe.release();
 
-  /** A pooled connection; a request that finds the pool exhausted is timed while it waits. */
-  async function acquire(): Promise<pg.PoolClient> {
+  /**
+   * A pooled connection, timed when the pool is exhausted. While it is checked out, a connection
+   * that dies fails the statement under way; the listener keeps its 'error' event from being
+   * uncaught (the pool listens only to idle connections).
+   */
+  async function acquire(): Promise<pg.PoolClient & { done(err?: Error): void }> {
     const exhausted = pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= poolSize);
-    if (!exhausted || !onPoolWait) return pool.connect();
     const started = performance.now();
     const client = await pool.connect();
-    onPoolWait((performance.now() - started) / 1000);
-    return client;
+    if (exhausted) onPoolWait?.((performance.now() - started) / 1000);
+    let failed: Error | undefined;
+    const onError = (err: Error) => (failed = err);
+    client.on('error', onError);
+    return Object.assign(client, {
+      done(err?: Error) {
+        client.removeListener('error', onError);
+        client.release(err ?? failed);
+      },
+    });
   }
 
   /** One statement on a pooled connection, as pool.query runs it (a failed client is discarded). */
@@ -63,10 +74,10 @@ export async function openPostgres(
     const client = await acquire();
     try {
       const out = await run(wrap(client));
-      client.release();
+      client.done();
       return out;
     } catch (err) {
-      client.release(err as Error);
+      client.done(err as Error);
       throw err;
     }
   }
@@ -87,7 +98,7 @@ export async function openPostgres(
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.done();
       }
     },
     close: () => pool.end(),

@@ -37,7 +37,7 @@ async function databaseProblem(ctx: AppContext): Promise<string | null> {
   const probe = ctx.db.query('SELECT 1').then(
     () => null,
     (err: { code?: unknown }) =>
-      `the database refused the probe query${typeof err?.code === 'string' ? ` (${err.code})` : ''}`,
+      `the database failed the probe query${typeof err?.code === 'string' ? ` (${err.code})` : ''}`,
   );
   try {
     return await Promise.race([probe, timeout]);
