@@ -26,6 +26,8 @@ export interface Metrics {
   telegramsPruned: Counter<'classification'>;
   /** Events of /v2/gd deleted by retention, by projection (earthquake, eew). */
   gdEventsPruned: Counter<'projection'>;
+  /** The retention setting of each classification and projection, in days (0 = forever). */
+  retentionDays: Gauge<'classification'>;
   /** Pruning runs, by outcome: done, busy (another node held the lock), failed. */
   retentionRuns: Counter<'outcome'>;
   /** Seconds one pruning batch (one transaction) took. */
@@ -132,6 +134,12 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       name: 'namazu_gd_events_pruned_total',
       help: 'Merged earthquake events and early-warning events deleted by retention',
       labelNames: ['projection'],
+      registers: [registry],
+    }),
+    retentionDays: new Gauge({
+      name: 'namazu_retention_days',
+      help: 'Days each classification (and each /v2/gd projection) is kept; 0 = forever',
+      labelNames: ['classification'],
       registers: [registry],
     }),
     retentionRuns: new Counter({

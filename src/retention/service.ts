@@ -37,6 +37,8 @@ export function startRetention(
   pruner.onRun = (report) => {
     if (report.outcome === 'done') void refreshStats();
   };
+  for (const [classification, days] of Object.entries(config.retentionDays))
+    deps.metrics.retentionDays.set({ classification }, days);
   pruner.start();
   void refreshStats();
   const timer = setInterval(() => void refreshStats(), STATS_INTERVAL_MS);
