@@ -28,7 +28,7 @@ export interface Metrics {
   gdEventsPruned: Counter<'projection'>;
   /** The retention setting of each classification and projection, in days (0 = forever). */
   retentionDays: Gauge<'classification'>;
-  /** Pruning runs, by outcome: done, busy (another node held the lock), failed. */
+  /** Pruning runs, by outcome: done, busy (another node held the lock), stopped, failed. */
   retentionRuns: Counter<'outcome'>;
   /** Seconds one pruning batch (one transaction) took. */
   retentionBatchDuration: Histogram;
@@ -144,7 +144,7 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
     }),
     retentionRuns: new Counter({
       name: 'namazu_retention_runs_total',
-      help: 'Pruning runs by outcome: done, busy (another node was pruning), failed',
+      help: 'Pruning runs by outcome: done, busy (another node was pruning), stopped (server stopping), failed',
       labelNames: ['outcome'],
       registers: [registry],
     }),
