@@ -165,12 +165,15 @@ await db.exec('DROP TABLE bench_templates');
 await db.exec('VACUUM ANALYZE telegrams');
 console.log(`\nfilled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
 
-async function storeBytes(): Promise<{ tables: number; heap: number; dir: number | null }> {
-  const [r] = await db.query<{ total: number; heap: number }>(
-    `SELECT sum(pg_total_relation_size(c.oid))::int8 AS total,
-       pg_total_relation_size('telegrams')::int8 AS heap
+async function storeBytes(): Promise<{ tables: number; live: number; dir: number | null }> {
+  const [r] = await db.query<{ total: number }>(
+    `SELECT sum(pg_total_relation_size(c.oid))::int8 AS total
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+  );
+  // What the kept rows hold: bodies and Control/Head (the rest of a row is under 200 bytes).
+  const [l] = await db.query<{ live: number }>(
+    `SELECT (sum(octet_length(body)) + coalesce(sum(octet_length(xml_report::text)), 0))::int8 AS live FROM telegrams`,
   );
   const dir =
     engine === 'pglite'
@@ -180,11 +183,18 @@ async function storeBytes(): Promise<{ tables: number; heap: number; dir: number
           )[0],
         )
       : null;
-  return { tables: r!.total, heap: r!.heap, dir };
+  return { tables: r!.total, live: l!.live, dir };
 }
 const perRealDay = (bytes: number) => bytes / DAYS / SCALE;
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const sizeBefore = await storeBytes();
+const perClassMb = Object.fromEntries(
+  (
+    await db.query<{ classification: string; bytes: number }>(
+      'SELECT classification, sum(octet_length(body))::int8 AS bytes FROM telegrams GROUP BY classification ORDER BY 2 DESC',
+    )
+  ).map((r) => [r.classification, +mb(perRealDay(r.bytes))]),
+);
 
 // ---- load: early warnings ingested every 50 ms, delivered to one WebSocket client
 const { account } = await server.createAccount({ contracts: ['eew.forecast'] });
@@ -248,12 +258,16 @@ await underLoad(new Promise((resolve) => setTimeout(resolve, 3000)));
 const baseline = await underLoad(new Promise((resolve) => setTimeout(resolve, BASELINE_MS)));
 
 // Time the VACUUM apart from the deletes: the pruner calls db.exec for it.
-const vacuum = { ms: 0 };
+const vacuum = { ms: 0, max: 0, count: 0 };
 const exec = db.exec.bind(db);
 db.exec = async (sql: string) => {
   const t = performance.now();
   await exec(sql);
-  if (sql.startsWith('VACUUM')) vacuum.ms += performance.now() - t;
+  if (!sql.startsWith('VACUUM')) return;
+  const ms = performance.now() - t;
+  vacuum.ms += ms;
+  vacuum.max = Math.max(vacuum.max, ms);
+  vacuum.count++;
 };
 const pruneStarted = performance.now();
 let report: Awaited<ReturnType<typeof server.retention.pruner.runOnce>> | undefined;
@@ -272,6 +286,8 @@ const result = {
   deleted,
   pruneSeconds: +(pruneMs / 1000).toFixed(1),
   vacuumSeconds: +(vacuum.ms / 1000).toFixed(2),
+  vacuums: vacuum.count,
+  vacuumMaxMs: +vacuum.max.toFixed(1),
   deliveryP50Ms: {
     baseline: +pct(baseline.latencies, 50).toFixed(2),
     pruning: +pct(loaded.latencies, 50).toFixed(2),
@@ -292,6 +308,8 @@ const result = {
   storeMbPerRealDay: {
     before: +mb(perRealDay(sizeBefore.tables)),
     after: +mb(perRealDay(sizeAfter.tables)),
+    liveBefore: +mb(perRealDay(sizeBefore.live)),
+    liveAfter: +mb(perRealDay(sizeAfter.live)),
     ...(sizeBefore.dir !== null
       ? { dirBefore: +mb(perRealDay(sizeBefore.dir)), dirAfter: +mb(perRealDay(sizeAfter.dir!)) }
       : {}),
@@ -299,7 +317,7 @@ const result = {
 };
 console.log(`engine ${engine}, ${DAYS} days at ${SCALE} × the estimated daily volume (${rows} rows)`);
 console.log(
-  `pruning: ${deleted} telegrams in ${result.pruneSeconds} s (VACUUM ${result.vacuumSeconds} s), batch sizes adapted to the target time`,
+  `pruning: ${deleted} telegrams in ${result.pruneSeconds} s (${result.vacuums} VACUUMs, ${result.vacuumSeconds} s in all, the longest ${result.vacuumMaxMs} ms), batch sizes adapted to the target time`,
 );
 console.log(
   `EEW delivery p50 / p99 (ms): without pruning ${result.deliveryP50Ms.baseline} / ${result.deliveryP99Ms.baseline}, while pruning ${result.deliveryP50Ms.pruning} / ${result.deliveryP99Ms.pruning}; p99 added ${result.addedP99Ms} ms (target ≤ 5)`,
@@ -313,6 +331,10 @@ console.log(
       ? `; data directory (base/) before ${result.storeMbPerRealDay.dirBefore}, after ${result.storeMbPerRealDay.dirAfter}`
       : ''),
 );
+console.log(
+  `bodies and Control/Head kept per day (MB): before ${result.storeMbPerRealDay.liveBefore}, after pruning ${result.storeMbPerRealDay.liveAfter}; files keep their size, the freed space is reused`,
+);
+console.log(`body MB per real day, by classification: ${JSON.stringify(perClassMb)}`);
 console.log(`retention: ${JSON.stringify(DEFAULT_RETENTION_DAYS)}`);
 emitResult('retention', result);
 await server.close();

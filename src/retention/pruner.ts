@@ -41,6 +41,12 @@ export interface PruneReport {
 
 const MIN_BATCH = 10;
 const MAX_BATCH = 2000;
+/**
+ * On the embedded engine, telegrams deleted between two VACUUMs: a VACUUM runs on the server's
+ * thread for as long as it takes, which grows with the dead rows it finds, so a long run vacuums
+ * as it goes instead of once at its end.
+ */
+const EMBEDDED_VACUUM_EVERY = 1000;
 
 /**
  * Deletes what is older than its retention, in small transactions with a pause after each, so that
@@ -52,6 +58,7 @@ export class Pruner {
   private running: Promise<PruneReport> | undefined;
   private stopped = false;
   private batchSize = 100;
+  private deletedSinceVacuum = 0;
   private readonly targetMs: number;
   /** Told of every run's report (the store statistics follow). */
   onRun: ((report: PruneReport) => void) | undefined;
@@ -148,6 +155,9 @@ export class Pruner {
           report.telegrams[key] = (report.telegrams[key] ?? 0) + got.serials.length;
           this.deps.metrics.telegramsPruned.inc({ classification: key }, got.serials.length);
           await this.announce(got.serials);
+          this.deletedSinceVacuum += got.serials.length;
+          if (this.deps.db.engine === 'pglite' && this.deletedSinceVacuum >= EMBEDDED_VACUUM_EVERY)
+            await this.vacuum('telegrams');
         }
       } while (from !== null);
     }
@@ -193,7 +203,14 @@ export class Pruner {
     if (report.events.eew > 0) tables.push('gd_eew_reports', 'gd_eew_events');
     for (const table of tables) {
       if (this.stopped) return;
-      await this.deps.db.exec(`VACUUM ${table}`);
+      await this.vacuum(table);
     }
+  }
+
+  private async vacuum(table: string): Promise<void> {
+    if (table === 'telegrams') this.deletedSinceVacuum = 0;
+    const started = performance.now();
+    await this.deps.db.exec(`VACUUM ${table}`);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
   }
 }

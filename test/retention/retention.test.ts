@@ -7,10 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
 import { DEFAULT_RETENTION_DAYS, loadConfig, ConfigError } from '../../src/config.ts';
 import type { PruneReport } from '../../src/retention/pruner.ts';
 import { getJson, settle } from '../support/data-api.ts';
+import { testDatabaseUrl } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { testFetch } from '../support/fetch.ts';
 import { ingestNamed } from '../api/gd-support.ts';
@@ -290,3 +292,43 @@ describe('NAMAZU_RETENTION_DAYS', () => {
     }
   });
 });
+
+describe(
+  'one node prunes at a time',
+  { skip: testDatabaseUrl === null && 'PostgreSQL only: the embedded database has one process' },
+  () => {
+    it('a run that finds the lock held by another node deletes nothing and leaves it the work', async () => {
+      const clock = new ManualClock(END);
+      const server = await startTestServer({
+        clock,
+        listen: false,
+        config: {
+          retentionIntervalMs: 0,
+          retentionDays: { ...DEFAULT_RETENTION_DAYS, 'telegram.forecast': 1 },
+        },
+      });
+      const other = new pg.Client({ connectionString: server.database.databaseUrl! });
+      try {
+        await server.ctx.db.query(
+          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
+             received_time, encoding, body)
+           SELECT 'old-' || g, 'raw-old-' || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
+           FROM generate_series(1, 30) g`,
+          [new Date(END - 2 * DAY)],
+        );
+        await other.connect();
+        // Another node in the middle of a batch: it holds the lock pruning takes.
+        await other.query('BEGIN');
+        await other.query('SELECT pg_advisory_xact_lock(7262420120)');
+        const busy = await server.retention.pruner.runOnce();
+        assert.deepEqual([busy.outcome, busy.telegrams], ['busy', {}]);
+        await other.query('COMMIT');
+        const done = await server.retention.pruner.runOnce();
+        assert.deepEqual([done.outcome, done.telegrams], ['done', { 'telegram.forecast': 30 }]);
+      } finally {
+        await other.end();
+        await server.close();
+      }
+    });
+  },
+);
