@@ -206,12 +206,13 @@ const started = await fetch(`${server.url}/v2/socket`, {
 });
 const { websocket } = (await started.json()) as { websocket: { url: string } };
 const ws = new WebSocket(websocket.url, ['service.v2'], { perMessageDeflate: false });
-const arrivals: number[] = [];
+/** Arrival time of each telegram delivered, by id. */
+const arrivals = new Map<string, number>();
 await new Promise<void>((resolve, reject) => {
   ws.on('message', (data) => {
-    const m = JSON.parse(data.toString()) as { type: string };
+    const m = JSON.parse(data.toString()) as { type: string; id?: string };
     if (m.type === 'start') resolve();
-    if (m.type === 'data') arrivals.push(performance.now());
+    if (m.type === 'data') arrivals.set(m.id!, performance.now());
   });
   ws.on('error', reject);
 });
@@ -231,21 +232,23 @@ async function underLoad(until: Promise<unknown>): Promise<{ latencies: number[]
     stalls.push(now - last - 1);
     last = now;
   }, 1);
-  const sent: number[] = [];
-  const firstArrival = arrivals.length;
+  const sent: { id: string; at: number }[] = [];
   while (!done) {
     const raw = Buffer.from(eewRaw.replace('</Report>', `</Report><!-- ${++sequence} -->`));
-    sent.push(performance.now());
+    const at = performance.now();
     const outcome = await ingestTelegram(server.ctx, raw, { fileName: eew.file, receivedTime: clock.now() });
     if (!outcome.ok || outcome.stored.duplicate) throw new Error('early warning not stored');
+    sent.push({ id: outcome.stored.id, at });
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await until;
   const deadline = Date.now() + 10_000;
-  while (arrivals.length - firstArrival < sent.length && Date.now() < deadline)
+  while (sent.some((t) => !arrivals.has(t.id)) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   clearInterval(probe);
-  return { latencies: sent.map((t, i) => arrivals[firstArrival + i]! - t), stalls };
+  const lost = sent.filter((t) => !arrivals.has(t.id)).length;
+  if (lost > 0) throw new Error(`${lost} early warnings not delivered within 10 s`);
+  return { latencies: sent.map((t) => arrivals.get(t.id)! - t.at), stalls };
 }
 
 const pct = (xs: number[], p: number) => {
