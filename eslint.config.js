@@ -27,6 +27,7 @@ const everything = [
   'http',
   ...surfaces,
   'sources',
+  'retention',
   'cli',
   'server.ts',
   'demo.ts',
@@ -50,6 +51,8 @@ export const layers = {
   parameter: ['db', 'bus'],
   // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).
   sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams', 'conversion'],
+  // Pruning by age and the store statistics of /metrics (docs/operations.md "Retention").
+  retention: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus'],
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
   api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
@@ -59,7 +62,7 @@ export const layers = {
   console: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   realtime: [...domainBase, ...domain, 'context.ts', 'http'],
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
-  'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces],
+  'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces, 'retention'],
   'demo.ts': [...domainBase, ...domain],
   cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts', 'sources'],
 };

@@ -65,7 +65,57 @@ export interface Config {
   upstreamClassifications: string[];
   /** Simultaneous sockets to the upstream (2 = redundancy; deliveries are deduplicated). */
   upstreamConnections: 1 | 2;
+  /**
+   * Days each classification's telegrams (with their JSON conversions) and each projection
+   * (`gd.earthquake`, `gd.eew`) are kept; 0 = forever (docs/operations.md "Retention").
+   */
+  retentionDays: Record<RetentionKey, number>;
+  /** Pause between two pruning runs; 0 = never prune. */
+  retentionIntervalMs: number;
+  /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 50 ms PostgreSQL). */
+  retentionBatchMs: number;
 }
+
+/** What retention settings name: the ten classifications and the two projections of /v2/gd. */
+export const RETENTION_KEYS = [
+  'eew.forecast',
+  'eew.warning',
+  'eew.realtime',
+  'telegram.earthquake',
+  'telegram.volcano',
+  'telegram.weather',
+  'telegram.forecast',
+  'telegram.observation',
+  'telegram.scheduled',
+  'telegram.lightning',
+  'gd.earthquake',
+  'gd.eew',
+] as const;
+export type RetentionKey = (typeof RETENTION_KEYS)[number];
+
+/**
+ * Default retention, in days (0 = forever). The production service keeps the bodies of every
+ * classification for about 180 days, and those of earthquakes, volcanoes, weather warnings and
+ * early warnings beyond that (docs/operations.md "Retention"): small and precious classes are kept
+ * forever, weather warnings for more than a year, the large short-lived ones for 180 days.
+ */
+export const DEFAULT_RETENTION_DAYS: Readonly<Record<RetentionKey, number>> = {
+  'eew.forecast': 0,
+  'eew.warning': 0,
+  'eew.realtime': 0,
+  'telegram.earthquake': 0,
+  'telegram.volcano': 0,
+  'telegram.weather': 400,
+  'telegram.forecast': 180,
+  'telegram.observation': 180,
+  'telegram.scheduled': 180,
+  'telegram.lightning': 180,
+  'gd.earthquake': 0,
+  'gd.eew': 0,
+};
+
+/** The longest retention that may be set: a century, in days. */
+const MAX_RETENTION_DAYS = 36_500;
 
 export const SOURCE_NAMES = ['jma-feed', 'upstream'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -160,6 +210,23 @@ interface Setting<K extends keyof Config> {
   parse: Parser<Config[K]>;
 }
 
+/**
+ * `key=days` pairs, comma-separated, over the defaults (`telegram.forecast=30,gd.eew=3650`): each key
+ * a classification or a projection of RETENTION_KEYS, each value whole days (0 = forever).
+ */
+const retentionDays: Parser<Record<RetentionKey, number>> = (raw, name) => {
+  const out = { ...DEFAULT_RETENTION_DAYS };
+  for (const part of listOf(text)(raw, name)) {
+    const m = /^([a-z.]+)=(\d+)$/.exec(part);
+    if (!m || !(RETENTION_KEYS as readonly string[]).includes(m[1]!))
+      throw new ConfigError(
+        `${name} takes key=days pairs with keys among ${RETENTION_KEYS.join(', ')}, got "${part}"`,
+      );
+    out[m[1] as RetentionKey] = int(0, MAX_RETENTION_DAYS)(m[2]!, `${name} ${m[1]}`);
+  }
+  return out;
+};
+
 function setting<K extends keyof Config>(
   key: K,
   env: string,
@@ -217,6 +284,9 @@ export const settings = [
   setting('upstreamConnections', 'NAMAZU_UPSTREAM_CONNECTIONS', (raw, name) =>
     oneOf('1', '2')(raw, name) === '2' ? 2 : 1,
   ),
+  setting('retentionDays', 'NAMAZU_RETENTION_DAYS', retentionDays),
+  setting('retentionIntervalMs', 'NAMAZU_RETENTION_INTERVAL_MS', int(0, 7 * 86_400_000)),
+  setting('retentionBatchMs', 'NAMAZU_RETENTION_BATCH_MS', int(0, 10_000)),
 ] as const;
 
 export function defaults(): Config {
@@ -270,6 +340,9 @@ export function defaults(): Config {
       'telegram.scheduled',
     ],
     upstreamConnections: 1,
+    retentionDays: { ...DEFAULT_RETENTION_DAYS },
+    retentionIntervalMs: 3_600_000,
+    retentionBatchMs: 0,
   };
 }
 

@@ -20,9 +20,41 @@ export interface Metrics {
   sourceRequests: Counter<'source' | 'outcome'>;
   /** Telegrams a source received that the ingest refused, or could not fetch at all, with the URL logged. */
   sourceRejections: Counter<'source'>;
+  /** When a source last had a successful poll or message from its origin (Unix seconds). */
+  sourceLastContact: Gauge<'source'>;
+  /** When a source last brought a telegram that was stored (Unix seconds). */
+  sourceLastTelegram: Gauge<'source'>;
+  /** Telegrams (XML with their conversions) deleted by retention, by classification. */
+  telegramsPruned: Counter<'classification'>;
+  /** Events of /v2/gd deleted by retention, by projection (earthquake, eew). */
+  gdEventsPruned: Counter<'projection'>;
+  /** The retention setting of each classification and projection, in days (0 = forever). */
+  retentionDays: Gauge<'classification'>;
+  /** Pruning runs, by outcome: done, busy (another node held the lock), stopped, failed. */
+  retentionRuns: Counter<'outcome'>;
+  /** Seconds one pruning batch (one transaction) took. */
+  retentionBatchDuration: Histogram;
+  /** Telegrams stored, by classification, as of the last store statistics. */
+  telegramsKept: Gauge<'classification'>;
+  /** Reception time of the oldest telegram kept, by classification (Unix seconds). */
+  oldestKept: Gauge<'classification'>;
+  /** On-disk size of each table with its indexes and out-of-line values, in bytes. */
+  tableBytes: Gauge<'table'>;
+  /** When the store statistics above were last computed (Unix seconds). */
+  storeStatsTime: Gauge;
+  /** Seconds a database request waited for a pooled connection (only requests that waited). */
+  dbPoolWait: Histogram;
+  /** Database requests waiting for a pooled connection now. */
+  dbPoolWaiting: Gauge;
 }
 
-export function createMetrics(): Metrics {
+/** Readings taken at each scrape from what the process holds. */
+export interface MetricProbes {
+  /** Requests waiting for a pooled database connection (PostgreSQL only). */
+  dbPoolWaiting?: () => number;
+}
+
+export function createMetrics(probes: MetricProbes = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -87,6 +119,85 @@ export function createMetrics(): Metrics {
       help: 'Telegrams of a network source that were refused by the ingest or could not be fetched',
       labelNames: ['source'],
       registers: [registry],
+    }),
+    sourceLastContact: new Gauge({
+      name: 'namazu_source_last_contact_timestamp_seconds',
+      help: 'When a network source last had a successful poll or message from its origin (Unix time)',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
+    sourceLastTelegram: new Gauge({
+      name: 'namazu_source_last_telegram_timestamp_seconds',
+      help: 'When a network source last brought a telegram that was stored (Unix time)',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
+    telegramsPruned: new Counter({
+      name: 'namazu_telegrams_pruned_total',
+      help: 'Telegrams (XML and JSON conversions) deleted by retention, by classification',
+      labelNames: ['classification'],
+      registers: [registry],
+    }),
+    gdEventsPruned: new Counter({
+      name: 'namazu_gd_events_pruned_total',
+      help: 'Merged earthquake events and early-warning events deleted by retention',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    retentionDays: new Gauge({
+      name: 'namazu_retention_days',
+      help: 'Days each classification (and each /v2/gd projection) is kept; 0 = forever',
+      labelNames: ['classification'],
+      registers: [registry],
+    }),
+    retentionRuns: new Counter({
+      name: 'namazu_retention_runs_total',
+      help: 'Pruning runs by outcome: done, busy (another node was pruning), stopped (server stopping), failed',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    retentionBatchDuration: new Histogram({
+      name: 'namazu_retention_batch_duration_seconds',
+      help: 'Seconds one pruning batch (one transaction) took',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+    telegramsKept: new Gauge({
+      name: 'namazu_telegrams_kept',
+      help: 'Telegrams stored (XML and JSON conversions), by classification, as of the last store statistics',
+      labelNames: ['classification'],
+      registers: [registry],
+    }),
+    oldestKept: new Gauge({
+      name: 'namazu_telegrams_oldest_kept_timestamp_seconds',
+      help: 'Reception time of the oldest telegram kept, by classification (Unix time)',
+      labelNames: ['classification'],
+      registers: [registry],
+    }),
+    tableBytes: new Gauge({
+      name: 'namazu_store_table_bytes',
+      help: 'On-disk size of each table with its indexes and out-of-line values',
+      labelNames: ['table'],
+      registers: [registry],
+    }),
+    storeStatsTime: new Gauge({
+      name: 'namazu_store_stats_timestamp_seconds',
+      help: 'When the store statistics (kept, oldest kept, table sizes) were last computed (Unix time)',
+      registers: [registry],
+    }),
+    dbPoolWait: new Histogram({
+      name: 'namazu_db_pool_wait_seconds',
+      help: 'Seconds a database request waited for a pooled connection (requests that waited only)',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [registry],
+    }),
+    dbPoolWaiting: new Gauge({
+      name: 'namazu_db_pool_waiting_requests',
+      help: 'Database requests waiting for a pooled connection now',
+      registers: [registry],
+      collect() {
+        if (probes.dbPoolWaiting) this.set(probes.dbPoolWaiting());
+      },
     }),
   };
 }

@@ -19,6 +19,7 @@ import { registerOps } from './ops/routes.ts';
 import { registerRealtime } from './realtime/service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
 
 /** Every surface of the service, in registration order. */
@@ -39,6 +40,8 @@ export interface RunningServer {
   ctx: AppContext;
   /** The bound port (useful with port 0). */
   port: number;
+  /** Pruning and store statistics (docs/operations.md "Retention"). */
+  retention: Retention;
   close(): Promise<void>;
 }
 
@@ -54,10 +57,13 @@ export interface StartOptions {
 /** Opens the database (migrating it), the bus and the app, and starts listening. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? createLogger(config.logLevel);
+  // Read at each scrape, once the database is open.
+  const metrics = createMetrics({ dbPoolWaiting: () => db.poolWaiting?.() ?? 0 });
   const db = await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
+    onPoolWait: (seconds) => metrics.dbPoolWait.observe(seconds),
   });
   let bus;
   try {
@@ -75,7 +81,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     bus,
     clock: options.clock ?? systemClock,
     log,
-    metrics: createMetrics(),
+    metrics,
     pepper: await loadPepper(db, config.secret),
     onShutdown: [],
   };
@@ -83,6 +89,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
   else await app.ready();
   const address = app.server.address() as AddressInfo | null;
+  const retention = startRetention(ctx, config);
+  ctx.onShutdown.push(() => retention.stop());
 
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
@@ -97,5 +105,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await bus!.close();
     await db.close();
   }
-  return { app, ctx, port: address?.port ?? config.port, close: () => (closing ??= close()) };
+  return {
+    app,
+    ctx,
+    port: address?.port ?? config.port,
+    retention,
+    close: () => (closing ??= close()),
+  };
 }

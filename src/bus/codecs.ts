@@ -54,6 +54,15 @@ export interface SocketCloseRequested {
 export interface CredentialRevoked {
   digest: string;
 }
+export interface TelegramsPruned {
+  serials: number[];
+}
+
+/**
+ * Serials per `pruned` message: NOTIFY payloads are capped at 8000 bytes, and a serial takes at most
+ * 16 characters with its comma.
+ */
+export const PRUNED_SERIALS_PER_MESSAGE = 400;
 
 export interface StationsImported {
   kind: 'earthquake' | 'tsunami';
@@ -75,5 +84,10 @@ export const busCodecs = {
   ),
   stations: new ChannelCodec<StationsImported>(channels.stations, (v) =>
     v.kind === 'earthquake' || v.kind === 'tsunami' ? { kind: v.kind } : null,
+  ),
+  pruned: new ChannelCodec<TelegramsPruned>(channels.pruned, (v) =>
+    Array.isArray(v.serials) && v.serials.length <= PRUNED_SERIALS_PER_MESSAGE && v.serials.every(isId)
+      ? { serials: v.serials }
+      : null,
   ),
 };

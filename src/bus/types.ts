@@ -24,4 +24,6 @@ export const channels = {
   revoked: 'namazu_revoked',
   /** payload: JSON {kind:'earthquake'|'tsunami'} — a station list was imported: read it again. */
   stations: 'namazu_stations',
+  /** payload: JSON {serials:number[]} — these telegrams were pruned: drop them from caches. */
+  pruned: 'namazu_pruned',
 } as const;

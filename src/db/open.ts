@@ -1,18 +1,21 @@
 import { mkdirSync } from 'node:fs';
 import { lockDataDir } from './lock-file.ts';
-import type { Db } from './types.ts';
+import type { Db, PoolWaitObserver } from './types.ts';
 
 export interface DbSettings {
   /** postgres://… URL, or null for the embedded database in dataDir. */
   databaseUrl: string | null;
   dataDir: string;
   poolSize: number;
+  /** Told of every wait for a pooled connection (PostgreSQL). */
+  onPoolWait?: PoolWaitObserver;
 }
 
 /** Opens the configured database. The embedded one is locked to this process while open. */
 export async function openDb(s: DbSettings): Promise<Db> {
   // Each engine is loaded only when used: PGlite's WebAssembly build is large to load.
-  if (s.databaseUrl) return (await import('./postgres.ts')).openPostgres(s.databaseUrl, s.poolSize);
+  if (s.databaseUrl)
+    return (await import('./postgres.ts')).openPostgres(s.databaseUrl, s.poolSize, s.onPoolWait);
   mkdirSync(s.dataDir, { recursive: true });
   const release = lockDataDir(s.dataDir);
   try {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Db, Queryable, SqlParam } from './types.ts';
+import type { Db, PoolWaitObserver, Queryable, SqlParam } from './types.ts';
 
 // int8 as a JavaScript number, as on PGlite (serials and ids stay far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
@@ -36,20 +36,59 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 /** A PostgreSQL server through a connection pool. */
-export async function openPostgres(url: string, poolSize: number): Promise<Db> {
+export async function openPostgres(
+  url: string,
+  poolSize: number,
+  onPoolWait?: PoolWaitObserver,
+): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // Fail fast with a clear error when the server is unreachable.
   const probe = await pool.connect();
   probe.release();
-  const q = wrap(pool);
+
+  /**
+   * A pooled connection, timed when the pool is exhausted. While it is checked out, a connection
+   * that dies fails the statement under way; the listener keeps its 'error' event from being
+   * uncaught (the pool listens only to idle connections).
+   */
+  async function acquire(): Promise<pg.PoolClient & { done(err?: Error): void }> {
+    const exhausted = pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= poolSize);
+    const started = performance.now();
+    const client = await pool.connect();
+    if (exhausted) onPoolWait?.((performance.now() - started) / 1000);
+    let failed: Error | undefined;
+    const onError = (err: Error) => (failed = err);
+    client.on('error', onError);
+    return Object.assign(client, {
+      done(err?: Error) {
+        client.removeListener('error', onError);
+        client.release(err ?? failed);
+      },
+    });
+  }
+
+  /** One statement on a pooled connection, as pool.query runs it (a failed client is discarded). */
+  async function onConnection<T>(run: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await acquire();
+    try {
+      const out = await run(wrap(client));
+      client.done();
+      return out;
+    } catch (err) {
+      client.done(err as Error);
+      throw err;
+    }
+  }
+
   return {
     engine: 'postgres',
-    query: q.query,
-    exec: q.exec,
+    query: (sql, params) => onConnection((q) => q.query(sql, params)),
+    exec: (sql) => onConnection((q) => q.exec(sql)),
+    poolWaiting: () => pool.waitingCount,
     async tx(fn) {
-      const client = await pool.connect();
+      const client = await acquire();
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
@@ -59,7 +98,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Db> {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.done();
       }
     },
     close: () => pool.end(),

@@ -16,5 +16,10 @@ export interface Db extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   /** Runs fn in one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Requests waiting for a pooled connection now (PostgreSQL; the embedded engine has no pool). */
+  poolWaiting?(): number;
   close(): Promise<void>;
 }
+
+/** Called with the seconds a request waited for a pooled connection, for requests that waited. */
+export type PoolWaitObserver = (seconds: number) => void;

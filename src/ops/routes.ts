@@ -19,6 +19,33 @@ function isLoopback(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\./.test(address);
 }
 
+/** A readiness probe waits this long for the database before it says not ready. */
+const READY_PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * Why the database cannot serve, or null when it answers: the error's code (ECONNREFUSED, 57P01…)
+ * or a time-out, never its message, which may name hosts and users.
+ */
+async function databaseProblem(ctx: AppContext): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(
+      () => resolve(`the database did not answer within ${READY_PROBE_TIMEOUT_MS} ms`),
+      READY_PROBE_TIMEOUT_MS,
+    );
+  });
+  const probe = ctx.db.query('SELECT 1').then(
+    () => null,
+    (err: { code?: unknown }) =>
+      `the database failed the probe query${typeof err?.code === 'string' ? ` (${err.code})` : ''}`,
+  );
+  try {
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Liveness, readiness and Prometheus metrics. */
 export function registerOps(app: App, ctx: AppContext): void {
   let shuttingDown = false;
@@ -29,13 +56,11 @@ export function registerOps(app: App, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    if (shuttingDown) return reply.code(503).send({ status: 'shutting down' });
-    try {
-      await ctx.db.query('SELECT 1');
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'database unavailable' });
-    }
+    if (shuttingDown)
+      return reply.code(503).send({ status: 'shutting down', reason: 'the server is stopping' });
+    const problem = await databaseProblem(ctx);
+    if (problem === null) return { status: 'ready' };
+    return reply.code(503).send({ status: 'database unavailable', reason: problem });
   });
 
   app.get('/metrics', async (request, reply) => {

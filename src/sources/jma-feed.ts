@@ -4,6 +4,7 @@ import { AtomRejected, parseAtom, type AtomEntry } from './atom.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedGet, FetchFailed } from './bounded-fetch.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
+import { broughtTelegram, heardFrom } from './lag.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
 
@@ -147,6 +148,7 @@ export class JmaFeedSource {
     const { log, metrics } = this.deps;
     try {
       await this.fetchFeed(feed);
+      heardFrom(this.deps, SOURCE);
       feed.failures = 0;
       feed.dueAt = Date.now() + this.options.intervalMs * (feed.long ? LONG_FEED_EVERY : 1);
       if (this.unreachable) {
@@ -262,6 +264,7 @@ export class JmaFeedSource {
       return true;
     }
     countIngested(this.deps, outcome);
+    if (!outcome.stored.duplicate) broughtTelegram(this.deps, SOURCE);
     return true;
   }
 }

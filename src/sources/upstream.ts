@@ -6,6 +6,7 @@ import type { IngestHints } from '../telegrams/prepare.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedRequest, FetchFailed, type BoundedResponse } from './bounded-fetch.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
+import { broughtTelegram, heardFrom } from './lag.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
 import { relayScopes, UpstreamAuth, type UpstreamCredential } from './upstream-auth.ts';
@@ -219,6 +220,7 @@ export class UpstreamRelay {
     } catch {
       return;
     }
+    heardFrom(this.deps, SOURCE);
     if (message.type === 'start') {
       // The socket carries what the upstream commits after its `start`, not after the WebSocket
       // opened (the session is checked in between): what was missed until `start` is recovered
@@ -297,6 +299,7 @@ export class UpstreamRelay {
     this.remember(received.id);
     if (!outcome.ok) return this.reject(received.id, outcome.reason);
     countIngested(this.deps, outcome);
+    if (!outcome.stored.duplicate) broughtTelegram(this.deps, SOURCE);
   }
 
   private remember(id: string): void {
@@ -348,6 +351,7 @@ export class UpstreamRelay {
         `upstream ${method} ${path.split('?')[0]}: HTTP ${res.status} ${body?.error?.message ?? ''}`.trim(),
       );
     this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
+    heardFrom(this.deps, SOURCE);
     return body;
   }
 

@@ -83,7 +83,15 @@ export class TelegramCache {
   ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
     const cache = new TelegramCache(db, options);
     // Subscribe first, so nothing committed while loading is missed.
-    const stop = await busCodecs.telegram.subscribe(bus, () => void cache.refresh().catch(() => undefined));
+    const stopCommitted = await busCodecs.telegram.subscribe(
+      bus,
+      () => void cache.refresh().catch(() => undefined),
+    );
+    const stopPruned = await busCodecs.pruned.subscribe(bus, ({ serials }) => cache.forget(serials));
+    const stop = async () => {
+      await stopCommitted();
+      await stopPruned();
+    };
     const newest = await loadNewestTelegrams(db, cache.maxItems);
     newest.reverse();
     for (const t of newest) cache.add(t);
@@ -155,6 +163,23 @@ export class TelegramCache {
     // Ran out of held telegrams with older ones possibly unseen: the database must answer.
     if (out.length < f.limit && this.completeAbove > 0) return undefined;
     return out;
+  }
+
+  /**
+   * Drops telegrams that retention deleted (docs/operations.md "Retention"): they were stored, so
+   * the invariant holds without them, and no list or delivery shows them again.
+   */
+  forget(serials: readonly number[]): void {
+    const gone = serials.filter((serial) => this.bySerial.has(serial));
+    if (gone.length === 0) return;
+    // The newest serial never goes back: refresh reads after it, and lists page from it.
+    const newest = this.newestSerial;
+    for (const serial of gone) {
+      this.bytes -= this.bySerial.get(serial)!.body.length;
+      this.bySerial.delete(serial);
+    }
+    this.items = this.items.filter((t) => this.bySerial.has(t.serial));
+    if (this.newestSerial < newest) this.completeAbove = newest;
   }
 
   /** Index of the first held telegram with a serial above `serial`. */
