@@ -1,9 +1,11 @@
 import { AccountError } from '../accounts/accounts.ts';
 import { ScenarioRefused } from '../sources/scenario/run.ts';
 import { ConfigError } from '../config.ts';
+import { BackupError } from '../db/backup-format.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand, inviteCommand } from './accounts.ts';
 import { callAdminChannel } from './admin-client.ts';
+import { backupCommand } from './backup.ts';
 import { UsageError } from './args.ts';
 import { clientCommand } from './client.ts';
 import { convertCommand } from './convert.ts';
@@ -25,6 +27,7 @@ export const adminCommands: Record<string, Command> = {
   convert: convertCommand,
   replay: replayCommand,
   scenario: scenarioCommand,
+  backup: backupCommand,
 };
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
@@ -66,6 +69,7 @@ export async function runCommand(
       usage ||
       err instanceof DataDirLockedError ||
       err instanceof AccountError ||
+      err instanceof BackupError ||
       err instanceof ScenarioRefused;
     io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
     return usage ? 2 : 1;
