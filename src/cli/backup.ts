@@ -63,7 +63,9 @@ async function readKind(file: string) {
   try {
     fh = await open(file, 'r');
   } catch (err) {
-    throw new BackupError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new BackupError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     const head = Buffer.alloc(8);

@@ -35,16 +35,22 @@ const WAL_SEGMENT = /^[0-9A-F]{24}$/;
 /** Adds `dir` (relative to `root`) and everything under it, each file as it is when read. */
 async function addTree(tar: TarWriter, root: string, dir: string): Promise<number> {
   let files = 0;
-  const entries = await readdir(join(root, dir), { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return []; // removed since listed: its removal is in the WAL
-    throw err;
-  });
+  const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return []; // removed since listed: its removal is in the WAL
+      throw err;
+    },
+  );
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const rel = dir === '' ? e.name : `${dir}/${e.name}`;
     if (e.isDirectory()) {
       await tar.directory(`pg/${rel}`);
       if (!(dir === '' && EMPTY_DIRS.has(e.name))) files += await addTree(tar, root, rel);
-    } else if (e.isFile() && !(dir === '' && SKIPPED_FILES.has(e.name)) && !e.name.endsWith('pg_internal.init')) {
+    } else if (
+      e.isFile() &&
+      !(dir === '' && SKIPPED_FILES.has(e.name)) &&
+      !e.name.endsWith('pg_internal.init')
+    ) {
       let fh;
       try {
         fh = await open(join(root, rel), 'r');
@@ -90,7 +96,12 @@ export interface BackupSummary {
  * Writes a gzip-compressed archive of the embedded database `db`, whose files are in `pgDir`, to
  * `file` while `db` keeps serving. The archive holds a manifest, the data directory and its WAL.
  */
-export async function backupPglite(db: Db, pgDir: string, file: string, manifest: BackupManifest): Promise<BackupSummary> {
+export async function backupPglite(
+  db: Db,
+  pgDir: string,
+  file: string,
+  manifest: BackupManifest,
+): Promise<BackupSummary> {
   try {
     await db.query(`SELECT pg_backup_start('namazu backup', true)`);
   } catch (err) {
@@ -99,7 +110,11 @@ export async function backupPglite(db: Db, pgDir: string, file: string, manifest
     throw err;
   }
   const tarStream = new PassThrough({ highWaterMark: 4 * 1024 * 1024 });
-  const written = pipeline(tarStream, createGzip({ level: 1 }), createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  const written = pipeline(
+    tarStream,
+    createGzip({ level: 1 }),
+    createWriteStream(file, { flags: 'wx', mode: 0o600 }),
+  );
   // A failed write ends the pipeline early: stop feeding it at once.
   let writeFailed: unknown = null;
   written.catch((err: unknown) => {

@@ -37,7 +37,9 @@ function run(tool: string, args: string[], env: NodeJS.ProcessEnv): Promise<void
       if (code === 0) resolve();
       else {
         const lines = stderr.trim().split('\n').filter(Boolean);
-        reject(new BackupError(`${tool} failed (status ${code}): ${lines.slice(-3).join(' / ') || 'no message'}`));
+        reject(
+          new BackupError(`${tool} failed (status ${code}): ${lines.slice(-3).join(' / ') || 'no message'}`),
+        );
       }
     });
   });
@@ -46,7 +48,11 @@ function run(tool: string, args: string[], env: NodeJS.ProcessEnv): Promise<void
 /** pg_dump of the whole database to `file` (which must not exist), in pg_dump's custom format. */
 export async function backupPostgres(databaseUrl: string, file: string): Promise<void> {
   const { url, env } = connection(databaseUrl);
-  await run('pg_dump', ['--format=custom', '--compress=1', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${url}`], env);
+  await run(
+    'pg_dump',
+    ['--format=custom', '--compress=1', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${url}`],
+    env,
+  );
 }
 
 /** Throws unless the database holds no table, view or sequence of its own. */

@@ -19,7 +19,7 @@ export class TarError extends Error {}
 function checkName(name: string): void {
   const parts = name.replace(/\/$/, '').split('/');
   if (
-    !/^[A-Za-z0-9_.\/-]+$/.test(name) ||
+    !/^[A-Za-z0-9_./-]+$/.test(name) ||
     Buffer.byteLength(name) >= NAME_BYTES ||
     parts.some((p) => p === '' || p === '.' || p === '..')
   )
@@ -111,7 +111,10 @@ export interface EntrySink {
 }
 
 function parseOctal(h: Buffer, offset: number, width: number): number {
-  const text = h.toString('ascii', offset, offset + width).replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  const text = h
+    .toString('ascii', offset, offset + width)
+    .replace(/[\0 ]+$/, '')
+    .replace(/^ +/, '');
   if (!/^[0-7]+$/.test(text)) throw new TarError('damaged archive header');
   return parseInt(text, 8);
 }
