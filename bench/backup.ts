@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
@@ -70,12 +71,12 @@ try {
   const db = await openDb({ databaseUrl, dataDir, poolSize: 2 });
   let key: string;
   try {
-    // Real-sized bodies: random bytes do not compress, like gzip streams.
-    const pool = Array.from({ length: 256 }, () => randomBytes(BODY_BYTES));
+    // Real-sized bodies, stored gzip-compressed as ingest stores them: random bytes do not compress.
+    const pool = Array.from({ length: 256 }, () => gzipSync(randomBytes(BODY_BYTES), { level: 1 }));
     const STEP = 2000;
     for (let from = 1; from <= count; from += STEP) {
       await db.query(
-        `UPDATE telegrams SET body = ($3::bytea[])[1 + serial % 256] || int8send(serial)
+        `UPDATE telegrams SET body = ($3::bytea[])[1 + serial % 256]
           WHERE serial BETWEEN $1 AND $2`,
         [from, from + STEP - 1, pool],
       );
@@ -85,9 +86,15 @@ try {
     const account = await createAccount(db, { email: 'bench@example.test', password: 'password-1' });
     const delivering = plans.filter((p) => p.delivers);
     for (const p of delivering) await addContract(db, account.id, p.classification);
-    const scopes = ['telegram.list', 'telegram.data', ...new Set(delivering.map((p) => classScope(p.classification)))];
+    const scopes = [
+      'telegram.list',
+      'telegram.data',
+      ...new Set(delivering.map((p) => classScope(p.classification))),
+    ];
     key = (await createApiKey(db, pepper, account.id, scopes)).key;
-    const [size] = await db.query<{ bytes: number }>('SELECT pg_database_size(current_database())::bigint AS bytes');
+    const [size] = await db.query<{ bytes: number }>(
+      'SELECT pg_database_size(current_database())::bigint AS bytes',
+    );
     console.log(
       `database ready in ${((performance.now() - t) / 1000).toFixed(0)} s: ${(size!.bytes / 2 ** 20).toFixed(0)} MiB`,
     );
@@ -130,10 +137,10 @@ try {
   const reference = await load(new Promise((r) => setTimeout(r, seconds * 1000)));
   const file = join(work, 'namazu.backup');
   t = performance.now();
-  const backup = run(
-    ['bin/namazu.js', 'backup', file, ...(databaseUrl ? [] : ['--data-dir', dataDir])],
-    { ...target, NAMAZU_DEMO: '0' },
-  );
+  const backup = run(['bin/namazu.js', 'backup', file, ...(databaseUrl ? [] : ['--data-dir', dataDir])], {
+    ...target,
+    NAMAZU_DEMO: '0',
+  });
   const during = await load(backup);
   const result = JSON.parse(await backup) as { bytes: number; seconds: number };
   const wall = (performance.now() - t) / 1000;
