@@ -54,7 +54,20 @@ export class TarWriter {
   constructor(private readonly out: Writable) {}
 
   private async write(chunk: Buffer): Promise<void> {
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (this.out.destroyed) throw new TarError('the archive stream was closed');
+    if (this.out.write(chunk)) return;
+    // A stream destroyed while full never drains: its close ends the wait too.
+    const stop = new AbortController();
+    try {
+      await Promise.race([
+        once(this.out, 'drain', { signal: stop.signal }),
+        once(this.out, 'close', { signal: stop.signal }).then(() => {
+          throw new TarError('the archive stream was closed');
+        }),
+      ]);
+    } finally {
+      stop.abort();
+    }
   }
 
   async directory(name: string, mtime = Date.now() / 1000): Promise<void> {

@@ -95,3 +95,11 @@ test('a truncated, damaged or hostile archive is refused', async () => {
   hostile.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
   await assert.rejects(read(hostile), /unexpected name/);
 });
+
+test('writing to an archive stream closed while full fails instead of waiting for ever', async () => {
+  const out = new PassThrough({ highWaterMark: 1024 }); // never read: it fills at once
+  const tar = new TarWriter(out);
+  const writing = tar.buffer('pg/big', Buffer.alloc(1024 * 1024));
+  setImmediate(() => out.destroy());
+  await assert.rejects(writing, /closed/);
+});
