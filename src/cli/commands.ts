@@ -2,9 +2,11 @@ import { AccountError } from '../accounts/accounts.ts';
 import { StationListInvalid } from '../parameter/stations.ts';
 import { ScenarioRefused } from '../sources/scenario/run.ts';
 import { ConfigError } from '../config.ts';
+import { BackupError } from '../db/backup-format.ts';
 import { DataDirLockedError } from '../db/lock-file.ts';
 import { accountCommand, apikeyCommand, contractCommand, inviteCommand } from './accounts.ts';
 import { callAdminChannel } from './admin-client.ts';
+import { backupCommand } from './backup.ts';
 import { UsageError } from './args.ts';
 import { clientCommand } from './client.ts';
 import { convertCommand } from './convert.ts';
@@ -28,6 +30,7 @@ export const adminCommands: Record<string, Command> = {
   replay: replayCommand,
   scenario: scenarioCommand,
   stations: stationsCommand,
+  backup: backupCommand,
 };
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
@@ -69,6 +72,7 @@ export async function runCommand(
       usage ||
       err instanceof DataDirLockedError ||
       err instanceof AccountError ||
+      err instanceof BackupError ||
       err instanceof ScenarioRefused ||
       err instanceof StationListInvalid;
     io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);

@@ -1,4 +1,5 @@
 import { adminCommands, runCommand, type Command } from './commands.ts';
+import { restoreCommand } from './backup.ts';
 import { directCommandIo } from './database.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
@@ -6,6 +7,7 @@ import { migrateCommand, serveCommand } from './serve.ts';
 const commands: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
+  restore: restoreCommand,
   ...adminCommands,
 };
 
@@ -22,6 +24,8 @@ const USAGE = `usage: namazu <command> [options]
   replay [--speed X] [--as-test] [--loop] PATH…   (telegrams again, times moved to now)
   scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]
   stations import [--change-time T] FILE   (JMA's intensity-station list, JSON, or tsunami-point table, CSV)
+  backup FILE                            (a consistent copy, taken while the server runs)
+  restore FILE                           (into an empty data directory or database, server stopped)
 Commands that open the database also take --data-dir D and --database-url U. While a server
 runs on the embedded data directory, admin commands run in that server (its admin channel).`;
 

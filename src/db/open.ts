@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { lockDataDir } from './lock-file.ts';
 import type { Db, PoolWaitObserver } from './types.ts';
 
@@ -11,6 +12,11 @@ export interface DbSettings {
   onPoolWait?: PoolWaitObserver;
 }
 
+/** Where the embedded database keeps its files inside a data directory. */
+export function embeddedDir(dataDir: string): string {
+  return join(dataDir, 'pg');
+}
+
 /** Opens the configured database. The embedded one is locked to this process while open. */
 export async function openDb(s: DbSettings): Promise<Db> {
   // Each engine is loaded only when used: PGlite's WebAssembly build is large to load.
@@ -20,7 +26,7 @@ export async function openDb(s: DbSettings): Promise<Db> {
   const release = lockDataDir(s.dataDir);
   try {
     const { openPglite } = await import('./pglite.ts');
-    const db = await openPglite(`${s.dataDir}/pg`);
+    const db = await openPglite(embeddedDir(s.dataDir));
     return {
       ...db,
       async close() {
