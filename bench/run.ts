@@ -99,6 +99,20 @@ const benches: Bench[] = [
     }),
   },
   {
+    name: 'retention',
+    title:
+      'Pruning a year of telegrams while early warnings are ingested and delivered; store size per day (bench/retention.ts)',
+    setup: async () => ({
+      command: tsx('bench/retention.ts', '--days', '365', '--scale', '0.1'),
+      env: await onPostgres('retention'),
+    }),
+  },
+  {
+    name: 'backup',
+    title: 'namazu backup of a database of telegrams while it serves requests (bench/backup.ts)',
+    setup: async () => ({ command: tsx('bench/backup.ts', '100000', '10'), env: await onPostgres('backup') }),
+  },
+  {
     name: 'authorize',
     title: 'Authorization endpoint (bench/authorize.ts)',
     setup: async () => ({ command: tsx('bench/authorize.ts', seconds), env: await onPostgres('authorize') }),
