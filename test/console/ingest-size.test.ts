@@ -35,13 +35,13 @@ function sized(size: number): Buffer {
   return Buffer.from(`${xml.slice(0, at)}<!--${'y'.repeat(pad)}-->${xml.slice(at)}`);
 }
 
-/** Posts the ingest form with this file, as the page gave it (its CSRF token). */
+/** Posts the ingest form with this file to the action the page gave it (which carries its CSRF token). */
 async function upload(bytes: Buffer): Promise<Response> {
   const page = await (await admin.get(`${server.url}/console/admin/ingest`)).text();
+  const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data">/.exec(page)![1]!;
   const form = new FormData();
-  form.set('csrf', /name="csrf" value="([^"]+)"/.exec(page)![1]!);
   form.set('telegram', new Blob([bytes]), 'telegram.xml');
-  return testFetch(`${server.url}/console/admin/ingest`, {
+  return testFetch(`${server.url}${action.replaceAll('&amp;', '&')}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
