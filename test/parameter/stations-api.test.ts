@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DMDATA } from '@dmdata/sdk-js';
+import { auth as basicAuth } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { accessToken, getJson } from '../support/data-api.ts';
 import { publishedStations, stationsDir } from './published.ts';
@@ -48,9 +49,7 @@ const sdkEndpoints = (url: string) => ({
 describe('GET /v2/parameter/{earthquake,tsunami}/station', () => {
   let server: TestServer;
   let key: string;
-  const auth = (k: string) => ({
-    headers: { authorization: `Basic ${Buffer.from(`${k}:`).toString('base64')}` },
-  });
+  const auth = (k: string) => ({ headers: basicAuth(k) });
 
   before(async () => {
     server = await startTestServer({ config: { dpopNonce: false } });

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { stationsCommand } from '../../src/cli/stations.ts';
 import type { CommandIo } from '../../src/cli/database.ts';
 import { runCommand } from '../../src/cli/commands.ts';
-import { namazuOn } from '../support/processes.ts';
+import { auth, namazuOn } from '../support/processes.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { getJson } from '../support/data-api.ts';
@@ -56,10 +56,7 @@ describe('namazu stations import', () => {
     stdout: (text) => output.push(text),
     stderr: (text) => output.push(text),
   };
-  const list = async (kind: string) => {
-    const auth = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
-    return getJson(server, `/v2/parameter/${kind}/station`, { headers: { authorization: auth } });
-  };
+  const list = (kind: string) => getJson(server, `/v2/parameter/${kind}/station`, { headers: auth(key) });
 
   before(async () => {
     server = await startTestServer({ listen: false });
@@ -177,7 +174,7 @@ describe('namazu stations import (the executable)', () => {
         const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
         const key = await server.createApiKey(account.id, ['parameter.earthquake']);
         const r = await getJson(server, '/v2/parameter/earthquake/station', {
-          headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+          headers: auth(key),
         });
         assert.equal(r.body.version, version);
       } finally {
