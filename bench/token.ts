@@ -1,14 +1,16 @@
-// Token endpoint throughput: client_credentials with HTTP Basic, 32 connections, and the same with a
-// fresh ES256 DPoP proof per request. The server runs in this process; wrk (apt-get install wrk)
-// generates the load from its own process.
+// Token endpoint throughput: client_credentials with HTTP Basic, 32 connections, alternated round by
+// round with node-oidc-provider (in memory, in a child process: bench/oidc-provider-reference.ts)
+// issuing the same grant; then the same with a fresh ES256 DPoP proof per request. The server runs
+// in this process; wrk (apt-get install wrk) generates the load from its own process.
 //
-// Usage: node --import tsx bench/token.ts [seconds]
+// Usage: node --import tsx bench/token.ts [seconds] [rounds (default 3)]
 //   NAMAZU_BENCH_DATABASE_URL=postgres://…  measure on PostgreSQL (a scratch database: it is migrated
 //                                           and filled with a benchmark account); default: PGlite.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createAccount } from '../src/accounts/accounts.ts';
@@ -18,6 +20,8 @@ import { startServer } from '../src/server.ts';
 import { emitResult, wrkMs } from './result.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
+const rounds = Number(process.argv[3] ?? 3);
+const REFERENCE = fileURLToPath(new URL('./oidc-provider-reference.ts', import.meta.url));
 const connections = 32;
 const databaseUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
 const dir = mkdtempSync(join(tmpdir(), 'namazu-bench-token-'));
@@ -64,7 +68,7 @@ interface Figures {
 }
 
 /** Runs wrk as a child process (asynchronously: this process serves the requests meanwhile). */
-async function runWrk(script: string, args: string[] = []): Promise<Figures> {
+async function runWrk(script: string, args: string[] = [], url = tokenUrl): Promise<Figures> {
   const path = join(dir, `s-${randomBytes(4).toString('hex')}.lua`);
   writeFileSync(path, script);
   const child = spawn('wrk', [
@@ -74,7 +78,7 @@ async function runWrk(script: string, args: string[] = []): Promise<Figures> {
     '--latency',
     '-s',
     path,
-    tokenUrl,
+    url,
     ...args,
   ]);
   let text = '';
@@ -113,10 +117,64 @@ function print(name: string, f: Figures) {
   );
 }
 
+/** node-oidc-provider in a child process, with the same client id and secret; resolves when it listens. */
+async function startReference(): Promise<{ url: string; child: ChildProcess }> {
+  const port = 20000 + Math.floor(Math.random() * 5000);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', REFERENCE, String(port), client.clientId, clientSecret!],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`oidc-provider reference exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/account/oauth2/v1/token`, child };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 console.log(`engine ${db.engine}, ${connections} connections, ${seconds} s per run, wrk -t1`);
-// Warm-up: JIT, connection pool, caches.
+const reference = await startReference();
+// Warm-up: JIT, connection pool, caches (both servers).
 await runWrk(common);
-print('client_credentials, Basic', await runWrk(common));
+await runWrk(common, [], reference.url);
+const ours: Figures[] = [];
+const theirs: Figures[] = [];
+for (let round = 1; round <= rounds; round++) {
+  ours.push(await runWrk(common));
+  theirs.push(await runWrk(common, [], reference.url));
+  const [a, b] = [ours.at(-1)!, theirs.at(-1)!];
+  console.log(
+    `round ${round}: namazu ${a.perSecond.toFixed(0)} req/s p99 ${a.p99} · node-oidc-provider ${b.perSecond.toFixed(0)} req/s p99 ${b.p99} (${(a.perSecond / b.perSecond).toFixed(2)}×)`,
+  );
+}
+reference.child.kill('SIGTERM');
+const medianOf = (fs: Figures[]): Figures => {
+  const byRate = [...fs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(fs.length / 2)]!;
+  return {
+    ...byRate,
+    p99: `${median(fs.map((f) => wrkMs(f.p99) ?? NaN))}ms`,
+    p50: `${median(fs.map((f) => wrkMs(f.p50) ?? NaN))}ms`,
+  };
+};
+const [oursMedian, theirsMedian] = [medianOf(ours), medianOf(theirs)];
+print('client_credentials, Basic', oursMedian);
+console.log(
+  `node-oidc-provider (in memory), client_credentials, Basic: ${theirsMedian.perSecond.toFixed(0)} req/s, p50 ${theirsMedian.p50}, p99 ${theirsMedian.p99}`,
+);
+console.log(
+  `median of ${rounds} alternated rounds: namazu / node-oidc-provider = ${(oursMedian.perSecond / theirsMedian.perSecond).toFixed(2)}× (target ≥ 1.0×, p99 ≤ 20 ms)`,
+);
+emitResult('token', {
+  case: 'node-oidc-provider reference',
+  perSecond: theirsMedian.perSecond,
+  p50: wrkMs(theirsMedian.p50),
+  p99: wrkMs(theirsMedian.p99),
+  failed: theirsMedian.failed,
+});
 
 // DPoP: one fresh proof (new jti) per request, generated ahead so the load generator only sends.
 const key = await generateKeyPair('ES256');
