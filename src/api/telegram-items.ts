@@ -34,6 +34,27 @@ function listHead(t: TelegramSummary) {
   return head;
 }
 
+/**
+ * The `items` array of a v2 list as JSON text, per items array and data URL: a page answered again
+ * from the page cache (telegrams/page-cache.ts) is the same array, so its text is made once.
+ */
+const v2ItemsTexts = new WeakMap<readonly TelegramSummary[], Map<string, string>>();
+
+function v2ItemsJson(items: readonly TelegramSummary[], dataUrl: string, withXmlReport: boolean): string {
+  let texts = v2ItemsTexts.get(items);
+  if (!texts) v2ItemsTexts.set(items, (texts = new Map()));
+  const key = `${withXmlReport ? 'x' : '-'}${dataUrl}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const origin = JSON.stringify(dataUrl).slice(1, -1);
+    text = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`).join(',');
+    // One text per data URL a page was asked through (a Host header names it unless configured).
+    if (texts.size >= 4) texts.clear();
+    texts.set(key, text);
+  }
+  return text;
+}
+
 /** The v2 list response (docs/data-api.md) as JSON text. */
 export function v2ListJson(
   items: readonly TelegramSummary[],
@@ -42,11 +63,9 @@ export function v2ListJson(
   cursors: { nextToken?: string; nextPooling: string; nextPoolingInterval: number },
   now: number,
 ): string {
-  const origin = JSON.stringify(dataUrl).slice(1, -1);
-  const parts = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`);
-  const head = JSON.stringify({ ...envelope(now), status: 'ok' }).slice(0, -1);
+  const { responseId, responseTime } = envelope(now);
   const tail = JSON.stringify(cursors).slice(1);
-  return `${head},"items":[${parts.join(',')}],${tail}`;
+  return `{"responseId":"${responseId}","responseTime":"${responseTime}","status":"ok","items":[${v2ItemsJson(items, dataUrl, withXmlReport)}],${tail}`;
 }
 
 /** A telegram as an item of the deprecated v1 list. */

@@ -30,8 +30,16 @@ export interface ListDeps {
 }
 
 /** Classifications a principal's list shows: every contracted one, early warnings excepted. */
+const listed = new WeakMap<Set<string>, string[]>();
+
 async function listedClassifications(deps: ListDeps, accountId: number): Promise<string[]> {
-  return [...(await deps.contracted(accountId))].filter((c) => !isEew(c)).sort();
+  const contracted = await deps.contracted(accountId);
+  let classifications = listed.get(contracted);
+  if (!classifications) {
+    classifications = [...contracted].filter((c) => !isEew(c)).sort();
+    listed.set(contracted, classifications);
+  }
+  return classifications;
 }
 
 export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps): void {

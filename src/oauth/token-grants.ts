@@ -28,6 +28,7 @@ import {
 } from './token-errors.ts';
 import type { Params } from '../http/form.ts';
 import { param, requiredParam } from './token-params.ts';
+import type { AccountTokenWriter } from '../auth/token-batch.ts';
 
 /**
  * Longest life of an authorization's refresh token, however often it is used: after three years
@@ -39,6 +40,8 @@ export interface Issuer {
   db: Db;
   /** Client records, cached for a few seconds (client-cache.ts). */
   clients: ClientCache;
+  /** Writes client_credentials tokens, concurrent ones together (auth/token-batch.ts). */
+  accountTokens: AccountTokenWriter;
   bus: Bus;
   clock: Clock;
   pepper: Buffer;
@@ -231,15 +234,11 @@ export async function clientCredentialsGrant(
     throw unauthorizedClient('public clients cannot use client_credentials');
   if (!client.grants.includes('client_credentials'))
     throw unauthorizedClient('client may not use this grant');
-  // The token would act for the client's account: a disabled account gets none.
-  if (!(await isAccountActive(iss.db, client.accountId)))
-    throw unauthorizedClient('client may not use this grant');
-  const scopes = parseScopeList(requiredParam(params, 'scope'));
-  const refused = scopes.filter((s) => !isKnownScope(s) || !client.scopes.includes(s));
-  if (scopes.length === 0 || refused.length > 0) throw invalidScope('scope not allowed');
+  const scopes = await requestedClientScopes(iss, client, params);
   const now = iss.clock.now();
   // The token acts for the account that owns the client; it belongs to no user authorization.
-  const [access] = await storeTokens(iss.db, iss.pepper, now, [
+  const access = await iss.accountTokens.issue(
+    now,
     accessToken(now, {
       grantId: null,
       clientId: client.clientId,
@@ -247,6 +246,26 @@ export async function clientCredentialsGrant(
       scopes,
       jkt: proof?.jkt ?? null,
     }),
-  ]);
-  return response(access!, scopes, proof);
+  );
+  // The token would act for the client's account: a disabled account gets none (the writer stores
+  // a token only while its account is active).
+  if (access === null) throw unauthorizedClient('client may not use this grant');
+  return response(access, scopes, proof);
+}
+
+/**
+ * The scopes a client_credentials request asks for, every one the client's own. When the request
+ * is refused, a disabled account is the reason given first.
+ */
+async function requestedClientScopes(iss: Issuer, client: OAuthClient, params: Params): Promise<string[]> {
+  try {
+    const scopes = parseScopeList(requiredParam(params, 'scope'));
+    const refused = scopes.filter((s) => !isKnownScope(s) || !client.scopes.includes(s));
+    if (scopes.length === 0 || refused.length > 0) throw invalidScope('scope not allowed');
+    return scopes;
+  } catch (err) {
+    if (!(await isAccountActive(iss.db, client.accountId)))
+      throw unauthorizedClient('client may not use this grant');
+    throw err;
+  }
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { FailureLimiter } from '../auth/failure-limiter.ts';
 import { ClientCache } from '../auth/client-cache.ts';
+import { AccountTokenWriter } from '../auth/token-batch.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { renderPathErrors } from '../http/path-errors.ts';
@@ -44,6 +45,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
   const issuer: Issuer = {
     db: ctx.db,
     clients: new ClientCache(ctx.db, ctx.clock, CLIENT_CACHE_MS),
+    accountTokens: new AccountTokenWriter(ctx.db, ctx.pepper),
     bus: ctx.bus,
     clock: ctx.clock,
     pepper: ctx.pepper,

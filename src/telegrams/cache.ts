@@ -1,6 +1,7 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
 import type { Queryable } from '../db/types.ts';
+import { PageCache } from './page-cache.ts';
 import type { TelegramRecord } from './record.ts';
 import {
   loadNewestTelegrams,
@@ -37,6 +38,8 @@ export class TelegramCache {
   private queued: Promise<void> | null = null;
   private readonly maxItems: number;
   private readonly maxBytes: number;
+  /** Older list pages read from the database, which only pruning can change. */
+  readonly pages = new PageCache();
 
   private constructor(
     private readonly db: Queryable,
@@ -170,6 +173,7 @@ export class TelegramCache {
    * the invariant holds without them, and no list or delivery shows them again.
    */
   forget(serials: readonly number[]): void {
+    this.pages.clear();
     const gone = serials.filter((serial) => this.bySerial.has(serial));
     if (gone.length === 0) return;
     // The newest serial never goes back: refresh reads after it, and lists page from it.

@@ -1,19 +1,17 @@
 import type { Queryable } from '../db/types.ts';
 import type { TelegramCache } from './cache.ts';
-import { queryTelegrams, type TelegramQuery, type TelegramSummary } from './store.ts';
+import type { PageRows } from './page-cache.ts';
+import { queryTelegrams, type TelegramQuery } from './store.ts';
 
-export interface TelegramPage {
-  /** Newest first. */
-  items: TelegramSummary[];
-  /** More telegrams exist beyond the page in the direction read (older, or newer when polling). */
-  truncated: boolean;
+export interface TelegramPage extends PageRows {
   /** The newest serial this process knew of before reading: where polling may resume when nothing matched. */
   newestKnown: number;
 }
 
 /**
  * One page of a telegram list: from the in-memory cache when it covers the query (first pages and
- * polling), else from the database (deep pages, or filters matching little of the recent window).
+ * polling), else from the database (deep pages, or filters matching little of the recent window);
+ * a page asked again before it can change comes from the process's page cache (page-cache.ts).
  */
 export async function readTelegramPage(
   db: Queryable,
@@ -22,12 +20,15 @@ export async function readTelegramPage(
 ): Promise<TelegramPage> {
   const newestKnown = cache.newestSerial;
   if (q.classifications.length === 0) return { items: [], truncated: false, newestKnown };
-  const probe = { ...q, limit: q.limit + 1 };
-  const rows = cache.query(probe) ?? (await queryTelegrams(db, probe));
-  const truncated = rows.length > q.limit;
-  // Polling pages hold the lowest serials above the cursor; the extra row is then the newest one.
-  const items = truncated ? (q.after !== undefined ? rows.slice(1) : rows.slice(0, q.limit)) : rows;
-  return { items, truncated, newestKnown };
+  const rows = await cache.pages.page(q, newestKnown, async () => {
+    const probe = { ...q, limit: q.limit + 1 };
+    const found = cache.query(probe) ?? (await queryTelegrams(db, probe));
+    const truncated = found.length > q.limit;
+    // Polling pages hold the lowest serials above the cursor; the extra row is then the newest one.
+    const items = truncated ? (q.after !== undefined ? found.slice(1) : found.slice(0, q.limit)) : found;
+    return { items, truncated };
+  });
+  return { ...rows, newestKnown };
 }
 
 /**

@@ -2,6 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
+import { createAccount, disableAccount } from '../../src/accounts/accounts.ts';
+import { createClient } from '../../src/auth/clients.ts';
 import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -112,5 +114,62 @@ describe('client credentials grant', () => {
     );
     assert.equal(intro.json!.token_type, 'DPoP');
     assert.equal(typeof (intro.json!.cnf as { jkt: string }).jkt, 'string');
+  });
+
+  test('CC6 concurrent requests each get their own working token', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        postForm(
+          h.tokenUrl,
+          { grant_type: 'client_credentials', scope: 'telegram.list' },
+          { authorization: basic(h.CC.id, h.CC.secret!) },
+        ),
+      ),
+    );
+    const tokens = responses.map((r) => {
+      assert.equal(r.status, 200);
+      return r.json!.access_token as string;
+    });
+    assert.equal(new Set(tokens).size, tokens.length);
+    for (const token of [tokens[0]!, tokens.at(-1)!]) {
+      const intro = await postForm(
+        h.introspectUrl,
+        { token },
+        { authorization: basic(h.C1.id, h.C1.secret!) },
+      );
+      assert.equal(intro.json!.active, true);
+      assert.equal(intro.json!.sub, String(h.account.id));
+    }
+  });
+
+  test("CC7 a disabled account's client → unauthorized_client, whatever the scope, and no token is stored", async () => {
+    const { db, pepper } = h.server.ctx;
+    const owner = await createAccount(db, {
+      email: `cc7-${Date.now()}@example.test`,
+      password: 'cc7-password',
+    });
+    const { client, clientSecret } = await createClient(db, pepper, {
+      accountId: owner.id,
+      name: 'cc7',
+      type: 'confidential',
+      grants: ['client_credentials'],
+      redirectUris: [],
+      scopes: ['telegram.list'],
+    });
+    const ask = (scope: string) =>
+      postForm(
+        h.tokenUrl,
+        { grant_type: 'client_credentials', scope },
+        { authorization: basic(client.clientId, clientSecret!) },
+      );
+    assert.equal((await ask('telegram.list')).status, 200);
+    await disableAccount(db, owner.id);
+    for (const scope of ['telegram.list', 'contract.list']) {
+      const r = await ask(scope);
+      assert.equal(r.status, 400, scope);
+      assert.equal(r.json!.error, 'unauthorized_client', scope);
+    }
+    const stored = await db.query('SELECT 1 FROM oauth_tokens WHERE account_id = $1', [owner.id]);
+    assert.equal(stored.length, 0);
   });
 });

@@ -128,6 +128,14 @@ describe('retention over a year of telegrams', () => {
     const march = await get('/v2/telegram?datetime=~2025-03-01T09:00:00&limit=10');
     olderCursor = march.body.nextToken;
     olderCursorSerial = march.body.items.at(-1).serial;
+    // Read once before pruning: the page is fixed until pruning changes it, and then must change.
+    const olderPage = await get(`/v2/telegram?cursorToken=${olderCursor}&limit=10`);
+    assert.ok(
+      olderPage.body.items.some((t: { classification: string }) =>
+        ['telegram.forecast', 'telegram.observation'].includes(t.classification),
+      ),
+    );
+    assert.equal((await get(`/v2/telegram?type=VPFD51&cursorToken=${pollingCursor}&limit=100`)).status, 200);
     const oldForecast = await get('/v2/telegram?type=VPFD51&datetime=~2025-02-01T09:00:00&limit=1');
     prunedForecastId = oldForecast.body.items[0].id;
     assert.equal((await testFetch(`${oldForecast.body.items[0].url}?key=${key}`)).status, 200);
