@@ -122,9 +122,10 @@ const benches: Bench[] = [
   },
   {
     name: 'token',
-    title: 'Token endpoint, client_credentials (bench/token.ts)',
+    title:
+      'Token endpoint, client_credentials, beside node-oidc-provider (bench/token.ts, bench/oidc-provider-reference.ts)',
     missing: noWrk,
-    setup: async () => ({ command: tsx('bench/token.ts', seconds), env: await onPostgres('token') }),
+    setup: async () => ({ command: tsx('bench/token.ts', seconds, runs), env: await onPostgres('token') }),
   },
   {
     name: 'token-bearer',
@@ -151,7 +152,10 @@ const benches: Bench[] = [
         },
       );
       if (filled.status !== 0) throw new Error(`bench/gen-telegrams.ts exited with ${filled.status}`);
-      return { command: tsx('bench/telegram-list.ts', seconds), env: { NAMAZU_DATABASE_URL: databaseUrl } };
+      return {
+        command: tsx('bench/telegram-list.ts', seconds, runs),
+        env: { NAMAZU_DATABASE_URL: databaseUrl },
+      };
     },
   },
   {

@@ -1,8 +1,9 @@
 // GET /v2/telegram?limit=20 with a Bearer token under 100 connections (wrk), side by side with a bare Fastify route
 // serving the same JSON bytes: first page, nextToken pages near the top and deep, and a polling page; and the
 // merged earthquake list GET /v2/gd/earthquake?limit=20 (its events come from ingesting every fixture once).
+// The cases alternate with the bare route round by round; each figure is the median of the rounds.
 // Needs wrk and a database filled by bench/gen-telegrams.ts:
-//   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds]
+//   NAMAZU_DATABASE_URL=postgres://… node --import tsx bench/telegram-list.ts [seconds] [rounds (default 3)]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult, wrkMs } from './result.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
+const rounds = Number(process.argv[3] ?? 3);
 // wrk threads (default 2).
 const threads = process.env.NAMAZU_BENCH_WRK_THREADS ?? '2';
 const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
@@ -91,6 +93,29 @@ async function waitFor(url: string, headers: Record<string, string> = {}): Promi
   }
 }
 
+interface Wrk {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** One warmed-up wrk run against `url`. */
+function runWrk(url: string, withAuth: boolean): Wrk {
+  const headers = withAuth ? ['-H', `Authorization: ${auth}`] : [];
+  execFileSync('wrk', [`-t${threads}`, '-c100', '-d2s', ...headers, url]); // warm-up
+  const out = execFileSync('wrk', [`-t${threads}`, '-c100', `-d${seconds}s`, '--latency', ...headers, url], {
+    encoding: 'utf8',
+  });
+  return {
+    perSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: wrkMs(/\s50%\s+([\d.]+\w+)/.exec(out)?.[1]) ?? NaN,
+    p99: wrkMs(/\s99%\s+([\d.]+\w+)/.exec(out)?.[1]) ?? NaN,
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  };
+}
+
+let auth = '';
 try {
   await waitFor(`http://127.0.0.1:${port}/healthz`);
   const tokenRes = await fetch(`http://127.0.0.1:${port}/account/oauth2/v1/token`, {
@@ -103,7 +128,7 @@ try {
     }),
   });
   const { access_token: token } = (await tokenRes.json()) as { access_token: string };
-  const auth = `Bearer ${token}`;
+  auth = `Bearer ${token}`;
   const base = `http://127.0.0.1:${port}/v2/telegram?limit=20`;
   const first = (await (await waitFor(base, { authorization: auth })).json()) as { nextPooling: string };
   const dir = mkdtempSync(join(tmpdir(), 'namazu-bench-'));
@@ -139,43 +164,35 @@ try {
     ],
   ];
   console.log(
-    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer)`,
+    `database: ${total.n} telegrams; wrk -t${threads} -c100 -d${seconds}s; credentials: OAuth access token (Authorization: Bearer); ${rounds} alternated rounds`,
   );
-  console.log('| run | req/s | p50 | p99 |\n|---|---|---|---|');
-  for (const [name, url, withAuth] of runs) {
-    execFileSync('wrk', [
-      `-t${threads}`,
-      '-c100',
-      '-d2s',
-      ...(withAuth ? ['-H', `Authorization: ${auth}`] : []),
-      url,
-    ]); // warm-up
-    const out = execFileSync(
-      'wrk',
-      [
-        `-t${threads}`,
-        '-c100',
-        `-d${seconds}s`,
-        '--latency',
-        ...(withAuth ? ['-H', `Authorization: ${auth}`] : []),
-        url,
-      ],
-      { encoding: 'utf8' },
+  const figures = new Map<string, Wrk[]>(runs.map(([name]) => [name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const [name, url, withAuth] of runs) {
+      const f = runWrk(url, withAuth);
+      figures.get(name)!.push(f);
+      console.log(
+        `round ${round} | ${name} | ${f.perSecond} req/s | p50 ${f.p50} ms | p99 ${f.p99} ms${f.non2xx ? ` | non-2xx: ${f.non2xx}` : ''}`,
+      );
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const bare = median(figures.get(runs[0]![0])!.map((f) => f.perSecond));
+  console.log(
+    `medians of ${rounds} rounds\n| run | req/s | p50 | p99 | share of bare |\n|---|---|---|---|---|`,
+  );
+  for (const [name, , withAuth] of runs) {
+    const fs = figures.get(name)!;
+    const m = {
+      perSecond: median(fs.map((f) => f.perSecond)),
+      p50: median(fs.map((f) => f.p50)),
+      p99: median(fs.map((f) => f.p99)),
+      non2xx: fs.reduce((n, f) => n + f.non2xx, 0),
+    };
+    console.log(
+      `| ${name} | ${m.perSecond.toFixed(0)} | ${m.p50.toFixed(2)} ms | ${m.p99.toFixed(2)} ms | ${(m.perSecond / bare).toFixed(2)}× |${m.non2xx ? ` non-2xx: ${m.non2xx}` : ''}`,
     );
-    const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
-    const p50 = /\s50%\s+([\d.]+\w+)/.exec(out)?.[1];
-    const p99 = /\s99%\s+([\d.]+\w+)/.exec(out)?.[1];
-    const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
-    console.log(`| ${name} | ${rps} | ${p50} | ${p99} |${errors ? ` non-2xx: ${errors}` : ''}`);
-    emitResult('telegram-list', {
-      case: name,
-      reference: !withAuth,
-      telegrams: total.n,
-      perSecond: Number(rps),
-      p50: wrkMs(p50),
-      p99: wrkMs(p99),
-      non2xx: Number(errors ?? 0),
-    });
+    emitResult('telegram-list', { case: name, reference: !withAuth, telegrams: total.n, rounds, ...m });
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');
