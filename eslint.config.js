@@ -86,7 +86,7 @@ const zones = Object.entries(layers).flatMap(([module, allowed]) =>
 );
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,7 @@
 // Runs every test file under test/ with Node's test runner and tsx's loader.
 // Node 20's runner does not expand globs itself, so the file list is built here.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function collect(dir) {
@@ -20,9 +20,21 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files],
-  { stdio: 'inherit' },
-);
+
+// Tests that run `namazu` as a process start it from one bundle of this checkout's sources, built
+// here as `npm start` builds dist/ (test/support/namazu-bin.ts): through tsx every start would
+// compile and load the sources again. Inside the checkout, so that node_modules resolves.
+const bundle = join('test-output', `namazu-bin-${process.pid}`);
+const built = spawnSync(process.execPath, ['scripts/build.js', bundle], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+let result;
+try {
+  result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files],
+    { stdio: 'inherit', env: { ...process.env, NAMAZU_TEST_BIN: join(process.cwd(), bundle, 'namazu.js') } },
+  );
+} finally {
+  rmSync(bundle, { recursive: true, force: true });
+}
 process.exit(result.status ?? 1);

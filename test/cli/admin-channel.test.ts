@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import {
   basic,
@@ -19,8 +18,8 @@ import {
   waitFor,
   type Node,
 } from '../multinode/support.ts';
+import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const DEADLINE_MS = 2000;
 /** How long a server's log line may take to reach this process through its stdout pipe. */
 const LOG_MS = 10_000;

@@ -10,7 +10,6 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.ts';
@@ -25,9 +24,9 @@ import { TOKEN_PATH } from '../../src/oauth/token.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
+import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 import { auth, cleanEnv, serve, type ServeProcess } from '../support/processes.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const SCOPES = ['telegram.list', 'telegram.data', 'telegram.get.earthquake'];
 
 interface Target {

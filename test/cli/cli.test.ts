@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
+import { NAMAZU_BIN, SOURCE_BIN } from '../support/namazu-bin.ts';
 
 interface Run {
   code: number | null;
@@ -12,12 +10,12 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function run(args: string[], env: Record<string, string> = {}, bin = NAMAZU_BIN): Promise<Run> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_') || k.startsWith('NAMAZU_TEST_')),
     );
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...clean, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -144,8 +142,9 @@ test('bad configuration gives one line naming the setting', async () => {
   assert.equal(r.stderr.trim(), 'namazu migrate: NAMAZU_POLLING_INTERVAL_MS must be an integer, got "soon"');
 });
 
+// Through bin/namazu.js, as a checkout runs without a build (the sources through tsx).
 test('an unreachable database gives one line and exit 1', async () => {
-  const r = await run(['migrate'], { NAMAZU_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+  const r = await run(['migrate'], { NAMAZU_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, SOURCE_BIN);
   assert.equal(r.code, 1);
   assert.equal(r.stderr.trim(), 'namazu migrate: cannot reach the database: ECONNREFUSED 127.0.0.1:1');
 });

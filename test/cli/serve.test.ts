@@ -3,12 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 
 function serve(
   dataDir: string,

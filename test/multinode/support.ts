@@ -16,9 +16,9 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
+import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 import { waitFor as sharedWaitFor } from '../support/wait.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ??
   join(fileURLToPath(new URL('.', import.meta.url)), '../../../shared/fixtures');

@@ -1,15 +1,14 @@
 /** Real `namazu serve` processes, for tests of several processes on one PostgreSQL database. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
+import { NAMAZU_BIN as BIN } from './namazu-bin.ts';
 import { waitFor } from './wait.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/namazu.js', import.meta.url));
 const redisServer = process.env.NAMAZU_TEST_REDIS_URL || null;
 /** A Redis database number of its own per test process: pub/sub channels carry it (bus/redis.ts). */
 export const redisUrl = redisServer ? `${redisServer.replace(/\/\d*$/, '')}/${1 + (process.pid % 15)}` : null;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { openDb } from '../../src/db/open.ts';
@@ -15,9 +14,9 @@ import {
   jmaXmlRoot,
   restFixtureIndex,
 } from '../support/fixtures.ts';
+import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 
 const run = promisify(execFile);
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'namazu.js');
 
 describe('namazu ingest', () => {
   let database: TestDatabase;
@@ -30,7 +29,7 @@ describe('namazu ingest', () => {
     const target = database.databaseUrl
       ? ['--database-url', database.databaseUrl]
       : ['--data-dir', database.dataDir];
-    const { stdout } = await run(process.execPath, [bin, 'ingest', ...target, ...args], {
+    const { stdout } = await run(process.execPath, [NAMAZU_BIN, 'ingest', ...target, ...args], {
       maxBuffer: 16 * 1024 * 1024,
     });
     return JSON.parse(stdout) as {
