@@ -275,10 +275,20 @@ let timed: Timed = { batches: [], vacuums: [] };
 const tx = db.tx.bind(db);
 db.tx = async (fn) => {
   const t = performance.now();
+  // Ingest runs transactions too: a pruning batch is the one that takes retention's lock.
+  let pruning = false;
   try {
-    return await tx(fn);
+    return await tx((q) =>
+      fn({
+        exec: (sql) => q.exec(sql),
+        query: (sql, params) => {
+          pruning ||= sql.includes('pg_try_advisory_xact_lock');
+          return q.query(sql, params);
+        },
+      }),
+    );
   } finally {
-    timed.batches.push(performance.now() - t);
+    if (pruning) timed.batches.push(performance.now() - t);
   }
 };
 const exec = db.exec.bind(db);
