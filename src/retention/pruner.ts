@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { busCodecs, PRUNED_SERIALS_PER_MESSAGE } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
 import type { Clock } from '../clock.ts';
@@ -29,6 +30,8 @@ export interface PrunerOptions {
    * stay short there (4 ms); on PostgreSQL they run beside ingest (50 ms).
    */
   batchMs: number;
+  /** Embedded engine: quiet time (no telegram committed) a reclaim waits for; 10 s by default. */
+  reclaimIdleMs?: number;
 }
 
 export interface PruneReport {
@@ -42,11 +45,14 @@ export interface PruneReport {
 const MIN_BATCH = 10;
 const MAX_BATCH = 2000;
 /**
- * On the embedded engine, telegrams deleted between two VACUUMs: a VACUUM runs on the server's
- * thread for as long as it takes, which grows with the dead rows it finds, so a long run vacuums
- * as it goes instead of once at its end.
+ * On the embedded engine a VACUUM runs on the server's thread and nothing else runs until it ends;
+ * it reads every index of the table whatever it deleted, so it costs about the same after an hour
+ * of pruning as after a day. Runs therefore only delete there, and the space they free is reclaimed
+ * at most once a day (files grow by at most a day of telegrams before it is reused), in a moment
+ * when no telegram has arrived for a while (docs/operations.md "Retention", "Space").
  */
-const EMBEDDED_VACUUM_EVERY = 1000;
+const EMBEDDED_RECLAIM_EVERY_MS = 86_400_000;
+const EMBEDDED_RECLAIM_IDLE_MS = 10_000;
 
 /**
  * Deletes what is older than its retention, in small transactions with a pause after each, so that
@@ -57,9 +63,18 @@ export class Pruner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<PruneReport> | undefined;
   private stopped = false;
+  /** Ends the wait for a quiet moment when the server stops. */
+  private readonly stopping = new AbortController();
   private batchSize = 100;
-  private deletedSinceVacuum = 0;
   private readonly targetMs: number;
+  private readonly idleMs: number;
+  /** Tables with deleted rows not yet vacuumed. */
+  private readonly unreclaimed = new Set<string>();
+  /** Server clock time of the last reclaim on the embedded engine (0: none since start). */
+  private reclaimedAt = 0;
+  /** performance.now() of the last telegram committed, as the bus announced it. */
+  private lastTelegramAt = -Infinity;
+  private readonly listening: Promise<() => Promise<void>> | undefined;
   /** Told of every run's report (the store statistics follow). */
   onRun: ((report: PruneReport) => void) | undefined;
 
@@ -68,6 +83,17 @@ export class Pruner {
     private readonly options: PrunerOptions,
   ) {
     this.targetMs = options.batchMs || (deps.db.engine === 'pglite' ? 4 : 50);
+    this.idleMs = options.reclaimIdleMs ?? EMBEDDED_RECLAIM_IDLE_MS;
+    // The embedded engine reclaims when no telegram has come for a while: it listens for them.
+    this.listening =
+      deps.db.engine === 'pglite'
+        ? busCodecs.telegram
+            .subscribe(deps.bus, () => (this.lastTelegramAt = performance.now()))
+            .catch((err: unknown) => {
+              deps.log.warn({ err }, 'retention cannot tell when ingest is quiet; it reclaims at any time');
+              return async () => undefined;
+            })
+        : undefined;
   }
 
   /** Runs every intervalMs (the first run one interval after start). */
@@ -90,8 +116,12 @@ export class Pruner {
   /** Stops the timer and ends a run under way after its current batch. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    await (
+      await this.listening
+    )?.();
   }
 
   /** One run over every setting (shared by callers that come while it runs). */
@@ -112,9 +142,12 @@ export class Pruner {
     }
     metrics.retentionRuns.inc({ outcome: report.outcome });
     const deleted = Object.values(report.telegrams).reduce((a, b) => a + b, 0);
-    if (deleted + report.events.earthquake + report.events.eew > 0) {
+    if (deleted + report.events.earthquake + report.events.eew > 0)
       log.info({ telegrams: report.telegrams, events: report.events }, 'retention pruned');
-      if (report.outcome !== 'stopped') await this.reclaim(report);
+    if (report.outcome !== 'stopped' && this.unreclaimed.size > 0) {
+      if (this.deps.db.engine === 'postgres') await this.reclaim();
+      else if (this.deps.clock.now() - this.reclaimedAt >= EMBEDDED_RECLAIM_EVERY_MS && (await this.idle()))
+        await this.reclaim();
     }
     this.onRun?.(report);
     return report;
@@ -139,6 +172,7 @@ export class Pruner {
         if (n === 'busy' || n === 'stopped') return n;
         report.events[projection] += n;
         this.deps.metrics.gdEventsPruned.inc({ projection }, n);
+        if (n > 0) for (const t of ['reports', 'events']) this.unreclaimed.add(`gd_${projection}_${t}`);
         if (n < limit) break;
       }
     }
@@ -155,9 +189,7 @@ export class Pruner {
           report.telegrams[key] = (report.telegrams[key] ?? 0) + got.serials.length;
           this.deps.metrics.telegramsPruned.inc({ classification: key }, got.serials.length);
           await this.announce(got.serials);
-          this.deletedSinceVacuum += got.serials.length;
-          if (this.deps.db.engine === 'pglite' && this.deletedSinceVacuum >= EMBEDDED_VACUUM_EVERY)
-            await this.vacuum('telegrams');
+          this.unreclaimed.add('telegrams');
         }
       } while (from !== null);
     }
@@ -194,23 +226,50 @@ export class Pruner {
   }
 
   /**
-   * Makes the space of deleted rows reusable. PostgreSQL's autovacuum would too, later; the
-   * embedded engine has no autovacuum, so this VACUUM is the only one it gets.
+   * Waits, up to one interval, for a moment when no telegram has been committed for the idle
+   * time; false if none came (the reclaim waits for a later run).
    */
-  private async reclaim(report: PruneReport): Promise<void> {
-    const tables = ['telegrams'];
-    if (report.events.earthquake > 0) tables.push('gd_earthquake_reports', 'gd_earthquake_events');
-    if (report.events.eew > 0) tables.push('gd_eew_reports', 'gd_eew_events');
-    for (const table of tables) {
-      if (this.stopped) return;
-      await this.vacuum(table);
+  private async idle(): Promise<boolean> {
+    const deadline = performance.now() + this.options.intervalMs;
+    for (;;) {
+      if (this.stopped) return false;
+      const quietFor = performance.now() - this.lastTelegramAt;
+      if (quietFor >= this.idleMs) return true;
+      const wait = this.idleMs - quietFor;
+      if (performance.now() + wait > deadline) return false;
+      await sleep(wait, undefined, { ref: false, signal: this.stopping.signal }).catch(() => undefined);
     }
   }
 
-  private async vacuum(table: string): Promise<void> {
-    if (table === 'telegrams') this.deletedSinceVacuum = 0;
+  /**
+   * Makes the space of deleted rows reusable by later inserts: a VACUUM of each table pruning
+   * deleted from, one statement at a time with a pause after each. PostgreSQL's autovacuum would
+   * get there too, later; the embedded engine has no autovacuum, so this is the only one it gets,
+   * and there a table's out-of-line values (the bodies) are vacuumed in a statement of their own.
+   * Runs after each run on PostgreSQL, and on the embedded engine at most once a day when ingest
+   * is quiet (or when called).
+   */
+  async reclaim(): Promise<void> {
+    for (const table of [...this.unreclaimed]) {
+      if (this.stopped) return;
+      if (this.deps.db.engine === 'postgres') await this.vacuum(`VACUUM ${table}`);
+      else {
+        const [toast] = await this.deps.db.query<{ name: string | null }>(
+          `SELECT nullif(reltoastrelid, 0)::regclass::text AS name FROM pg_class WHERE oid = $1::regclass`,
+          [table],
+        );
+        await this.vacuum(`VACUUM (PROCESS_TOAST false) ${table}`);
+        if (toast?.name) await this.vacuum(`VACUUM ${toast.name}`);
+      }
+      this.unreclaimed.delete(table);
+    }
+    this.reclaimedAt = this.deps.clock.now();
+  }
+
+  /** One VACUUM, then a pause as long as it took. */
+  private async vacuum(sql: string): Promise<void> {
     const started = performance.now();
-    await this.deps.db.exec(`VACUUM ${table}`);
+    await this.deps.db.exec(sql);
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
   }
 }

@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
 import { DEFAULT_RETENTION_DAYS, loadConfig, ConfigError } from '../../src/config.ts';
-import type { PruneReport } from '../../src/retention/pruner.ts';
+import { busCodecs } from '../../src/bus/codecs.ts';
+import { Pruner, type PruneReport } from '../../src/retention/pruner.ts';
 import { getJson, settle } from '../support/data-api.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -261,6 +262,8 @@ describe('retention over a year of telegrams', () => {
   it('the space of deleted rows is used again', async () => {
     const heap = async () =>
       (await server.ctx.db.query<{ n: number }>(`SELECT pg_relation_size('telegrams')::int8 AS n`))[0]!.n;
+    // The embedded engine leaves the VACUUM to a quiet moment (tested below); PostgreSQL's run did it.
+    await server.retention.pruner.reclaim();
     const before = await heap();
     // As many new rows as were deleted: they fit in the pages the vacuum freed.
     await fill(
@@ -335,6 +338,65 @@ describe(
         assert.deepEqual([done.outcome, done.telegrams], ['done', { 'telegram.forecast': 30 }]);
       } finally {
         await other.end();
+        await server.close();
+      }
+    });
+  },
+);
+
+describe(
+  'the embedded engine reclaims space in a quiet moment, at most once a day',
+  {
+    skip: testDatabaseUrl !== null && 'embedded only: PostgreSQL vacuums after each run, in its own process',
+  },
+  () => {
+    it('a run deletes while telegrams arrive, and vacuums once none came for the idle time', async () => {
+      const clock = new ManualClock(END);
+      const server = await startTestServer({ clock, listen: false, config: { retentionIntervalMs: 0 } });
+      const pruner = new Pruner(server.ctx, {
+        retentionDays: { ...DEFAULT_RETENTION_DAYS, 'telegram.forecast': 1 },
+        intervalMs: 600,
+        batchMs: 0,
+        reclaimIdleMs: 300,
+      });
+      const oldForecasts = (tag: string) =>
+        server.ctx.db.query(
+          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
+             received_time, encoding, body)
+           SELECT $2 || g, 'raw-' || $2 || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
+           FROM generate_series(1, 30) g`,
+          [new Date(clock.now() - 2 * DAY), tag],
+        );
+      const vacuums = async () =>
+        (
+          await server.ctx.db.query<{ n: number }>(
+            `SELECT vacuum_count::int8 AS n FROM pg_stat_user_tables WHERE relname = 'telegrams'`,
+          )
+        )[0]!.n;
+      // Telegrams committed every 50 ms, as the bus announces them to every process.
+      const chatter = setInterval(() => void busCodecs.telegram.publish(server.ctx.bus, { serial: 1 }), 50);
+      try {
+        await oldForecasts('a-');
+        const vacuumed = await vacuums();
+        const busy = await pruner.runOnce();
+        assert.deepEqual(busy.telegrams, { 'telegram.forecast': 30 });
+        assert.equal(await vacuums(), vacuumed, 'no VACUUM while telegrams keep arriving');
+        clearInterval(chatter);
+        const quiet = await pruner.runOnce();
+        assert.deepEqual(quiet.telegrams, {});
+        assert.ok((await vacuums()) > vacuumed, 'the deleted rows were vacuumed once ingest was quiet');
+
+        // Within a day of that reclaim the next deletions wait; a day later they are reclaimed.
+        await oldForecasts('b-');
+        const reclaimed = await vacuums();
+        assert.deepEqual((await pruner.runOnce()).telegrams, { 'telegram.forecast': 30 });
+        assert.equal(await vacuums(), reclaimed);
+        clock.advance(DAY);
+        await pruner.runOnce();
+        assert.ok((await vacuums()) > reclaimed);
+      } finally {
+        clearInterval(chatter);
+        await pruner.stop();
         await server.close();
       }
     });
