@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError, messages } from '../http/errors.ts';
+import { readCredential } from '../security/credential-reader.ts';
 import { safeEqual } from '../security/secrets.ts';
 import type { App } from '../http/surface.ts';
 import type { AppContext } from '../context.ts';
@@ -66,7 +67,8 @@ export function registerOps(app: App, ctx: AppContext): void {
   app.get('/metrics', async (request, reply) => {
     const { metricsToken, trustProxy } = ctx.config;
     if (metricsToken !== null) {
-      const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const { credential } = readCredential(request.headers.authorization ?? '');
+      const presented = credential?.scheme === 'Bearer' ? credential.token : '';
       if (!safeEqual(presented, metricsToken))
         throw new HttpError(401, messages.authRequired, { 'www-authenticate': 'Bearer realm="metrics"' });
     } else if (!mayReadMetrics(request, trustProxy)) {
