@@ -46,7 +46,6 @@ export function presentedClient(authorization: string | undefined, params: Param
 /** 401 invalid_client, with a Basic challenge when the client tried Basic (RFC 6749 §5.2). */
 export function invalidClient(presented: Pick<PresentedClient, 'basic'>, description: string): OAuthError {
   return new OAuthError(
-    401,
     'invalid_client',
     description,
     presented.basic ? { 'www-authenticate': 'Basic realm="namazu", charset="UTF-8"' } : {},

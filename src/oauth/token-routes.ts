@@ -40,7 +40,7 @@ function namedClient(request: FastifyRequest): string {
 }
 
 const tooManyFailures = (retryAfter: number) =>
-  new OAuthError(429, 'invalid_request', 'too many failed requests', { 'retry-after': String(retryAfter) });
+  new OAuthError('invalid_request', 'too many failed requests', { 'retry-after': String(retryAfter) }, 429);
 
 /** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
 export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
@@ -64,7 +64,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
   scheduleTokenCleanup(ctx);
   for (const path of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])
     renderPathErrors(app, path, (reply, status) =>
-      sendOAuthError(reply, new OAuthError(status, 'invalid_request', 'unknown endpoint')),
+      sendOAuthError(reply, new OAuthError('invalid_request', 'unknown endpoint', {}, status)),
     );
 
   await app.register(async (scope) => {
@@ -85,9 +85,9 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
 
     scope.setErrorHandler(async (err: FastifyError | OAuthError, request, reply) => {
       const e = asOAuthError(err);
-      if (e.status >= 500)
+      if (e.statusCode >= 500)
         request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
-      else if (e.status !== 429 && e.error !== 'use_dpop_nonce') {
+      else if (e.statusCode !== 429 && e.code !== 'use_dpop_nonce') {
         await perIp.fail([request.ip]);
         await perClient.fail([`${request.ip} ${namedClient(request)}`]);
       }
@@ -118,7 +118,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     });
 
     const notAllowed = async () => {
-      throw new OAuthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
+      throw new OAuthError('invalid_request', 'use POST', { allow: 'POST' }, 405);
     };
     for (const url of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH]) {
       scope.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed });

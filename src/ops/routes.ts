@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, messages } from '../http/errors.ts';
+import { HttpError } from '../http/errors.ts';
 import { readCredential } from '../security/credential-reader.ts';
 import { safeEqual } from '../security/secrets.ts';
 import type { App } from '../http/surface.ts';
@@ -70,9 +70,9 @@ export function registerOps(app: App, ctx: AppContext): void {
       const { credential } = readCredential(request.headers.authorization ?? '');
       const presented = credential?.scheme === 'Bearer' ? credential.token : '';
       if (!safeEqual(presented, metricsToken))
-        throw new HttpError(401, messages.authRequired, { 'www-authenticate': 'Bearer realm="metrics"' });
+        throw new HttpError('AUTH_REQUIRED', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
     } else if (!mayReadMetrics(request, trustProxy)) {
-      throw new HttpError(404, messages.notFound);
+      throw new HttpError('NOT_FOUND');
     }
     reply.type(ctx.metrics.registry.contentType);
     return ctx.metrics.registry.metrics();
