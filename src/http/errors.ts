@@ -1,11 +1,5 @@
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
-import {
-  catalogueMessage,
-  CodedError,
-  errorCatalogue,
-  type CodedErrorOptions,
-  type ErrorCode,
-} from '../errors.ts';
+import { catalogueMessage, CodedError, errorCatalogue, type ErrorCode } from '../errors.ts';
 
 /**
  * How every error becomes a status, a message and headers (the error catalogue, src/errors.ts).
@@ -15,11 +9,7 @@ import {
  */
 
 /** An error of the data API, answered with a catalogue entry. */
-export class HttpError extends CodedError {
-  constructor(code: ErrorCode, options?: CodedErrorOptions) {
-    super(code, options);
-  }
-}
+export class HttpError extends CodedError {}
 
 /** The catalogue entry of a status Fastify answers on its own, for the client errors it may raise. */
 const CLIENT_ERRORS: Readonly<Record<number, ErrorCode>> = {
