@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
  * The layers of docs/architecture.md: what each module of src/ may import from src/. Anything of
  * src/ not listed for a module is off limits to it (packages are not restricted).
  */
-const domainBase = ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts'];
+const domainBase = ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'errors.ts'];
 const domain = [
   'db',
   'bus',
@@ -37,20 +37,32 @@ export const layers = {
   'clock.ts': [],
   'log.ts': [],
   'metrics.ts': [],
+  // The error catalogue: every layer's errors carry its codes.
+  'errors.ts': [],
   db: [],
   bus: ['config.ts'],
   security: ['db'],
   accounts: ['db', 'security', 'auth/scopes.ts'],
-  auth: ['config.ts', 'clock.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
+  auth: ['config.ts', 'clock.ts', 'errors.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
   // config.ts: the default size limit of a telegram (telegrams/size.ts).
   telegrams: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'conversion', 'gd'],
   conversion: [],
-  gd: ['db'],
+  gd: ['errors.ts', 'db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
   // JMA's station lists of the parameter API (docs/parameter.md).
   parameter: ['db', 'bus'],
   // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).
-  sources: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus', 'telegrams', 'conversion'],
+  sources: [
+    'config.ts',
+    'clock.ts',
+    'log.ts',
+    'metrics.ts',
+    'errors.ts',
+    'db',
+    'bus',
+    'telegrams',
+    'conversion',
+  ],
   // Pruning by age and the store statistics of /metrics (docs/operations.md "Retention").
   retention: ['config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'db', 'bus'],
   'context.ts': [...domainBase, ...domain],

@@ -3,7 +3,7 @@ import { getAccount } from '../accounts/accounts.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
-import { badQuery, HttpError, messages } from '../http/errors.ts';
+import { badQuery, HttpError } from '../http/errors.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
@@ -66,7 +66,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
       },
       async (request) => {
         const account = await getAccount(ctx.db, request.principal.accountId);
-        if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
+        if (!account?.isAdmin) throw new HttpError('INSUFFICIENT_SCOPE', { detail: SCOPE });
         const { receivedTime: receivedRaw, ...given } = request.query;
         const receivedTime = receivedRaw === undefined ? ctx.clock.now() : Date.parse(receivedRaw);
         if (!(
@@ -80,7 +80,7 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const outcome = await ingestTelegram(ctx, body, hints);
-        if (!outcome.ok) throw new HttpError(400, `Telegram rejected: ${outcome.reason}.`);
+        if (!outcome.ok) throw new HttpError('TELEGRAM_REJECTED', { detail: outcome.reason });
         countIngested({ metrics: ctx.metrics, log: request.log }, outcome);
         return okBody(outcome.stored, ctx.clock.now());
       },

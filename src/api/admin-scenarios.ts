@@ -2,14 +2,9 @@ import { Type } from 'typebox';
 import { getAccount } from '../accounts/accounts.ts';
 import type { AppContext } from '../context.ts';
 import { okBody } from '../http/envelope.ts';
-import { documentedValidation, HttpError, messages } from '../http/errors.ts';
+import { documentedValidation, HttpError } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
-import {
-  refuseRealBesideSources,
-  SCENARIO_LIMITS,
-  ScenarioRefused,
-  startScenario,
-} from '../sources/scenario/run.ts';
+import { refuseRealBesideSources, SCENARIO_LIMITS, startScenario } from '../sources/scenario/run.ts';
 import { errorResponses } from './schemas.ts';
 
 /** The scope of admin ingest: a scenario is an ingest of generated telegrams. */
@@ -85,15 +80,10 @@ export function registerAdminScenarios(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const account = await getAccount(ctx.db, request.principal.accountId);
-      if (!account?.isAdmin) throw new HttpError(403, messages.insufficientScope(SCOPE));
+      if (!account?.isAdmin) throw new HttpError('INSUFFICIENT_SCOPE', { detail: SCOPE });
       const { latitude, longitude, depth, magnitude, asReal = false, speed = 1 } = request.body;
-      try {
-        refuseRealBesideSources(ctx.config, asReal);
-      } catch (err) {
-        if (err instanceof ScenarioRefused)
-          throw new HttpError(409, 'A live source is enabled: `asReal` is refused.');
-        throw err;
-      }
+      // A ScenarioRefused is answered as its catalogue entry: 409 REAL_SCENARIO_REFUSED.
+      refuseRealBesideSources(ctx.config, asReal);
       const params = { latitude, longitude, depthKm: depth, magnitude, asReal };
       const started = startScenario(ctx, params, speed, running.signal);
       started.done.then(

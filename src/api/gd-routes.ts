@@ -7,9 +7,9 @@ import {
 } from '../gd/earthquake-store.ts';
 import { eewEvent, listEewRecords, type EewListQuery } from '../gd/eew.ts';
 import type { EewRecord, ListPage } from '../gd/types.ts';
-import { GdFilterError, parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
+import { parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
 import { envelope, okBody } from '../http/envelope.ts';
-import { badQuery, HttpError, messages } from '../http/errors.ts';
+import { HttpError } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { App } from '../http/surface.ts';
 import { loadSummaries } from '../telegrams/store.ts';
@@ -45,17 +45,7 @@ const MAX_CACHED_PAGES = 512;
 /** How soon a projection rebuilt without a new telegram shows in the lists. */
 const MAX_PAGE_AGE_MS = 1000;
 
-/** A gd filter's own parse error as the documented 400 naming the parameter. */
-function filter<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    if (err instanceof GdFilterError) throw badQuery(err.parameter);
-    throw err;
-  }
-}
-
-const notFound = () => new HttpError(404, messages.notFound);
+const notFound = () => new HttpError('NOT_FOUND');
 
 /** A list page with its items serialised (what the page cache keeps). */
 interface SerialisedPage<P> {
@@ -111,8 +101,8 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
       const f: EarthquakeListQuery = { limit: query.limit === undefined ? 20 : Number(query.limit) };
       if (query.hypocenter !== undefined) f.hypocenter = query.hypocenter;
       const { maxInt, date } = query;
-      if (maxInt !== undefined) f.maxInt = filter(() => parseMaxIntFilter(maxInt));
-      if (date !== undefined) f.date = filter(() => parseDateFilter(date));
+      if (maxInt !== undefined) f.maxInt = parseMaxIntFilter(maxInt);
+      if (date !== undefined) f.date = parseDateFilter(date);
       if (query.cursorToken !== undefined) {
         const cursor = decodeCursor(EARTHQUAKE_LIST, query.cursorToken, 'cursorToken');
         f.cursor = { direction: cursor.direction, position: cursor.serial };

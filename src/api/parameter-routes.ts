@@ -5,7 +5,6 @@ import { HttpError } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
 import type { StationLists } from '../parameter/lists.ts';
 import type { StationKind } from '../parameter/stations.ts';
-import { socketErrors } from './socket.ts';
 import { EarthquakeStationList, errorResponses, TsunamiStationList } from './schemas.ts';
 
 /** Clients are asked to read the lists at start-up or every few days: an hour in a private cache. */
@@ -54,7 +53,7 @@ export function registerParameterRoutes(
       },
       async (request, reply) => {
         if (!(await deps.contracted(request.principal.accountId)).has('telegram.earthquake'))
-          throw new HttpError(402, socketErrors.noContract);
+          throw new HttpError('NO_CONTRACT');
         let list = rendered.get(kind);
         if (!list) rendered.set(kind, (list = render(deps.lists, kind)));
         reply.headers({ etag: list.etag, 'cache-control': CACHE_CONTROL, vary: 'Authorization' });

@@ -39,12 +39,6 @@ const LIST_DEFAULT = 20;
 /** The list name in this list's cursors (api/cursor.ts). */
 const CURSOR_LIST = 'socket';
 
-export const socketErrors = {
-  noContract: 'No contract.',
-  full: 'The maximum number of simultaneous connections is full.',
-  notFound: 'Socket ID not found.',
-} as const;
-
 /** A session id from a path: a positive safe integer, or null. */
 const positiveInt = (raw: string): number | null => {
   if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
@@ -55,7 +49,7 @@ const positiveInt = (raw: string): number | null => {
 /** The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes. */
 function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
   if (body.appName && Buffer.byteLength(body.appName) > MAX_APP_NAME_BYTES)
-    throw new HttpError(400, socketStartMessages.appName);
+    throw new HttpError('INVALID_FIELD', { detail: socketStartMessages.appName });
   return {
     classifications: [...new Set(body.classifications)],
     types: body.types?.length ? [...new Set(body.types)] : null,
@@ -103,7 +97,7 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
       try {
         done(null, JSON.parse(body as string));
       } catch {
-        done(new HttpError(400, NOT_JSON_MESSAGE));
+        done(new HttpError('INVALID_FIELD', { detail: NOT_JSON_MESSAGE }));
       }
     });
     scope.setValidatorCompiler(strictValidator);
@@ -126,9 +120,7 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
         principal.credentialDigest,
       );
       if (!started.ok)
-        throw started.reason === 'full'
-          ? new HttpError(409, socketErrors.full)
-          : new HttpError(402, socketErrors.noContract);
+        throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
       const { session, ticket } = started;
       const url = `${publicUrls(ctx.config, request).websocket}${WEBSOCKET_PATH}?ticket=${encodeURIComponent(ticket)}`;
       return okBody(
@@ -184,7 +176,7 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     const { principal } = request;
     const id = positiveInt(request.params.id);
     if (id === null || !(await closeSessionOf(ctx.db, principal.accountId, id, ctx.clock.now())))
-      throw new HttpError(404, socketErrors.notFound);
+      throw new HttpError('SOCKET_NOT_FOUND');
     // Whichever process holds the connection closes it with 4808: this one at once, the others when
     // the bus tells them, or at their next ping tick if it does not (docs/realtime.md). The session
     // is closed in the database already, so a bus that is down never fails the request.

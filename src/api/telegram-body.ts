@@ -1,12 +1,12 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Type } from 'typebox';
-import { AuthError } from '../auth/auth-error.ts';
+import { CodedError } from '../errors.ts';
 import { requireScope } from '../auth/authenticate.ts';
 import { classScope } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
-import { describeError, HttpError, messages } from '../http/errors.ts';
+import { describeError, HttpError } from '../http/errors.ts';
 import { renderPathErrors } from '../http/path-errors.ts';
 import type { TelegramFormat } from '../telegrams/record.ts';
 import { loadBody } from '../telegrams/store.ts';
@@ -58,7 +58,7 @@ export async function registerTelegramBody(
     });
     // Refusals are plain text here; anything unexpected goes on to the app's error handler.
     scope.setErrorHandler((err, _request, reply) => {
-      if (!(err instanceof HttpError || err instanceof AuthError)) throw err;
+      if (!(err instanceof CodedError)) throw err;
       const { status, message, headers } = describeError(err);
       return reply.code(status).headers(headers).type('text/plain; charset=utf-8').send(message);
     });
@@ -81,7 +81,7 @@ export async function registerTelegramBody(
         // A classification the account has no contract for is answered like an unknown id.
         const contracted =
           found && (await deps.contracted(request.principal.accountId)).has(found.classification);
-        if (!found || !contracted) throw new HttpError(404, messages.notFound);
+        if (!found || !contracted) throw new HttpError('NOT_FOUND');
         requireScope(request.principal, classScope(found.classification));
 
         reply.headers({

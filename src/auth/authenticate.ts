@@ -1,8 +1,9 @@
 import { findApiKeyByDigest, type ApiKeyRecord } from '../accounts/api-keys.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
+import { readCredential } from '../security/credential-reader.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
-import { credentialsRequired, insufficientScope } from './auth-error.ts';
+import { bearerRefused, credentialsRequired, dpopRefused, insufficientScope } from './auth-error.ts';
 import { CredentialCache } from './credential-cache.ts';
 import type { DpopNonces } from './dpop-nonce.ts';
 import { AccessTokenCheck, type DpopRequest } from './token-check.ts';
@@ -35,14 +36,6 @@ export interface Authenticator {
 /** Throws a 403 `AuthError` unless the principal holds the scope. */
 export function requireScope(principal: Principal, scope: string): void {
   if (!principal.scopes.has(scope)) throw insufficientScope(scope);
-}
-
-/** The API key from `Authorization: Basic base64("<key>:")`, or undefined when malformed. */
-function basicKey(credentials: string): string | undefined {
-  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  const user = colon === -1 ? decoded : decoded.slice(0, colon);
-  return user.startsWith(prefixes.apiKey) ? user : undefined;
 }
 
 /**
@@ -85,18 +78,18 @@ export async function createAuthenticator(
 
   return {
     async authenticate(request, options = {}) {
-      const header = request.authorization;
-      if (header !== undefined) {
-        const space = header.indexOf(' ');
-        const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
-        const credentials = space === -1 ? '' : header.slice(space + 1).trim();
-        if (scheme === 'bearer') return tokens.bearer(credentials, options);
-        if (scheme === 'dpop') return tokens.dpopBound(request, credentials, options);
-        if (scheme === 'basic') {
-          const key = basicKey(credentials);
-          if (key) return byApiKey(key, options);
+      if (request.authorization !== undefined) {
+        const { scheme, credential } = readCredential(request.authorization);
+        if (credential === null) {
+          // A scheme without its token is refused as an unknown token of that scheme.
+          if (scheme === 'Bearer') throw bearerRefused('unknown token');
+          if (scheme === 'DPoP') throw dpopRefused('invalid_token', 'unknown token');
+          throw credentialsRequired();
         }
-        throw credentialsRequired();
+        if (credential.scheme === 'Bearer') return tokens.bearer(credential.token, options);
+        if (credential.scheme === 'DPoP') return tokens.dpopBound(request, credential.token, options);
+        // An API key is the Basic user name (docs/api-contract.md "Credentials").
+        return byApiKey(credential.user, options);
       }
       if (request.apiKey !== undefined) return byApiKey(request.apiKey, options);
       throw credentialsRequired();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CodedError } from '../errors.ts';
 import { base64url, calculateJwkThumbprint, compactVerify, importJWK, type CryptoKey, type JWK } from 'jose';
 
 /** Proof algorithms accepted and advertised (docs/oauth.md "DPoP"): asymmetric only, never `none` or HS*. */
@@ -13,13 +14,15 @@ export const DPOP_IAT_WINDOW_S = 60;
 
 export type DpopErrorCode = 'invalid_dpop_proof' | 'use_dpop_nonce';
 
-/** A rejected proof. `message` is a short fixed text safe for `error_description`. */
-export class DpopError extends Error {
-  constructor(
-    readonly code: DpopErrorCode,
-    message: string,
-  ) {
-    super(message);
+/**
+ * A rejected proof, as its catalogue entry (src/errors.ts): `message` is a short fixed text safe
+ * for `error_description`.
+ */
+export class DpopError extends CodedError {
+  declare readonly code: DpopErrorCode;
+
+  constructor(code: DpopErrorCode, message: string) {
+    super(code, { detail: message });
   }
 }
 

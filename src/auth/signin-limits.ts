@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../accounts/accounts.ts';
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { digestSecret } from '../security/secrets.ts';
+import { FixedWindows, overLimitFor } from './fixed-windows.ts';
 
 /**
  * Rate limit on password sign-in, shared by all processes through the database. Each attempt is
@@ -41,13 +41,10 @@ export interface SigninVerdict {
   delayMs: number;
 }
 
-function keyDigests(pepper: Buffer, email: string, ip: string) {
+/** The three keys an attempt counts under (docs/security.md "Sign-in"). */
+function signinKeys(email: string, ip: string) {
   const account = normalizeEmail(email);
-  return {
-    pair: digestSecret(pepper, `signin:pair:${ip} ${account}`),
-    account: digestSecret(pepper, `signin:email:${account}`),
-    ip: digestSecret(pepper, `signin:ip:${ip}`),
-  };
+  return { pair: `pair:${ip} ${account}`, account: `email:${account}`, ip: `ip:${ip}` };
 }
 
 /** Counts one attempt under each key and says whether it is refused or slowed. */
@@ -59,32 +56,18 @@ export async function countSigninAttempt(
   email: string,
   ip: string,
 ): Promise<SigninVerdict> {
-  const keys = keyDigests(pepper, email, ip);
+  const keys = signinKeys(email, ip);
   const now = clock.now();
-  const windowOpenedAfter = new Date(now - limits.windowMs);
-  await q.query('DELETE FROM signin_attempts WHERE window_start <= $1', [windowOpenedAfter]);
-  const rows = await q.query<{ key_digest: string; window_start: Date; attempts: number }>(
-    `INSERT INTO signin_attempts (key_digest, window_start, attempts)
-       SELECT k, $2, 1 FROM unnest($1::text[]) AS k
-     ON CONFLICT (key_digest) DO UPDATE SET
-       attempts = CASE WHEN signin_attempts.window_start <= $3 THEN 1 ELSE signin_attempts.attempts + 1 END,
-       window_start = CASE WHEN signin_attempts.window_start <= $3 THEN $2 ELSE signin_attempts.window_start END
-     RETURNING key_digest, window_start, attempts`,
-    [[keys.pair, keys.account, keys.ip], new Date(now), windowOpenedAfter],
-  );
-  const verdict: SigninVerdict = { waitMs: 0, delayMs: 0 };
-  for (const row of rows) {
-    if (row.key_digest === keys.account) {
-      const over = row.attempts - limits.perAccount;
-      if (over > 0)
-        verdict.delayMs = Math.min(limits.maxDelayMs, limits.baseDelayMs * 2 ** Math.min(over - 1, 30));
-      continue;
-    }
-    const max = row.key_digest === keys.pair ? limits.perAddressAndAccount : limits.perIp;
-    const ends = row.window_start.getTime() + limits.windowMs - now;
-    if (row.attempts > max) verdict.waitMs = Math.max(verdict.waitMs, ends);
-  }
-  return verdict;
+  const windows = new FixedWindows(q, pepper, 'signin_attempts');
+  const counted = await windows.add([keys.pair, keys.account, keys.ip], limits.windowMs, now);
+  const over = counted.get(keys.account)!.count - limits.perAccount;
+  return {
+    waitMs: Math.max(
+      overLimitFor(counted.get(keys.pair)!, limits.perAddressAndAccount, now),
+      overLimitFor(counted.get(keys.ip)!, limits.perIp, now),
+    ),
+    delayMs: over > 0 ? Math.min(limits.maxDelayMs, limits.baseDelayMs * 2 ** Math.min(over - 1, 30)) : 0,
+  };
 }
 
 /** After a successful sign-in: the pair and the account start afresh, the IP gets its attempt back. */
@@ -94,11 +77,8 @@ export async function forgiveSigninAttempt(
   email: string,
   ip: string,
 ): Promise<void> {
-  const keys = keyDigests(pepper, email, ip);
-  await q.query('DELETE FROM signin_attempts WHERE key_digest = ANY($1::text[])', [
-    [keys.pair, keys.account],
-  ]);
-  await q.query('UPDATE signin_attempts SET attempts = attempts - 1 WHERE key_digest = $1 AND attempts > 0', [
-    keys.ip,
-  ]);
+  const keys = signinKeys(email, ip);
+  const windows = new FixedWindows(q, pepper, 'signin_attempts');
+  await windows.clear([keys.pair, keys.account]);
+  await windows.subtract(keys.ip);
 }

@@ -8,7 +8,6 @@ import {
   MIN_PASSWORD_LENGTH,
 } from '../accounts/accounts.ts';
 import { acceptInvitation, InvitationError, invitationProblem } from '../accounts/invitations.ts';
-import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import { deleteOtherSessions } from '../auth/signin-sessions.ts';
 import { SignupLimiter } from '../auth/signup-limits.ts';
 import type { AppContext } from '../context.ts';
@@ -22,6 +21,7 @@ import {
 } from './account-forms-page.ts';
 import { languageOf, type Lang, type Messages } from './i18n.ts';
 import { header, paths } from './layout.ts';
+import { countPasswordAttempt, forgivePasswordAttempt } from './password-attempts.ts';
 import { preSigninCsrf, preSigninCsrfValid, signIn } from './signin-cookies.ts';
 import { postedForm, signedIn } from './visit.ts';
 import { authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
@@ -253,25 +253,15 @@ export async function registerAccountRoutes(scope: App, ctx: AppContext): Promis
     if (Object.keys(errors).length > 0) return showPassword(reply, 400, visit, errors);
     // Guessing the current password is guessing a password: it counts against the sign-in limits.
     const email = visit.account.email;
-    const { waitMs } = await countSigninAttempt(
-      ctx.db,
-      ctx.pepper,
-      ctx.clock,
-      defaultSigninLimits,
-      email,
-      request.ip,
-    );
-    if (waitMs > 0) {
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-      return showPassword(reply, 429, visit, { current: t.tooMany });
-    }
+    const { retryAfter } = await countPasswordAttempt(ctx, request, reply, email);
+    if (retryAfter > 0) return showPassword(reply, 429, visit, { current: t.tooMany });
     const changed = await ctx.db.tx(async (q) => {
       const ok = await changePassword(q, visit.account.id, current, next);
       if (ok) await deleteOtherSessions(q, visit.account.id, visit.session.digest);
       return ok;
     });
     if (!changed) return showPassword(reply, 400, visit, { current: t.currentWrong });
-    await forgiveSigninAttempt(ctx.db, ctx.pepper, email, request.ip);
+    await forgivePasswordAttempt(ctx, request, email);
     return sendRedirect(reply, `${visit.origin}${paths.password}?changed=1`);
   });
 }

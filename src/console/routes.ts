@@ -5,7 +5,6 @@ import { countHeld } from '../accounts/caps.ts';
 import { connectionLimit } from '../accounts/contracts.ts';
 import { listAuthorizations, revokeAuthorization } from '../auth/authorizations.ts';
 import { announceRevoked } from '../auth/tokens.ts';
-import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from '../auth/signin-limits.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { formOf, singleValue } from '../http/form.ts';
@@ -19,6 +18,7 @@ import { registerCredentialRoutes } from './credential-routes.ts';
 import { languageOf, languages, LANG_COOKIE, type Messages } from './i18n.ts';
 import { header, pathOf, paths } from './layout.ts';
 import { registerServiceRoutes } from './service-routes.ts';
+import { countPasswordAttempt, forgivePasswordAttempt } from './password-attempts.ts';
 import { renderSigninPage } from './signin-page.ts';
 import { serializeCookie } from './cookies.ts';
 import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
@@ -161,20 +161,11 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
       if (!email || !password) {
         return showSignin(request, reply, 400, returnTo, { email, error: t.missing });
       }
-      const { waitMs, delayMs } = await countSigninAttempt(
-        ctx.db,
-        ctx.pepper,
-        ctx.clock,
-        defaultSigninLimits,
-        email,
-        request.ip,
-      );
-      if (waitMs > 0) {
-        const seconds = Math.ceil(waitMs / 1000);
-        reply.header('retry-after', String(seconds));
+      const { retryAfter, delayMs } = await countPasswordAttempt(ctx, request, reply, email);
+      if (retryAfter > 0) {
         return showSignin(request, reply, 429, returnTo, {
           email,
-          error: t.tooMany.replace('{minutes}', String(Math.ceil(seconds / 60))),
+          error: t.tooMany.replace('{minutes}', String(Math.ceil(retryAfter / 60))),
         });
       }
       // An account under attack answers every attempt more slowly (docs/security.md "Sign-in").
@@ -182,7 +173,7 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
       const plausible = email.length <= MAX_EMAIL && !CONTROL.test(email) && password.length <= MAX_PASSWORD;
       const account = plausible ? await checkPassword(ctx.db, email, password) : null;
       if (!account) return showSignin(request, reply, 401, returnTo, { email, error: t.wrong });
-      await forgiveSigninAttempt(ctx.db, ctx.pepper, email, request.ip);
+      await forgivePasswordAttempt(ctx, request, email);
       await signIn(ctx, request, reply, account.id);
       return sendRedirect(reply, authOrigin(ctx, request) + returnTo);
     });

@@ -1,3 +1,4 @@
+import { CodedError } from '../errors.ts';
 import { intensityRank } from './earthquake-merge.ts';
 import type { IntensityClass } from './types.ts';
 
@@ -5,12 +6,10 @@ import type { IntensityClass } from './types.ts';
  * A query value the earthquake list cannot use. `parameter` is the query parameter's name; the API
  * answers 400 ``Unexpected data of search query `<parameter>`.`` (docs/data-api.md).
  */
-export class GdFilterError extends Error {
-  readonly parameter: string;
-  constructor(parameter: string) {
-    super(`Unexpected data of search query \`${parameter}\`.`);
+export class GdFilterError extends CodedError {
+  constructor(readonly parameter: string) {
+    super('UNEXPECTED_QUERY', { detail: parameter });
     this.name = 'GdFilterError';
-    this.parameter = parameter;
   }
 }
 

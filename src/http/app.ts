@@ -6,13 +6,12 @@ import Fastify, {
   type FastifyError,
   type FastifyReply,
 } from 'fastify';
-import type { AuthError } from '../auth/auth-error.ts';
 import type { AppContext } from '../context.ts';
 import { registerAuthentication } from './authentication.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { errorBody } from './envelope.ts';
-import type { HttpError } from './errors.ts';
-import { describeError, messages } from './errors.ts';
+import { catalogueMessage, type CodedError } from '../errors.ts';
+import { describeError } from './errors.ts';
 import { MethodTable } from './method-table.ts';
 import { pathErrorRenderer } from './path-errors.ts';
 import type { App, Surface } from './surface.ts';
@@ -38,7 +37,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     // A path that is not valid percent-encoding, or an id longer than any id, names nothing: 404
     // in the format of the surface the path belongs to, never Fastify's own error body.
     frameworkErrors: (_err, request, reply) => {
-      sendNotFound(app, request.url, reply, 404, messages.notFound, ctx.clock.now());
+      sendNotFound(app, request.url, reply, 404, catalogueMessage('NOT_FOUND'), ctx.clock.now());
     },
     clientErrorHandler: clientErrorHandler(() => ctx.clock.now()),
     requestTimeout: ctx.config.requestTimeoutMs,
@@ -74,7 +73,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     total: ctx.config.maxUploads,
   });
 
-  app.setErrorHandler((err: FastifyError | HttpError | AuthError, request, reply) => {
+  app.setErrorHandler((err: FastifyError | CodedError, request, reply) => {
     const { status, message, headers } = describeError(err);
     if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
     reply
@@ -89,7 +88,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const status = methods.knows(path) ? 405 : 404;
-    const message = status === 405 ? messages.methodNotAllowed : messages.notFound;
+    const message = catalogueMessage(status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND');
     reply
       .code(status)
       .type('application/json; charset=utf-8')

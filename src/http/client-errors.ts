@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './envelope.ts';
-import { messages } from './errors.ts';
+import { catalogueMessage, errorCatalogue, type ErrorCode } from '../errors.ts';
 
 /**
  * Node's `clientError`: a request its HTTP parser refused before any route saw it (a malformed
@@ -12,12 +12,14 @@ import { messages } from './errors.ts';
 export function clientErrorHandler(now: () => number) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, message] =
+    const code: ErrorCode =
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, messages.requestTimeout]
+        ? 'REQUEST_TIMEOUT'
         : err.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, messages.headersTooLarge]
-          : [400, messages.badRequest];
+          ? 'HEADERS_TOO_LARGE'
+          : 'BAD_REQUEST';
+    const { status } = errorCatalogue[code];
+    const message = catalogueMessage(code);
     if (socket.writable) {
       const body = JSON.stringify(errorBody(status, message, now()));
       socket.write(

@@ -1,72 +1,39 @@
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
-import { AuthError } from '../auth/auth-error.ts';
-import { dpopAlgorithms } from '../auth/dpop.ts';
+import { catalogueMessage, CodedError, errorCatalogue, type ErrorCode } from '../errors.ts';
 
 /**
- * Errors a request handler throws to answer with a documented status and message, and how every
- * error becomes a status, a message and headers. The app's error handler renders them as the data
- * API envelope (docs/api-contract.md "Envelope") on JSON routes; surfaces with another body format (plain-text
- * bodies, HTML pages) render the same description their own way; OAuth endpoints have their own.
+ * How every error becomes a status, a message and headers (the error catalogue, src/errors.ts).
+ * The app's error handler renders them as the data API envelope (docs/api-contract.md
+ * "Envelope") on JSON routes; surfaces with another body format (plain-text bodies, HTML pages)
+ * render the same description their own way; OAuth endpoints have their own.
  */
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    /** Extra response headers, e.g. Retry-After. */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
-/** Standard messages (docs/api-contract.md "Errors"). */
-export const messages = {
-  queryRequired: 'The query parameters are required.',
-  unexpectedQuery: (name: string) => `Unexpected data of search query \`${name}\`.`,
-  authRequired: 'Authentication required.',
-  insufficientScope: (scope: string) => `Insufficient scope for \`${scope}\`.`,
-  notFound: 'Not found.',
-  methodNotAllowed: 'Method not allowed.',
-  payloadTooLarge: 'Payload too large.',
-  tooManyRequests: 'Too many requests.',
-  badRequest: 'Bad request.',
-  requestTimeout: 'Request timeout.',
-  headersTooLarge: 'Request header fields too large.',
-  busy: 'Service busy.',
-  serverError: 'Server error.',
-} as const;
+/** An error of the data API, answered with a catalogue entry. */
+export class HttpError extends CodedError {}
 
-const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
-  400: 'Bad request.',
-  404: messages.notFound,
-  405: messages.methodNotAllowed,
-  413: messages.payloadTooLarge,
-  415: 'Unsupported media type.',
-  429: messages.tooManyRequests,
+/** The catalogue entry of a status Fastify answers on its own, for the client errors it may raise. */
+const CLIENT_ERRORS: Readonly<Record<number, ErrorCode>> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
 };
 
-export const badQuery = (name: string) => new HttpError(400, messages.unexpectedQuery(name));
+/** Fastify's own error codes that have an entry of their own. */
+const FASTIFY_ERRORS: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+export const badQuery = (name: string) => new HttpError('UNEXPECTED_QUERY', { detail: name });
 
 /** What a response says about an error. */
 export interface ErrorDescription {
   status: number;
   message: string;
-  headers: Record<string, string>;
-}
-
-const DPOP_ALGS = `algs="${dpopAlgorithms.join(' ')}"`;
-
-/**
- * The challenge of a refused credential: RFC 6750 §3 (Bearer) or RFC 9449 §7.1 (DPoP). A missing
- * scope (403) carries no challenge.
- */
-function authErrorHeaders(err: AuthError): Record<string, string> {
-  if (err.status === 403) return {};
-  const params = err.scheme === 'DPoP' ? ['realm="namazu"', DPOP_ALGS] : (['realm="namazu"'] as string[]);
-  if (err.code) params.push(`error="${err.code}"`, `error_description="${err.description ?? ''}"`);
-  const headers: Record<string, string> = { 'www-authenticate': `${err.scheme} ${params.join(', ')}` };
-  if (err.nonce) headers['dpop-nonce'] = err.nonce;
-  return headers;
+  headers: Readonly<Record<string, string>>;
 }
 
 interface ValidationParams {
@@ -91,11 +58,11 @@ function validationMessage(
   const params = (v.params ?? {}) as ValidationParams;
   const step = v.instancePath.split('/')[1];
   if (context === 'querystring') {
-    if (params.missingProperty) return messages.queryRequired;
+    if (params.missingProperty) return catalogueMessage('QUERY_REQUIRED');
     const name = step ?? params.additionalProperty;
     if (!name) return undefined;
     const message = v.keyword === 'type' ? undefined : fieldMessages[name];
-    return message ?? messages.unexpectedQuery(name);
+    return message ?? catalogueMessage('UNEXPECTED_QUERY', name);
   }
   const field = step || params.missingProperty || params.requiredProperties?.[0];
   if (field && fieldMessages[field]) return fieldMessages[field];
@@ -110,48 +77,42 @@ export function documentedValidation(
   fieldMessages: Readonly<Record<string, string>>,
   rootMessage?: string,
 ): (errors: FastifySchemaValidationError[], context: string) => Error {
-  return (errors, context) =>
-    new HttpError(400, validationMessage(errors, context, fieldMessages, rootMessage) ?? 'Bad request.');
+  return (errors, context) => {
+    const message = validationMessage(errors, context, fieldMessages, rootMessage);
+    return message === undefined
+      ? new HttpError('BAD_REQUEST')
+      : new HttpError('INVALID_FIELD', { detail: message });
+  };
 }
 
 function defaultValidationMessage(err: FastifyError): string {
   return (
     validationMessage(err.validation ?? [], err.validationContext) ??
-    (err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() || 'Bad request.')
+    (err.message.replace(/^(body|querystring|params|headers)\/?/, '').trim() ||
+      catalogueMessage('BAD_REQUEST'))
   );
 }
 
 /** Status, message and headers for an error no handler dealt with. */
-export function describeError(err: FastifyError | HttpError | AuthError): ErrorDescription {
-  if (err instanceof HttpError) return { status: err.statusCode, message: err.message, headers: err.headers };
-  if (err instanceof AuthError)
-    return {
-      status: err.status,
-      message: err.scope === undefined ? messages.authRequired : messages.insufficientScope(err.scope),
-      headers: authErrorHeaders(err),
-    };
+export function describeError(err: FastifyError | CodedError): ErrorDescription {
+  if (err instanceof CodedError) return { status: err.statusCode, message: err.answer, headers: err.headers };
   return { ...describeFastifyError(err), headers: {} };
 }
 
+const entry = (code: ErrorCode) => ({ status: errorCatalogue[code].status, message: catalogueMessage(code) });
+
 function describeFastifyError(err: FastifyError): { status: number; message: string } {
   if (err.validation) return { status: 400, message: defaultValidationMessage(err) };
-  switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: messages.payloadTooLarge };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: 'Unsupported media type.' };
-    default:
-      break;
-  }
+  const known = FASTIFY_ERRORS[err.code];
+  if (known) return entry(known);
   // SQLSTATE class 22 (data exception: a NUL in text, an out-of-range number…) comes from input
   // that no valid request carries; domain code screens most of it, this is the safety net.
-  if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code))
-    return { status: 400, message: 'Bad request.' };
+  if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code)) return entry('BAD_REQUEST');
   const status = err.statusCode ?? 500;
   // Framework messages name internals; a client error gets the standard message of its status.
   if (status >= 400 && status < 500) {
-    const message = CLIENT_ERROR_MESSAGES[status];
-    return message ? { status, message } : { status: 400, message: 'Bad request.' };
+    const code = CLIENT_ERRORS[status];
+    return code ? { status, message: catalogueMessage(code) } : entry('BAD_REQUEST');
   }
-  return { status: 500, message: messages.serverError };
+  return entry('SERVER_ERROR');
 }

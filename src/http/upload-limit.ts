@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, messages } from './errors.ts';
+import { HttpError } from './errors.ts';
 import type { App } from './surface.ts';
 
 /** Whether a request announces a body (a length above zero or a chunked transfer). */
@@ -40,8 +40,9 @@ export function registerUploadLimit(app: App, limits: { perAddress: number; tota
     if (!hasBody(request) || isSmallBody(request)) return payload;
     const address = request.ip;
     const mine = perAddress.get(address) ?? 0;
-    if (mine >= limits.perAddress) throw new HttpError(429, messages.tooManyRequests, { 'retry-after': '5' });
-    if (total >= limits.total) throw new HttpError(503, messages.busy, { 'retry-after': '5' });
+    if (mine >= limits.perAddress)
+      throw new HttpError('TOO_MANY_REQUESTS', { headers: { 'retry-after': '5' } });
+    if (total >= limits.total) throw new HttpError('BUSY', { headers: { 'retry-after': '5' } });
     perAddress.set(address, mine + 1);
     total += 1;
     reply.raw.once('close', () => {

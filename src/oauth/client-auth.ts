@@ -1,5 +1,6 @@
 import type { OAuthClient } from '../auth/clients.ts';
 import type { ClientCache } from '../auth/client-cache.ts';
+import { readCredential } from '../security/credential-reader.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
 import type { Params } from '../http/form.ts';
@@ -13,28 +14,14 @@ export interface PresentedClient {
   basic: boolean;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
-/** RFC 6749 Appendix B: form-urlencoding, so `+` is a space and `%XX` a byte of UTF-8. */
-function formDecode(part: string): string {
-  try {
-    return decodeURIComponent(part.replace(/\+/g, ' '));
-  } catch {
-    throw invalidRequest('malformed Basic credentials');
-  }
-}
-
-function parseBasic(header: string): { clientId: string; secret: string } {
-  const space = header.indexOf(' ');
-  const scheme = space === -1 ? header : header.slice(0, space);
-  if (scheme.toLowerCase() !== 'basic') throw invalidRequest('unsupported Authorization scheme');
-  const encoded = header.slice(space + 1).trim();
-  if (encoded.length > 4096 || !BASE64.test(encoded)) throw invalidRequest('malformed Basic credentials');
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) throw invalidRequest('malformed Basic credentials');
-  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+/** The client id and secret of `Authorization: Basic` (client_secret_basic). */
+function basicClient(header: string): { clientId: string; secret: string } {
+  const { scheme, credential } = readCredential(header);
+  if (scheme !== 'Basic') throw invalidRequest('unsupported Authorization scheme');
+  if (credential?.scheme !== 'Basic') throw invalidRequest('malformed Basic credentials');
+  return { clientId: credential.user, secret: credential.password };
 }
 
 /**
@@ -46,7 +33,7 @@ export function presentedClient(authorization: string | undefined, params: Param
   const bodyId = param(params, 'client_id');
   const bodySecret = param(params, 'client_secret');
   if (authorization !== undefined) {
-    const basic = parseBasic(authorization);
+    const basic = basicClient(authorization);
     if (bodySecret !== undefined) throw invalidRequest('client authenticated with more than one method');
     if (bodyId !== undefined && bodyId !== basic.clientId)
       throw invalidRequest('client_id differs from Basic credentials');
@@ -59,7 +46,6 @@ export function presentedClient(authorization: string | undefined, params: Param
 /** 401 invalid_client, with a Basic challenge when the client tried Basic (RFC 6749 §5.2). */
 export function invalidClient(presented: Pick<PresentedClient, 'basic'>, description: string): OAuthError {
   return new OAuthError(
-    401,
     'invalid_client',
     description,
     presented.basic ? { 'www-authenticate': 'Basic realm="namazu", charset="UTF-8"' } : {},

@@ -1,26 +1,30 @@
 import type { FastifyError, FastifyReply } from 'fastify';
+import { CodedError, type ErrorCode } from '../errors.ts';
+
+/** The catalogue's OAuth error codes, named as on the wire (lower case). */
+export type OAuthErrorCode = Extract<ErrorCode, Lowercase<ErrorCode>>;
 
 /**
- * OAuth JSON errors of the token, revocation and introspection endpoints (RFC 6749 §5.2): a status,
- * an `error` code, an `error_description` and optional headers (WWW-Authenticate, DPoP-Nonce,
- * Retry-After).
+ * OAuth JSON errors of the token, revocation and introspection endpoints (RFC 6749 §5.2): a
+ * catalogue entry named by its OAuth `error` code (src/errors.ts), an `error_description` and
+ * optional headers (WWW-Authenticate, DPoP-Nonce, Retry-After); the status is the entry's unless
+ * the endpoint documents another (405, 413, 429).
  */
-export class OAuthError extends Error {
+export class OAuthError extends CodedError {
   constructor(
-    readonly status: number,
-    readonly error: string,
+    error: OAuthErrorCode,
     description: string,
-    readonly headers: Record<string, string> = {},
+    headers: Record<string, string> = {},
+    statusCode?: number,
   ) {
-    super(description);
+    super(error, { detail: description, headers, statusCode });
   }
 }
 
-export const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
-export const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
-export const invalidScope = (description: string) => new OAuthError(400, 'invalid_scope', description);
-export const unauthorizedClient = (description: string) =>
-  new OAuthError(400, 'unauthorized_client', description);
+export const invalidRequest = (description: string) => new OAuthError('invalid_request', description);
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+export const invalidScope = (description: string) => new OAuthError('invalid_scope', description);
+export const unauthorizedClient = (description: string) => new OAuthError('unauthorized_client', description);
 
 /**
  * RFC 6749 limits error_description to %x20-21 / %x23-5B / %x5D-7E; anything else (CR, LF, TAB,
@@ -31,20 +35,24 @@ export function cleanDescription(text: string): string {
 }
 
 function errorJson(e: OAuthError): { error: string; error_description: string } {
-  return { error: e.error, error_description: cleanDescription(e.message) };
+  return { error: e.code, error_description: cleanDescription(e.answer) };
 }
 
 /** OAuth errors and anything Fastify throws, as an OAuthError; never a stack or internal detail. */
 export function asOAuthError(err: FastifyError | OAuthError): OAuthError {
   if (err instanceof OAuthError) return err;
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new OAuthError(413, 'invalid_request', 'body too large');
+    return new OAuthError('invalid_request', 'body too large', {}, 413);
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return invalidRequest('malformed request');
-  return new OAuthError(500, 'server_error', 'server error');
+  return new OAuthError('server_error', 'server error');
 }
 
 /** The one rendering of an OAuth error: RFC 6749 §5.2 JSON with the error's headers. */
 export function sendOAuthError(reply: FastifyReply, e: OAuthError): FastifyReply {
-  return reply.headers(e.headers).code(e.status).type('application/json; charset=utf-8').send(errorJson(e));
+  return reply
+    .headers(e.headers)
+    .code(e.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(errorJson(e));
 }

@@ -109,24 +109,20 @@ function redemptionFailure(
     if (redirectUri === undefined)
       return invalidRequest('redirect_uri was sent at authorization and is required');
     if (redirectUri !== code.redirectUri) {
-      return new OAuthError(
-        400,
-        'invalid_redirect_uri',
-        'redirect_uri differs from the authorization request',
-      );
+      return new OAuthError('invalid_redirect_uri', 'redirect_uri differs from the authorization request');
     }
   } else if (
     redirectUri !== undefined &&
     (client.redirectUris.length !== 1 || redirectUri !== client.redirectUris[0])
   ) {
-    return new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri differs from the authorization request');
+    return new OAuthError('invalid_redirect_uri', 'redirect_uri differs from the authorization request');
   }
   if (client.type === 'public' && code.codeChallenge === null)
     return invalidGrant('public clients must use PKCE');
   const pkce = checkPkce({ challenge: code.codeChallenge, method: code.codeChallengeMethod }, verifier);
-  if (pkce === 'failed') return new OAuthError(400, 'invalid_code_verifier', 'code_verifier does not match');
+  if (pkce === 'failed') return new OAuthError('invalid_code_verifier', 'code_verifier does not match');
   if (pkce === 'downgrade') {
-    return new OAuthError(400, 'invalid_code_verifier', 'code_verifier sent but no code_challenge was');
+    return new OAuthError('invalid_code_verifier', 'code_verifier sent but no code_challenge was');
   }
   if (code.dpopJkt !== null && proof?.jkt !== code.dpopJkt) {
     return invalidGrant('the code is bound to another DPoP key');

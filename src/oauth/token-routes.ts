@@ -40,6 +40,9 @@ function namedClient(request: FastifyRequest): string {
   }
 }
 
+const tooManyFailures = (retryAfter: number) =>
+  new OAuthError('invalid_request', 'too many failed requests', { 'retry-after': String(retryAfter) }, 429);
+
 /** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
 export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
   const issuer: Issuer = {
@@ -56,24 +59,14 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     dpop: { db: ctx.db, clock: ctx.clock, nonces: app.dpopNonces },
     url: (request) => publicUrls(ctx.config, request).auth + TOKEN_PATH,
   };
-  const perIp = new FailureLimiter(
-    ctx.db,
-    ctx.pepper,
-    'token-ip',
-    { limit: FAILURE_LIMITS.perIp, windowMs: FAILURE_LIMITS.windowMs },
-    ctx.clock,
-  );
-  const perClient = new FailureLimiter(
-    ctx.db,
-    ctx.pepper,
-    'token-ip-client',
-    { limit: FAILURE_LIMITS.perIpAndClient, windowMs: FAILURE_LIMITS.windowMs },
-    ctx.clock,
-  );
+  const failureLimiter = (name: string, limit: number) =>
+    new FailureLimiter(ctx.db, ctx.pepper, name, { limit, windowMs: FAILURE_LIMITS.windowMs }, ctx.clock);
+  const perIp = failureLimiter('token-ip', FAILURE_LIMITS.perIp);
+  const perClient = failureLimiter('token-ip-client', FAILURE_LIMITS.perIpAndClient);
   scheduleTokenCleanup(ctx);
   for (const path of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])
     renderPathErrors(app, path, (reply, status) =>
-      sendOAuthError(reply, new OAuthError(status, 'invalid_request', 'unknown endpoint')),
+      sendOAuthError(reply, new OAuthError('invalid_request', 'unknown endpoint', {}, status)),
     );
 
   await app.register(async (scope) => {
@@ -89,17 +82,14 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     scope.addHook('onRequest', async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       const wait = await perIp.retryAfter([request.ip]);
-      if (wait > 0)
-        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
-          'retry-after': String(wait),
-        });
+      if (wait > 0) throw tooManyFailures(wait);
     });
 
     scope.setErrorHandler(async (err: FastifyError | OAuthError, request, reply) => {
       const e = asOAuthError(err);
-      if (e.status >= 500)
+      if (e.statusCode >= 500)
         request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
-      else if (e.status !== 429 && e.error !== 'use_dpop_nonce') {
+      else if (e.statusCode !== 429 && e.code !== 'use_dpop_nonce') {
         await perIp.fail([request.ip]);
         await perClient.fail([`${request.ip} ${namedClient(request)}`]);
       }
@@ -109,10 +99,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
     const admit = async (request: FastifyRequest): Promise<Params> => {
       const wait = await perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
-      if (wait > 0)
-        throw new OAuthError(429, 'invalid_request', 'too many failed requests', {
-          'retry-after': String(wait),
-        });
+      if (wait > 0) throw tooManyFailures(wait);
       const form = formOf(request);
       if (!form)
         throw invalidRequest('the body must be a well-formed application/x-www-form-urlencoded form');
@@ -133,7 +120,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     });
 
     const notAllowed = async () => {
-      throw new OAuthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
+      throw new OAuthError('invalid_request', 'use POST', { allow: 'POST' }, 405);
     };
     for (const url of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH]) {
       scope.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed });

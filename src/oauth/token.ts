@@ -24,7 +24,6 @@ const grants = {
 /** A DPoP failure as the token endpoint reports it: 400, with a fresh nonce when one is wanted. */
 export function dpopFailure(e: DpopError, nonce: string | null): OAuthError {
   return new OAuthError(
-    400,
     e.code,
     e.message,
     e.code === 'use_dpop_nonce' && nonce ? { 'dpop-nonce': nonce } : {},
@@ -50,7 +49,7 @@ export async function handleTokenRequest(
   const grantType = param(params, 'grant_type');
   if (grantType === undefined) throw invalidRequest('parameter grant_type missing');
   if (!Object.hasOwn(grants, grantType)) {
-    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type not supported');
+    throw new OAuthError('unsupported_grant_type', 'grant_type not supported');
   }
   const presented = presentedClient(request.headers.authorization, params);
   const client = await authenticateClient(endpoint.issuer.clients, endpoint.issuer.pepper, presented);

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, messages } from '../http/errors.ts';
+import { HttpError } from '../http/errors.ts';
+import { readCredential } from '../security/credential-reader.ts';
 import { safeEqual } from '../security/secrets.ts';
 import type { App } from '../http/surface.ts';
 import type { AppContext } from '../context.ts';
@@ -66,11 +67,12 @@ export function registerOps(app: App, ctx: AppContext): void {
   app.get('/metrics', async (request, reply) => {
     const { metricsToken, trustProxy } = ctx.config;
     if (metricsToken !== null) {
-      const presented = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const { credential } = readCredential(request.headers.authorization ?? '');
+      const presented = credential?.scheme === 'Bearer' ? credential.token : '';
       if (!safeEqual(presented, metricsToken))
-        throw new HttpError(401, messages.authRequired, { 'www-authenticate': 'Bearer realm="metrics"' });
+        throw new HttpError('AUTH_REQUIRED', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });
     } else if (!mayReadMetrics(request, trustProxy)) {
-      throw new HttpError(404, messages.notFound);
+      throw new HttpError('NOT_FOUND');
     }
     reply.type(ctx.metrics.registry.contentType);
     return ctx.metrics.registry.metrics();

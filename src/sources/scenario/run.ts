@@ -1,11 +1,19 @@
+import { CodedError } from '../../errors.ts';
 import type { Bus } from '../../bus/types.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/types.ts';
 import { ingestTimed } from '../timed-ingest.ts';
 import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
 
-/** A scenario that must not run here: the message says why (docs/sources.md). */
-export class ScenarioRefused extends Error {}
+/**
+ * A scenario that must not run here: the message says why (docs/sources.md); an HTTP answer is the
+ * catalogue's `REAL_SCENARIO_REFUSED`.
+ */
+export class ScenarioRefused extends CodedError {
+  constructor(message: string) {
+    super('REAL_SCENARIO_REFUSED', { message });
+  }
+}
 
 /** Scenario parameters outside what the generator models. */
 export const SCENARIO_LIMITS = {
