@@ -18,9 +18,8 @@ import { DEFAULT_RETENTION_DAYS } from '../src/config.ts';
 import type { Db } from '../src/db/types.ts';
 import { Pruner } from '../src/retention/pruner.ts';
 import { TelegramCache } from '../src/telegrams/cache.ts';
-import { prepareConversion } from '../src/telegrams/conversion.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
-import { prepareTelegram } from '../src/telegrams/prepare.ts';
+import { prepareConversion, prepareTelegram } from '../src/telegrams/prepare.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
 

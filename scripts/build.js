@@ -21,5 +21,7 @@ await build({
   logLevel: 'warning',
 });
 cpSync('src/db/migrations', `${outdir}/migrations`, { recursive: true });
-// The station lists shipped with the release (src/parameter/builtin.ts reads them beside the bundle).
+// Data shipped with the release, which its modules read beside the bundle: the station lists
+// (src/parameter/builtin.ts) and the sites of earthquake scenarios (src/sources/scenario/sites.ts).
 cpSync('src/parameter/data', `${outdir}/data`, { recursive: true });
+cpSync('src/sources/scenario/data', `${outdir}/data`, { recursive: true });

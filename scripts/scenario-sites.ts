@@ -1,7 +1,8 @@
 /**
- * Writes src/sources/scenario/sites.ts: the JMA codes, names and positions that earthquake
- * scenarios evaluate (docs/sources-generated.md "Where codes and positions come from"), extracted
- * from the JMA XML fixtures (NAMAZU_FIXTURES, else ../shared/fixtures beside the repository):
+ * Writes src/sources/scenario/data/scenario-sites.json: the JMA codes, names and positions that
+ * earthquake scenarios evaluate (docs/sources.md "Where codes and positions come from"; the fields
+ * are described by ScenarioSites in src/sources/scenario/sites.ts), extracted from the JMA XML
+ * fixtures (the directory given, else NAMAZU_FIXTURES, else ../shared/fixtures beside the repository):
  *
  * - epicentre areas (震央地名): code, name and the hypocentre coordinate they were issued with;
  * - the intensity hierarchy of VXSE51/53: prefecture → area (地震情報／細分区域) → city → station;
@@ -12,17 +13,13 @@
  * area of the same name (JMA names most land epicentre areas after the intensity area: 茨城県南部,
  * 石川県能登地方), else the position of its prefecture's office; a station takes its area's.
  *
- * Run: node --import tsx scripts/scenario-sites.ts && npx prettier --write src/sources/scenario/sites.ts
+ * Run: node --import tsx scripts/scenario-sites.ts [JMA_XML_DIR]
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseIso6709 } from '../src/conversion/coordinate.ts';
 import { parseXmlElement, type XmlElement } from '../src/conversion/xml-element.ts';
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const fixtures = join(process.env.NAMAZU_FIXTURES ?? join(repo, '..', 'shared', 'fixtures'), 'jma-xml');
-const output = join(repo, 'src', 'sources', 'scenario', 'sites.ts');
+import type { ScenarioSites } from '../src/sources/scenario/sites.ts';
 
 /**
  * Prefectural government offices (都道府県庁所在地), latitude and longitude in degrees, as the
@@ -92,131 +89,120 @@ function xmlFiles(dir: string): string[] {
 const text = (e: XmlElement | undefined) => e?.text.trim() ?? '';
 const round = (n: number) => Math.round(n * 1e4) / 1e4;
 
-const epicentres = new Map<string, [string, number, number]>();
-const prefectures = new Map<string, string>();
-const areas = new Map<string, [string, string]>();
-const cities = new Map<string, [string, string]>();
-const stations = new Map<string, [string, string]>();
-const eewPrefOfArea = new Map<string, string>();
-const eewPrefectures = new Map<string, string>();
-const tsunamiAreas = new Map<string, string>();
-
-for (const path of xmlFiles(fixtures)) {
-  const report = parseXmlElement(readFileSync(path, 'utf8'));
-  const body = report.child('Body');
-  if (!body) continue;
-  for (const earthquake of body.all('Earthquake')) {
-    const area = earthquake.at('Hypocenter/Area');
-    const code = area?.child('Code');
-    const point = parseIso6709(text(area?.child('Coordinate')));
-    if (!area || code?.attr('type') !== '震央地名' || !point || epicentres.has(text(code))) continue;
-    const lat = Number(point.latitude.value);
-    const lon = Number(point.longitude.value);
-    epicentres.set(text(code), [text(area.child('Name')), lat, lon]);
-  }
-  for (const pref of body.allAt('Intensity/Observation/Pref')) {
-    const prefCode = text(pref.child('Code'));
-    if (!(prefCode in PREFECTURE_OFFICES)) continue;
-    prefectures.set(prefCode, text(pref.child('Name')));
-    for (const area of pref.all('Area')) {
-      const areaCode = text(area.child('Code'));
-      areas.set(areaCode, [text(area.child('Name')), prefCode]);
-      for (const city of area.all('City')) {
-        const cityCode = text(city.child('Code'));
-        cities.set(cityCode, [text(city.child('Name')), areaCode]);
-        for (const station of city.all('IntensityStation'))
-          stations.set(text(station.child('Code')), [text(station.child('Name')), cityCode]);
+/** Everything the fixtures name, by code (the first coordinate an epicentre area was issued with). */
+function readFixtures(jmaXmlDir: string) {
+  const found = {
+    epicentres: new Map<string, [string, number, number]>(),
+    prefectures: new Map<string, string>(),
+    areas: new Map<string, [string, string]>(),
+    cities: new Map<string, [string, string]>(),
+    stations: new Map<string, [string, string]>(),
+    eewPrefOfArea: new Map<string, string>(),
+    eewPrefectures: new Map<string, string>(),
+    tsunamiAreas: new Map<string, string>(),
+  };
+  const { epicentres, prefectures, areas, cities, stations, eewPrefOfArea, eewPrefectures } = found;
+  for (const path of xmlFiles(jmaXmlDir)) {
+    const report = parseXmlElement(readFileSync(path, 'utf8'));
+    const body = report.child('Body');
+    if (!body) continue;
+    for (const earthquake of body.all('Earthquake')) {
+      const area = earthquake.at('Hypocenter/Area');
+      const code = area?.child('Code');
+      const point = parseIso6709(text(area?.child('Coordinate')));
+      if (!area || code?.attr('type') !== '震央地名' || !point || epicentres.has(text(code))) continue;
+      const lat = Number(point.latitude.value);
+      const lon = Number(point.longitude.value);
+      epicentres.set(text(code), [text(area.child('Name')), lat, lon]);
+    }
+    for (const pref of body.allAt('Intensity/Observation/Pref')) {
+      const prefCode = text(pref.child('Code'));
+      if (!(prefCode in PREFECTURE_OFFICES)) continue;
+      prefectures.set(prefCode, text(pref.child('Name')));
+      for (const area of pref.all('Area')) {
+        const areaCode = text(area.child('Code'));
+        areas.set(areaCode, [text(area.child('Name')), prefCode]);
+        for (const city of area.all('City')) {
+          const cityCode = text(city.child('Code'));
+          cities.set(cityCode, [text(city.child('Name')), areaCode]);
+          for (const station of city.all('IntensityStation'))
+            stations.set(text(station.child('Code')), [text(station.child('Name')), cityCode]);
+        }
       }
     }
+    for (const pref of body.allAt('Intensity/Forecast/Pref')) {
+      const prefCode = text(pref.child('Code'));
+      eewPrefectures.set(prefCode, text(pref.child('Name')));
+      for (const area of pref.all('Area')) eewPrefOfArea.set(text(area.child('Code')), prefCode);
+    }
+    for (const item of body.allAt('Tsunami/Forecast/Item'))
+      found.tsunamiAreas.set(text(item.at('Area/Code')), text(item.at('Area/Name')));
   }
-  for (const pref of body.allAt('Intensity/Forecast/Pref')) {
-    const prefCode = text(pref.child('Code'));
-    eewPrefectures.set(prefCode, text(pref.child('Name')));
-    for (const area of pref.all('Area')) eewPrefOfArea.set(text(area.child('Code')), prefCode);
-  }
-  for (const item of body.allAt('Tsunami/Forecast/Item'))
-    tsunamiAreas.set(text(item.at('Area/Code')), text(item.at('Area/Name')));
-}
-
-const epicentreByName = new Map(
-  [...epicentres.values()].map(([name, lat, lon]) => [name, [lat, lon] as const]),
-);
-function areaPosition(name: string, prefCode: string): [number, number] {
-  const [lat, lon] =
-    epicentreByName.get(name) ?? epicentreByName.get(`${name}地方`) ?? PREFECTURE_OFFICES[prefCode]!;
-  return [round(lat), round(lon)];
-}
-/** An area no EEW fixture names: the EEW prefecture named as its prefecture (愛媛 for 愛媛県), if one. */
-function eewPrefectureNamed(prefCode: string): string {
-  const name = prefectures.get(prefCode) ?? '';
-  for (const [code, eewName] of eewPrefectures) if (`${eewName}${name.slice(-1)}` === name) return code;
-  return '';
-}
-/** A tsunami forecast area named after its prefecture (宮城県, 北海道太平洋沿岸東部) lies off that prefecture. */
-function tsunamiPosition(name: string): [number, number] | undefined {
-  for (const [code, prefName] of prefectures) if (name.startsWith(prefName)) return PREFECTURE_OFFICES[code];
-  return undefined;
+  return found;
 }
 
 const byCode = <V>(map: Map<string, V>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-const rows = (values: unknown[][]) => values.map((v) => `  ${JSON.stringify(v)},`).join('\n');
 
-const source = `// Generated by scripts/scenario-sites.ts from the JMA XML fixtures: do not edit by hand.
-// Codes and names are JMA's (docs/sources-generated.md, "Where codes and positions come from").
+/** The scenario sites of the JMA XML fixtures under `jmaXmlDir`, each list ordered by code. */
+export function buildScenarioSites(jmaXmlDir: string): ScenarioSites {
+  const found = readFixtures(jmaXmlDir);
+  const { epicentres, prefectures, eewPrefectures } = found;
+  const epicentreByName = new Map(
+    [...epicentres.values()].map(([name, lat, lon]) => [name, [lat, lon] as const]),
+  );
+  const areaPosition = (name: string, prefCode: string): [number, number] => {
+    const [lat, lon] =
+      epicentreByName.get(name) ?? epicentreByName.get(`${name}地方`) ?? PREFECTURE_OFFICES[prefCode]!;
+    return [round(lat), round(lon)];
+  };
+  /** An area no EEW fixture names: the EEW prefecture named as its prefecture (愛媛 for 愛媛県), if one. */
+  const eewPrefectureNamed = (prefCode: string): string => {
+    const name = prefectures.get(prefCode) ?? '';
+    for (const [code, eewName] of eewPrefectures) if (`${eewName}${name.slice(-1)}` === name) return code;
+    return '';
+  };
+  /** A tsunami forecast area named after its prefecture (宮城県, 北海道太平洋沿岸東部) lies off that prefecture. */
+  const tsunamiPosition = (name: string): [number, number] | undefined => {
+    for (const [code, prefName] of prefectures)
+      if (name.startsWith(prefName)) return PREFECTURE_OFFICES[code];
+    return undefined;
+  };
+  return {
+    epicentres: byCode(epicentres).map(([code, [name, lat, lon]]) => [code, name, lat, lon]),
+    prefectures: byCode(prefectures),
+    areas: byCode(found.areas).map(([code, [name, prefCode]]) => [
+      code,
+      name,
+      prefCode,
+      ...areaPosition(name, prefCode),
+      found.eewPrefOfArea.get(code) ?? eewPrefectureNamed(prefCode),
+    ]),
+    cities: byCode(found.cities).map(([code, [name, area]]) => [code, name, area]),
+    stations: byCode(found.stations).map(([code, [name, city]]) => [code, name, city]),
+    eewPrefectures: byCode(eewPrefectures),
+    tsunamiAreas: byCode(found.tsunamiAreas).flatMap(([code, name]): [string, string, number, number][] => {
+      const at = tsunamiPosition(name);
+      return at ? [[code, name, ...at]] : [];
+    }),
+  };
+}
 
-/** Epicentre areas (震央地名): code, name, latitude, longitude of a hypocentre issued with it. */
-export const EPICENTRES: readonly (readonly [string, string, number, number])[] = [
-${rows(byCode(epicentres).map(([code, [name, lat, lon]]) => [code, name, lat, lon]))}
-];
+/** JSON with one row of each list per line, so that a change of JMA's codes reads as a short diff. */
+export function formatScenarioSites(sites: ScenarioSites): string {
+  const lists = Object.entries(sites).map(
+    ([key, rows]: [string, unknown[]]) =>
+      `  ${JSON.stringify(key)}: [\n${rows.map((row) => `    ${JSON.stringify(row)}`).join(',\n')}\n  ]`,
+  );
+  return `{\n${lists.join(',\n')}\n}\n`;
+}
 
-/** Prefectures (地震情報／都道府県等): code, name. */
-export const PREFECTURES: readonly (readonly [string, string])[] = [
-${rows(byCode(prefectures).map(([code, name]) => [code, name]))}
-];
-
-/**
- * Intensity areas (地震情報／細分区域): code, name, prefecture code, latitude, longitude, EEW forecast
- * prefecture code (緊急地震速報／府県予報区; empty when no fixture names it).
- */
-export const AREAS: readonly (readonly [string, string, string, number, number, string])[] = [
-${rows(
-  byCode(areas).map(([code, [name, prefCode]]) => [
-    code,
-    name,
-    prefCode,
-    ...areaPosition(name, prefCode),
-    eewPrefOfArea.get(code) ?? eewPrefectureNamed(prefCode),
-  ]),
-)}
-];
-
-/** Cities (気象・地震・火山情報／市町村等): code, name, area code. */
-export const CITIES: readonly (readonly [string, string, string])[] = [
-${rows(byCode(cities).map(([code, [name, area]]) => [code, name, area]))}
-];
-
-/** Intensity stations (震度観測点): code, name, city code. */
-export const STATIONS: readonly (readonly [string, string, string])[] = [
-${rows(byCode(stations).map(([code, [name, city]]) => [code, name, city]))}
-];
-
-/** EEW forecast prefectures (緊急地震速報／府県予報区): code, name. */
-export const EEW_PREFECTURES: readonly (readonly [string, string])[] = [
-${rows(byCode(eewPrefectures).map(([code, name]) => [code, name]))}
-];
-
-/** Tsunami forecast areas (津波予報区) named after a prefecture: code, name, latitude, longitude. */
-export const TSUNAMI_AREAS: readonly (readonly [string, string, number, number])[] = [
-${rows(
-  byCode(tsunamiAreas).flatMap(([code, name]) => {
-    const at = tsunamiPosition(name);
-    return at ? [[code, name, ...at]] : [];
-  }),
-)}
-];
-`;
-writeFileSync(output, source);
-process.stdout.write(
-  `${output}: ${epicentres.size} epicentre areas, ${areas.size} areas, ${cities.size} cities, ` +
-    `${stations.size} stations, ${tsunamiAreas.size} tsunami areas\n`,
-);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const repo = join(import.meta.dirname, '..');
+  const fixtures = process.env.NAMAZU_FIXTURES ?? join(repo, '..', 'shared', 'fixtures');
+  const sites = buildScenarioSites(process.argv[2] ?? join(fixtures, 'jma-xml'));
+  const output = join(repo, 'src', 'sources', 'scenario', 'data', 'scenario-sites.json');
+  mkdirSync(dirname(output), { recursive: true });
+  writeFileSync(output, formatScenarioSites(sites));
+  const counts = Object.entries(sites).map(([key, rows]) => `${rows.length} ${key}`);
+  console.log(`wrote ${output}: ${counts.join(', ')}`);
+}

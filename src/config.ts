@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { classifications } from './classifications.ts';
 
 /**
  * Every setting of the service, from command-line flags and NAMAZU_* environment variables (a flag
@@ -77,20 +78,7 @@ export interface Config {
 }
 
 /** What retention settings name: the ten classifications and the two projections of /v2/gd. */
-export const RETENTION_KEYS = [
-  'eew.forecast',
-  'eew.warning',
-  'eew.realtime',
-  'telegram.earthquake',
-  'telegram.volcano',
-  'telegram.weather',
-  'telegram.forecast',
-  'telegram.observation',
-  'telegram.scheduled',
-  'telegram.lightning',
-  'gd.earthquake',
-  'gd.eew',
-] as const;
+export const RETENTION_KEYS = [...classifications, 'gd.earthquake', 'gd.eew'] as const;
 export type RetentionKey = (typeof RETENTION_KEYS)[number];
 
 /**

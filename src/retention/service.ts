@@ -1,4 +1,5 @@
-import { RETENTION_KEYS, type Config } from '../config.ts';
+import { classifications } from '../classifications.ts';
+import type { Config } from '../config.ts';
 import { Pruner, type PrunerDeps } from './pruner.ts';
 import { refreshStoreStats } from './store-stats.ts';
 
@@ -11,9 +12,6 @@ export interface Retention {
   refreshStats(): Promise<void>;
   stop(): Promise<void>;
 }
-
-/** Telegram classifications (the retention keys that are not projections). */
-export const telegramClassifications = RETENTION_KEYS.filter((k) => !k.startsWith('gd.'));
 
 /**
  * The pruning timer and the store statistics of one server process (docs/operations.md
@@ -31,7 +29,7 @@ export function startRetention(
   });
   let stats: Promise<void> | undefined;
   const refreshStats = () =>
-    (stats ??= refreshStoreStats(deps, telegramClassifications)
+    (stats ??= refreshStoreStats(deps, classifications)
       .catch((err) => deps.log.warn({ err }, 'store statistics failed'))
       .finally(() => (stats = undefined)));
   pruner.onRun = (report) => {

@@ -1,25 +1,13 @@
+import type { Classification } from '../classifications.ts';
+
+const range = (prefix: string, from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(2, '0')}`);
+
 /**
  * Data type code → classification (docs/api-contract.md "Classifications"): the listed codes first,
  * then the family rules for retired or new XML codes. Non-XML telegrams (A/N, binary) are
  * observation data unless listed.
  */
-export const classifications = [
-  'eew.forecast',
-  'eew.warning',
-  'eew.realtime',
-  'telegram.earthquake',
-  'telegram.volcano',
-  'telegram.weather',
-  'telegram.forecast',
-  'telegram.observation',
-  'telegram.scheduled',
-  'telegram.lightning',
-] as const;
-export type Classification = (typeof classifications)[number];
-
-const range = (prefix: string, from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(2, '0')}`);
-
 const listed: Record<Classification, string[]> = {
   'eew.forecast': ['VXSE42', 'VXSE44', 'VXSE45'],
   'eew.warning': ['VXSE43'],

@@ -7,10 +7,14 @@ import type { Db } from '../db/types.ts';
 import { recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import type { PreparedConversion } from './conversion.ts';
-import type { IngestHints, PreparedTelegram } from './prepare.ts';
+import {
+  prepareForIngest,
+  type IngestHints,
+  type PreparedConversion,
+  type PreparedTelegram,
+  type Ready,
+} from './prepare.ts';
 import { PreparePool } from './prepare-pool.ts';
-import { prepareForIngest, type Ready } from './ready.ts';
 import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
 import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
 import { TelegramCache } from './cache.ts';

@@ -1,6 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import type { IngestHints, PreparedTelegram } from './prepare.ts';
-import { readyToStore, type Converted, type Ready } from './ready.ts';
+import {
+  readyToStore,
+  type Converted,
+  type IngestHints,
+  type PreparedTelegram,
+  type Ready,
+} from './prepare.ts';
 
 /** A telegram to prepare, as posted to a worker. */
 export interface PrepareRequest {

@@ -2,7 +2,7 @@
 // reads and converts them when that thread compresses them itself.
 import { parentPort } from 'node:worker_threads';
 import { transferable, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
-import { convertReceived, readyToStore } from './ready.ts';
+import { convertReceived, readyToStore } from './prepare.ts';
 
 const port = parentPort!;
 const post = (reply: PrepareReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);

@@ -3,7 +3,7 @@ import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import type { Db, Queryable } from '../db/types.ts';
 import { rebuildGdProjections } from '../gd/projections.ts';
 import type { ProjectionInput } from '../gd/types.ts';
-import { prepareConversion } from './conversion.ts';
+import { prepareConversion } from './prepare.ts';
 import type { ConversionFailure } from './ingest.ts';
 import { loadConversionOf, loadTelegramsAfter, storeTelegram } from './store.ts';
 

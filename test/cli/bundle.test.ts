@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-pool.ts';
-import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/ready.ts';
+import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/prepare.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
 

@@ -72,3 +72,21 @@ test('an import cycle is a lint error', async () => {
     ['import-x/no-cycle'],
   );
 });
+
+test('config.ts imports only the classifications, which import nothing of the service', async () => {
+  const allowed = await errorsOf(
+    'src/config.ts',
+    "import { classifications } from './classifications.ts';\nexport const planted = classifications;\n",
+  );
+  assert.deepEqual(allowed, []);
+  const fromConfig = await errorsOf(
+    'src/config.ts',
+    "import { systemClock } from './clock.ts';\nexport const planted = systemClock;\n",
+  );
+  assert.match(fromConfig[0]?.message ?? '', /config\.ts may not import clock\.ts/);
+  const fromClassifications = await errorsOf(
+    'src/classifications.ts',
+    "import { systemClock } from './clock.ts';\nexport const planted = systemClock;\n",
+  );
+  assert.match(fromClassifications[0]?.message ?? '', /classifications\.ts may not import clock\.ts/);
+});
