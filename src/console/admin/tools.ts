@@ -152,9 +152,12 @@ const view = (visit: Visit, rest: Partial<ToolView> = {}): ToolView => ({
 });
 
 export function registerAdminTools(scope: App, ctx: AppContext): void {
-  const running = new AbortController();
-  ctx.onShutdown.push(async () => running.abort());
+  registerInvite(scope, ctx);
+  registerScenario(scope, ctx);
+}
 
+/** Invite a person to sign up: the link is shown once. */
+function registerInvite(scope: App, ctx: AppContext): void {
   scope.get(adminPaths.invite, async (request, reply) =>
     sendLivePage(reply, 200, renderInvitePage(view(request.visit))),
   );
@@ -182,6 +185,12 @@ export function registerAdminTools(scope: App, ctx: AppContext): void {
 <p><code id="invitation-link">${link}</code></p><p class="muted">${text.shownOnce}</p></div>`;
     return sendLivePage(reply, 201, renderInvitePage(view(visit, { done })));
   });
+}
+
+/** Start an earthquake scenario; it runs in the background until done or shutdown. */
+function registerScenario(scope: App, ctx: AppContext): void {
+  const running = new AbortController();
+  ctx.onShutdown.push(async () => running.abort());
 
   scope.get(adminPaths.scenario, async (request, reply) =>
     sendLivePage(reply, 200, renderScenarioPage(view(request.visit))),
