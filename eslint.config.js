@@ -70,8 +70,9 @@ export const layers = {
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
   api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
-  // The authorization endpoint shows the sign-in and consent pages that console/ renders.
-  oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console'],
+  // The authorization endpoint shows the sign-in and consent pages that console/ renders, through
+  // the one interface of console/authorization-pages.ts.
+  oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console/authorization-pages.ts'],
   // The administration's scenario button starts what `POST /admin/v1/scenarios` starts.
   console: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   realtime: [...domainBase, ...domain, 'context.ts', 'http'],
@@ -98,6 +99,16 @@ const zones = Object.entries(layers).flatMap(([module, allowed]) =>
       };
     }),
 );
+
+// Inside the console, the live view and the administration share only what lies beside them.
+const consoleZones = [
+  ['live', 'admin'],
+  ['admin', 'live'],
+].map(([area, other]) => ({
+  target: `./src/console/${area}/**`,
+  from: `./src/console/${other}`,
+  message: `docs/architecture.md: console/${area} may not import console/${other}.`,
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', 'test-output/'] },
@@ -138,8 +149,15 @@ export default tseslint.config(
       'import-x/resolver': { node: { extensions: ['.ts', '.js'] } },
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones }],
+      'import-x/no-restricted-paths': ['error', { zones: [...zones, ...consoleZones] }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // Functions that fit on a screen (console areas' handlers, the OAuth endpoints' steps).
+    files: ['src/console/**/*.ts', 'src/oauth/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
 );

@@ -10,7 +10,6 @@ import { registerDataApi } from './api/routes.ts';
 import { registerSocketApi } from './api/socket.ts';
 import { registerAuthorize } from './oauth/authorize-endpoint.ts';
 import { registerConsole } from './console/routes.ts';
-import { registerLiveAndAdminConsole } from './console/live/register.ts';
 import { buildApp } from './http/app.ts';
 import type { App, Surface } from './http/surface.ts';
 import { registerMetadata } from './oauth/metadata.ts';
@@ -29,7 +28,6 @@ export const surfaces: readonly Surface[] = [
   registerAuthorize,
   registerTokenEndpoints,
   registerConsole,
-  registerLiveAndAdminConsole,
   registerDataApi,
   registerSocketApi,
   registerRealtime,

@@ -3,7 +3,8 @@ import type { ManagedClient } from '../auth/client-management.ts';
 import { GRANTS, type RegistrationField, type RegistrationProblem } from '../auth/client-registration.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
-import { fieldError, formatTime, invalidAttrs, notice, pathOf, paths, secretBox } from './layout.ts';
+import { fieldError, formatTime, invalidAttrs, notice, secretBox } from './layout.ts';
+import { pathOf, paths } from './paths.ts';
 import { scopeFieldset, scopeTags } from './scope-field.ts';
 
 /** The OAuth clients of an account: list, register, view and edit, rotate the secret, delete. */

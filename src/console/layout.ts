@@ -1,36 +1,12 @@
 import type { Lang, Messages } from './i18n.ts';
 import { languages } from './i18n.ts';
 import { markup, type SafeHtml } from './html.ts';
-import { adminPaths } from './admin/paths.ts';
-import { livePaths } from './live/paths.ts';
+import { adminPaths, livePaths, paths } from './paths.ts';
 
 /**
  * The page header of the console (navigation, account menu, language switch) and the pieces every
  * console page shares: times, field errors, a secret shown once.
  */
-
-export const paths = {
-  root: '/',
-  signin: '/account/signin',
-  signout: '/account/signout',
-  signup: '/account/signup',
-  account: '/account',
-  password: '/account/password',
-  lang: '/account/lang',
-  revoke: '/account/authorizations/:id/revoke',
-  keys: '/account/keys',
-  keyRevoke: '/account/keys/:id/revoke',
-  clients: '/account/clients',
-  clientNew: '/account/clients/new',
-  client: '/account/clients/:id',
-  clientSecret: '/account/clients/:id/secret',
-  clientDelete: '/account/clients/:id/delete',
-  contracts: '/account/contracts',
-  sessions: '/account/sessions',
-  sessionClose: '/account/sessions/:id/close',
-} as const;
-
-export const pathOf = (template: string, id: number) => template.replace(':id', String(id));
 
 export type Section =
   'dashboard' | 'keys' | 'clients' | 'contracts' | 'sessions' | 'password' | 'live' | 'admin';

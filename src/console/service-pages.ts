@@ -2,7 +2,8 @@ import type { ContractListItem } from '../accounts/contracts.ts';
 import type { SocketSession } from '../sessions/socket-sessions.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, notice, pathOf, paths } from './layout.ts';
+import { formatTime, notice } from './layout.ts';
+import { pathOf, paths } from './paths.ts';
 
 /** The contracts page (every plan; apply, cancel) and the WebSocket sessions page (list; close). */
 

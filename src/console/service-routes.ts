@@ -6,12 +6,12 @@ import { singleValue } from '../http/form.ts';
 import type { App } from '../http/surface.ts';
 import { closeSessionOf, CLOSED_BY_ACCOUNT, listSessions } from '../sessions/socket-sessions.ts';
 import type { Messages } from './i18n.ts';
-import { paths } from './layout.ts';
+import { paths } from './paths.ts';
 import { contractsText, renderContractsPage, renderSessionsPage, sessionsText } from './service-pages.ts';
-import { postedForm, rowId, signedIn } from './visit.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf } from './visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
 
-/** Contracts (apply, cancel) and WebSocket sessions (list, close) of the signed-in account. */
+/** The service area: contracts (apply, cancel) and WebSocket sessions (list, close) of the account. */
 
 export const LISTED_SESSIONS = 50;
 
@@ -23,11 +23,16 @@ const text: Messages<'noSession' | 'badAction'> = {
   },
 };
 
-export async function registerServiceRoutes(scope: App, ctx: AppContext): Promise<void> {
-  scope.get(paths.contracts, async (request, reply) => {
-    const visit = await signedIn(ctx, request, reply, paths.contracts);
-    if (!visit) return reply;
-    const done = (request.query as Record<string, unknown>).done;
+export async function serviceArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  guardVisits(area, ctx);
+  contractRoutes(area, ctx);
+  sessionRoutes(area, ctx);
+}
+
+function contractRoutes(area: App, ctx: AppContext): void {
+  area.get<{ Querystring: QueryOf<'done'> }>(paths.contracts, async (request, reply) => {
+    const { visit } = request;
+    const done = request.query.done;
     const t = contractsText[visit.lang];
     return sendPage(
       reply,
@@ -44,10 +49,9 @@ export async function registerServiceRoutes(scope: App, ctx: AppContext): Promis
     );
   });
 
-  scope.post(paths.contracts, async (request, reply) => {
-    const posted = await postedForm(ctx, request, reply, paths.contracts);
-    if (!posted) return reply;
-    const { visit, form } = posted;
+  area.post(paths.contracts, async (request, reply) => {
+    const { visit } = request;
+    const form = checkedForm(request);
     const plan = planByClassification(singleValue(form, 'plan') ?? '');
     const action = singleValue(form, 'action');
     if (!plan) return sendErrorPage(reply, 400, contractsText[visit.lang].unknownPlan, undefined, visit.lang);
@@ -59,17 +63,18 @@ export async function registerServiceRoutes(scope: App, ctx: AppContext): Promis
     await busCodecs.contracts.publish(ctx.bus, { accountId: visit.account.id });
     return sendRedirect(reply, `${visit.origin}${paths.contracts}?done=${action}`);
   });
+}
 
-  scope.get(paths.sessions, async (request, reply) => {
-    const visit = await signedIn(ctx, request, reply, paths.sessions);
-    if (!visit) return reply;
+function sessionRoutes(area: App, ctx: AppContext): void {
+  area.get<{ Querystring: QueryOf<'closed'> }>(paths.sessions, async (request, reply) => {
+    const { visit } = request;
     const id = visit.account.id;
     const [{ items }, open, limit] = await Promise.all([
       listSessions(ctx.db, id, { limit: LISTED_SESSIONS }),
       listSessions(ctx.db, id, { status: 'open', limit: 1000 }),
       connectionLimit(ctx.db, id),
     ]);
-    const closed = (request.query as Record<string, unknown>).closed === '1';
+    const closed = request.query.closed === '1';
     return sendPage(
       reply,
       200,
@@ -86,15 +91,17 @@ export async function registerServiceRoutes(scope: App, ctx: AppContext): Promis
     );
   });
 
-  scope.post(paths.sessionClose, async (request, reply) => {
-    const posted = await postedForm(ctx, request, reply, paths.sessions);
-    if (!posted) return reply;
-    const { visit } = posted;
-    const id = rowId((request.params as { id: string }).id);
-    // The same path as DELETE /v2/socket/:id: mark it closed, then whichever process holds it closes it.
-    if (id === null || !(await closeSessionOf(ctx.db, visit.account.id, id, ctx.clock.now())))
-      return sendErrorPage(reply, 404, text[visit.lang].noSession, undefined, visit.lang);
-    await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
-    return sendRedirect(reply, `${visit.origin}${paths.sessions}?closed=1`);
-  });
+  area.post<{ Params: { id: string } }>(
+    paths.sessionClose,
+    { config: { returnTo: paths.sessions } },
+    async (request, reply) => {
+      const { visit } = request;
+      const id = rowId(request.params.id);
+      // The same path as DELETE /v2/socket/:id: mark it closed, then whichever process holds it closes it.
+      if (id === null || !(await closeSessionOf(ctx.db, visit.account.id, id, ctx.clock.now())))
+        return sendErrorPage(reply, 404, text[visit.lang].noSession, undefined, visit.lang);
+      await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
+      return sendRedirect(reply, `${visit.origin}${paths.sessions}?closed=1`);
+    },
+  );
 }

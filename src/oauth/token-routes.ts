@@ -43,9 +43,9 @@ function namedClient(request: FastifyRequest): string {
 const tooManyFailures = (retryAfter: number) =>
   new OAuthError('invalid_request', 'too many failed requests', { 'retry-after': String(retryAfter) }, 429);
 
-/** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
-export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
-  const issuer: Issuer = {
+/** What issues and checks tokens for these endpoints. */
+function tokenIssuer(ctx: AppContext): Issuer {
+  return {
     db: ctx.db,
     clients: new ClientCache(ctx.db, ctx.clock, CLIENT_CACHE_MS),
     accountTokens: new AccountTokenWriter(ctx.db, ctx.pepper),
@@ -54,6 +54,21 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     pepper: ctx.pepper,
     refreshMaxAgeMs: REFRESH_TOKEN_MAX_AGE_MS,
   };
+}
+
+/** These endpoints take POST only: any other method is answered 405 in their error format. */
+function refuseOtherMethods(scope: App): void {
+  const notAllowed = async () => {
+    throw new OAuthError('invalid_request', 'use POST', { allow: 'POST' }, 405);
+  };
+  for (const url of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH]) {
+    scope.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed });
+  }
+}
+
+/** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
+export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
+  const issuer = tokenIssuer(ctx);
   const endpoint: TokenEndpoint = {
     issuer,
     dpop: { db: ctx.db, clock: ctx.clock, nonces: app.dpopNonces },
@@ -118,12 +133,6 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
       const body = await handleIntrospectRequest(issuer, request, await admit(request));
       return reply.type('application/json; charset=utf-8').send(body);
     });
-
-    const notAllowed = async () => {
-      throw new OAuthError('invalid_request', 'use POST', { allow: 'POST' }, 405);
-    };
-    for (const url of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH]) {
-      scope.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed });
-    }
+    refuseOtherMethods(scope);
   });
 }

@@ -2,10 +2,9 @@ import type { AccountListItem } from '../../accounts/accounts.ts';
 import type { ConversionFailureItem } from '../../telegrams/conversion-failures.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
-import { livePage } from '../live/layout.ts';
-import { livePaths } from '../live/paths.ts';
+import { livePage } from '../live-frame.ts';
+import { adminPaths, livePaths } from '../paths.ts';
 import { adminMessages, type AdminText } from './messages.ts';
-import { adminPaths } from './paths.ts';
 import type { ServiceStatus } from './status.ts';
 
 /** The links between the administration pages. */

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { createInvitation, MAX_INVITATION_TTL_MS } from '../../accounts/invitations.ts';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
@@ -11,15 +11,13 @@ import {
 } from '../../sources/scenario/run.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
-import { fieldError, invalidAttrs, paths } from '../layout.ts';
-import { livePage, sendLivePage } from '../live/layout.ts';
-import { livePaths } from '../live/paths.ts';
-import { sessionCsrfValid } from '../signin-cookies.ts';
+import { fieldError, invalidAttrs } from '../layout.ts';
+import { livePage, sendLivePage } from '../live-frame.ts';
+import { adminPaths, livePaths, paths } from '../paths.ts';
 import type { Visit } from '../visit.ts';
-import { authOrigin, sendErrorPage } from '../web.ts';
+import { authOrigin } from '../web.ts';
 import { adminNav } from './pages.ts';
 import { adminMessages, type AdminText } from './messages.ts';
-import { adminPaths } from './paths.ts';
 
 /**
  * Two administration tools (docs/console-live.md "Administration"): invite a person to sign up
@@ -135,48 +133,38 @@ function numberIn(
   return value;
 }
 
-export function registerAdminTools(
-  scope: App,
-  ctx: AppContext,
-  administrator: (request: FastifyRequest, reply: FastifyReply) => Promise<Visit | null>,
-  headerOf: (visit: Visit) => SafeHtml,
-): void {
-  const running = new AbortController();
-  ctx.onShutdown.push(async () => running.abort());
-
-  /** The posted fields of an administrator's form with a valid CSRF token; null after answering. */
-  async function posted(request: FastifyRequest, reply: FastifyReply) {
-    const visit = await administrator(request, reply);
-    if (!visit) return null;
-    const form = formOf(request);
-    if (!form || !sessionCsrfValid(ctx, visit.session, singleValue(form, 'csrf'))) {
-      void sendErrorPage(reply, 403, adminMessages[visit.lang].formExpired);
-      return null;
-    }
-    const values: Fields = {};
-    for (const name of ['email', 'days', 'latitude', 'longitude', 'depth', 'magnitude', 'speed', 'asReal']) {
-      const value = singleValue(form, name);
-      if (value !== null) values[name] = value.trim();
-    }
-    return { visit, values };
+/** The posted fields of the tools' forms (the area's gate checked the form's CSRF token). */
+function postedFields(request: FastifyRequest): Fields {
+  const form = formOf(request) ?? new Map<string, string[]>();
+  const values: Fields = {};
+  for (const name of ['email', 'days', 'latitude', 'longitude', 'depth', 'magnitude', 'speed', 'asReal']) {
+    const value = singleValue(form, name);
+    if (value !== null) values[name] = value.trim();
   }
-  const view = (visit: Visit, rest: Partial<ToolView> = {}): ToolView => ({
-    lang: visit.lang,
-    header: headerOf(visit),
-    csrf: visit.csrf,
-    ...rest,
-  });
+  return values;
+}
 
-  scope.get(adminPaths.invite, async (request, reply) => {
-    const visit = await administrator(request, reply);
-    if (!visit) return reply;
-    return sendLivePage(reply, 200, renderInvitePage(view(visit)));
-  });
+const view = (visit: Visit, rest: Partial<ToolView> = {}): ToolView => ({
+  lang: visit.lang,
+  header: visit.header('admin', adminPaths.status),
+  csrf: visit.csrf,
+  ...rest,
+});
+
+export function registerAdminTools(scope: App, ctx: AppContext): void {
+  registerInvite(scope, ctx);
+  registerScenario(scope, ctx);
+}
+
+/** Invite a person to sign up: the link is shown once. */
+function registerInvite(scope: App, ctx: AppContext): void {
+  scope.get(adminPaths.invite, async (request, reply) =>
+    sendLivePage(reply, 200, renderInvitePage(view(request.visit))),
+  );
 
   scope.post(adminPaths.invite, async (request, reply) => {
-    const form = await posted(request, reply);
-    if (!form) return reply;
-    const { visit, values } = form;
+    const { visit } = request;
+    const values = postedFields(request);
     const text = adminMessages[visit.lang];
     const problems: Problems = {};
     const email = values.email ?? '';
@@ -197,17 +185,20 @@ export function registerAdminTools(
 <p><code id="invitation-link">${link}</code></p><p class="muted">${text.shownOnce}</p></div>`;
     return sendLivePage(reply, 201, renderInvitePage(view(visit, { done })));
   });
+}
 
-  scope.get(adminPaths.scenario, async (request, reply) => {
-    const visit = await administrator(request, reply);
-    if (!visit) return reply;
-    return sendLivePage(reply, 200, renderScenarioPage(view(visit)));
-  });
+/** Start an earthquake scenario; it runs in the background until done or shutdown. */
+function registerScenario(scope: App, ctx: AppContext): void {
+  const running = new AbortController();
+  ctx.onShutdown.push(async () => running.abort());
+
+  scope.get(adminPaths.scenario, async (request, reply) =>
+    sendLivePage(reply, 200, renderScenarioPage(view(request.visit))),
+  );
 
   scope.post(adminPaths.scenario, async (request, reply) => {
-    const form = await posted(request, reply);
-    if (!form) return reply;
-    const { visit, values } = form;
+    const { visit } = request;
+    const values = postedFields(request);
     const text = adminMessages[visit.lang];
     const problems: Problems = {};
     const latitude = numberIn(values, problems, 'latitude', SCENARIO_LIMITS.latitude, text);

@@ -3,11 +3,11 @@ import type { Lang } from '../i18n.ts';
 import type { TelegramRecord } from '../../telegrams/record.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import { decodedBody } from './documents.ts';
-import { livePage } from './layout.ts';
+import { livePage } from '../live-frame.ts';
 import { intensityClass, intensityColours, renderMap, stationClass } from './map.ts';
 import { liveMessages, type LiveText } from './messages.ts';
 import { payloadOf, type TelegramLine } from './payloads.ts';
-import { livePaths } from './paths.ts';
+import { livePaths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 
 const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', String(serial));

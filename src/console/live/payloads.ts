@@ -1,7 +1,7 @@
 import type { TelegramRecord } from '../../telegrams/record.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import { conversionDocument } from './documents.ts';
-import { livePaths } from './paths.ts';
+import { livePaths } from '../paths.ts';
 
 /**
  * What the live view's event stream says about one stored telegram (docs/console-live.md

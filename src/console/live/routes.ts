@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { getAccount } from '../../accounts/accounts.ts';
 import { contractedClassifications } from '../../accounts/contracts.ts';
 import { FailureLimiter } from '../../auth/failure-limiter.ts';
 import { liveSessionDigests } from '../../auth/signin-sessions.ts';
@@ -11,17 +10,16 @@ import { TelegramCache } from '../../telegrams/cache.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
 import { languageOf } from '../i18n.ts';
-import { signedIn } from '../visit.ts';
-import { currentSession } from '../signin-cookies.ts';
-import { asWebScope, sendErrorPage } from '../web.ts';
+import { sendLivePage } from '../live-frame.ts';
+import { livePaths } from '../paths.ts';
+import { findVisit, guardVisits, type QueryOf } from '../visit.ts';
+import { sendErrorPage } from '../web.ts';
 import { LIVE_SCRIPT, LIVE_STYLE } from './assets.ts';
 import { decodedBody } from './documents.ts';
 import { defaultFeedLimits, LiveFeed } from './feed.ts';
-import { sendLivePage } from './layout.ts';
 import { liveMessages } from './messages.ts';
 import { renderLivePage, renderQuakePage, renderTelegramPage } from './pages.ts';
-import { livePaths } from './paths.ts';
-import { loadQuake, newestQuakeId } from './quake.ts';
+import { loadQuake, newestQuakeId, type StationPositions } from './quake.ts';
 
 /** Telegrams listed on the live view when it opens. */
 const RECENT = 30;
@@ -36,21 +34,21 @@ export const TELEGRAM_PAGE_LIMIT = { limit: 60, windowMs: 60_000 };
 const SERIAL = /^\d{1,15}$/;
 const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
 
+/** The live view's shared parts: the telegram cache, station positions and the feed of its streams. */
+export interface LiveView {
+  cache: TelegramCache;
+  positions: StationPositions;
+  feed: LiveFeed;
+}
+
 /**
- * The live view, its event stream, the earthquake event and telegram pages (docs/console-live.md).
- * Returns the feed so the administration pages can end a disabled account's streams at once.
+ * Starts the live view's feed (docs/console-live.md): woken by every announced telegram and on a
+ * timer, refiltered when an account's contracts change, and closing the streams whose sign-in
+ * session ended. Everything stops at shutdown.
  */
-export async function registerLiveConsole(app: App, ctx: AppContext): Promise<LiveFeed> {
+export async function openLiveView(ctx: AppContext): Promise<LiveView> {
   const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
   const { lists: stations } = await StationLists.shared(ctx.db, ctx.bus);
-  const positions = (code: string) => stations.intensityStation(code);
-  const telegramPages = new FailureLimiter(
-    ctx.db,
-    ctx.pepper,
-    'console-telegram-pages',
-    TELEGRAM_PAGE_LIMIT,
-    ctx.clock,
-  );
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),
   );
@@ -78,7 +76,11 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
     for (const off of unsubscribe) await off();
     feed.closeAll();
   });
+  return { cache, positions: (code) => stations.intensityStation(code), feed };
+}
 
+/** The live view's script and stylesheet (outside the pages' area: anyone may load them). */
+export function registerLiveAssets(app: App): void {
   const asset = (body: string, type: string) => (_request: FastifyRequest, reply: FastifyReply) =>
     reply
       .headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' })
@@ -86,142 +88,163 @@ export async function registerLiveConsole(app: App, ctx: AppContext): Promise<Li
       .send(body);
   app.get(livePaths.script, asset(LIVE_SCRIPT, 'text/javascript; charset=utf-8'));
   app.get(livePaths.style, asset(LIVE_STYLE, 'text/css; charset=utf-8'));
+}
 
-  await app.register(async (scope) => {
-    asWebScope(scope);
-
-    /** The signed-in visit, or null after a redirect to sign-in that comes back here. */
-    const visitOf = (request: FastifyRequest, reply: FastifyReply) =>
-      signedIn(ctx, request, reply, request.url.length <= 2048 ? request.url : livePaths.live);
-
-    scope.get(livePaths.live, async (request, reply) => {
-      const visit = await visitOf(request, reply);
-      if (!visit) return reply;
-      const { session, lang } = visit;
-      const header = visit.header('live', livePaths.live);
-      const contracted = await contractedClassifications(ctx.db, session.accountId);
-      // Position first: the stream sends everything after it, so nothing falls between the two.
-      const position = await feed.newest();
-      const recent =
-        contracted.size === 0
-          ? []
-          : (
-              await queryTelegrams(ctx.db, {
-                classifications: [...contracted],
-                test: 'including',
-                formats: ['xml', 'a/n', 'binary'],
-                before: position + 1,
-                limit: RECENT,
-                withXmlReport: true,
-              })
-            ).filter((t) => t.serial <= position);
-      const quakeId = contracted.has('telegram.earthquake') ? await newestQuakeId(ctx.db) : null;
-      const quake = quakeId ? await loadQuake(ctx.db, quakeId, positions) : null;
-      return sendLivePage(reply, 200, renderLivePage({ lang, header, recent, position, quake }));
-    });
-
-    scope.get(livePaths.events, async (request, reply) => {
-      const session = await currentSession(ctx, request);
-      const account = session ? await getAccount(ctx.db, session.accountId) : null;
-      if (!session || !account) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
-      // Taken before anything else is awaited, and given back when the request ends however it ends.
-      const slot = feed.reserve({ accountId: account.id, address: request.ip, admin: account.isAdmin });
-      if (!slot) return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
-      reply.raw.once('close', slot.release);
-      const lastEventId = request.headers['last-event-id'];
-      const after = (request.query as Record<string, unknown>).after;
-      const from = typeof lastEventId === 'string' && SERIAL.test(lastEventId) ? lastEventId : after;
-      const position = typeof from === 'string' && SERIAL.test(from) ? Number(from) : await feed.newest();
-      const classifications = await contractedClassifications(ctx.db, session.accountId);
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'x-accel-buffering': 'no',
-      });
-      reply.raw.write('retry: 1000\n\n');
-      try {
-        await feed.open(
-          { accountId: session.accountId, sessionDigest: session.digest, classifications },
-          reply.raw,
-          position,
-        );
-      } catch (err) {
-        // The headers are sent: the stream just ends, and the browser reconnects from its last id.
-        request.log.error({ err }, 'live view stream failed to open');
-        reply.raw.end();
-      }
-    });
-
-    /** The telegram of the path for a signed-in account contracted for it; null after answering. */
-    async function telegramOf(request: FastifyRequest, reply: FastifyReply) {
-      const visit = await visitOf(request, reply);
-      if (!visit) return null;
-      const { session, lang } = visit;
-      const wait = await telegramPages.take([String(session.accountId)]);
-      if (wait > 0) {
-        void sendErrorPage(reply.header('retry-after', String(wait)), 429, liveMessages[lang].tooManyPages);
-        return null;
-      }
-      const { serial } = request.params as { serial: string };
-      const record = SERIAL.test(serial)
-        ? (cache.get(Number(serial)) ?? (await loadTelegram(ctx.db, Number(serial))))
-        : null;
-      const contracted = await contractedClassifications(ctx.db, session.accountId);
-      if (!record || !contracted.has(record.classification)) {
-        void sendErrorPage(reply, 404, liveMessages[lang].notFound);
-        return null;
-      }
-      return { visit, record };
+/**
+ * The live area: the event stream (which answers a signed-out request itself), and behind the
+ * area's gate the live view, the earthquake event and telegram pages (docs/console-live.md).
+ */
+export async function liveArea(area: App, { ctx, live }: { ctx: AppContext; live: LiveView }): Promise<void> {
+  area.get<{ Querystring: QueryOf<'after'> }>(livePaths.events, async (request, reply) => {
+    const visit = await findVisit(ctx, request);
+    if (!visit) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
+    const { account, session } = visit;
+    // Taken before anything else is awaited, and given back when the request ends however it ends.
+    const slot = live.feed.reserve({ accountId: account.id, address: request.ip, admin: account.isAdmin });
+    if (!slot) return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
+    reply.raw.once('close', slot.release);
+    const lastEventId = request.headers['last-event-id'];
+    const from =
+      typeof lastEventId === 'string' && SERIAL.test(lastEventId) ? lastEventId : request.query.after;
+    const position = typeof from === 'string' && SERIAL.test(from) ? Number(from) : await live.feed.newest();
+    const classifications = await contractedClassifications(ctx.db, session.accountId);
+    openStream(reply);
+    try {
+      const client = { accountId: session.accountId, sessionDigest: session.digest, classifications };
+      await live.feed.open(client, reply.raw, position);
+    } catch (err) {
+      // The headers are sent: the stream just ends, and the browser reconnects from its last id.
+      request.log.error({ err }, 'live view stream failed to open');
+      reply.raw.end();
     }
-
-    scope.get(livePaths.telegram, async (request, reply) => {
-      const found = await telegramOf(request, reply);
-      if (!found) return reply;
-      const { visit, record } = found;
-      const { lang } = visit;
-      const related =
-        record.format === 'json'
-          ? await loadOriginalOf(ctx.db, record.conversion!.originalId)
-          : await loadConversionOf(ctx.db, record.id);
-      return sendLivePage(
-        reply,
-        200,
-        renderTelegramPage({ lang, header: visit.header('live', livePaths.live), record, related }),
-      );
-    });
-
-    // The body itself, as stored (gzip undone), for the page's link: plain text that no browser
-    // renders or runs, sandboxed like the data API's bodies.
-    scope.get(livePaths.body, async (request, reply) => {
-      const found = await telegramOf(request, reply);
-      if (!found) return reply;
-      const bytes = decodedBody(found.record);
-      if (!bytes) return sendErrorPage(reply, 404, liveMessages[found.visit.lang].bodyTooLarge);
-      return reply
-        .headers({
-          'content-security-policy': "default-src 'none'; sandbox",
-          'x-content-type-options': 'nosniff',
-          'cache-control': 'private, no-store',
-        })
-        .type(found.record.format === 'binary' ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-        .send(bytes);
-    });
-
-    scope.get(livePaths.quake, async (request, reply) => {
-      const visit = await visitOf(request, reply);
-      if (!visit) return reply;
-      const { session, lang } = visit;
-      const { eventId } = request.params as { eventId: string };
-      const contracted = await contractedClassifications(ctx.db, session.accountId);
-      const quake =
-        EVENT_ID.test(eventId) && contracted.has('telegram.earthquake')
-          ? await loadQuake(ctx.db, eventId, positions)
-          : null;
-      if (!quake) return sendErrorPage(reply, 404, liveMessages[lang].eventNotFound);
-      return sendLivePage(reply, 200, renderQuakePage(lang, visit.header('live', livePaths.live), quake));
-    });
   });
-  return feed;
+  await area.register(livePages, { ctx, live });
+}
+
+/** Takes the response over for server-sent events: the headers, and the client's reconnection delay. */
+function openStream(reply: FastifyReply): void {
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-accel-buffering': 'no',
+  });
+  reply.raw.write('retry: 1000\n\n');
+}
+
+type SerialParams = { Params: { serial: string } };
+
+/** The live view: the newest telegrams the account is contracted for, and the newest earthquake event. */
+async function showLiveView(ctx: AppContext, live: LiveView, request: FastifyRequest, reply: FastifyReply) {
+  const { session, lang } = request.visit;
+  const header = request.visit.header('live', livePaths.live);
+  const contracted = await contractedClassifications(ctx.db, session.accountId);
+  // Position first: the stream sends everything after it, so nothing falls between the two.
+  const position = await live.feed.newest();
+  const recent =
+    contracted.size === 0
+      ? []
+      : (
+          await queryTelegrams(ctx.db, {
+            classifications: [...contracted],
+            test: 'including',
+            formats: ['xml', 'a/n', 'binary'],
+            before: position + 1,
+            limit: RECENT,
+            withXmlReport: true,
+          })
+        ).filter((t) => t.serial <= position);
+  const quakeId = contracted.has('telegram.earthquake') ? await newestQuakeId(ctx.db) : null;
+  const quake = quakeId ? await loadQuake(ctx.db, quakeId, live.positions) : null;
+  return sendLivePage(reply, 200, renderLivePage({ lang, header, recent, position, quake }));
+}
+
+/** What a telegram page reads: the store, its cache, and the accounts' page limits. */
+interface TelegramPages {
+  ctx: AppContext;
+  cache: TelegramCache;
+  pages: FailureLimiter;
+}
+
+/** The telegram of the path if the account is contracted for it, within its page limit; null after answering. */
+async function telegramOf(
+  { ctx, cache, pages }: TelegramPages,
+  request: FastifyRequest<SerialParams>,
+  reply: FastifyReply,
+) {
+  const { session, lang } = request.visit;
+  const wait = await pages.take([String(session.accountId)]);
+  if (wait > 0) {
+    void sendErrorPage(reply.header('retry-after', String(wait)), 429, liveMessages[lang].tooManyPages);
+    return null;
+  }
+  const { serial } = request.params;
+  const record = SERIAL.test(serial)
+    ? (cache.get(Number(serial)) ?? (await loadTelegram(ctx.db, Number(serial))))
+    : null;
+  const contracted = await contractedClassifications(ctx.db, session.accountId);
+  if (!record || !contracted.has(record.classification)) {
+    void sendErrorPage(reply, 404, liveMessages[lang].notFound);
+    return null;
+  }
+  return record;
+}
+
+async function livePages(scope: App, { ctx, live }: { ctx: AppContext; live: LiveView }): Promise<void> {
+  // Sign-in comes back to the page asked for (a path too long to carry back to the live view).
+  guardVisits(scope, ctx, {
+    returnTo: (request) => (request.url.length <= 2048 ? request.url : livePaths.live),
+  });
+  const pages = new FailureLimiter(
+    ctx.db,
+    ctx.pepper,
+    'console-telegram-pages',
+    TELEGRAM_PAGE_LIMIT,
+    ctx.clock,
+  );
+  const telegrams: TelegramPages = { ctx, cache: live.cache, pages };
+
+  scope.get(livePaths.live, (request, reply) => showLiveView(ctx, live, request, reply));
+
+  scope.get<SerialParams>(livePaths.telegram, async (request, reply) => {
+    const record = await telegramOf(telegrams, request, reply);
+    if (!record) return reply;
+    const { visit } = request;
+    const related =
+      record.format === 'json'
+        ? await loadOriginalOf(ctx.db, record.conversion!.originalId)
+        : await loadConversionOf(ctx.db, record.id);
+    const header = visit.header('live', livePaths.live);
+    return sendLivePage(reply, 200, renderTelegramPage({ lang: visit.lang, header, record, related }));
+  });
+
+  // The body itself, as stored (gzip undone), for the page's link: plain text that no browser
+  // renders or runs, sandboxed like the data API's bodies.
+  scope.get<SerialParams>(livePaths.body, async (request, reply) => {
+    const record = await telegramOf(telegrams, request, reply);
+    if (!record) return reply;
+    const bytes = decodedBody(record);
+    if (!bytes) return sendErrorPage(reply, 404, liveMessages[request.visit.lang].bodyTooLarge);
+    return reply
+      .headers({
+        'content-security-policy': "default-src 'none'; sandbox",
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'private, no-store',
+      })
+      .type(record.format === 'binary' ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+      .send(bytes);
+  });
+
+  scope.get<{ Params: { eventId: string } }>(livePaths.quake, async (request, reply) => {
+    const { visit } = request;
+    const { eventId } = request.params;
+    const contracted = await contractedClassifications(ctx.db, visit.session.accountId);
+    const quake =
+      EVENT_ID.test(eventId) && contracted.has('telegram.earthquake')
+        ? await loadQuake(ctx.db, eventId, live.positions)
+        : null;
+    if (!quake) return sendErrorPage(reply, 404, liveMessages[visit.lang].eventNotFound);
+    return sendLivePage(reply, 200, renderQuakePage(visit.lang, visit.header('live', livePaths.live), quake));
+  });
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { contentSecurityPolicy, markup, page, securityHeaders, type SafeHtml } from '../html.ts';
-import type { Lang } from '../i18n.ts';
+import { contentSecurityPolicy, markup, page, securityHeaders, type SafeHtml } from './html.ts';
+import type { Lang } from './i18n.ts';
 import { livePaths } from './paths.ts';
 
 /**
