@@ -70,19 +70,107 @@ function okJson(items: string, cursors: object, now: number): string {
  * contract the early-warning list is, and their events are not found.
  */
 export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
+  registerEarthquakeRoutes(app, ctx, deps);
+  registerEewRoutes(app, ctx, deps);
+}
+
+const PAGE_OPTIONS = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS };
+
+/** `GET /v2/gd/earthquake` and `/v2/gd/earthquake/:eventId`. */
+function registerEarthquakeRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
   const hasEarthquakes = async (accountId: number) =>
     (await deps.contracted(accountId)).has('telegram.earthquake');
+  const earthquakePages = new SerialTaggedCache<SerialisedPage<EarthquakeListPage>>(
+    deps.telegrams,
+    PAGE_OPTIONS,
+  );
+  registerEarthquakeList(app, ctx, hasEarthquakes, earthquakePages);
+  app.get(
+    '/v2/gd/earthquake/:eventId',
+    {
+      config: { scopes: ['gd.earthquake'] },
+      schema: {
+        summary: 'Earthquake event',
+        description:
+          'One merged earthquake event with its telegrams as JSON conversions. Scope `gd.earthquake`.',
+        tags: ['earthquakes'],
+        params: GdEventParams,
+        response: { 200: GdEarthquakeEvent, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { eventId } = request.params;
+      if (!EVENT_ID.test(eventId) || !(await hasEarthquakes(request.principal.accountId))) throw notFound();
+      const detail = await earthquakeEvent(ctx.db, eventId);
+      if (!detail) throw notFound();
+      const dataUrl = publicUrls(ctx.config, request).data;
+      const telegrams = (await loadSummaries(ctx.db, detail.telegramSerials))
+        .filter(isConversion)
+        .map((t) => conversionItem(t, dataUrl));
+      return okBody({ event: { ...detail.event, telegrams } }, ctx.clock.now());
+    },
+  );
+}
+
+/** `GET /v2/gd/eew` and `/v2/gd/eew/:eventId`. */
+function registerEewRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
   const hasEew = async (accountId: number) => {
     const contracted = await deps.contracted(accountId);
     return contracted.has('eew.forecast') || contracted.has('eew.warning');
   };
-  const pageOptions = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS };
-  const earthquakePages = new SerialTaggedCache<SerialisedPage<EarthquakeListPage>>(
-    deps.telegrams,
-    pageOptions,
-  );
-  const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, pageOptions);
+  const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, PAGE_OPTIONS);
 
+  app.get(
+    '/v2/gd/eew',
+    {
+      config: { scopes: ['gd.eew'] },
+      schema: {
+        summary: 'Early-warning list',
+        description:
+          'The final report (or cancellation) of each early-warning event, newest first. For reference after the fact. Scope `gd.eew`.',
+        tags: ['earthquakes'],
+        querystring: GdEewListQuery,
+        response: { 200: GdEewList, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { query } = request;
+      const limit = query.limit === undefined ? 20 : Number(query.limit);
+      const range = parseDatetimeRange(query.datetime);
+      const cursor =
+        query.cursorToken === undefined
+          ? undefined
+          : decodeCursor(EEW_LIST, query.cursorToken, 'cursorToken', ['older']);
+      const f: EewListQuery = {
+        limit,
+        ...(range.from ? { datetimeFrom: range.from } : {}),
+        ...(range.before ? { datetimeTo: range.before } : {}),
+        ...(cursor ? { cursor: { position: cursor.serial } } : {}),
+      };
+      const page = (await hasEew(request.principal.accountId))
+        ? await eewPages.get(JSON.stringify(f), () => listEewRecords(ctx.db, f))
+        : { items: [] };
+      return okBody(
+        {
+          items: page.items,
+          ...(page.nextToken !== undefined
+            ? { nextToken: encodeCursor(EEW_LIST, 'older', page.nextToken) }
+            : {}),
+        },
+        ctx.clock.now(),
+      );
+    },
+  );
+  registerEewEvent(app, ctx, hasEew);
+}
+
+/** `GET /v2/gd/earthquake`: pages kept while no telegram is committed, their items serialised once. */
+function registerEarthquakeList(
+  app: App,
+  ctx: AppContext,
+  hasEarthquakes: (accountId: number) => Promise<boolean>,
+  earthquakePages: SerialTaggedCache<SerialisedPage<EarthquakeListPage>>,
+): void {
   app.get(
     '/v2/gd/earthquake',
     {
@@ -127,75 +215,10 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
         .send(okJson(page.items, cursors, ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>);
     },
   );
+}
 
-  app.get(
-    '/v2/gd/earthquake/:eventId',
-    {
-      config: { scopes: ['gd.earthquake'] },
-      schema: {
-        summary: 'Earthquake event',
-        description:
-          'One merged earthquake event with its telegrams as JSON conversions. Scope `gd.earthquake`.',
-        tags: ['earthquakes'],
-        params: GdEventParams,
-        response: { 200: GdEarthquakeEvent, ...errorResponses },
-      },
-    },
-    async (request) => {
-      const { eventId } = request.params;
-      if (!EVENT_ID.test(eventId) || !(await hasEarthquakes(request.principal.accountId))) throw notFound();
-      const detail = await earthquakeEvent(ctx.db, eventId);
-      if (!detail) throw notFound();
-      const dataUrl = publicUrls(ctx.config, request).data;
-      const telegrams = (await loadSummaries(ctx.db, detail.telegramSerials))
-        .filter(isConversion)
-        .map((t) => conversionItem(t, dataUrl));
-      return okBody({ event: { ...detail.event, telegrams } }, ctx.clock.now());
-    },
-  );
-
-  app.get(
-    '/v2/gd/eew',
-    {
-      config: { scopes: ['gd.eew'] },
-      schema: {
-        summary: 'Early-warning list',
-        description:
-          'The final report (or cancellation) of each early-warning event, newest first. For reference after the fact. Scope `gd.eew`.',
-        tags: ['earthquakes'],
-        querystring: GdEewListQuery,
-        response: { 200: GdEewList, ...errorResponses },
-      },
-    },
-    async (request) => {
-      const { query } = request;
-      const limit = query.limit === undefined ? 20 : Number(query.limit);
-      const range = parseDatetimeRange(query.datetime);
-      const cursor =
-        query.cursorToken === undefined
-          ? undefined
-          : decodeCursor(EEW_LIST, query.cursorToken, 'cursorToken', ['older']);
-      const f: EewListQuery = {
-        limit,
-        ...(range.from ? { datetimeFrom: range.from } : {}),
-        ...(range.before ? { datetimeTo: range.before } : {}),
-        ...(cursor ? { cursor: { position: cursor.serial } } : {}),
-      };
-      const page = (await hasEew(request.principal.accountId))
-        ? await eewPages.get(JSON.stringify(f), () => listEewRecords(ctx.db, f))
-        : { items: [] };
-      return okBody(
-        {
-          items: page.items,
-          ...(page.nextToken !== undefined
-            ? { nextToken: encodeCursor(EEW_LIST, 'older', page.nextToken) }
-            : {}),
-        },
-        ctx.clock.now(),
-      );
-    },
-  );
-
+/** `GET /v2/gd/eew/:eventId`: every report of one early-warning event with its JSON telegram. */
+function registerEewEvent(app: App, ctx: AppContext, hasEew: (accountId: number) => Promise<boolean>): void {
   app.get(
     '/v2/gd/eew/:eventId',
     {

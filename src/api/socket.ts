@@ -88,6 +88,13 @@ function listItem(s: SocketSession) {
 }
 
 export async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
+  await registerSocketStart(app, ctx);
+  registerSocketList(app, ctx);
+  registerSocketClose(app, ctx);
+}
+
+/** `POST /v2/socket`: a ticket for the WebSocket endpoint (its body is JSON whatever its type). */
+async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
   const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
 
   await app.register(async (scope: App) => {
@@ -142,7 +149,10 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
       );
     });
   });
+}
 
+/** `GET /v2/socket`: the account's sessions, newest first, or one by id. */
+function registerSocketList(app: App, ctx: AppContext): void {
   const listOptions = { config: { scopes: ['socket.list'] }, schema: { querystring: SocketListQuery } };
   app.get('/v2/socket', listOptions, async (request) => {
     const { principal, query } = request;
@@ -166,7 +176,10 @@ export async function registerSocketApi(app: App, ctx: AppContext): Promise<void
     if (more) body.nextToken = encodeCursor(CURSOR_LIST, 'older', items[items.length - 1]!.id);
     return okBody(body, ctx.clock.now());
   });
+}
 
+/** `DELETE /v2/socket/:id`: closes one of the account's sessions, wherever its connection is. */
+function registerSocketClose(app: App, ctx: AppContext): void {
   const closeOptions = {
     config: { scopes: ['socket.close'] },
     // Any other id is a session that does not exist (404), not a malformed request.

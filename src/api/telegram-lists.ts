@@ -43,6 +43,12 @@ async function listedClassifications(deps: ListDeps, accountId: number): Promise
 }
 
 export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps): void {
+  registerListV2(app, ctx, deps);
+  registerListV1(app, ctx, deps);
+}
+
+/** `GET /v2/telegram` (docs/data-api.md). */
+function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
   app.get(
     '/v2/telegram',
     {
@@ -103,7 +109,10 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
         .send(json as unknown as Static<typeof TelegramListV2>);
     },
   );
+}
 
+/** `GET /telegram/v1/list`, the deprecated former shape. */
+function registerListV1(app: App, ctx: AppContext, deps: ListDeps): void {
   app.get(
     '/telegram/v1/list',
     {
