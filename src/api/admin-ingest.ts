@@ -4,9 +4,11 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError } from '../http/errors.ts';
+import { sharedBodyParser } from '../http/shared-body.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
+import { OFF_LOOP_BYTES } from '../telegrams/size.ts';
 import { errorResponses, IngestResult } from './schemas.ts';
 
 const SCOPE = 'admin.telegram.ingest';
@@ -38,11 +40,8 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
   await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
-    scoped.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: ctx.config.maxTelegramBytes },
-      (_req, body, done) => done(null, body),
-    );
+    // A large one is read into shared memory, so that its prepare worker gets it without a copy.
+    scoped.addContentTypeParser('*', sharedBodyParser(ctx.config.maxTelegramBytes, OFF_LOOP_BYTES));
     // A body over the limit is refused by Fastify (413) as soon as its size is known: said and counted.
     scoped.addHook('onError', async (request, _reply, error) => {
       if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return;

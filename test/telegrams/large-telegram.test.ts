@@ -102,6 +102,31 @@ describe('telegrams of several megabytes', () => {
       assert.ok(Buffer.from(await res.arrayBuffer()).equals(raw));
     }
   });
+
+  it('sent in chunks without a Content-Length, a VPRN50 arrives whole: the same telegram', async () => {
+    const raw = readFileSync(large[0]!);
+    const post = async (body: RequestInit['body'], extra: RequestInit = {}) => {
+      const res = await fetch(`${server.url}/admin/v1/telegrams?fileName=${basename(large[0]!)}`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/xml' },
+        body,
+        ...extra,
+      });
+      return { status: res.status, body: (await res.json()) as { id: string; duplicate: boolean } };
+    };
+    const declared = await post(raw);
+    const streamed = await post(
+      new ReadableStream({
+        start(stream) {
+          for (let at = 0; at < raw.length; at += 50_000) stream.enqueue(raw.subarray(at, at + 50_000));
+          stream.close();
+        },
+      }),
+      { duplex: 'half' } as RequestInit,
+    );
+    assert.equal(streamed.status, 200);
+    assert.deepEqual([streamed.body.id, streamed.body.duplicate], [declared.body.id, true]);
+  });
 });
 
 describe('a telegram one byte over NAMAZU_MAX_TELEGRAM_BYTES', () => {

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import type { FastifyRequest } from 'fastify';
+import { sharedBodyParser } from '../../src/http/shared-body.ts';
+
+/** Runs the parser over `chunks` sent on a stream with these headers: the body, or the error. */
+function parse(
+  chunks: Buffer[],
+  headers: Record<string, string>,
+  { limit = 1000, sharedFrom = 100, fail }: { limit?: number; sharedFrom?: number; fail?: Error } = {},
+) {
+  const stream = Object.assign(new PassThrough(), { headers }) as unknown as IncomingMessage & PassThrough;
+  const result = new Promise<{ err: (Error & { code?: string; statusCode?: number }) | null; body?: Buffer }>(
+    (resolve) =>
+      sharedBodyParser(limit, sharedFrom)({} as FastifyRequest, stream, (err, body) =>
+        resolve({ err, body }),
+      ),
+  );
+  for (const chunk of chunks) stream.write(chunk);
+  if (fail) stream.destroy(fail);
+  else stream.end();
+  return result;
+}
+
+const bytes = (n: number, fill: number) => Buffer.alloc(n, fill);
+
+describe('a raw body read by sharedBodyParser', () => {
+  it('is the bytes sent, with or without a Content-Length, over shared memory from the threshold on', async () => {
+    const chunks = [bytes(40, 1), bytes(50, 2), bytes(30, 3)];
+    const whole = Buffer.concat(chunks);
+    for (const headers of [{ 'content-length': '120' }, {}] as Record<string, string>[]) {
+      const { err, body } = await parse(chunks, headers);
+      assert.equal(err, null);
+      assert.ok(body!.equals(whole));
+      assert.ok(body!.buffer instanceof SharedArrayBuffer, 'a body of 120 bytes, threshold 100');
+    }
+    const small = await parse([bytes(60, 4)], { 'content-length': '60' });
+    assert.ok(small.body!.equals(bytes(60, 4)));
+    assert.ok(!(small.body!.buffer instanceof SharedArrayBuffer), 'below the threshold');
+    const empty = await parse([], {});
+    assert.equal(empty.body!.length, 0);
+  });
+
+  it('over the limit is 413: at once when declared, while streaming when not', async () => {
+    const declared = await parse([], { 'content-length': '1001' });
+    assert.equal(declared.err?.code, 'FST_ERR_CTP_BODY_TOO_LARGE');
+    assert.equal(declared.err?.statusCode, 413);
+    const streamed = await parse([bytes(600, 1), bytes(401, 2)], {});
+    assert.equal(streamed.err?.code, 'FST_ERR_CTP_BODY_TOO_LARGE');
+    const atLimit = await parse([bytes(600, 1), bytes(400, 2)], {});
+    assert.equal(atLimit.body!.length, 1000);
+  });
+
+  it('that disagrees with its Content-Length is 400, whichever way', async () => {
+    for (const [sent, declared] of [
+      [[bytes(50, 1), bytes(51, 1)], '100'],
+      [[bytes(99, 1)], '100'],
+    ] as const) {
+      const { err } = await parse([...sent], { 'content-length': declared });
+      assert.equal(err?.code, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', `${sent.length} chunks for ${declared}`);
+      assert.equal(err?.statusCode, 400);
+    }
+  });
+
+  it('cut off by a stream error is a 400 with that error', async () => {
+    const { err } = await parse([bytes(10, 1)], { 'content-length': '100' }, { fail: new Error('aborted') });
+    assert.equal(err?.message, 'aborted');
+    assert.equal(err?.statusCode, 400);
+  });
+});
