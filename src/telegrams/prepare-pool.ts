@@ -26,17 +26,29 @@ export type PrepareReply = { started: true } | ({ seq: number } & Outcome) | { s
 const IDLE_MS = 10_000;
 
 /**
+ * How many nice steps a worker runs below the thread that starts it. On Linux a nice value is a
+ * thread's own: when the cores are busy, the event loop (an early warning being stored and sent)
+ * runs before a large telegram is parsed in a worker, which takes what is left over
+ * (docs/telegrams.md, "Size"). Set before the worker loads its code, so that its start-up yields too.
+ */
+const WORKER_NICER_BY = 10;
+
+/**
  * A prepare worker: the bundle's JavaScript beside this module (scripts/build.js builds it as its
- * own entry), or, when running from the TypeScript sources, a small script that registers the
- * TypeScript loader in the worker first (a worker does not inherit a loader on Node 20).
+ * own entry), or, when running from the TypeScript sources, with the TypeScript loader registered in
+ * the worker first (a worker does not inherit a loader on Node 20).
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-worker.js', import.meta.url));
-  const loader = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const code = JSON.stringify(new URL('./prepare-worker.ts', import.meta.url).href);
-  return new Worker(`import(${loader}).then(({ register }) => (register(), import(${code})));`, {
-    eval: true,
-  });
+  const fromSources = import.meta.url.endsWith('.ts');
+  const code = JSON.stringify(
+    new URL(fromSources ? './prepare-worker.ts' : './prepare-worker.js', import.meta.url).href,
+  );
+  const load = fromSources
+    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${code})))`
+    : `import(${code})`;
+  // Where the nice value cannot be set, the worker runs at the process's.
+  const nice = `try { const os = require('node:os'); os.setPriority(Math.min(19, os.getPriority() + ${WORKER_NICER_BY})); } catch {}`;
+  return new Worker(`${nice}\n${load};`, { eval: true });
 }
 
 /** The outcome with every byte array in it (bodies, payload) replaced by `f`'s. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createMemoryBus } from '../../src/bus/memory.ts';
@@ -79,6 +80,20 @@ describe('bulk ingest in prepare workers', () => {
         if (inWorker.conversion?.ok) assert.ok(Buffer.isBuffer(inWorker.conversion.telegram.body));
       }
     }
+  });
+
+  it('a worker runs ten nice steps below this thread', () => {
+    // /proc/self/task/<thread>/stat: field 19 is the thread's nice value.
+    const nices = readdirSync('/proc/self/task').map((thread) => {
+      const stat = readFileSync(`/proc/self/task/${thread}/stat`, 'utf8');
+      return { thread: Number(thread), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
+    });
+    const main = nices.find((t) => t.thread === process.pid)!.nice;
+    assert.equal(main, getPriority());
+    assert.ok(
+      nices.some((t) => t.nice === Math.min(19, main + 10)),
+      JSON.stringify(nices),
+    );
   });
 
   it('a telegram the worker only reads and converts is compressed here into the same outcome', async () => {
