@@ -6,13 +6,23 @@ import tseslint from 'typescript-eslint';
  * The layers of docs/architecture.md: what each module of src/ may import from src/. Anything of
  * src/ not listed for a module is off limits to it (packages are not restricted).
  */
-const domainBase = ['classifications.ts', 'config.ts', 'clock.ts', 'log.ts', 'metrics.ts', 'errors.ts'];
+const domainBase = [
+  'classifications.ts',
+  'scopes.ts',
+  'config.ts',
+  'clock.ts',
+  'log.ts',
+  'metrics.ts',
+  'errors.ts',
+];
 const domain = [
   'db',
   'bus',
   'security',
   'accounts',
-  'auth',
+  'dpop',
+  'issuer',
+  'access',
   'telegrams',
   'conversion',
   'gd',
@@ -35,6 +45,8 @@ const everything = [
 export const layers = {
   // The list of classifications, shared by config.ts (retention keys) and telegrams/classify.ts.
   'classifications.ts': [],
+  // The scopes of credentials: API keys (accounts/), OAuth clients and tokens (issuer/) and every surface.
+  'scopes.ts': [],
   'config.ts': ['classifications.ts'],
   'clock.ts': [],
   'log.ts': [],
@@ -43,9 +55,15 @@ export const layers = {
   'errors.ts': [],
   db: [],
   bus: ['config.ts'],
-  security: ['db'],
-  accounts: ['db', 'security', 'auth/scopes.ts'],
-  auth: ['config.ts', 'clock.ts', 'errors.ts', 'context.ts', 'db', 'bus', 'security', 'accounts'],
+  // Secrets, the credential reader and cache, the fixed-window limiter and the failure limits on it.
+  security: ['clock.ts', 'db'],
+  accounts: ['db', 'security', 'scopes.ts'],
+  // DPoP proofs, nonces and replay, shared by the token endpoint and the data API.
+  dpop: ['clock.ts', 'errors.ts', 'db', 'security'],
+  // The authorization server's records: clients, codes, authorizations, tokens.
+  issuer: ['clock.ts', 'scopes.ts', 'db', 'bus', 'security', 'accounts'],
+  // The resource server's check of a request's credential (API key, Bearer or DPoP token).
+  access: ['errors.ts', 'context.ts', 'db', 'bus', 'security', 'accounts', 'dpop', 'issuer'],
   // config.ts: the default size limit of a telegram (telegrams/size.ts).
   telegrams: [...domainBase, 'db', 'bus', 'conversion', 'gd'],
   conversion: [],
@@ -100,15 +118,25 @@ const zones = Object.entries(layers).flatMap(([module, allowed]) =>
     }),
 );
 
-// Inside the console, the live view and the administration share only what lies beside them.
+// Inside the console, the live view and the administration share only what lies beside them, and
+// sign-in (sessions, CSRF, attempt limits) is the floor every area stands on: it imports no other
+// part of the console.
 const consoleZones = [
-  ['live', 'admin'],
-  ['admin', 'live'],
-].map(([area, other]) => ({
-  target: `./src/console/${area}/**`,
-  from: `./src/console/${other}`,
-  message: `docs/architecture.md: console/${area} may not import console/${other}.`,
-}));
+  ...[
+    ['live', 'admin'],
+    ['admin', 'live'],
+  ].map(([area, other]) => ({
+    target: `./src/console/${area}/**`,
+    from: `./src/console/${other}`,
+    message: `docs/architecture.md: console/${area} may not import console/${other}.`,
+  })),
+  {
+    target: './src/console/signin/**',
+    from: './src/console',
+    except: ['./signin'],
+    message: 'docs/architecture.md: console/signin may not import the rest of the console.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', 'test-output/'] },

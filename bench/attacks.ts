@@ -17,8 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { defaultSigninLimits, countSigninAttempt, forgiveSigninAttempt } from '../src/auth/signin-limits.ts';
-import { signupLimits } from '../src/auth/signup-limits.ts';
+import {
+  defaultSigninLimits,
+  countSigninAttempt,
+  forgiveSigninAttempt,
+} from '../src/console/signin/signin-limits.ts';
+import { signupLimits } from '../src/console/signin/signup-limits.ts';
 import { ManualClock } from '../src/clock.ts';
 import { defaults } from '../src/config.ts';
 import { defaultFeedLimits } from '../src/console/live/feed.ts';
@@ -340,7 +344,7 @@ try {
 }
 
 /**
- * The sign-in limits of src/auth/signin-limits.ts, driven through one hour of a manual clock on
+ * The sign-in limits of src/console/signin/signin-limits.ts, driven through one hour of a manual clock on
  * the real database: an attacker that guesses as fast as it is let (delays do not hold back an
  * attacker that sends in parallel, so they are not waited for), from one address and from 100.
  * Halfway through, the owner signs in from an address of their own.

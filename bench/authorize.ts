@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { createClient } from '../src/auth/clients.ts';
+import { createClient } from '../src/issuer/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { emitResult } from './result.ts';

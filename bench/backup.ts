@@ -21,7 +21,7 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
-import { classScope } from '../src/auth/scopes.ts';
+import { classScope } from '../src/scopes.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 import { serve } from '../test/support/processes.ts';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { encodeCursor } from '../src/api/cursor.ts';
-import { createClient } from '../src/auth/clients.ts';
+import { createClient } from '../src/issuer/clients.ts';
 import { createMemoryBus } from '../src/bus/memory.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/open.ts';

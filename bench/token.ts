@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { createClient } from '../src/auth/clients.ts';
+import { createClient } from '../src/issuer/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { emitResult, wrkMs } from './result.ts';

@@ -5,8 +5,8 @@ import { createAccount, findAccountByEmail } from './accounts/accounts.ts';
 import { createApiKey } from './accounts/api-keys.ts';
 import { addContract } from './accounts/contracts.ts';
 import { plans } from './accounts/plans.ts';
-import { createClient } from './auth/clients.ts';
-import { knownScopes } from './auth/scopes.ts';
+import { createClient } from './issuer/clients.ts';
+import { knownScopes } from './scopes.ts';
 import type { Db } from './db/types.ts';
 
 export const DEMO_EMAIL = 'demo@namazu.local';

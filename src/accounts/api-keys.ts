@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/types.ts';
-import { isKnownScope } from '../auth/scopes.ts';
+import { isKnownScope } from '../scopes.ts';
 import { digestSecret, newSecret, prefixes } from '../security/secrets.ts';
 import { AccountError } from './accounts.ts';
 import { refuseOverCap } from './caps.ts';

@@ -1,5 +1,5 @@
 import { contractedClassifications } from '../accounts/contracts.ts';
-import { CredentialCache } from '../auth/credential-cache.ts';
+import { CredentialCache } from '../security/credential-cache.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 

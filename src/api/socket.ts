@@ -3,8 +3,8 @@
  * DELETE /v2/socket/:id (close; docs/api-contract.md "Tickets").
  */
 import { planByClassification } from '../accounts/plans.ts';
-import { requireScope } from '../auth/authenticate.ts';
-import { classScope } from '../auth/scopes.ts';
+import { requireScope } from '../access/authenticate.ts';
+import { classScope } from '../scopes.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';

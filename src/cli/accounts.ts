@@ -3,7 +3,7 @@ import { createInvitation } from '../accounts/invitations.ts';
 import { createApiKey } from '../accounts/api-keys.ts';
 import { addContract, removeContract } from '../accounts/contracts.ts';
 import { busCodecs } from '../bus/codecs.ts';
-import { parseScopeList } from '../auth/scopes.ts';
+import { parseScopeList } from '../scopes.ts';
 import type { Queryable } from '../db/types.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
 import type { CommandIo } from './database.ts';

@@ -4,8 +4,8 @@ import {
   RegistrationError,
   type RegistrationField,
   type RegistrationInput,
-} from '../auth/client-registration.ts';
-import { createClient } from '../auth/clients.ts';
+} from '../issuer/client-registration.ts';
+import { createClient } from '../issuer/clients.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
 import type { CommandIo } from './database.ts';
 

@@ -1,4 +1,4 @@
-import type { Authorization } from '../auth/authorizations.ts';
+import type { Authorization } from '../issuer/authorizations.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
 import { formatTime, notice } from './layout.ts';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { getAccount } from '../accounts/accounts.ts';
-import type { OAuthClient } from '../auth/clients.ts';
-import { redirectSource } from '../auth/redirect-uris.ts';
+import type { OAuthClient } from '../issuer/clients.ts';
+import { redirectSource } from '../issuer/redirect-uris.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { renderConsentPage } from './consent-page.ts';

@@ -7,10 +7,14 @@ import {
   rotateClientSecret,
   updateClient,
   type ManagedClient,
-} from '../auth/client-management.ts';
-import { checkRegistration, RegistrationError, type RegistrationInput } from '../auth/client-registration.ts';
-import { createClient } from '../auth/clients.ts';
-import { announceRevoked } from '../auth/tokens.ts';
+} from '../issuer/client-management.ts';
+import {
+  checkRegistration,
+  RegistrationError,
+  type RegistrationInput,
+} from '../issuer/client-registration.ts';
+import { createClient } from '../issuer/clients.ts';
+import { announceRevoked } from '../issuer/tokens.ts';
 import type { AppContext } from '../context.ts';
 import { singleValue, type Params } from '../http/form.ts';
 import type { App } from '../http/surface.ts';

@@ -1,6 +1,6 @@
 import { accountCaps } from '../accounts/caps.ts';
-import type { ManagedClient } from '../auth/client-management.ts';
-import { GRANTS, type RegistrationField, type RegistrationProblem } from '../auth/client-registration.ts';
+import type { ManagedClient } from '../issuer/client-management.ts';
+import { GRANTS, type RegistrationField, type RegistrationProblem } from '../issuer/client-registration.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
 import { fieldError, formatTime, invalidAttrs, notice, secretBox } from './layout.ts';

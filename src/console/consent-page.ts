@@ -1,5 +1,5 @@
-import type { OAuthClient } from '../auth/clients.ts';
-import { scopeDescriptions } from '../auth/scopes.ts';
+import type { OAuthClient } from '../issuer/clients.ts';
+import { scopeDescriptions } from '../scopes.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
 

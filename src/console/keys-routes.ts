@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../accounts/api-keys.ts';
 import { CapReached } from '../accounts/caps.ts';
-import { isKnownScope } from '../auth/scopes.ts';
-import { announceRevoked } from '../auth/tokens.ts';
+import { isKnownScope } from '../scopes.ts';
+import { announceRevoked } from '../issuer/tokens.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import type { Messages } from './i18n.ts';

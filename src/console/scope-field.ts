@@ -1,4 +1,4 @@
-import { knownScopes } from '../auth/scopes.ts';
+import { knownScopes } from '../scopes.ts';
 import { markup, type SafeHtml } from './html.ts';
 import { fieldError } from './layout.ts';
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { csrfToken, csrfValid } from '../auth/csrf.ts';
+import { csrfToken, csrfValid } from './signin/csrf.ts';
 import {
   createSession,
   deleteSession,
   findSession,
   SESSION_TTL_MS,
   type WebSession,
-} from '../auth/signin-sessions.ts';
+} from './signin/signin-sessions.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
 import { authOrigin } from './web.ts';
 

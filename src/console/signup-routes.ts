@@ -8,7 +8,7 @@ import {
   type Account,
 } from '../accounts/accounts.ts';
 import { acceptInvitation, InvitationError, invitationProblem } from '../accounts/invitations.ts';
-import { SignupLimiter } from '../auth/signup-limits.ts';
+import { SignupLimiter } from './signin/signup-limits.ts';
 import type { AppContext } from '../context.ts';
 import { formOf, singleValue } from '../http/form.ts';
 import type { App } from '../http/surface.ts';

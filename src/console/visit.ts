@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { getAccount, type Account } from '../accounts/accounts.ts';
-import type { WebSession } from '../auth/signin-sessions.ts';
+import type { WebSession } from './signin/signin-sessions.ts';
 import type { AppContext } from '../context.ts';
 import { formOf, singleValue, type Params } from '../http/form.ts';
 import type { App } from '../http/surface.ts';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { createAuthenticator, requireScope, type ResourceRequest } from '../auth/authenticate.ts';
-import { dpopHeaderValues } from '../auth/dpop-check.ts';
-import { DpopNonces, dpopNonceKey } from '../auth/dpop-nonce.ts';
-import type { Principal } from '../auth/principal.ts';
+import { createAuthenticator, requireScope, type ResourceRequest } from '../access/authenticate.ts';
+import { dpopHeaderValues } from '../dpop/dpop-check.ts';
+import { DpopNonces, dpopNonceKey } from '../dpop/dpop-nonce.ts';
+import type { Principal } from '../access/principal.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { publicUrls } from './public-urls.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findClient } from '../auth/clients.ts';
-import { issueCode } from '../auth/codes.ts';
+import { findClient } from '../issuer/clients.ts';
+import { issueCode } from '../issuer/codes.ts';
 import type { AppContext } from '../context.ts';
 import { formOf, parseUrlEncoded, singleValue } from '../http/form.ts';
 import { publicUrls } from '../http/public-urls.ts';

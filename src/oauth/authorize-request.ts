@@ -1,7 +1,7 @@
-import { isClientIdShape, type OAuthClient } from '../auth/clients.ts';
-import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
+import { isClientIdShape, type OAuthClient } from '../issuer/clients.ts';
+import { isKnownScope, parseScopeList } from '../scopes.ts';
 import { singleValue, type Params } from '../http/form.ts';
-import { resolveRedirectUri } from '../auth/redirect-uris.ts';
+import { resolveRedirectUri } from '../issuer/redirect-uris.ts';
 
 /**
  * Validation of an authorization request (docs/oauth.md "Authorization endpoint"). The

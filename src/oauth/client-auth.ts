@@ -1,5 +1,5 @@
-import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientCache } from '../auth/client-cache.ts';
+import type { OAuthClient } from '../issuer/clients.ts';
+import type { ClientCache } from '../issuer/client-cache.ts';
 import { readCredential } from '../security/credential-reader.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';

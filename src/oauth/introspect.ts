@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { findLiveToken } from '../auth/tokens.ts';
+import { findLiveToken } from '../issuer/tokens.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { authenticateClient, invalidClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';

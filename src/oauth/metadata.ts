@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
-import { knownScopes } from '../auth/scopes.ts';
+import { knownScopes } from '../scopes.ts';
 
 /** Paths of the OAuth endpoints under the public auth URL (docs/oauth.md "Server metadata"). */
 export const oauthPaths = {

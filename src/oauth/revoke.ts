@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { announceRevoked, deleteToken, endGrant, findTokenOwner } from '../auth/tokens.ts';
+import { announceRevoked, deleteToken, endGrant, findTokenOwner } from '../issuer/tokens.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import type { Issuer } from './token-grants.ts';

@@ -1,6 +1,6 @@
-import { pruneCodes } from '../auth/code-redemption.ts';
-import { pruneProofJtis } from '../auth/dpop-replay.ts';
-import { pruneExpiredTokens } from '../auth/tokens.ts';
+import { pruneCodes } from '../issuer/code-redemption.ts';
+import { pruneProofJtis } from '../dpop/dpop-replay.ts';
+import { pruneExpiredTokens } from '../issuer/tokens.ts';
 import type { AppContext } from '../context.ts';
 
 export const CLEANUP_INTERVAL_MS = 60_000;

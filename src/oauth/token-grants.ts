@@ -1,10 +1,10 @@
 import { isAccountActive } from '../accounts/accounts.ts';
-import type { OAuthClient } from '../auth/clients.ts';
-import type { ClientCache } from '../auth/client-cache.ts';
-import { redeemCode, type RedeemedCode } from '../auth/code-redemption.ts';
-import type { VerifiedProof } from '../auth/dpop.ts';
-import { checkPkce } from '../auth/pkce.ts';
-import { isKnownScope, parseScopeList } from '../auth/scopes.ts';
+import type { OAuthClient } from '../issuer/clients.ts';
+import type { ClientCache } from '../issuer/client-cache.ts';
+import { redeemCode, type RedeemedCode } from '../issuer/code-redemption.ts';
+import type { VerifiedProof } from '../dpop/dpop.ts';
+import { checkPkce } from '../issuer/pkce.ts';
+import { isKnownScope, parseScopeList } from '../scopes.ts';
 import {
   ACCESS_TOKEN_TTL_S,
   announceRevoked,
@@ -14,7 +14,7 @@ import {
   refreshAccessToken,
   storeTokens,
   type NewToken,
-} from '../auth/tokens.ts';
+} from '../issuer/tokens.ts';
 import type { Bus } from '../bus/types.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/types.ts';
@@ -28,7 +28,7 @@ import {
 } from './token-errors.ts';
 import type { Params } from '../http/form.ts';
 import { param, requiredParam } from './token-params.ts';
-import type { AccountTokenWriter } from '../auth/token-batch.ts';
+import type { AccountTokenWriter } from '../issuer/token-batch.ts';
 
 /**
  * Longest life of an authorization's refresh token, however often it is used: after three years

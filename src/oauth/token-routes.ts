@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { FailureLimiter } from '../auth/failure-limiter.ts';
-import { ClientCache } from '../auth/client-cache.ts';
-import { AccountTokenWriter } from '../auth/token-batch.ts';
+import { FailureLimiter } from '../security/failure-limiter.ts';
+import { ClientCache } from '../issuer/client-cache.ts';
+import { AccountTokenWriter } from '../issuer/token-batch.ts';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { renderPathErrors } from '../http/path-errors.ts';

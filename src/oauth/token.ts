@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { checkDpopProof, readDpopHeader, type DpopPolicy } from '../auth/dpop-check.ts';
-import { DpopError, type VerifiedProof } from '../auth/dpop.ts';
+import { checkDpopProof, readDpopHeader, type DpopPolicy } from '../dpop/dpop-check.ts';
+import { DpopError, type VerifiedProof } from '../dpop/dpop.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
 import {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { checkPassword, disableAccount, listAccounts } from '../../src/accounts/accounts.ts';
-import { createSession, findSession } from '../../src/auth/signin-sessions.ts';
-import { createClient } from '../../src/auth/clients.ts';
-import { announceRevoked } from '../../src/auth/tokens.ts';
+import { createSession, findSession } from '../../src/console/signin/signin-sessions.ts';
+import { createClient } from '../../src/issuer/clients.ts';
+import { announceRevoked } from '../../src/issuer/tokens.ts';
 import { oauthPaths } from '../../src/oauth/metadata.ts';
 import { testFetch } from '../support/fetch.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { revokeApiKey } from '../../src/accounts/api-keys.ts';
-import { AuthError } from '../../src/auth/auth-error.ts';
+import { AuthError } from '../../src/access/auth-error.ts';
 import {
   createAuthenticator,
   requireScope,
   type Authenticator,
   type ResourceRequest,
-} from '../../src/auth/authenticate.ts';
+} from '../../src/access/authenticate.ts';
 import { describeError } from '../../src/http/errors.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

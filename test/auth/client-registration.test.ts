@@ -5,7 +5,7 @@ import {
   RegistrationError,
   type RegistrationField,
   type RegistrationInput,
-} from '../../src/auth/client-registration.ts';
+} from '../../src/issuer/client-registration.ts';
 
 const label = (field: RegistrationField) => `<${field}>`;
 

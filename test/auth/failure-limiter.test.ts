@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.ts';
-import { FAILURE_COUNT_FRESH_MS, FailureLimiter } from '../../src/auth/failure-limiter.ts';
+import { FAILURE_COUNT_FRESH_MS, FailureLimiter } from '../../src/security/failure-limiter.ts';
 import type { Queryable } from '../../src/db/types.ts';
 import { startTestServer } from '../support/server.ts';
 

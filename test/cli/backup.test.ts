@@ -15,7 +15,7 @@ import pg from 'pg';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { backupCommand, restoreCommand } from '../../src/cli/backup.ts';
 import { runCommand, type Command } from '../../src/cli/commands.ts';
 import { directCommandIo, type CommandIo } from '../../src/cli/database.ts';

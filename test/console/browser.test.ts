@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
-import { createClient, type OAuthClient } from '../../src/auth/clients.ts';
-import { scopeDescriptions } from '../../src/auth/scopes.ts';
+import { createClient, type OAuthClient } from '../../src/issuer/clients.ts';
+import { scopeDescriptions } from '../../src/scopes.ts';
 import { oauthPaths } from '../../src/oauth/metadata.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

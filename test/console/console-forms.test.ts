@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { checkPassword } from '../../src/accounts/accounts.ts';
 import { createInvitation } from '../../src/accounts/invitations.ts';
-import { verifyClientSecret } from '../../src/auth/clients.ts';
+import { verifyClientSecret } from '../../src/issuer/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { SqlParam } from '../../src/db/types.ts';
 import { Browser, parseForms, signedInBrowser } from '../support/browser.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { escapeHtml, markup, safeHref } from '../../src/console/html.ts';
-import { csrfToken, csrfValid } from '../../src/auth/csrf.ts';
+import { csrfToken, csrfValid } from '../../src/console/signin/csrf.ts';
 import { renderConsentPage } from '../../src/console/consent-page.ts';
 
 test('interpolated values are escaped; nested html is not double-escaped', () => {

@@ -1,6 +1,8 @@
 // The layers of docs/architecture.md are enforced by ESLint (eslint.config.js): a planted import
 // that breaks them must fail `npm run lint`.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import { ESLint } from 'eslint';
 
@@ -24,9 +26,9 @@ test('a domain module importing a surface is a lint error', async () => {
   assert.match(errors[0]!.message, /telegrams may not import api/);
 });
 
-test('auth/ importing a surface or the console is a lint error; db/ imports nothing of the service', async () => {
+test('issuer/ importing a surface or the console is a lint error; db/ imports nothing of the service', async () => {
   const fromAuth = await errorsOf(
-    'src/auth/planted.ts',
+    'src/issuer/planted.ts',
     "import { consolePaths } from '../console/routes.ts';\nexport const planted = consolePaths;\n",
   );
   assert.deepEqual(
@@ -89,4 +91,51 @@ test('config.ts imports only the classifications, which import nothing of the se
     "import { systemClock } from './clock.ts';\nexport const planted = systemClock;\n",
   );
   assert.match(fromClassifications[0]?.message ?? '', /classifications\.ts may not import clock\.ts/);
+});
+
+test('the credential folders point one way: accounts, issuer, access; console sign-in imports no console area', async () => {
+  const back = await errorsOf(
+    'src/accounts/planted.ts',
+    "import { findClient } from '../issuer/clients.ts';\nexport const planted = findClient;\n",
+  );
+  assert.match(back[0]?.message ?? '', /accounts may not import issuer/);
+  const up = await errorsOf(
+    'src/issuer/planted.ts',
+    "import { createAuthenticator } from '../access/authenticate.ts';\nexport const planted = createAuthenticator;\n",
+  );
+  assert.match(up[0]?.message ?? '', /issuer may not import access/);
+  const signin = await errorsOf(
+    'src/console/signin/planted.ts',
+    "import { paths } from '../paths.ts';\nexport const planted = paths;\n",
+  );
+  assert.match(signin[0]?.message ?? '', /console\/signin may not import the rest of the console/);
+});
+
+test('no loop between the folders of src/: every import between two of them points one way', () => {
+  // Each top-level folder (or module) of src/ is a node; an import from one to another is an edge.
+  const edges = new Map<string, Set<string>>();
+  const unit = (path: string) => relative('src', path).split(sep)[0]!;
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    );
+  for (const file of walk('src')) {
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(
+      /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g,
+    )) {
+      const [from, to] = [unit(file), unit(join(dirname(file), spec!))];
+      if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  // Depth-first search: a folder met again while still on the path closes a loop.
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, path: string[]): void => {
+    if (state.get(node) === 'done') return;
+    assert.notEqual(state.get(node), 'open', `a loop: ${[...path, node].join(' → ')}`);
+    state.set(node, 'open');
+    for (const next of edges.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, 'done');
+  };
+  for (const node of edges.keys()) visit(node, []);
+  assert.ok(edges.size > 20, 'the folders of src/ were read');
 });

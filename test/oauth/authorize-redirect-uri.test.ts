@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redirectUriProblem } from '../../src/auth/client-registration.ts';
-import { isLoopbackHost, resolveRedirectUri } from '../../src/auth/redirect-uris.ts';
+import { redirectUriProblem } from '../../src/issuer/client-registration.ts';
+import { isLoopbackHost, resolveRedirectUri } from '../../src/issuer/redirect-uris.ts';
 
 const web = ['https://app.example/cb'];
 const native = ['http://127.0.0.1/callback', 'http://localhost/callback'];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OAuthClient } from '../../src/auth/clients.ts';
+import type { OAuthClient } from '../../src/issuer/clients.ts';
 import { validateAuthorizationRequest } from '../../src/oauth/authorize-request.ts';
 import { parseUrlEncoded } from '../../src/http/form.ts';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { calculateJwkThumbprint, exportJWK, generateSecret } from 'jose';
-import { DpopError, normaliseHtu, verifyDpopProof } from '../../src/auth/dpop.ts';
-import { DpopNonces } from '../../src/auth/dpop-nonce.ts';
+import { DpopError, normaliseHtu, verifyDpopProof } from '../../src/dpop/dpop.ts';
+import { DpopNonces } from '../../src/dpop/dpop-nonce.ts';
 import { makeProof, proofKey, unsignedProof } from '../support/dpop.ts';
 
 const htu = 'https://auth.example/account/oauth2/v1/token';

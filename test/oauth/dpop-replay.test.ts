@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount } from '../../src/accounts/accounts.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { surfaces } from '../../src/server.ts';
 import { openPostgres } from '../../src/db/postgres.ts';

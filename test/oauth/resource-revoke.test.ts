@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import type { Db } from '../../src/db/types.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { buildApp } from '../../src/http/app.ts';

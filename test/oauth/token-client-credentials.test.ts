@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
 import { createAccount, disableAccount } from '../../src/accounts/accounts.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { basic, postForm, serverMeta, startAuthHarness, type AuthHarness } from '../support/oauth.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };

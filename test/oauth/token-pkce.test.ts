@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkPkce, isWellFormedVerifier, s256Challenge } from '../../src/auth/pkce.ts';
+import { checkPkce, isWellFormedVerifier, s256Challenge } from '../../src/issuer/pkce.ts';
 
 // RFC 7636 Appendix B example.
 const rfcVerifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { API_KEYS_PAGE } from '../../src/accounts/api-keys.ts';
 import { accountCaps } from '../../src/accounts/caps.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { MAX_FINISHED_SESSIONS } from '../../src/sessions/socket-sessions.ts';
 import { parseForms, signedInBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

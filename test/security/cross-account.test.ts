@@ -3,7 +3,7 @@
 // test/realtime/socket-api.test.ts and test/console/account.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { getJson } from '../support/data-api.ts';
 import { basic, postForm } from '../support/oauth.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { issueCode } from '../../src/auth/codes.ts';
-import { createClient } from '../../src/auth/clients.ts';
+import { issueCode } from '../../src/issuer/codes.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { channels, type Bus, type BusHandler } from '../../src/bus/types.ts';
 import { closeCodes, closeMessages } from '../../src/realtime/protocol.ts';

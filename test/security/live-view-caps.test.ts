@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { defaultFeedLimits } from '../../src/console/live/feed.ts';
-import { signupLimits } from '../../src/auth/signup-limits.ts';
+import { signupLimits } from '../../src/console/signin/signup-limits.ts';
 import { Browser, signedInBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';

@@ -4,7 +4,7 @@
 // docs/security.md with their test file and are not repeated here.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { s256Challenge } from '../../src/auth/pkce.ts';
+import { s256Challenge } from '../../src/issuer/pkce.ts';
 import { oauthPaths } from '../../src/oauth/metadata.ts';
 import { makeProof, proofKey, type ProofKey } from '../support/dpop.ts';
 import { basic, newVerifier, postForm, startAuthHarness, type AuthHarness } from '../support/oauth.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import type { UpstreamCredential } from '../../src/sources/upstream-auth.ts';
 import type { UpstreamRelay } from '../../src/sources/upstream.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -1,5 +1,5 @@
 import { createAccount } from '../../src/accounts/accounts.ts';
-import { createClient, type NewClient, type OAuthClient } from '../../src/auth/clients.ts';
+import { createClient, type NewClient, type OAuthClient } from '../../src/issuer/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { testFetch } from './fetch.ts';
 import { startTestServer, type TestServer } from './server.ts';

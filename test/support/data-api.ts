@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as oauth from 'oauth4webapi';
-import { createClient } from '../../src/auth/clients.ts';
+import { createClient } from '../../src/issuer/clients.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { testFetch } from './fetch.ts';

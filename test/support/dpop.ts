@@ -1,7 +1,7 @@
 // Builds DPoP proofs for tests, well-formed or deliberately broken, with jose.
 import { randomBytes } from 'node:crypto';
 import { base64url, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { accessTokenHash } from '../../src/auth/dpop.ts';
+import { accessTokenHash } from '../../src/dpop/dpop.ts';
 
 export interface ProofKey {
   alg: string;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { disableAccount, listAccounts } from '../../accounts/accounts.ts';
-import { announceRevoked } from '../../auth/tokens.ts';
+import { announceRevoked } from '../../issuer/tokens.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
 import { recentConversionFailures } from '../../telegrams/conversion-failures.ts';

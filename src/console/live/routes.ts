@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { contractedClassifications } from '../../accounts/contracts.ts';
-import { FailureLimiter } from '../../auth/failure-limiter.ts';
-import { liveSessionDigests } from '../../auth/signin-sessions.ts';
+import { FailureLimiter } from '../../security/failure-limiter.ts';
+import { liveSessionDigests } from '../signin/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';

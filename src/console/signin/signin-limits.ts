@@ -1,7 +1,7 @@
-import { normalizeEmail } from '../accounts/accounts.ts';
-import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/types.ts';
-import { FixedWindows, overLimitFor } from './fixed-windows.ts';
+import { normalizeEmail } from '../../accounts/accounts.ts';
+import type { Clock } from '../../clock.ts';
+import type { Queryable } from '../../db/types.ts';
+import { FixedWindows, overLimitFor } from '../../security/fixed-windows.ts';
 
 /**
  * Rate limit on password sign-in, shared by all processes through the database. Each attempt is

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/types.ts';
-import { digestSecret } from '../security/secrets.ts';
+import { digestSecret } from './secrets.ts';
 
 /** The tables of keyed windows, each with the column it counts in. */
 const COUNT_COLUMNS = { failure_windows: 'failures', signin_attempts: 'attempts' } as const;

@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/types.ts';
-import { digestSecret, newSecret } from '../security/secrets.ts';
+import type { Clock } from '../../clock.ts';
+import type { Queryable } from '../../db/types.ts';
+import { digestSecret, newSecret } from '../../security/secrets.ts';
 
 /** Sign-in sessions of the web pages. The cookie holds the secret; the table only its digest. */
 

@@ -4,8 +4,8 @@ import type { AppContext } from '../context.ts';
 import { readCredential } from '../security/credential-reader.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { bearerRefused, credentialsRequired, dpopRefused, insufficientScope } from './auth-error.ts';
-import { CredentialCache } from './credential-cache.ts';
-import type { DpopNonces } from './dpop-nonce.ts';
+import { CredentialCache } from '../security/credential-cache.ts';
+import type { DpopNonces } from '../dpop/dpop-nonce.ts';
 import { AccessTokenCheck, type DpopRequest } from './token-check.ts';
 import type { Principal } from './principal.ts';
 

@@ -1,6 +1,6 @@
 import type { ClientType, GrantType, NewClient } from './clients.ts';
 import { parseLoopback } from './redirect-uris.ts';
-import { isKnownScope, parseScopeList } from './scopes.ts';
+import { isKnownScope, parseScopeList } from '../scopes.ts';
 
 /**
  * The rules a client registration must meet before `createClient` records it (docs/oauth.md

@@ -1,5 +1,5 @@
 import { CodedError } from '../errors.ts';
-import { dpopAlgorithms } from './dpop.ts';
+import { dpopAlgorithms } from '../dpop/dpop.ts';
 
 /**
  * Why a data-API request was refused: the catalogue's `AUTH_REQUIRED` (401) with the challenge of

@@ -1,4 +1,4 @@
-import { digestSecret, safeEqual } from '../security/secrets.ts';
+import { digestSecret, safeEqual } from '../../security/secrets.ts';
 
 /**
  * CSRF tokens for the HTML forms: an HMAC (server pepper) of what the form's session is bound to —

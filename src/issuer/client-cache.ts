@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { CredentialCache } from '../security/credential-cache.ts';
 import { isClientIdShape, toClient, type ClientRow, type OAuthClient } from './clients.ts';
 
 export interface ClientWithSecret {

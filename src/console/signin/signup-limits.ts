@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/types.ts';
-import { FailureLimiter } from './failure-limiter.ts';
+import type { Clock } from '../../clock.ts';
+import type { Queryable } from '../../db/types.ts';
+import { FailureLimiter } from '../../security/failure-limiter.ts';
 
 /**
  * Rate limit on open sign-up (docs/security.md "Sign-up"), shared by all processes through the

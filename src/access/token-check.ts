@@ -2,12 +2,12 @@ import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { bearerRefused, dpopRefused } from './auth-error.ts';
-import { CredentialCache } from './credential-cache.ts';
-import { checkDpopProof, singleDpopProof, type DpopPolicy } from './dpop-check.ts';
-import { DpopError } from './dpop.ts';
-import type { DpopNonces } from './dpop-nonce.ts';
+import { CredentialCache } from '../security/credential-cache.ts';
+import { checkDpopProof, singleDpopProof, type DpopPolicy } from '../dpop/dpop-check.ts';
+import { DpopError } from '../dpop/dpop.ts';
+import type { DpopNonces } from '../dpop/dpop-nonce.ts';
 import type { Principal } from './principal.ts';
-import { findLiveToken, type TokenRecord } from './tokens.ts';
+import { findLiveToken, type TokenRecord } from '../issuer/tokens.ts';
 
 /** What a DPoP-bound token check reads of the request (RFC 9449 §7). */
 export interface DpopRequest {
