@@ -42,6 +42,13 @@ export const errorCatalogue = {
   invalid_dpop_proof: { status: 400, message: '%s' },
   use_dpop_nonce: { status: 400, message: '%s' },
   server_error: { status: 500, message: '%s' },
+  // Errors the authorization endpoint sends to the client's redirect URI (RFC 6749 §4.1.2.1, RFC 7636
+  // §4.4.1, and the production service's no_signin for prompt=none without a signed-in user): the
+  // browser gets a redirect or a form_post page, so these statuses are not sent.
+  access_denied: { status: 403, message: '%s' },
+  unsupported_response_type: { status: 400, message: '%s' },
+  unsupported_code_challenge_method: { status: 400, message: '%s' },
+  no_signin: { status: 403, message: '%s' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

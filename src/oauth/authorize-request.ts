@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors.ts';
 import { isClientIdShape, type OAuthClient } from '../issuer/clients.ts';
 import { isKnownScope, parseScopeList } from '../scopes.ts';
 import { singleValue, type Params } from '../http/form.ts';
@@ -11,7 +12,9 @@ import { resolveRedirectUri } from '../issuer/redirect-uris.ts';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 
-export type AuthorizeErrorCode =
+/** The errors of the authorization endpoint: entries of the error catalogue (src/errors.ts). */
+export type AuthorizeErrorCode = Extract<
+  ErrorCode,
   | 'invalid_request'
   | 'invalid_scope'
   | 'unauthorized_client'
@@ -19,7 +22,8 @@ export type AuthorizeErrorCode =
   | 'unsupported_response_type'
   | 'unsupported_code_challenge_method'
   | 'no_signin'
-  | 'server_error';
+  | 'server_error'
+>;
 
 /** Where and how a response (success or error) goes back to the client. */
 export interface Delivery {
