@@ -20,6 +20,7 @@ import { loadPepper } from '../src/security/pepper.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult, wrkMs } from './result.ts';
+import { classifications } from '../src/classifications.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 3);
@@ -42,14 +43,7 @@ const account = await createAccount(db, {
   email: `bench-${Date.now()}@example.test`,
   password: 'bench-password',
 });
-for (const c of [
-  'telegram.earthquake',
-  'telegram.volcano',
-  'telegram.weather',
-  'telegram.forecast',
-  'telegram.observation',
-  'telegram.scheduled',
-])
+for (const c of classifications.filter((c) => c.startsWith('telegram.')))
   await addContract(db, account.id, c);
 const { client, clientSecret } = await createClient(db, pepper, {
   accountId: account.id,

@@ -5,18 +5,10 @@ import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import type { FixtureEntry } from '../support/fixtures.ts';
 import { accessToken, allFixtures, getJson, ingestFixtures, settle } from '../support/data-api.ts';
+import { classifications } from '../../src/classifications.ts';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const MINUTE = 60_000;
-const ALL_TELEGRAM_CLASSES = [
-  'telegram.earthquake',
-  'telegram.volcano',
-  'telegram.weather',
-  'telegram.forecast',
-  'telegram.observation',
-  'telegram.scheduled',
-  'telegram.lightning',
-];
 
 interface Stored {
   serial: number;
@@ -37,7 +29,8 @@ describe('GET /v2/telegram', () => {
     clock = new ManualClock(T0);
     server = await startTestServer({ clock, listen: false });
     const full = await server.createAccount({
-      contracts: [...ALL_TELEGRAM_CLASSES, 'eew.forecast', 'eew.warning'],
+      // Every classification a list can hold, and the early warnings it must never list.
+      contracts: classifications.filter((c) => c !== 'eew.realtime'),
     });
     fullKey = await server.createApiKey(full.account.id, ['telegram.list']);
     fullAccountId = full.account.id;
