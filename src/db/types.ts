@@ -5,6 +5,12 @@
  */
 export type SqlParam = string | number | boolean | null | Date | Buffer | Uint8Array | object | bigint;
 
+/** A statement, or a part of one, with its parameters. */
+export interface SqlStatement {
+  sql: string;
+  params: SqlParam[];
+}
+
 export interface Queryable {
   /** Runs one statement with $1… parameters and returns its rows. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;

@@ -1,5 +1,5 @@
 import type { EewInformation } from '@dmdata/telegram-json-types';
-import type { Queryable, SqlParam } from '../db/types.ts';
+import type { Queryable, SqlParam, SqlStatement } from '../db/types.ts';
 import type { EewRecord, EewReportInput, ListPage } from './types.ts';
 
 /** Early-warning data types kept (docs/gd.md): 警報, 予報, 地震動予報. */
@@ -47,21 +47,13 @@ export function entersEewRecords(input: Omit<EewReportInput, 'telegram'>): boole
  */
 export async function recordEewReport(q: Queryable, input: EewReportInput): Promise<string | null> {
   if (!entersEewRecords(input)) return null;
-  const { document: doc, type } = input;
+  const { document: doc } = input;
   const record = eewRecordOf(doc);
+  const { serial, id } = input.telegram;
   const inserted = await q.query(
-    `INSERT INTO gd_eew_reports (serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json) ON CONFLICT DO NOTHING RETURNING serial`,
-    [
-      input.telegram.serial,
-      input.telegram.id,
-      doc.eventId,
-      type,
-      record.serial,
-      record.isLastInfo,
-      new Date(input.telegram.receivedTime),
-      JSON.stringify(record),
-    ],
+    `INSERT INTO gd_eew_reports (${REPORT_COLUMNS}) VALUES ($1, $2, ${reportValues(3)})
+     ON CONFLICT DO NOTHING RETURNING serial`,
+    [serial, id, ...reportParams({ ...input, receivedTime: input.telegram.receivedTime }, record)],
   );
   // Only a new final report can change which report stands for the event (most reports are not
   // final, so most recordings are this one plain insert).
@@ -76,6 +68,41 @@ export async function recordEewReport(q: Queryable, input: EewReportInput): Prom
     );
   }
   return doc.eventId;
+}
+
+const REPORT_COLUMNS = 'serial, telegram_id, event_id, type, serial_no, is_last_info, received_time, record';
+/** The placeholders of a report's values after serial and telegram_id, from `$first` on. */
+const reportValues = (first: number) =>
+  `$${first}, $${first + 1}, $${first + 2}, $${first + 3}, $${first + 4}, $${first + 5}::json`;
+/** A report to record: the converted document, and when its telegram was received (ISO 8601). */
+type ReportSource = Omit<EewReportInput, 'telegram'> & { receivedTime: string };
+const reportParams = (input: ReportSource, record: Omit<EewRecord, 'id'>): SqlParam[] => [
+  input.document.eventId,
+  input.type,
+  record.serial,
+  record.isLastInfo,
+  new Date(input.receivedTime),
+  JSON.stringify(record),
+];
+
+/**
+ * Recording this document as one statement that runs after the statement storing its telegram,
+ * where that is all recordEewReport would do: a report that enters the early warnings and is not
+ * final (most are) is one plain insert, and ingest stores it with the telegram in one round trip.
+ * `from` names a row source with the stored conversion's `serial` and `id`; the statement's
+ * parameters start at `$first`. Null for a document that enters nothing or is a final report.
+ */
+export function eewReportAfterStore(
+  input: ReportSource,
+): ((from: string, first: number) => SqlStatement) | null {
+  if (!entersEewRecords(input)) return null;
+  const record = eewRecordOf(input.document);
+  if (record.isLastInfo) return null;
+  return (from, first) => ({
+    sql: `INSERT INTO gd_eew_reports (${REPORT_COLUMNS})
+       SELECT serial, id, ${reportValues(first)} FROM ${from} ON CONFLICT DO NOTHING`,
+    params: reportParams(input, record),
+  });
 }
 
 export interface EewListQuery {

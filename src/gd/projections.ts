@@ -2,7 +2,8 @@ import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
 import type { Queryable } from '../db/types.ts';
 import { entersEarthquakeEvents } from './earthquake-merge.ts';
 import { recordEarthquakeReport } from './earthquake-store.ts';
-import { entersEewRecords, recordEewReport } from './eew.ts';
+import { eewReportAfterStore, entersEewRecords, recordEewReport } from './eew.ts';
+import type { SqlStatement } from '../db/types.ts';
 import type { EarthquakeDocument, EewDocument, ProjectionInput, ProjectionSource } from './types.ts';
 
 /**
@@ -41,6 +42,20 @@ export function entersGdProjection(input: ProjectionSource): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Where recording a document is one statement that needs nothing but the stored conversion's serial
+ * and id (a non-final early warning: docs/gd.md), that statement, for ingest to run in the same
+ * statement as the store (`from`: the row source of the stored conversion; parameters from `$first`).
+ * Null where recordGdReport is needed, in the store's transaction.
+ */
+export function gdReportAfterStore(
+  input: ProjectionSource & { receivedTime: string },
+): ((from: string, first: number) => SqlStatement) | null {
+  return input.document._schema.type === 'eew-information'
+    ? eewReportAfterStore({ ...input, document: input.document as EewDocument })
+    : null;
 }
 
 /** Empties both projections (the first step of a rebuild). */

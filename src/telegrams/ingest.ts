@@ -4,7 +4,7 @@ import type { Bus } from '../bus/types.ts';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
-import { recordGdReport } from '../gd/projections.ts';
+import { gdReportAfterStore, recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import {
@@ -222,8 +222,9 @@ async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome
 /**
  * The XML telegram, its JSON conversion and the projections it feeds (earthquake events, early
  * warnings) commit together or not at all. The two telegrams are one statement; a conversion that
- * feeds no projection (most of them) needs nothing else, so that statement is its own transaction
- * and the whole ingest is one round trip, as for a telegram without conversion.
+ * feeds no projection (most of them), or whose projection is one insert (an early warning that is
+ * not final), needs no other, so that statement is its own transaction and the whole ingest is one
+ * round trip, as for a telegram without conversion.
  */
 async function storeWithConversion(
   db: Db,
@@ -235,8 +236,13 @@ async function storeWithConversion(
     converted
       ? { ok: true as const, stored, converted: { ...converted, schema: conversion.schema } }
       : { ok: true as const, stored };
-  if (projection === null) {
-    return done(await storeTelegramWithConversion(db, telegram, conversion.telegram));
+  // A projection that is one insert (an early warning that is not final) goes in the same statement.
+  const inStatement =
+    projection && gdReportAfterStore({ ...projection, receivedTime: telegram.receivedTime });
+  if (projection === null || inStatement) {
+    return done(
+      await storeTelegramWithConversion(db, telegram, conversion.telegram, inStatement ?? undefined),
+    );
   }
   return db.tx(async (q) => {
     const outcome = await storeTelegramWithConversion(q, telegram, conversion.telegram);

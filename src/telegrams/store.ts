@@ -1,4 +1,4 @@
-import type { Queryable, SqlParam } from '../db/types.ts';
+import type { Queryable, SqlParam, SqlStatement } from '../db/types.ts';
 import type { PreparedTelegram } from './prepare.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
 
@@ -81,7 +81,7 @@ const INSERT_COLUMNS = `raw_digest, id, classification, type, author, target, he
   format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version`;
 
 /** The values of INSERT_COLUMNS for one telegram, from `$first` on (the body crosses as base64). */
-function insertValues(t: PreparedTelegram, first: number): { sql: string; params: SqlParam[] } {
+function insertValues(t: PreparedTelegram, first: number): SqlStatement {
   const params: SqlParam[] = [
     t.rawDigest,
     t.id,
@@ -120,18 +120,28 @@ export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<
 }
 
 /**
+ * A statement run with the store, after the conversion's row: given the name of the row source of
+ * the stored conversion (`serial`, `id`) and its first parameter number (a projection's insert).
+ */
+export type StatementAfter = (from: string, first: number) => SqlStatement;
+
+/**
  * Stores an XML telegram and, when given, its JSON conversion in one statement, with consecutive
  * serials (the conversion's row is drawn from the XML's): both or neither. When the XML is stored
- * already, it is returned as a duplicate and nothing is written. Same lock and duplicate rules as
- * storeTelegram.
+ * already, it is returned as a duplicate and nothing is written. `afterConversion`, when given, is
+ * run in the same statement, on the conversion's row (nothing when that row is not written). Same
+ * lock and duplicate rules as storeTelegram.
  */
 export async function storeTelegramWithConversion(
   q: Queryable,
   xml: PreparedTelegram,
   json?: PreparedTelegram,
+  afterConversion?: StatementAfter,
 ): Promise<{ stored: StoredTelegram; converted?: StoredTelegram }> {
   const xmlValues = insertValues(xml, 2);
   const jsonValues = json && insertValues(json, 2 + xmlValues.params.length);
+  const after =
+    jsonValues && afterConversion?.('json', 2 + xmlValues.params.length + jsonValues.params.length);
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
        SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
@@ -148,11 +158,11 @@ export async function storeTelegramWithConversion(
        RETURNING serial, id, classification
      )`
          : ''
-     }
+     }${after ? `, projection AS (${after.sql})` : ''}
      SELECT serial, id, classification, false AS duplicate, false AS conversion FROM xml
      ${jsonValues ? 'UNION ALL SELECT serial, id, classification, false AS duplicate, true AS conversion FROM json' : ''}
      UNION ALL SELECT serial, id, classification, true AS duplicate, false AS conversion FROM existing`,
-    [INGEST_LOCK_KEY, ...xmlValues.params, ...(jsonValues?.params ?? [])],
+    [INGEST_LOCK_KEY, ...xmlValues.params, ...(jsonValues?.params ?? []), ...(after?.params ?? [])],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
   const stored = rows.find((r) => !r.conversion)!;

@@ -74,6 +74,31 @@ describe('JSON conversion inside ingest', () => {
     assert.equal(doc.body.earthquake.magnitude.value, '4.2');
   });
 
+  it('an early warning that is not final enters its projection under its conversion, once', async () => {
+    // Ingested by the test above: EventID 20240417231454, serial 1, not final (stored with the telegram).
+    const [, json] = await loadTelegramsAfter(db, 0, 10);
+    const reports = () =>
+      db.query<{ serial: number; telegram_id: string; serial_no: number; is_last_info: boolean; at: string }>(
+        `SELECT serial, telegram_id, serial_no, is_last_info, to_char(received_time AT TIME ZONE 'UTC',
+           'YYYY-MM-DD"T"HH24:MI:SS.MS') AS at FROM gd_eew_reports WHERE event_id = '20240417231454'`,
+      );
+    assert.deepEqual(await reports(), [
+      {
+        serial: json!.serial,
+        telegram_id: json!.id,
+        serial_no: 1,
+        is_last_info: false,
+        at: '2024-04-17T14:14:58.000',
+      },
+    ]);
+    const again = await ingestTelegram({ db, bus }, eewXml, {
+      fileName: eewFile,
+      receivedTime: received + 1,
+    });
+    assert.ok(again.ok && again.stored.duplicate);
+    assert.equal((await reports()).length, 1);
+  });
+
   it('ingesting the same XML again converts nothing and announces nothing', async () => {
     const before = await count();
     announced.length = 0;
