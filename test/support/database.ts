@@ -40,11 +40,19 @@ async function pgliteTemplate(): Promise<string> {
   return dir;
 }
 
+/**
+ * Fills `dataDir` with a migrated embedded database, whatever engine the tests run on: for tests of
+ * `namazu` on an embedded data directory that do not test the directory's creation itself.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+}
+
 /** A new, empty, migrated database for one test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'namazu-test-'));
   if (!testDatabaseUrl) {
-    cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+    await migratedDataDir(dataDir);
     return {
       databaseUrl: null,
       dataDir,
