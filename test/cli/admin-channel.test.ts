@@ -18,6 +18,7 @@ import {
   waitFor,
   type Node,
 } from '../multinode/support.ts';
+import { migratedDataDir } from '../support/database.ts';
 import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 
 const DEADLINE_MS = 2000;
@@ -50,6 +51,13 @@ function namazu(dataDir: string, args: string[], cwd = process.cwd()): Promise<R
 }
 
 const serve = (dataDir: string) => serveNode({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' });
+
+/** A data directory that holds a migrated database: a copy, as creating one takes seconds. */
+async function dataDirIn(dir: string): Promise<string> {
+  const data = join(dir, 'data');
+  await migratedDataDir(data);
+  return data;
+}
 
 /** The output with its generated secrets, ids and times masked, the rest as printed. */
 function masked(run: Run): Run {
@@ -109,15 +117,14 @@ function telegramFiles(tag: string): { path: string; remove(): void } {
 test('with the server running, every admin command answers through the channel as it does directly; an ingested telegram is streamed and listed within 2 s', async () => {
   const served = tempDir('namazu-admin-served-');
   const direct = tempDir('namazu-admin-direct-');
-  const servedData = join(served.path, 'data');
-  const directData = join(direct.path, 'data');
+  const servedData = await dataDirIn(served.path);
+  const directData = await dataDirIn(direct.path);
   const files = telegramFiles(`admin-channel ${Date.now()}`);
   let node: Node | undefined;
   let socket: StreamSocket | undefined;
   try {
-    // The direct database gets the same history as the served one: created by a server, then stopped.
-    await (await serve(directData)).stop();
-    node = await serve(servedData);
+    // The direct database gets the same history as the served one: started by a server, then stopped.
+    [node] = await Promise.all([serve(servedData), serve(directData).then((n) => n.stop())]);
 
     let runOnServer = 0;
     for (const args of script) {
@@ -176,7 +183,7 @@ test('with the server running, every admin command answers through the channel a
 
 test('the channel is owner-only, unreachable is one clear line, commands go direct once the server stops, and a stale socket does not block a start', async () => {
   const dir = tempDir('namazu-admin-life-');
-  const data = join(dir.path, 'data');
+  const data = await dataDirIn(dir.path);
   const sock = join(data, 'namazu.sock');
   const create = (n: number) => [
     'account',

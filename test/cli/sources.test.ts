@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { QUAKE_FILE, runNamazu, serveNode, tempDir, type Node } from '../multinode/support.ts';
+import { migratedDataDir } from '../support/database.ts';
 import { waitFor } from '../support/wait.ts';
 
 const QUAKE = [
@@ -26,12 +27,16 @@ test('scenario usage errors and the --as-real refusal are one line each, nothing
   const dir = tempDir('namazu-sources-direct-');
   const env = { NAMAZU_DATA_DIR: join(dir.path, 'data'), NAMAZU_DEMO: '0' };
   try {
-    const bad = await runNamazu([...QUAKE.slice(0, 3), '91', ...QUAKE.slice(4)], env);
+    // A migrated database to refuse in (creating one takes seconds); the usage errors open none.
+    await migratedDataDir(env.NAMAZU_DATA_DIR);
+    const [bad, noKind, refused] = await Promise.all([
+      runNamazu([...QUAKE.slice(0, 3), '91', ...QUAKE.slice(4)], env),
+      runNamazu(['scenario', '--lat', '35'], env),
+      runNamazu([...QUAKE, '--as-real'], { ...env, NAMAZU_SOURCES: 'jma-feed' }),
+    ]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr, 'namazu scenario: --lat must be a number from 20 to 50\n');
-    const noKind = await runNamazu(['scenario', '--lat', '35'], env);
     assert.equal(noKind.code, 2);
-    const refused = await runNamazu([...QUAKE, '--as-real'], { ...env, NAMAZU_SOURCES: 'jma-feed' });
     assert.equal(refused.code, 1);
     assert.equal(
       refused.stderr,
@@ -48,6 +53,7 @@ test('beside a running embedded server, scenario and replay run in the server', 
   const env = { NAMAZU_DATA_DIR: join(dir.path, 'data'), NAMAZU_DEMO: '0' };
   let node: Node | undefined;
   try {
+    await migratedDataDir(env.NAMAZU_DATA_DIR); // a copy: creating a database takes seconds
     node = await serveNode(env);
     const scenario = await runNamazu([...QUAKE, '--as-real', '--speed', '1000'], env);
     assert.equal(scenario.code, 0, scenario.stderr);

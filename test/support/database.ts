@@ -18,14 +18,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * A migrated PGlite directory to copy: creating a PGlite cluster takes seconds, copying one takes
- * milliseconds. Keyed by the migrations' content so a schema change makes a new one.
- */
-async function pgliteTemplate(): Promise<string> {
+/** Names the templates below after the migrations' content, so a schema change makes new ones. */
+function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const m of listMigrations()) hash.update(m.name).update(m.sql);
-  const dir = join(tmpdir(), `namazu-test-template-${hash.digest('hex').slice(0, 16)}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A migrated PGlite directory to copy: creating a PGlite cluster takes seconds, copying one takes
+ * milliseconds.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const dir = join(tmpdir(), `namazu-test-template-${migrationsHash()}`);
   if (existsSync(join(dir, 'pg', 'PG_VERSION'))) return dir;
   const work = mkdtempSync(join(tmpdir(), 'namazu-template-build-'));
   const db = await openPglite(join(work, 'pg'));
@@ -40,11 +45,50 @@ async function pgliteTemplate(): Promise<string> {
   return dir;
 }
 
+/**
+ * Fills `dataDir` with a migrated embedded database, whatever engine the tests run on: for tests of
+ * `namazu` on an embedded data directory that do not test the directory's creation itself.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+}
+
+/** postgres://… of `database` on the test server. */
+function databaseUrl(database: string): string {
+  const url = new URL(testDatabaseUrl!);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * A migrated PostgreSQL database to create test databases from (CREATE DATABASE … TEMPLATE):
+ * copying one takes a tenth of the time migrating one takes. `admin` is connected to another database.
+ */
+async function postgresTemplate(admin: pg.Client): Promise<string> {
+  const template = `namazu_test_template_${migrationsHash()}`;
+  const exists = async () =>
+    ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template])).rowCount ?? 0) > 0;
+  if (await exists()) return template;
+  const build = `namazu_test_build_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${build}`);
+  const db = await openPostgres(databaseUrl(build), 1);
+  await migrate(db);
+  await db.close();
+  try {
+    await admin.query(`ALTER DATABASE ${build} RENAME TO ${template}`);
+  } catch (err) {
+    // another test process made it first
+    await admin.query(`DROP DATABASE IF EXISTS ${build} WITH (FORCE)`);
+    if (!(await exists())) throw err;
+  }
+  return template;
+}
+
 /** A new, empty, migrated database for one test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'namazu-test-'));
   if (!testDatabaseUrl) {
-    cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+    await migratedDataDir(dataDir);
     return {
       databaseUrl: null,
       dataDir,
@@ -54,15 +98,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `namazu_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl);
-  url.pathname = `/${name}`;
-  const db = await openPostgres(url.toString(), 1);
-  await migrate(db);
-  await db.close();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await postgresTemplate(admin)}`);
+  } finally {
+    await admin.end();
+  }
   return {
-    databaseUrl: url.toString(),
+    databaseUrl: databaseUrl(name),
     dataDir,
     async drop() {
       rmSync(dataDir, { recursive: true, force: true });
