@@ -65,7 +65,7 @@ export class FailureLimiter {
     // A key at its limit refuses the next request: the one that would take it over.
     for (const w of windows.values())
       waitMs = Math.max(waitMs, overLimitFor(w!, this.options.limit - 1, now));
-    return Math.ceil(waitMs / 1000);
+    return this.seconds(waitMs);
   }
 
   /** Records one failure under each key (a window that has ended starts afresh). */
@@ -86,6 +86,15 @@ export class FailureLimiter {
       this.held.set(key, w);
       waitMs = Math.max(waitMs, overLimitFor(w, this.options.limit, now));
     }
-    return Math.ceil(waitMs / 1000);
+    return this.seconds(waitMs);
+  }
+
+  /**
+   * A wait in whole seconds, never longer than a window: a window that a concurrent request opened
+   * after this one read the clock ends up to a window's length after that request's time, which is
+   * a moment later than this one's.
+   */
+  private seconds(waitMs: number): number {
+    return Math.ceil(Math.min(waitMs, this.options.windowMs) / 1000);
   }
 }
