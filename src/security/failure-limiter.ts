@@ -64,8 +64,8 @@ export class FailureLimiter {
     let waitMs = 0;
     // A key at its limit refuses the next request: the one that would take it over.
     for (const w of windows.values())
-      waitMs = Math.max(waitMs, overLimitFor(w!, this.options.limit - 1, now));
-    return this.seconds(waitMs);
+      waitMs = Math.max(waitMs, overLimitFor(w!, this.options.limit - 1, now, this.options.windowMs));
+    return Math.ceil(waitMs / 1000);
   }
 
   /** Records one failure under each key (a window that has ended starts afresh). */
@@ -84,17 +84,8 @@ export class FailureLimiter {
     let waitMs = 0;
     for (const [key, w] of await this.windows.add(this.named(keys), this.options.windowMs, now)) {
       this.held.set(key, w);
-      waitMs = Math.max(waitMs, overLimitFor(w, this.options.limit, now));
+      waitMs = Math.max(waitMs, overLimitFor(w, this.options.limit, now, this.options.windowMs));
     }
-    return this.seconds(waitMs);
-  }
-
-  /**
-   * A wait in whole seconds, never longer than a window: a window that a concurrent request opened
-   * after this one read the clock ends up to a window's length after that request's time, which is
-   * a moment later than this one's.
-   */
-  private seconds(waitMs: number): number {
-    return Math.ceil(Math.min(waitMs, this.options.windowMs) / 1000);
+    return Math.ceil(waitMs / 1000);
   }
 }

@@ -21,9 +21,13 @@ interface WindowRow {
   count: number;
 }
 
-/** Milliseconds until the window ends when its count is over `limit`; 0 when it is not. */
-export function overLimitFor(window: KeyWindow, limit: number, now: number): number {
-  return window.count > limit ? Math.max(0, window.endsAt - now) : 0;
+/**
+ * Milliseconds until the window ends when its count is over `limit`; 0 when it is not. Never more
+ * than `windowMs`: a window opened by a concurrent request that read the clock a moment after `now`
+ * ends a moment after `now + windowMs`.
+ */
+export function overLimitFor(window: KeyWindow, limit: number, now: number, windowMs: number): number {
+  return window.count > limit ? Math.min(windowMs, Math.max(0, window.endsAt - now)) : 0;
 }
 
 /**

@@ -62,13 +62,9 @@ export async function countSigninAttempt(
   const counted = await windows.add([keys.pair, keys.account, keys.ip], limits.windowMs, now);
   const over = counted.get(keys.account)!.count - limits.perAccount;
   return {
-    // Never longer than a window: one that a concurrent attempt opened may end a moment after now + windowMs.
-    waitMs: Math.min(
-      limits.windowMs,
-      Math.max(
-        overLimitFor(counted.get(keys.pair)!, limits.perAddressAndAccount, now),
-        overLimitFor(counted.get(keys.ip)!, limits.perIp, now),
-      ),
+    waitMs: Math.max(
+      overLimitFor(counted.get(keys.pair)!, limits.perAddressAndAccount, now, limits.windowMs),
+      overLimitFor(counted.get(keys.ip)!, limits.perIp, now, limits.windowMs),
     ),
     delayMs: over > 0 ? Math.min(limits.maxDelayMs, limits.baseDelayMs * 2 ** Math.min(over - 1, 30)) : 0,
   };
