@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import { openBus } from './bus/open.ts';
 import type { Bus } from './bus/types.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -52,8 +53,18 @@ export interface StartOptions {
   bus?: Bus;
 }
 
+/**
+ * How far V8 lets the old generation grow past what survived the last full collection, in percent.
+ * V8's own factor follows its collection speed against the allocation rate: for a server that
+ * allocates little between bursts it keeps the limit a few MB above the live heap, and a burst (a
+ * telegram of megabytes arriving) then runs full collections back to back, each pausing the event
+ * loop 10–30 ms here. Doubling costs at most the live heap again (docs/telegrams.md, "Size").
+ */
+const HEAP_GROWING_PERCENT = 100;
+
 /** Opens the database (migrating it), the bus and the app, and starts listening. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const log = options.logger ?? createLogger(config.logLevel);
   // Read at each scrape, once the database is open.
   const metrics = createMetrics({ dbPoolWaiting: () => db.poolWaiting?.() ?? 0 });

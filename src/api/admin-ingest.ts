@@ -5,6 +5,7 @@ import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError } from '../http/errors.ts';
 import { sharedBodyParser } from '../http/shared-body.ts';
+import { uploadBuffers } from '../http/shared-buffers.ts';
 import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
@@ -78,7 +79,8 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
           if (v !== undefined) hints[name] = v;
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const outcome = await ingestTelegram(ctx, body, hints);
+        // Nothing ingest returns or keeps refers to the bytes given it: they can be read into again.
+        const outcome = await ingestTelegram(ctx, body, hints).finally(() => uploadBuffers.giveBack(body));
         if (!outcome.ok) throw new HttpError('TELEGRAM_REJECTED', { detail: outcome.reason });
         countIngested({ metrics: ctx.metrics, log: request.log }, outcome);
         return okBody(outcome.stored, ctx.clock.now());

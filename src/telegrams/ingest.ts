@@ -54,7 +54,9 @@ export type IngestDeps = SizeLimit & {
  * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
  * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
  * A telegram of OFF_LOOP_BYTES or more is prepared in a worker thread, so that the event loop stays
- * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size").
+ * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size"). Once it has
+ * settled, nothing refers to `raw` any more (the database has its copy; caches and deliveries read
+ * from there): the caller may read other bytes into that memory.
  */
 export async function ingestTelegram(
   deps: IngestDeps,

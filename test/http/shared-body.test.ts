@@ -4,17 +4,23 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sharedBodyParser } from '../../src/http/shared-body.ts';
+import { SharedBuffers } from '../../src/http/shared-buffers.ts';
 
 /** Runs the parser over `chunks` sent on a stream with these headers: the body, or the error. */
 function parse(
   chunks: Buffer[],
   headers: Record<string, string>,
-  { limit = 1000, sharedFrom = 100, fail }: { limit?: number; sharedFrom?: number; fail?: Error } = {},
+  {
+    limit = 1000,
+    sharedFrom = 100,
+    fail,
+    buffers = new SharedBuffers(),
+  }: { limit?: number; sharedFrom?: number; fail?: Error; buffers?: SharedBuffers } = {},
 ) {
   const stream = Object.assign(new PassThrough(), { headers }) as unknown as IncomingMessage & PassThrough;
   const result = new Promise<{ err: (Error & { code?: string; statusCode?: number }) | null; body?: Buffer }>(
     (resolve) =>
-      sharedBodyParser(limit, sharedFrom)({} as FastifyRequest, stream, (err, body) =>
+      sharedBodyParser(limit, sharedFrom, buffers)({} as FastifyRequest, stream, (err, body) =>
         resolve({ err, body }),
       ),
   );
@@ -68,5 +74,53 @@ describe('a raw body read by sharedBodyParser', () => {
     const { err } = await parse([bytes(10, 1)], { 'content-length': '100' }, { fail: new Error('aborted') });
     assert.equal(err?.message, 'aborted');
     assert.equal(err?.statusCode, 400);
+  });
+
+  it('refused after its memory was taken gives that memory back; a body read is kept until given back', async () => {
+    const buffers = new SharedBuffers();
+    const cut = await parse(
+      [bytes(150, 1)],
+      { 'content-length': '200' },
+      { fail: new Error('aborted'), buffers },
+    );
+    assert.equal(cut.err?.message, 'aborted');
+    const long = await parse([bytes(150, 1), bytes(100, 2)], { 'content-length': '200' }, { buffers });
+    assert.equal(long.err?.code, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH');
+    assert.equal(buffers.keptIdle, 64 * 1024, 'one buffer, given back twice over, is kept once');
+    const read = await parse([bytes(200, 3)], { 'content-length': '200' }, { buffers });
+    assert.ok(read.body!.equals(bytes(200, 3)));
+    assert.equal(buffers.keptIdle, 0, 'the body read holds it');
+  });
+});
+
+describe('shared upload buffers', () => {
+  it('lend memory again once given back: same memory, exactly the size asked, in power-of-two classes', () => {
+    const buffers = new SharedBuffers();
+    const first = buffers.take(3_000_000);
+    assert.equal(first.length, 3_000_000);
+    assert.equal(first.buffer.byteLength, 4 * 1024 * 1024);
+    first.fill(7);
+    buffers.giveBack(first);
+    assert.equal(buffers.keptIdle, 4 * 1024 * 1024);
+    const second = buffers.take(2_500_000);
+    assert.equal(second.buffer, first.buffer, 'the same class reuses it');
+    assert.equal(second.length, 2_500_000);
+    assert.equal(buffers.keptIdle, 0);
+    const other = buffers.take(5_000_000);
+    assert.notEqual(other.buffer, first.buffer, 'another class does not');
+    assert.equal(other.buffer.byteLength, 8 * 1024 * 1024);
+  });
+
+  it('keep no more idle memory than their bound, and ignore what they did not lend or got back already', () => {
+    const buffers = new SharedBuffers(8 * 1024 * 1024);
+    const lent = [buffers.take(4_000_000), buffers.take(4_000_000), buffers.take(4_000_000)];
+    for (const b of lent) buffers.giveBack(b);
+    assert.equal(buffers.keptIdle, 8 * 1024 * 1024, 'two of three kept');
+    buffers.giveBack(lent[0]!);
+    buffers.giveBack(Buffer.from(new SharedArrayBuffer(1024 * 1024)));
+    buffers.giveBack(Buffer.alloc(1024 * 1024));
+    assert.equal(buffers.keptIdle, 8 * 1024 * 1024);
+    const again = [buffers.take(4_000_000), buffers.take(4_000_000), buffers.take(4_000_000)];
+    assert.equal(new Set(again.map((b) => b.buffer)).size, 3, 'each lent once at a time');
   });
 });

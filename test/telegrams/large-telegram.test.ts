@@ -30,12 +30,16 @@ describe('telegrams of several megabytes', () => {
 
   before(async () => {
     server = await startTestServer();
-    const { account } = await server.createAccount({ admin: true, contracts: ['telegram.weather'] });
+    const { account } = await server.createAccount({
+      admin: true,
+      contracts: ['telegram.weather', 'telegram.observation'],
+    });
     key = await server.createApiKey(account.id, [
       'admin.telegram.ingest',
       'telegram.list',
       'telegram.data',
       'telegram.get.weather',
+      'telegram.get.observation',
       'socket.start',
     ]);
   });
@@ -126,6 +130,38 @@ describe('telegrams of several megabytes', () => {
     );
     assert.equal(streamed.status, 200);
     assert.deepEqual([streamed.body.id, streamed.body.duplicate], [declared.body.id, true]);
+  });
+
+  it('a body stored uncompressed is its own bytes: upload memory read into again leaves it as it was', async () => {
+    // A/N telegrams are stored as received, not compressed: the likeliest to share the upload's
+    // memory. Their body is served without the JMA header line.
+    const an = (hour: number, text: string) => Buffer.from(`SMJP01 RJTD 26${hour}00\r\r\n${text}`);
+    const body = async (id: string) =>
+      Buffer.from(await (await fetch(`${server.url}/v1/${id}`, { headers: auth() })).arrayBuffer());
+    const post = async (raw: Buffer) => {
+      const res = await fetch(`${server.url}/admin/v1/telegrams`, {
+        method: 'POST',
+        headers: auth(),
+        body: raw,
+      });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const firstText = 'A'.repeat(300_000);
+    const firstId = await post(an(10, firstText));
+    // The same size: the second upload is read into the memory the first was read into.
+    await post(an(11, 'B'.repeat(300_000)));
+    assert.equal((await body(firstId)).toString(), firstText);
+
+    // Prepared on the event loop (below the worker threshold) from shared memory, then overwritten.
+    const smallText = 'C'.repeat(900);
+    const small = an(12, smallText);
+    const shared = Buffer.from(new SharedArrayBuffer(small.length));
+    small.copy(shared);
+    const outcome = await ingestTelegram(server.ctx, shared, { receivedTime: Date.now() });
+    assert.ok(outcome.ok);
+    shared.fill('D');
+    assert.equal((await body(outcome.stored.id)).toString(), smallText);
   });
 });
 
