@@ -11,6 +11,12 @@ export interface SqlStatement {
   params: SqlParam[];
 }
 
+/**
+ * A statement that runs inside another, after the row it depends on: given the name of that row's
+ * source (a common table expression) and the number of its first parameter.
+ */
+export type StatementAfter = (from: string, first: number) => SqlStatement;
+
 export interface Queryable {
   /** Runs one statement with $1… parameters and returns its rows. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;

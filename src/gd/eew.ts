@@ -1,5 +1,5 @@
 import type { EewInformation } from '@dmdata/telegram-json-types';
-import type { Queryable, SqlParam, SqlStatement } from '../db/types.ts';
+import type { Queryable, SqlParam, StatementAfter } from '../db/types.ts';
 import type { EewRecord, EewReportInput, ListPage } from './types.ts';
 
 /** Early-warning data types kept (docs/gd.md): 警報, 予報, 地震動予報. */
@@ -94,7 +94,7 @@ const reportParams = (input: ReportSource, record: Omit<EewRecord, 'id'>): SqlPa
  */
 export function eewReportAfterStore(
   input: ReportSource,
-): ((from: string, first: number) => SqlStatement) | null {
+): StatementAfter | null {
   if (!entersEewRecords(input)) return null;
   const record = eewRecordOf(input.document);
   if (record.isLastInfo) return null;

@@ -1,9 +1,8 @@
 import type { TelegramJSONMain } from '@dmdata/telegram-json-types';
-import type { Queryable } from '../db/types.ts';
+import type { Queryable, StatementAfter } from '../db/types.ts';
 import { entersEarthquakeEvents } from './earthquake-merge.ts';
 import { recordEarthquakeReport } from './earthquake-store.ts';
 import { eewReportAfterStore, entersEewRecords, recordEewReport } from './eew.ts';
-import type { SqlStatement } from '../db/types.ts';
 import type { EarthquakeDocument, EewDocument, ProjectionInput, ProjectionSource } from './types.ts';
 
 /**
@@ -52,7 +51,7 @@ export function entersGdProjection(input: ProjectionSource): boolean {
  */
 export function gdReportAfterStore(
   input: ProjectionSource & { receivedTime: string },
-): ((from: string, first: number) => SqlStatement) | null {
+): StatementAfter | null {
   return input.document._schema.type === 'eew-information'
     ? eewReportAfterStore({ ...input, document: input.document as EewDocument })
     : null;

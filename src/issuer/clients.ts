@@ -20,18 +20,12 @@ export interface OAuthClient {
   privacyUrl: string | null;
 }
 
-export interface NewClient {
-  accountId: number;
-  name: string;
-  type: ClientType;
-  redirectUris: string[];
-  grants: GrantType[];
-  scopes: string[];
-  contact?: string | null;
-  appUrl?: string | null;
-  termsUrl?: string | null;
-  privacyUrl?: string | null;
-}
+/** The optional links and contact of a client. */
+type ClientDetails = 'contact' | 'appUrl' | 'termsUrl' | 'privacyUrl';
+
+/** A client to register: its record without the ids it is given, its details optional. */
+export type NewClient = Omit<OAuthClient, 'id' | 'clientId' | ClientDetails> &
+  Partial<Pick<OAuthClient, ClientDetails>>;
 
 export interface ClientRow {
   id: number;

@@ -1,4 +1,4 @@
-import type { Queryable, SqlParam, SqlStatement } from '../db/types.ts';
+import type { Queryable, SqlParam, SqlStatement, StatementAfter } from '../db/types.ts';
 import type { PreparedTelegram } from './prepare.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
 
@@ -118,12 +118,6 @@ function insertValues(t: PreparedTelegram, first: number): SqlStatement {
 export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
   return (await storeTelegramWithConversion(q, t)).stored;
 }
-
-/**
- * A statement run with the store, after the conversion's row: given the name of the row source of
- * the stored conversion (`serial`, `id`) and its first parameter number (a projection's insert).
- */
-export type StatementAfter = (from: string, first: number) => SqlStatement;
 
 /**
  * Stores an XML telegram and, when given, its JSON conversion in one statement, with consecutive

@@ -156,7 +156,6 @@ describe('bulk ingest in prepare workers', () => {
     // A worker whose telegrams come back 10 ms apart: this thread then mostly waits, so after the
     // first read-ahead it asks for telegrams read and converted only.
     const batch = fixtures.slice(0, 80);
-    await startedPool(pool); // after 10 s without work, as the test before may leave it
     const asked: boolean[] = [];
     let previous: Promise<unknown> = Promise.resolve();
     const slow = {
@@ -170,9 +169,11 @@ describe('bulk ingest in prepare workers', () => {
       },
     };
     const outcomes: IngestOutcome[] = [];
-    await withFreshDb((db) =>
-      ingestInOrder({ db, bus: createMemoryBus() }, batch, (o) => outcomes.push(o), slow),
-    );
+    await withFreshDb(async (db) => {
+      // Started once the database is there: a worker idle for 10 s stops (a slow database creation).
+      await startedPool(pool);
+      await ingestInOrder({ db, bus: createMemoryBus() }, batch, (o) => outcomes.push(o), slow);
+    });
     assert.deepEqual(asked.slice(0, 64), new Array(64).fill(true), 'the first read-ahead, before any wait');
     assert.ok(asked.slice(64).includes(false), 'compressed here once it waited');
     assert.deepEqual(
