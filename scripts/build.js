@@ -8,8 +8,13 @@ import { cpSync, rmSync } from 'node:fs';
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  // The prepare worker of bulk ingest is its own entry: src/telegrams/prepare-pool.ts starts it.
-  entryPoints: { namazu: 'src/cli/main.ts', 'prepare-worker': 'src/telegrams/prepare-worker.ts' },
+  // The workers are entries of their own: the prepare worker of bulk ingest (started by
+  // src/telegrams/prepare-pool.ts) and the embedded database's thread (src/db/pglite.ts).
+  entryPoints: {
+    namazu: 'src/cli/main.ts',
+    'prepare-worker': 'src/telegrams/prepare-worker.ts',
+    'pglite-worker': 'src/db/pglite-worker.js',
+  },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,45 +1,109 @@
-import { PGlite, types } from '@electric-sql/pglite';
+import { Worker } from 'node:worker_threads';
 import type { Db, Queryable, SqlParam } from './types.ts';
 
-const parsers = {
-  // int8 as a JavaScript number (serials and ids stay far below 2^53).
-  [types.INT8]: (v: string) => Number(v),
-  // bytea as the Buffer the adapter contract says, decoded natively: PGlite's own parser and
-  // serializer go byte by byte in JavaScript, about 40 ms for a 100 KB body on the event loop
-  // (docs/telegrams.md, "Size").
-  [types.BYTEA]: (v: string) => Buffer.from(v.slice(2), 'hex'),
-};
+/** What the database thread (pglite-worker.js) answers a request with: rows, a transaction, or an error. */
+interface Answer {
+  id: number;
+  rows?: Record<string, unknown>[];
+  tx?: number;
+  error?: ErrorData;
+}
+/** What it says once, when it has opened the database or failed to. */
+type Opened = { opened: true } | { opened: false; error: ErrorData };
 
-const serializers = {
-  [types.BYTEA]: (v: Uint8Array) => `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`,
-};
+/** An error from the database thread: its message and fields (`code`, `detail`, `constraint`, …). */
+type ErrorData = { message: string } & Record<string, string | number>;
 
-interface PgliteLike {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-  exec(sql: string): Promise<unknown>;
+type Request =
+  | { kind: 'query'; sql: string; params: readonly SqlParam[]; tx?: number }
+  | { kind: 'exec'; sql: string; tx?: number }
+  | { kind: 'begin' }
+  | { kind: 'end'; tx: number; commit: boolean }
+  | { kind: 'close' };
+
+const asError = ({ message, ...fields }: ErrorData) => Object.assign(new Error(message), fields);
+
+/** Byte arrays come back from the other thread as Uint8Array: Buffers again, as the contract says. */
+function withBuffers(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  for (const row of rows)
+    for (const name in row) {
+      const value = row[name];
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+        row[name] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    }
+  return rows;
 }
 
-function wrap(pg: PgliteLike): Queryable {
-  return {
-    async exec(sql: string): Promise<void> {
-      await pg.exec(sql);
-    },
-    async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const res = await pg.query(sql, params as unknown[]);
-      return res.rows as T[];
-    },
-  };
-}
-
-/** Embedded PostgreSQL (WASM) in a data directory. One connection; PGlite serialises queries. */
+/**
+ * Embedded PostgreSQL (WASM) in a data directory, run in a thread of its own (pglite-worker.js):
+ * every statement runs there, and this thread only sends it and receives its rows. One connection:
+ * PGlite serialises statements, and holds every other one back while a transaction is open.
+ */
 export async function openPglite(dataDir: string): Promise<Db> {
-  const pg = await PGlite.create(dataDir, { parsers, serializers });
-  const q = wrap(pg);
+  // Open, it keeps the process alive, as a pooled PostgreSQL connection does, until closed.
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
+  const pending = new Map<number, { resolve(answer: Answer): void; reject(err: Error): void }>();
+  let lastId = 0;
+  let failure: Error | null = null;
+
+  const opened = new Promise<void>((resolve, reject) => {
+    worker.on('message', (reply: Answer | Opened) => {
+      if ('opened' in reply) return reply.opened ? resolve() : reject(asError(reply.error));
+      const call = pending.get(reply.id);
+      if (!call) return;
+      pending.delete(reply.id);
+      call.resolve(reply);
+    });
+    const fail = (err: Error) => {
+      failure = err;
+      reject(err);
+      for (const call of pending.values()) call.reject(err);
+      pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the embedded database's thread exited with code ${code}`)));
+  });
+  await opened;
+
+  async function send(request: Request): Promise<Answer> {
+    if (failure) throw failure;
+    const id = ++lastId;
+    const answer = new Promise<Answer>((resolve, reject) => pending.set(id, { resolve, reject }));
+    worker.postMessage({ id, ...request });
+    const answered = await answer;
+    if (answered.error) throw asError(answered.error);
+    return answered;
+  }
+
+  const queryable = (tx?: number): Queryable => ({
+    async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+      return withBuffers((await send({ kind: 'query', sql, params, tx })).rows ?? []) as T[];
+    },
+    async exec(sql: string): Promise<void> {
+      await send({ kind: 'exec', sql, tx });
+    },
+  });
+
+  const { query, exec } = queryable();
   return {
     engine: 'pglite',
-    query: q.query,
-    exec: q.exec,
-    tx: (fn) => pg.transaction((t) => fn(wrap(t))),
-    close: () => pg.close(),
+    query,
+    exec,
+    async tx(fn) {
+      const { tx } = await send({ kind: 'begin' });
+      let result;
+      try {
+        result = await fn(queryable(tx));
+      } catch (err) {
+        await send({ kind: 'end', tx: tx!, commit: false });
+        throw err;
+      }
+      await send({ kind: 'end', tx: tx!, commit: true });
+      return result;
+    },
+    async close() {
+      if (!failure) await send({ kind: 'close' });
+      await worker.terminate();
+    },
   };
 }
