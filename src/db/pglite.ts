@@ -68,9 +68,9 @@ export async function openPglite(dataDir: string): Promise<Db> {
   async function send(request: Request): Promise<Answer> {
     if (failure) throw failure;
     const id = ++lastId;
-    const answer = new Promise<Answer>((resolve, reject) => pending.set(id, { resolve, reject }));
+    // Posted first: a value that cannot be sent throws here, before anything waits for its answer.
     worker.postMessage({ id, ...request });
-    const answered = await answer;
+    const answered = await new Promise<Answer>((resolve, reject) => pending.set(id, { resolve, reject }));
     if (answered.error) throw asError(answered.error);
     return answered;
   }
