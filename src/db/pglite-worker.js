@@ -74,10 +74,15 @@ function begin(/** @type {number} */ id) {
       }
       if (request.kind === 'query' || request.kind === 'exec') await run(t, request);
     }
-  }).then(
-    () => port.postMessage({ id: endId, rows: [] }),
-    (err) => port.postMessage(err === ROLLBACK ? { id: endId, rows: [] } : { id: endId ?? id, error: asData(err) }),
-  ).finally(() => transactions.delete(id));
+  })
+    .then(
+      () => port.postMessage({ id: endId, rows: [] }),
+      (err) =>
+        port.postMessage(
+          err === ROLLBACK ? { id: endId, rows: [] } : { id: endId ?? id, error: asData(err) },
+        ),
+    )
+    .finally(() => transactions.delete(id));
 }
 
 const pg = await PGlite.create(workerData.dataDir, { parsers, serializers }).catch((err) => {
@@ -95,7 +100,8 @@ port.on('message', (/** @type {Request} */ request) => {
     );
     return;
   }
-  if (request.tx === undefined) return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request));
+  if (request.tx === undefined)
+    return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request));
   const tx = transactions.get(request.tx);
   if (!tx) return port.postMessage({ id: request.id, error: { message: 'the transaction has ended' } });
   tx.waiting.push(request);

@@ -92,9 +92,7 @@ const reportParams = (input: ReportSource, record: Omit<EewRecord, 'id'>): SqlPa
  * `from` names a row source with the stored conversion's `serial` and `id`; the statement's
  * parameters start at `$first`. Null for a document that enters nothing or is a final report.
  */
-export function eewReportAfterStore(
-  input: ReportSource,
-): StatementAfter | null {
+export function eewReportAfterStore(input: ReportSource): StatementAfter | null {
   if (!entersEewRecords(input)) return null;
   const record = eewRecordOf(input.document);
   if (record.isLastInfo) return null;

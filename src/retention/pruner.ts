@@ -26,8 +26,8 @@ export interface PrunerOptions {
   intervalMs: number;
   /**
    * Time one batch (one transaction) aims at: the batch size follows it. 0 = by engine: on the
-   * embedded engine a statement holds the process's only connection and its event loop, so batches
-   * stay short there (4 ms); on PostgreSQL they run beside ingest (50 ms).
+   * embedded engine a statement holds the process's only connection (no telegram is stored
+   * meanwhile), so batches stay short there (4 ms); on PostgreSQL they run beside ingest (50 ms).
    */
   batchMs: number;
   /** Embedded engine: quiet time (no telegram committed) a reclaim waits for; 10 s by default. */
@@ -45,7 +45,7 @@ export interface PruneReport {
 const MIN_BATCH = 10;
 const MAX_BATCH = 2000;
 /**
- * On the embedded engine a VACUUM runs on the server's thread and nothing else runs until it ends;
+ * On the embedded engine a VACUUM holds the only connection: no telegram is stored until it ends;
  * it reads every index of the table whatever it deleted, so it costs about the same after an hour
  * of pruning as after a day. Runs therefore only delete there, and the space they free is reclaimed
  * at most once a day (files grow by at most a day of telegrams before it is reused), in a moment
