@@ -70,14 +70,17 @@ describe('the bundle (scripts/build.js)', () => {
     }
   });
 
-  it('starts the worker from the chunk beside it', () => {
-    const starters = readdirSync(out).filter(
-      (name) =>
-        name.endsWith('.js') &&
-        name !== 'prepare-worker.js' &&
-        readFileSync(join(out, name), 'utf8').includes('./prepare-worker.js'),
-    );
-    assert.equal(starters.length, 1, 'one chunk holds the pool');
+  it('starts each worker from the chunk beside it', () => {
+    for (const worker of ['prepare-worker.js', 'pglite-worker.js']) {
+      assert.ok(readdirSync(out).includes(worker), `${worker} is built`);
+      const starters = readdirSync(out).filter(
+        (name) =>
+          name.endsWith('.js') &&
+          name !== worker &&
+          readFileSync(join(out, name), 'utf8').includes(`./${worker}`),
+      );
+      assert.equal(starters.length, 1, `one chunk starts ${worker}`);
+    }
   });
 
   it('ingests the fixtures with their conversions', async () => {
