@@ -53,8 +53,8 @@ const ROLLBACK = Symbol('rollback');
 /**
  * Open transactions, by the id of the request that began them: the statements sent for each,
  * which its callback runs in order, while PGlite holds every other statement back.
+ * @type {Map<number, { waiting: Request[], wake: (() => void) | null }>}
  */
-/** @type {Map<number, { waiting: Request[], wake: (() => void) | null }>} */
 const transactions = new Map();
 
 function begin(/** @type {number} */ id) {

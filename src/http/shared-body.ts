@@ -9,7 +9,7 @@ type Done = (err: Error | null, body?: Buffer) => void;
  * (413 over `limit`, 400 when the body and its Content-Length disagree). A body of `sharedFrom`
  * bytes or more ends in one Buffer over a SharedArrayBuffer: a worker thread then receives it
  * without a copy. With a Content-Length, the chunks are copied into that Buffer as they arrive, so
- * the cost of touching megabytes of fresh memory (about 4 ms per MB here) is spread over the reads
+ * the cost of touching megabytes of fresh memory (about 5 ms per MB here) is spread over the reads
  * instead of being paid at once at the end (docs/telegrams.md, "Size"). Shared memory is taken from
  * `buffers`: the route gives a body back (`buffers.giveBack`) once nothing reads it any more.
  */

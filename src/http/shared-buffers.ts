@@ -7,7 +7,7 @@ const KEPT_BYTES = 32 * 1024 * 1024;
 const SMALLEST = 64 * 1024;
 
 /** The capacity a buffer of `size` bytes is taken from: the power of two at or above it. */
-const capacityFor = (size: number) => Math.max(SMALLEST, 2 ** Math.ceil(Math.log2(Math.max(1, size))));
+const capacityFor = (size: number) => Math.max(SMALLEST, 2 ** Math.ceil(Math.log2(size)));
 
 export class SharedBuffers {
   /** Idle memory by capacity. */
