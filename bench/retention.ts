@@ -362,7 +362,7 @@ console.log(`engine ${engine}, ${DAYS} days at ${SCALE} × the estimated daily v
 console.log(
   `without pruning: EEW delivery p50 / p99 ${base.deliveryP50Ms} / ${base.deliveryP99Ms} ms; event-loop stall max ${base.stallMaxMs} ms, ${base.stallsOver20Ms} over 20 ms`,
 );
-// 1. Catch-up: the first run over a year of telegrams (PostgreSQL vacuums at its end).
+// 1. Catch-up: the first run over a year of telegrams (on PostgreSQL autovacuum may start meanwhile).
 let report: Awaited<ReturnType<typeof pruner.runOnce>> | undefined;
 const catchUp = await phase(async () => deletedBy((report = await pruner.runOnce())));
 show('catch-up run (a year)', catchUp);

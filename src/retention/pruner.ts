@@ -144,11 +144,15 @@ export class Pruner {
     const deleted = Object.values(report.telegrams).reduce((a, b) => a + b, 0);
     if (deleted + report.events.earthquake + report.events.eew > 0)
       log.info({ telegrams: report.telegrams, events: report.events }, 'retention pruned');
-    if (report.outcome !== 'stopped' && this.unreclaimed.size > 0) {
-      if (this.deps.db.engine === 'postgres') await this.reclaim();
-      else if (this.deps.clock.now() - this.reclaimedAt >= EMBEDDED_RECLAIM_EVERY_MS && (await this.idle()))
-        await this.reclaim();
-    }
+    // PostgreSQL's autovacuum reclaims there, throttled by its cost delay (migration 150 sets when).
+    if (
+      this.deps.db.engine === 'pglite' &&
+      report.outcome !== 'stopped' &&
+      this.unreclaimed.size > 0 &&
+      this.deps.clock.now() - this.reclaimedAt >= EMBEDDED_RECLAIM_EVERY_MS &&
+      (await this.idle())
+    )
+      await this.reclaim();
     this.onRun?.(report);
     return report;
   }
@@ -243,11 +247,11 @@ export class Pruner {
 
   /**
    * Makes the space of deleted rows reusable by later inserts: a VACUUM of each table pruning
-   * deleted from, one statement at a time with a pause after each. PostgreSQL's autovacuum would
-   * get there too, later; the embedded engine has no autovacuum, so this is the only one it gets,
-   * and there a table's out-of-line values (the bodies) are vacuumed in a statement of their own.
-   * Runs after each run on PostgreSQL, and on the embedded engine at most once a day when ingest
-   * is quiet (or when called).
+   * deleted from, one statement at a time with a pause after each. The embedded engine has no
+   * autovacuum, so this is the only one it gets (at most once a day when ingest is quiet), and
+   * there a table's out-of-line values (the bodies) are vacuumed in a statement of their own. On
+   * PostgreSQL runs leave it to autovacuum, whose cost delay spreads the work where an unthrottled
+   * VACUUM took the database server's CPU from ingest; called there, it vacuums at once.
    */
   async reclaim(): Promise<void> {
     for (const table of [...this.unreclaimed]) {

@@ -262,7 +262,7 @@ describe('retention over a year of telegrams', () => {
   it('the space of deleted rows is used again', async () => {
     const heap = async () =>
       (await server.ctx.db.query<{ n: number }>(`SELECT pg_relation_size('telegrams')::int8 AS n`))[0]!.n;
-    // The embedded engine leaves the VACUUM to a quiet moment (tested below); PostgreSQL's run did it.
+    // Runs leave the VACUUM to a quiet moment (embedded) or to autovacuum (PostgreSQL; tested below).
     await server.retention.pruner.reclaim();
     const before = await heap();
     // As many new rows as were deleted: they fit in the pages the vacuum freed.
@@ -347,7 +347,7 @@ describe(
 describe(
   'the embedded engine reclaims space in a quiet moment, at most once a day',
   {
-    skip: testDatabaseUrl !== null && 'embedded only: PostgreSQL vacuums after each run, in its own process',
+    skip: testDatabaseUrl !== null && 'embedded only: PostgreSQL leaves it to autovacuum (tested below)',
   },
   () => {
     it('a run deletes while telegrams arrive, and vacuums once none came for the idle time', async () => {
@@ -396,6 +396,48 @@ describe(
         assert.ok((await vacuums()) > reclaimed);
       } finally {
         clearInterval(chatter);
+        await pruner.stop();
+        await server.close();
+      }
+    });
+  },
+);
+
+describe(
+  'PostgreSQL leaves the space to autovacuum',
+  {
+    skip: testDatabaseUrl === null && 'PostgreSQL only: the embedded engine has no autovacuum (tested above)',
+  },
+  () => {
+    it('a run deletes without a VACUUM, and autovacuum starts at 2 % of dead rows', async () => {
+      const clock = new ManualClock(END);
+      const server = await startTestServer({ clock, listen: false, config: { retentionIntervalMs: 0 } });
+      const pruner = new Pruner(server.ctx, {
+        retentionDays: { ...DEFAULT_RETENTION_DAYS, 'telegram.forecast': 1 },
+        intervalMs: 0,
+        batchMs: 0,
+      });
+      try {
+        await server.ctx.db.query(
+          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
+             received_time, encoding, body)
+           SELECT 'old-' || g, 'raw-old-' || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
+           FROM generate_series(1, 30) g`,
+          [new Date(clock.now() - 2 * DAY)],
+        );
+        const stats = async () =>
+          (
+            await server.ctx.db.query<{ vacuums: number; options: string[] | null }>(
+              `SELECT vacuum_count::int8 AS vacuums, c.reloptions AS options
+                 FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.relname = 'telegrams'`,
+            )
+          )[0]!;
+        const before = await stats();
+        assert.deepEqual((await pruner.runOnce()).telegrams, { 'telegram.forecast': 30 });
+        const after = await stats();
+        assert.equal(after.vacuums, before.vacuums, 'the run itself does not VACUUM');
+        assert.deepEqual(after.options, ['autovacuum_vacuum_scale_factor=0.02']);
+      } finally {
         await pruner.stop();
         await server.close();
       }
