@@ -1,7 +1,7 @@
 import { findApiKeyByDigest, type ApiKeyRecord } from '../accounts/api-keys.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
-import { readCredential } from '../security/credential-reader.ts';
+import { readCredential, REPEATED_AUTHORIZATION } from '../security/credential-reader.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { bearerRefused, credentialsRequired, dpopRefused, insufficientScope } from './auth-error.ts';
 import { CredentialCache } from '../security/credential-cache.ts';
@@ -79,6 +79,8 @@ export async function createAuthenticator(
   return {
     async authenticate(request, options = {}) {
       if (request.authorization !== undefined) {
+        if (request.authorization === REPEATED_AUTHORIZATION)
+          throw bearerRefused('more than one Authorization header');
         const { scheme, credential } = readCredential(request.authorization);
         if (credential === null) {
           // A scheme without its token is refused as an unknown token of that scheme.

@@ -5,6 +5,7 @@ import { DpopNonces, dpopNonceKey } from '../dpop/dpop-nonce.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
+import { authorizationOf } from '../security/credential-reader.ts';
 import { publicUrls } from './public-urls.ts';
 import type { App } from './surface.ts';
 
@@ -36,7 +37,7 @@ class FastifyResourceRequest implements ResourceRequest {
     private readonly request: FastifyRequest,
   ) {
     this.method = request.method;
-    this.authorization = request.headers.authorization;
+    this.authorization = authorizationOf(request.raw.rawHeaders);
     const key = (request.query as Record<string, unknown> | undefined)?.key;
     this.apiKey = typeof key === 'string' ? key : undefined;
   }

@@ -1,6 +1,6 @@
 import type { OAuthClient } from '../issuer/clients.ts';
 import type { ClientCache } from '../issuer/client-cache.ts';
-import { readCredential } from '../security/credential-reader.ts';
+import { authorizationOf, readCredential, REPEATED_AUTHORIZATION } from '../security/credential-reader.ts';
 import { digestSecret, safeEqual } from '../security/secrets.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
 import type { Params } from '../http/form.ts';
@@ -18,6 +18,7 @@ const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** The client id and secret of `Authorization: Basic` (client_secret_basic). */
 function basicClient(header: string): { clientId: string; secret: string } {
+  if (header === REPEATED_AUTHORIZATION) throw invalidRequest('more than one Authorization header');
   const { scheme, credential } = readCredential(header);
   if (scheme !== 'Basic') throw invalidRequest('unsupported Authorization scheme');
   if (credential?.scheme !== 'Basic') throw invalidRequest('malformed Basic credentials');
@@ -29,7 +30,8 @@ function basicClient(header: string): { clientId: string; secret: string } {
  * (client_secret_post, or a bare client_id for public clients). Using two methods at once, or
  * naming two different clients, is `invalid_request`.
  */
-export function presentedClient(authorization: string | undefined, params: Params): PresentedClient {
+export function presentedClient(rawHeaders: readonly string[], params: Params): PresentedClient {
+  const authorization = authorizationOf(rawHeaders);
   const bodyId = param(params, 'client_id');
   const bodySecret = param(params, 'client_secret');
   if (authorization !== undefined) {

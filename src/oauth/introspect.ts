@@ -32,7 +32,7 @@ export async function handleIntrospectRequest(
   request: FastifyRequest,
   params: Params,
 ): Promise<IntrospectionResponse> {
-  const presented = presentedClient(request.headers.authorization, params);
+  const presented = presentedClient(request.raw.rawHeaders, params);
   const client = await authenticateClient(iss.clients, iss.pepper, presented);
   if (client.type !== 'confidential')
     throw invalidClient(presented, 'introspection needs a confidential client');

@@ -21,7 +21,7 @@ export async function handleRevokeRequest(
   const client = await authenticateClient(
     iss.clients,
     iss.pepper,
-    presentedClient(request.headers.authorization, params),
+    presentedClient(request.raw.rawHeaders, params),
   );
   const token = requiredParam(params, 'token');
   // token_type_hint is only a hint (RFC 7009 §2.1): the token's own kind decides.

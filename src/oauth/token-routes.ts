@@ -31,10 +31,7 @@ function namedClient(request: FastifyRequest): string {
   // The decoded client id (Basic per RFC 6749 Appendix B, or the form's client_id), never the raw
   // header: a key that changes with each guessed secret or spelling would never reach its limit.
   try {
-    return presentedClient(request.headers.authorization, formOf(request) ?? new Map()).clientId.slice(
-      0,
-      200,
-    );
+    return presentedClient(request.raw.rawHeaders, formOf(request) ?? new Map()).clientId.slice(0, 200);
   } catch {
     return '-';
   }

@@ -51,7 +51,7 @@ export async function handleTokenRequest(
   if (!Object.hasOwn(grants, grantType)) {
     throw new OAuthError('unsupported_grant_type', 'grant_type not supported');
   }
-  const presented = presentedClient(request.headers.authorization, params);
+  const presented = presentedClient(request.raw.rawHeaders, params);
   const client = await authenticateClient(endpoint.issuer.clients, endpoint.issuer.pepper, presented);
   const nonce = endpoint.dpop.nonces?.current(endpoint.issuer.clock.now()) ?? null;
   let proof: VerifiedProof | null = null;

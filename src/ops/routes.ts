@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../http/errors.ts';
-import { readCredential } from '../security/credential-reader.ts';
+import { authorizationOf, readCredential } from '../security/credential-reader.ts';
 import { safeEqual } from '../security/secrets.ts';
 import type { App } from '../http/surface.ts';
 import type { AppContext } from '../context.ts';
@@ -67,7 +67,7 @@ export function registerOps(app: App, ctx: AppContext): void {
   app.get('/metrics', async (request, reply) => {
     const { metricsToken, trustProxy } = ctx.config;
     if (metricsToken !== null) {
-      const { credential } = readCredential(request.headers.authorization ?? '');
+      const { credential } = readCredential(authorizationOf(request.raw.rawHeaders) ?? '');
       const presented = credential?.scheme === 'Bearer' ? credential.token : '';
       if (!safeEqual(presented, metricsToken))
         throw new HttpError('AUTH_REQUIRED', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } });

@@ -53,6 +53,28 @@ function basic(encoded: string): Credential | null {
   return { scheme: 'Basic', user, password };
 }
 
+/**
+ * What authorizationOf gives for a request that repeats `Authorization`: a value no scheme reads,
+ * so a surface that does not look for it still refuses it as a header it cannot read.
+ */
+export const REPEATED_AUTHORIZATION = 'repeated Authorization header';
+
+/**
+ * A request's `Authorization` field, from its raw header list; undefined when absent. The field is
+ * not a list (RFC 9110 §5.3): Node's `headers` keeps the first of several, where a proxy in front
+ * may have checked another, so a request that repeats it gets REPEATED_AUTHORIZATION instead.
+ */
+export function authorizationOf(rawHeaders: readonly string[]): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (found !== undefined) return REPEATED_AUTHORIZATION;
+    found = rawHeaders[i + 1]!;
+  }
+  return found;
+}
+
 /** Reads the credential of one `Authorization` header value. */
 export function readCredential(header: string): CredentialReading {
   const space = header.indexOf(' ');
