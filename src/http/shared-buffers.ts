@@ -4,6 +4,8 @@
 
 /** Idle buffers kept for reuse, in all; a buffer given back beyond it is left to the collector. */
 const KEPT_BYTES = 32 * 1024 * 1024;
+/** Idle memory is left to the collector once no buffer was taken for this long: a burst's memory returns. */
+const RELEASE_AFTER_MS = 60_000;
 const SMALLEST = 64 * 1024;
 
 /** The capacity a buffer of `size` bytes is taken from: the power of two at or above it. */
@@ -15,11 +17,18 @@ export class SharedBuffers {
   /** Memory taken and not given back: only these are ever kept for reuse. */
   private readonly lent = new WeakSet<SharedArrayBuffer>();
   private idleBytes = 0;
+  /** Whether a buffer was taken since the release timer last looked. */
+  private takenSince = false;
+  private releaseTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly keptBytes = KEPT_BYTES) {}
+  constructor(
+    private readonly keptBytes = KEPT_BYTES,
+    private readonly releaseAfterMs = RELEASE_AFTER_MS,
+  ) {}
 
   /** A Buffer of exactly `size` bytes over shared memory; its bytes are whatever was there before. */
   take(size: number): Buffer {
+    this.takenSince = true;
     const capacity = capacityFor(size);
     const reused = this.idle.get(capacity)?.pop();
     if (reused) this.idleBytes -= capacity;
@@ -41,6 +50,19 @@ export class SharedBuffers {
     same.push(memory);
     this.idle.set(memory.byteLength, same);
     this.idleBytes += memory.byteLength;
+    this.releaseTimer ??= setInterval(() => this.releaseWhenQuiet(), this.releaseAfterMs).unref();
+  }
+
+  /** Leaves the idle memory to the collector when no buffer was taken for a whole interval. */
+  private releaseWhenQuiet(): void {
+    if (this.takenSince) {
+      this.takenSince = false;
+      return;
+    }
+    this.idle.clear();
+    this.idleBytes = 0;
+    clearInterval(this.releaseTimer);
+    this.releaseTimer = undefined;
   }
 
   /** Bytes kept idle for reuse (tests). */

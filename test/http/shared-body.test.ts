@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sharedBodyParser } from '../../src/http/shared-body.ts';
@@ -122,5 +123,23 @@ describe('shared upload buffers', () => {
     assert.equal(buffers.keptIdle, 8 * 1024 * 1024);
     const again = [buffers.take(4_000_000), buffers.take(4_000_000), buffers.take(4_000_000)];
     assert.equal(new Set(again.map((b) => b.buffer)).size, 3, 'each lent once at a time');
+  });
+
+  it('leave their idle memory to the collector once none was taken for a whole interval', async () => {
+    const buffers = new SharedBuffers(32 * 1024 * 1024, 300);
+    buffers.giveBack(buffers.take(1_000_000));
+    assert.equal(buffers.keptIdle, 1024 * 1024);
+    // Taken and given back within each interval: kept.
+    for (let i = 0; i < 4; i++) {
+      await sleep(10);
+      buffers.giveBack(buffers.take(1_000_000));
+    }
+    assert.equal(buffers.keptIdle, 1024 * 1024);
+    await sleep(1000);
+    assert.equal(buffers.keptIdle, 0, 'released after a quiet interval');
+    // Lending goes on as before.
+    const again = buffers.take(1_000_000);
+    buffers.giveBack(again);
+    assert.equal(buffers.keptIdle, 1024 * 1024);
   });
 });
