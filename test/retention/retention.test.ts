@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { DEFAULT_RETENTION_DAYS, loadConfig, ConfigError } from '../../src/config.ts';
 import { busCodecs } from '../../src/bus/codecs.ts';
 import { Pruner, type PruneReport } from '../../src/retention/pruner.ts';
+import type { Queryable } from '../../src/db/types.ts';
 import { getJson, settle } from '../support/data-api.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -47,6 +48,16 @@ const QUAKE_RECENT = ['20230410231623_04156158_VXSE53.xml'];
 
 /** First slot kept by a retention of `days` at END (a slot is kept when received at or after the cutoff). */
 const firstKeptSlot = (days: number) => (365 - days) * SLOTS_PER_DAY;
+
+/** 30 forecast rows received at `receivedTime`, with ids starting with `tag` (tests of runs and reclaims). */
+const insertForecasts = (db: Queryable, receivedTime: Date, tag: string) =>
+  db.query(
+    `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
+       received_time, encoding, body)
+     SELECT $2 || g, 'raw-' || $2 || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
+     FROM generate_series(1, 30) g`,
+    [receivedTime, tag],
+  );
 
 describe('retention over a year of telegrams', () => {
   let server: TestServer;
@@ -320,13 +331,7 @@ describe(
       });
       const other = new pg.Client({ connectionString: server.database.databaseUrl! });
       try {
-        await server.ctx.db.query(
-          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
-             received_time, encoding, body)
-           SELECT 'old-' || g, 'raw-old-' || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
-           FROM generate_series(1, 30) g`,
-          [new Date(END - 2 * DAY)],
-        );
+        await insertForecasts(server.ctx.db, new Date(END - 2 * DAY), 'old-');
         await other.connect();
         // Another node in the middle of a batch: it holds the lock pruning takes.
         await other.query('BEGIN');
@@ -360,13 +365,7 @@ describe(
         reclaimIdleMs: 300,
       });
       const oldForecasts = (tag: string) =>
-        server.ctx.db.query(
-          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
-             received_time, encoding, body)
-           SELECT $2 || g, 'raw-' || $2 || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
-           FROM generate_series(1, 30) g`,
-          [new Date(clock.now() - 2 * DAY), tag],
-        );
+        insertForecasts(server.ctx.db, new Date(clock.now() - 2 * DAY), tag);
       const vacuums = async () =>
         (
           await server.ctx.db.query<{ n: number }>(
@@ -418,13 +417,7 @@ describe(
         batchMs: 0,
       });
       try {
-        await server.ctx.db.query(
-          `INSERT INTO telegrams (id, raw_digest, classification, type, author, head_time, test, format,
-             received_time, encoding, body)
-           SELECT 'old-' || g, 'raw-old-' || g, 'telegram.forecast', 'VPFD51', 'JPTD', $1, false, 'xml', $1, 'utf-8', '\\x00'::bytea
-           FROM generate_series(1, 30) g`,
-          [new Date(clock.now() - 2 * DAY)],
-        );
+        await insertForecasts(server.ctx.db, new Date(clock.now() - 2 * DAY), 'old-');
         const stats = async () =>
           (
             await server.ctx.db.query<{ vacuums: number; options: string[] | null }>(
