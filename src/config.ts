@@ -73,7 +73,7 @@ export interface Config {
   retentionDays: Record<RetentionKey, number>;
   /** Pause between two pruning runs; 0 = never prune. */
   retentionIntervalMs: number;
-  /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 50 ms PostgreSQL). */
+  /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 10 ms PostgreSQL). */
   retentionBatchMs: number;
 }
 
