@@ -14,8 +14,13 @@ import type { Hub } from './hub.ts';
 export interface TelegramSource {
   /** The newest committed serial (0 when none). */
   newest(): Promise<number>;
-  /** Stored telegrams with serials above `after`, oldest first, at most `limit`. */
-  after(after: number, limit: number): Promise<TelegramRecord[]>;
+  /**
+   * Stored telegrams with serials above `after`, oldest first, at most `limit`; with `fresh` false,
+   * what the source holds already (asked only when holds() said it holds the serial announced).
+   */
+  after(after: number, limit: number, fresh?: boolean): Promise<TelegramRecord[]>;
+  /** Whether the source holds this serial and every one before it without reading the store. */
+  holds?(serial: number): boolean;
 }
 
 /** Telegrams read per round trip while catching up. */
@@ -27,6 +32,10 @@ export class Dispatcher {
   private again = false;
   /** When the oldest wake-up not yet served came (for the delivery-latency figure). */
   private wokenAt: number | null = null;
+  /** The newest serial announced since the last read began (0: none). */
+  private announced = 0;
+  /** A wake-up since the last read began that named no serial (the healing timer): read the store. */
+  private unnamed = false;
 
   constructor(
     private readonly hub: Hub,
@@ -49,11 +58,19 @@ export class Dispatcher {
     return this.delivered;
   }
 
-  /** Bus handler: an announcement is only a wake-up; what to send is read from the store. */
-  readonly announce = (): void => this.wake();
+  /**
+   * Bus handler: an announcement is only a wake-up; what to send is read from the store, or from the
+   * source's memory when it holds the serial announced (this process committed it).
+   */
+  readonly announce = ({ serial }: { serial: number }): void => this.wake(serial);
 
-  /** Broadcasts whatever was committed after the last serial broadcast (coalesced: one reader). */
-  wake(): void {
+  /**
+   * Broadcasts whatever was committed after the last serial broadcast (coalesced: one reader).
+   * `serial`, when given, is the commit that woke it up.
+   */
+  wake(serial?: number): void {
+    if (serial === undefined) this.unnamed = true;
+    else this.announced = Math.max(this.announced, serial);
     this.wokenAt ??= performance.now();
     if (this.running) {
       this.again = true;
@@ -78,8 +95,11 @@ export class Dispatcher {
     this.again = false;
     const wokenAt = this.wokenAt ?? performance.now();
     this.wokenAt = null;
+    const fresh = this.unnamed || !(this.source.holds?.(this.announced) ?? false);
+    this.unnamed = false;
+    this.announced = 0;
     for (;;) {
-      const batch = await this.source.after(this.delivered, BATCH);
+      const batch = await this.source.after(this.delivered, BATCH, fresh);
       for (const record of batch) {
         if (record.serial <= this.delivered) continue;
         this.delivered = record.serial;

@@ -21,7 +21,7 @@ import {
   sessionStoreOptions,
 } from '../sessions/socket-sessions.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
-import { Dispatcher, type TelegramSource } from './dispatcher.ts';
+import { Dispatcher } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
 import { attachWebSocketEndpoint } from './endpoint.ts';
 import { compileFilter } from './filter.ts';
@@ -57,7 +57,7 @@ export const registerRealtime: Surface = async (app, ctx) => {
   await startRealtime(app, ctx, cache, sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
 };
 
-async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, store: SessionStoreOptions) {
+async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, store: SessionStoreOptions) {
   const { db, clock, log, metrics } = ctx;
   // Workers of one host tell themselves apart in the session list and in `passing`.
   const server = cluster.isWorker ? `${ctx.config.serverName}#${cluster.worker!.id}` : ctx.config.serverName;
@@ -183,6 +183,8 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();
   const healing = setInterval(() => dispatcher.wake(), HEAL_INTERVAL_MS);
+  // A commit of this process wakes the delivery as soon as the cache holds it, not after the bus.
+  const stopCommitted = source.onCommitted((serial) => dispatcher.wake(serial));
   healing.unref();
 
   /** A contract ended: live sessions lose its classification; those left with none close (4807). */
@@ -212,6 +214,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramSource, 
   ctx.onShutdown.push(async () => {
     clearInterval(timer);
     clearInterval(healing);
+    stopCommitted();
     for (const off of unsubscribe) await off();
     const conns = [...hub.connections()];
     endpoint.close(closeCodes.serverRestart, closeMessages.serverRestart);

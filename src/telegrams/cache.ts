@@ -26,6 +26,11 @@ export interface TelegramCacheOptions {
  * Invariant: every stored telegram with a serial above `completeAbove` is held.
  */
 const shared = new WeakMap<Queryable, Promise<{ cache: TelegramCache; stop: () => Promise<void> }>>();
+/**
+ * Every cache once started, by its database, for ingest to reach (committed(), catchUp()): the
+ * surfaces that answer from a cache start it before they serve.
+ */
+const started = new WeakMap<Queryable, TelegramCache>();
 
 export class TelegramCache {
   /** Ascending by serial. */
@@ -72,10 +77,37 @@ export class TelegramCache {
    * its caller has seen acknowledged by this process (docs/data-api.md "Read your writes").
    */
   static async catchUp(db: Queryable, serial: number): Promise<void> {
-    const started = shared.get(db);
-    if (!started) return;
-    const { cache } = await started;
-    if (cache.newestSerial < serial) await cache.refresh();
+    const cache = started.get(db);
+    if (cache && cache.newestSerial < serial) await cache.refresh();
+  }
+
+  /**
+   * Telegrams this process has just committed (committedRecord), in serial order, before it
+   * announces them: when they follow the newest held one without a gap, they are held at once and
+   * the process's deliveries are woken, so that neither waits for the database to give them back.
+   * Otherwise (another process committed in between, a serial was skipped, the cache is not
+   * started) they are read as any other commit is.
+   */
+  static committed(db: Queryable, records: readonly TelegramRecord[]): void {
+    const cache = started.get(db);
+    if (!cache) return;
+    const newest = cache.newestSerial;
+    for (const t of records) {
+      if (t.serial !== cache.newestSerial + 1) break;
+      cache.add(t);
+    }
+    if (cache.newestSerial === newest) return;
+    cache.trim();
+    for (const listener of cache.listeners) listener(cache.newestSerial);
+  }
+
+  /** What runs when committed() holds new telegrams (the real-time delivery's wake-up). */
+  private readonly listeners = new Set<(serial: number) => void>();
+
+  /** Calls `listener` with the newest serial whenever committed() holds new telegrams. */
+  onCommitted(listener: (serial: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Loads the newest telegrams and follows the bus. Call stop() at shutdown. */
@@ -86,10 +118,10 @@ export class TelegramCache {
   ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
     const cache = new TelegramCache(db, options);
     // Subscribe first, so nothing committed while loading is missed.
-    const stopCommitted = await busCodecs.telegram.subscribe(
-      bus,
-      () => void cache.refresh().catch(() => undefined),
-    );
+    // A commit this process holds already (committed()) needs no read.
+    const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial }) => {
+      if (!cache.holds(serial)) cache.refresh().catch(() => undefined);
+    });
     const stopPruned = await busCodecs.pruned.subscribe(bus, ({ serials }) => cache.forget(serials));
     const stop = async () => {
       await stopCommitted();
@@ -101,12 +133,18 @@ export class TelegramCache {
     cache.completeAbove = newest.length < cache.maxItems ? 0 : newest[0]!.serial - 1;
     cache.trim();
     await cache.refresh();
+    started.set(db, cache);
     return { cache, stop };
   }
 
   /** Highest serial held (0 when none). */
   get newestSerial(): number {
     return this.items.at(-1)?.serial ?? this.completeAbove;
+  }
+
+  /** Whether the telegram with this serial, and every one before it, is known here. */
+  holds(serial: number): boolean {
+    return serial <= this.newestSerial;
   }
 
   get(serial: number): TelegramRecord | undefined {
@@ -139,9 +177,13 @@ export class TelegramCache {
     return this.newestSerial;
   }
 
-  /** Stored telegrams with serials above `serial`, oldest first (from memory when held). */
-  async after(serial: number, limit: number): Promise<TelegramRecord[]> {
-    await this.refresh();
+  /**
+   * Stored telegrams with serials above `serial`, oldest first (from memory when held). Reads what
+   * was committed since the last read first, unless `fresh` is false: the caller knows the cache
+   * holds what it wants (holds()).
+   */
+  async after(serial: number, limit: number, fresh = true): Promise<TelegramRecord[]> {
+    if (fresh) await this.refresh();
     if (serial < this.completeAbove) return loadTelegramsAfter(this.db, serial, limit);
     return this.items.slice(this.firstAbove(serial), this.firstAbove(serial) + limit);
   }

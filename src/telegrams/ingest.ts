@@ -16,7 +16,13 @@ import {
 } from './prepare.ts';
 import { PreparePool } from './prepare-pool.ts';
 import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
-import { findStored, storeTelegram, storeTelegramWithConversion, type StoredTelegram } from './store.ts';
+import {
+  committedRecord,
+  findStored,
+  storeTelegram,
+  storeTelegramWithConversion,
+  type StoredTelegram,
+} from './store.ts';
 import { TelegramCache } from './cache.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
@@ -169,6 +175,13 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   const outcome = await store(deps.db, ready);
   if (!outcome.stored.duplicate) {
+    // Held by this process's cache before it is announced, so that neither the delivery nor a list
+    // reads back what was just written (cache.ts).
+    const records = [committedRecord(ready.telegram, outcome.stored.serial)];
+    if (outcome.converted && ready.conversion?.ok) {
+      records.push(committedRecord(ready.conversion.telegram, outcome.converted.serial));
+    }
+    TelegramCache.committed(deps.db, records);
     announce(deps, outcome.stored.serial);
     if (outcome.converted) announce(deps, outcome.converted.serial);
   }

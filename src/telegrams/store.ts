@@ -70,6 +70,54 @@ function toSummary(r: Row): TelegramSummary {
   };
 }
 
+/**
+ * A telegram this process has just committed, as the database would give it back (loadTelegram): the
+ * same row through the same mapping, Control/Head in the key order `jsonb` stores it in, so that
+ * the cache can hold it without reading it (cache.ts) and every response stays byte for byte the
+ * same. The body is copied when it is the received bytes themselves, which ingest's caller may
+ * reuse once ingest has settled.
+ */
+export function committedRecord(t: PreparedTelegram, serial: number): TelegramRecord {
+  const row: Row = {
+    serial,
+    id: t.id,
+    classification: t.classification,
+    type: t.head.type,
+    author: t.head.author,
+    target: t.head.target ?? null,
+    head_time: new Date(t.head.time),
+    designation: t.head.designation,
+    test: t.head.test,
+    format: t.format,
+    received_time: new Date(t.receivedTime),
+    xml_report: t.xmlReport === null ? null : inJsonbKeyOrder(t.xmlReport),
+    compression: t.compression,
+    encoding: t.encoding,
+    original_id: t.conversion?.originalId ?? null,
+    schema_type: t.conversion?.schema.type ?? null,
+    schema_version: t.conversion?.schema.version ?? null,
+  };
+  return { ...toSummary(row), body: t.compression === 'gzip' ? t.body : Buffer.from(t.body) };
+}
+
+/**
+ * A JSON value with every object's keys in `jsonb`'s order: shorter keys first, then by their bytes
+ * (PostgreSQL's jsonb documentation, "jsonb Containment and Existence" notes the order is not the
+ * input's). Control/Head keys are ASCII, where comparing strings is comparing bytes.
+ */
+function inJsonbKeyOrder<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(inJsonbKeyOrder) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  const ordered: Record<string, unknown> = {};
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    // As JSON.stringify writes it: a property without a value is not stored.
+    if (item !== undefined) ordered[key] = inJsonbKeyOrder(item);
+  }
+  return ordered as T;
+}
+
 export interface StoredTelegram {
   serial: number;
   id: string;

@@ -97,3 +97,37 @@ test('a telegram stored without an announcement goes out at the next wake-up (th
   client.ws.close();
   await env.stop();
 });
+
+test('an announcement of a serial the source holds is sent from memory; an unnamed wake-up reads', async () => {
+  const { env, client } = await connected();
+  const fresh: boolean[] = [];
+  const store = new (class extends SlowStore {
+    held = 0;
+    holds(serial: number) {
+      return serial <= this.held;
+    }
+    override after(after: number, limit: number, read = true) {
+      fresh.push(read);
+      return super.after(after, limit);
+    }
+  })();
+  const dispatcher = new Dispatcher(env.hub, store, env.clock, 'namazu/test');
+  await dispatcher.start();
+  store.records.push(record({ serial: 1 }));
+  store.held = 1;
+  dispatcher.announce({ serial: 1 });
+  await dispatcher.settled();
+  assert.equal((await client.next()).id, store.records[0]!.id);
+  // Held: read from memory. settled() itself wakes the dispatcher without a serial: a read.
+  assert.deepEqual(fresh.slice(0, 2), [false, true]);
+  fresh.length = 0;
+  store.records.push(record({ serial: 2 }));
+  // Announced but not held (another process committed it): the store is read.
+  dispatcher.announce({ serial: 2 });
+  await dispatcher.settled();
+  assert.equal((await client.next()).id, store.records[1]!.id);
+  assert.equal(fresh[0], true);
+  await noMoreMessages(client);
+  client.ws.close();
+  await env.stop();
+});
