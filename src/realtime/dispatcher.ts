@@ -72,6 +72,11 @@ export class Dispatcher {
     if (serial === undefined) this.unnamed = true;
     else this.announced = Math.max(this.announced, serial);
     this.wokenAt ??= performance.now();
+    this.run();
+  }
+
+  /** One catch-up at a time; one more after it when woken meanwhile. */
+  private run(): void {
     if (this.running) {
       this.again = true;
       return;
@@ -80,7 +85,7 @@ export class Dispatcher {
       .catch(this.onError)
       .finally(() => {
         this.running = null;
-        if (this.again) this.wake();
+        if (this.again) this.run();
       });
   }
 
