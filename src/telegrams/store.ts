@@ -86,7 +86,7 @@ export function committedRecord(t: PreparedTelegram, serial: number): TelegramRe
     author: t.head.author,
     target: t.head.target ?? null,
     head_time: new Date(t.head.time),
-    designation: t.head.designation,
+    designation: t.head.designation ?? null,
     test: t.head.test,
     format: t.format,
     received_time: new Date(t.receivedTime),
