@@ -98,6 +98,37 @@ async function startNamazu(dataDir: string, extraEnv: Record<string, string> = {
   };
 }
 
+/**
+ * The reference: a bare `node:http` server in a process of its own, with Namazu's header and
+ * request time-outs, answering /healthz, and any other request 401 with `Connection: close`
+ * before its body is read, as Namazu answers an upload without credentials.
+ */
+const BARE = `
+import { createServer } from 'node:http';
+const server = createServer({ requestTimeout: ${config.requestTimeoutMs}, headersTimeout: ${config.headersTimeoutMs} }, (req, res) => {
+  if (req.url === '/healthz') return res.end('{"status":"ok"}');
+  res.writeHead(401, { 'content-type': 'application/json', connection: 'close' }).end('{"status":"error"}');
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+async function startBare(): Promise<Namazu> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE]);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    apiKey: '',
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resident set size of a process, from /proc (Linux). */
@@ -275,6 +306,8 @@ interface Scenario {
   timeoutMs: number;
   timeout: string;
   attack: (namazu: Namazu) => Promise<number[]>;
+  /** Also run against the bare server (BARE), in the same runs, alternated. */
+  reference?: boolean;
 }
 
 const scenarios: Scenario[] = [
@@ -283,6 +316,9 @@ const scenarios: Scenario[] = [
     timeoutMs: config.requestTimeoutMs + CHECK_INTERVAL_MS,
     timeout: `request time-out ${config.requestTimeoutMs / 1000} s`,
     attack: (n) => slowUploads(n.origin),
+    // The attacker's 800 MB of loopback writes share the machine's cores with the server: what a
+    // server that refuses before reading can reach here.
+    reference: true,
   },
   {
     name: `4 non-reading WebSocket clients flooding invalid frames`,
@@ -304,6 +340,7 @@ console.log(`engine ${databaseUrl ? 'postgres' : 'pglite'}, ${runs} runs per att
 try {
   for (const scenario of scenarios) {
     const results = [];
+    const references = [];
     for (let run = 0; run < runs; run++) {
       // A fresh process per run: RSS growth is measured from a server that has not been attacked.
       const namazu = await startNamazu(dataDir);
@@ -312,7 +349,16 @@ try {
       } finally {
         await namazu.stop();
       }
+      if (!scenario.reference) continue;
+      const bare = await startBare();
+      try {
+        references.push(await underAttack(bare, () => scenario.attack(bare)));
+      } finally {
+        await bare.stop();
+      }
     }
+    const referenceHealthzP99 =
+      references.length > 0 ? median(references.map((r) => r.healthzP99)) : undefined;
     const figures = {
       rssGrowthMiB: median(results.map((r) => r.rssGrowthMiB)),
       healthzP99: median(results.map((r) => r.healthzP99)),
@@ -327,13 +373,17 @@ try {
       ...figures,
       timeoutMs: scenario.timeoutMs,
       closedInTime,
+      referenceHealthzP99,
     });
     console.log(
       `${scenario.name} (median of ${runs}): RSS +${figures.rssGrowthMiB.toFixed(1)} MiB, ` +
         `/healthz p99 ${figures.healthzP99.toFixed(1)} ms, server CPU ${(figures.serverCpuShare * 100).toFixed(0)} % of a core; ` +
         `connections closed after ` +
         `${(figures.closedMedianMs / 1000).toFixed(2)} s (median), ${(figures.closedMaxMs / 1000).toFixed(2)} s (latest of all runs) ` +
-        `— ${scenario.timeout}: ${closedInTime ? 'every one within it' : 'NOT all within it'}`,
+        `— ${scenario.timeout}: ${closedInTime ? 'every one within it' : 'NOT all within it'}` +
+        (referenceHealthzP99 === undefined
+          ? ''
+          : `; bare node:http under the same attack: /healthz p99 ${referenceHealthzP99.toFixed(1)} ms`),
     );
   }
   await consoleFigures();
