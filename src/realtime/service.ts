@@ -183,9 +183,9 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();
   const healing = setInterval(() => dispatcher.wake(), HEAL_INTERVAL_MS);
+  healing.unref();
   // A commit of this process wakes the delivery as soon as the cache holds it, not after the bus.
   const stopCommitted = source.onCommitted((serial) => dispatcher.wake(serial));
-  healing.unref();
 
   /** A contract ended: live sessions lose its classification; those left with none close (4807). */
   async function contractsChanged(accountId: number) {
