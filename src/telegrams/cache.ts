@@ -82,21 +82,20 @@ export class TelegramCache {
   }
 
   /**
-   * Telegrams this process has just committed (committedRecord), in serial order, before it
-   * announces them: when they follow the newest held one without a gap, they are held at once and
-   * the process's deliveries are woken, so that neither waits for the database to give them back.
-   * Otherwise (another process committed in between, a serial was skipped, the cache is not
-   * started) they are read as any other commit is.
+   * Telegrams this process has just committed from `first` on (`records` builds them, with
+   * committedRecord, in serial order), before it announces them: when they follow the newest held
+   * one without a gap, they are held at once and the process's deliveries are woken, so that
+   * neither waits for the database to give them back. Otherwise (another process committed in
+   * between, a serial was skipped, the cache is not started: a command's ingest) nothing is built
+   * and they are read as any other commit is.
    */
-  static committed(db: Queryable, records: readonly TelegramRecord[]): void {
+  static committed(db: Queryable, first: number, records: () => readonly TelegramRecord[]): void {
     const cache = started.get(db);
-    if (!cache) return;
-    const newest = cache.newestSerial;
-    for (const t of records) {
+    if (!cache || first !== cache.newestSerial + 1) return;
+    for (const t of records()) {
       if (t.serial !== cache.newestSerial + 1) break;
       cache.add(t);
     }
-    if (cache.newestSerial === newest) return;
     cache.trim();
     for (const listener of cache.listeners) listener(cache.newestSerial);
   }

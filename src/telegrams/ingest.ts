@@ -177,11 +177,13 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced, so that neither the delivery nor a list
     // reads back what was just written (cache.ts).
-    const records = [committedRecord(ready.telegram, outcome.stored.serial)];
-    if (outcome.converted && ready.conversion?.ok) {
-      records.push(committedRecord(ready.conversion.telegram, outcome.converted.serial));
-    }
-    TelegramCache.committed(deps.db, records);
+    const { stored, converted } = outcome;
+    TelegramCache.committed(deps.db, stored.serial, () => [
+      committedRecord(ready.telegram, stored.serial),
+      ...(converted && ready.conversion?.ok
+        ? [committedRecord(ready.conversion.telegram, converted.serial)]
+        : []),
+    ]);
     announce(deps, outcome.stored.serial);
     if (outcome.converted) announce(deps, outcome.converted.serial);
   }
