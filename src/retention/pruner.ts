@@ -57,8 +57,8 @@ const EMBEDDED_RECLAIM_IDLE_MS = 10_000;
 
 /**
  * Deletes what is older than its retention, in small transactions with a pause after each, so that
- * ingest and delivery go on meanwhile (docs/operations.md "Retention"). Each batch takes an advisory
- * lock for its transaction; a node that finds it taken leaves the run to the node holding it.
+ * ingest and delivery go on meanwhile (docs/operations.md "Retention"). On PostgreSQL each batch takes
+ * an advisory lock for its transaction; a node that finds it taken leaves the run to the node holding it.
  */
 export class Pruner {
   private timer: NodeJS.Timeout | undefined;
@@ -201,16 +201,26 @@ export class Pruner {
     return 'done';
   }
 
-  /** One transaction under the lock, timed; then a pause as long as it took (at least 1 ms). */
+  /**
+   * One batch (`fn` is one statement), timed; then a pause as long as it took (at least 1 ms). On
+   * PostgreSQL it runs in a transaction under the lock that keeps it to one node. The embedded data
+   * directory is open in this process only (its lock file), so there the statement runs alone: a
+   * transaction would hold the one connection across four round trips between threads, each as long
+   * as the event loop takes to turn, and an early warning's insert would wait for all of them.
+   */
   private async batch<T>(fn: (q: Queryable) => Promise<T>): Promise<T | 'busy' | 'stopped'> {
     if (this.stopped) return 'stopped';
+    const { db } = this.deps;
     const started = performance.now();
-    const out = await this.deps.db.tx(async (q) => {
-      const [lock] = await q.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
-        RETENTION_LOCK_KEY,
-      ]);
-      return lock!.got ? { value: await fn(q) } : null;
-    });
+    const out =
+      db.engine === 'pglite'
+        ? { value: await fn(db) }
+        : await db.tx(async (q) => {
+            const [lock] = await q.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
+              RETENTION_LOCK_KEY,
+            ]);
+            return lock!.got ? { value: await fn(q) } : null;
+          });
     const ms = performance.now() - started;
     this.deps.metrics.retentionBatchDuration.observe(ms / 1000);
     if (!out) return 'busy';

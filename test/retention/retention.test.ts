@@ -399,6 +399,30 @@ describe(
         await server.close();
       }
     });
+
+    it('a batch is one statement, never a transaction holding the only connection', async () => {
+      const clock = new ManualClock(END);
+      const server = await startTestServer({ clock, listen: false, config: { retentionIntervalMs: 0 } });
+      const { db } = server.ctx;
+      let transactions = 0;
+      const counted: typeof db = { ...db, tx: (fn) => (transactions++, db.tx(fn)) };
+      const pruner = new Pruner(
+        { ...server.ctx, db: counted },
+        {
+          retentionDays: { ...DEFAULT_RETENTION_DAYS, 'telegram.forecast': 1, 'gd.eew': 1, 'gd.earthquake': 1 },
+          intervalMs: 0,
+          batchMs: 0,
+        },
+      );
+      try {
+        await insertForecasts(db, new Date(clock.now() - 2 * DAY), 'a-');
+        assert.deepEqual((await pruner.runOnce()).telegrams, { 'telegram.forecast': 30 });
+        assert.equal(transactions, 0);
+      } finally {
+        await pruner.stop();
+        await server.close();
+      }
+    });
   },
 );
 
