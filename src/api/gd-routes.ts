@@ -8,7 +8,7 @@ import {
 import { eewEvent, listEewRecords, type EewListQuery } from '../gd/eew.ts';
 import type { EewRecord, ListPage } from '../gd/types.ts';
 import { parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
-import { envelope, okBody } from '../http/envelope.ts';
+import { okBody, okItemsJson } from '../http/envelope.ts';
 import { HttpError } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { App } from '../http/surface.ts';
@@ -47,22 +47,18 @@ const MAX_PAGE_AGE_MS = 1000;
 
 const notFound = () => new HttpError('NOT_FOUND');
 
-/** A list page with its items serialised (what the page cache keeps). */
+/** A list page with its items serialised as UTF-8 JSON (what the page cache keeps). */
 interface SerialisedPage<P> {
   page: P;
-  items: string;
+  items: Buffer;
 }
 
 async function serialisedPage<P extends { items: unknown[] }>(read: Promise<P>): Promise<SerialisedPage<P>> {
   const page = await read;
-  return { page, items: JSON.stringify(page.items) };
+  return { page, items: Buffer.from(JSON.stringify(page.items), 'utf8') };
 }
 
-/** The `ok` envelope around serialised items and the page's cursors, as okBody would give it. */
-function okJson(items: string, cursors: object, now: number): string {
-  const head = JSON.stringify({ ...envelope(now), status: 'ok' }).slice(0, -1);
-  return `${head},"items":${items},${JSON.stringify(cursors).slice(1)}`;
-}
+const NO_ITEMS = Buffer.from('[]');
 
 /**
  * The merged earthquake and early-warning APIs (docs/gd.md). Contracts gate them like the lists:
@@ -199,7 +195,7 @@ function registerEarthquakeList(
         ? await earthquakePages.get(JSON.stringify(f), () => serialisedPage(listEarthquakeEvents(ctx.db, f)))
         : {
             page: { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 },
-            items: '[]',
+            items: NO_ITEMS,
           };
       const cursors = {
         ...(page.page.nextToken !== undefined
@@ -212,7 +208,9 @@ function registerEarthquakeList(
       // documents their shape.
       return reply
         .type('application/json; charset=utf-8')
-        .send(okJson(page.items, cursors, ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>);
+        .send(
+          okItemsJson(page.items, cursors, ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>,
+        );
     },
   );
 }

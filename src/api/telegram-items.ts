@@ -1,4 +1,3 @@
-import { envelope } from '../http/envelope.ts';
 import type { TelegramConversion, XmlReport } from '../telegrams/record.ts';
 import type { TelegramSummary } from '../telegrams/store.ts';
 
@@ -35,37 +34,29 @@ function listHead(t: TelegramSummary) {
 }
 
 /**
- * The `items` array of a v2 list as JSON text, per items array and data URL: a page answered again
- * from the page cache (telegrams/page-cache.ts) is the same array, so its text is made once.
+ * The `items` array of a v2 list as UTF-8 JSON, per items array and data URL: a page answered again
+ * from the page cache (telegrams/page-cache.ts) is the same array, so its bytes are made once.
  */
-const v2ItemsTexts = new WeakMap<readonly TelegramSummary[], Map<string, string>>();
+const v2ItemsBytes = new WeakMap<readonly TelegramSummary[], Map<string, Buffer>>();
 
-function v2ItemsJson(items: readonly TelegramSummary[], dataUrl: string, withXmlReport: boolean): string {
-  let texts = v2ItemsTexts.get(items);
-  if (!texts) v2ItemsTexts.set(items, (texts = new Map()));
-  const key = `${withXmlReport ? 'x' : '-'}${dataUrl}`;
-  let text = texts.get(key);
-  if (text === undefined) {
-    const origin = JSON.stringify(dataUrl).slice(1, -1);
-    text = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`).join(',');
-    // One text per data URL a page was asked through (a Host header names it unless configured).
-    if (texts.size >= 4) texts.clear();
-    texts.set(key, text);
-  }
-  return text;
-}
-
-/** The v2 list response (docs/data-api.md) as JSON text. */
-export function v2ListJson(
+export function v2ItemsJson(
   items: readonly TelegramSummary[],
   dataUrl: string,
   withXmlReport: boolean,
-  cursors: { nextToken?: string; nextPooling: string; nextPoolingInterval: number },
-  now: number,
-): string {
-  const { responseId, responseTime } = envelope(now);
-  const tail = JSON.stringify(cursors).slice(1);
-  return `{"responseId":"${responseId}","responseTime":"${responseTime}","status":"ok","items":[${v2ItemsJson(items, dataUrl, withXmlReport)}],${tail}`;
+): Buffer {
+  let byUrl = v2ItemsBytes.get(items);
+  if (!byUrl) v2ItemsBytes.set(items, (byUrl = new Map()));
+  const key = `${withXmlReport ? 'x' : '-'}${dataUrl}`;
+  let bytes = byUrl.get(key);
+  if (bytes === undefined) {
+    const origin = JSON.stringify(dataUrl).slice(1, -1);
+    const text = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`).join(',');
+    bytes = Buffer.from(`[${text}]`, 'utf8');
+    // One per data URL a page was asked through (a Host header names it unless configured).
+    if (byUrl.size >= 4) byUrl.clear();
+    byUrl.set(key, bytes);
+  }
+  return bytes;
 }
 
 /** A telegram as an item of the deprecated v1 list. */

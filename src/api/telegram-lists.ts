@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
-import { okBody } from '../http/envelope.ts';
+import { okBody, okItemsJson } from '../http/envelope.ts';
 import { documentedValidation } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { TelegramCache } from '../telegrams/cache.ts';
@@ -19,7 +19,7 @@ import {
   telegramListV2Messages,
 } from './schemas.ts';
 import { typeFilter } from './type-filter.ts';
-import { itemV1, v2ListJson } from './telegram-items.ts';
+import { itemV1, v2ItemsJson } from './telegram-items.ts';
 
 const V2 = 'v2t';
 const V1 = 'v1t';
@@ -89,10 +89,8 @@ function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
       };
       const page = await readTelegramPage(ctx.db, deps.cache, q);
       const last = page.items.at(-1);
-      const json = v2ListJson(
-        page.items,
-        publicUrls(ctx.config, request).data,
-        withXmlReport,
+      const json = okItemsJson(
+        v2ItemsJson(page.items, publicUrls(ctx.config, request).data, withXmlReport),
         {
           ...(q.after === undefined && page.truncated && last
             ? { nextToken: encodeCursor(V2, 'older', last.serial) }
@@ -102,8 +100,8 @@ function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
         },
         ctx.clock.now(),
       );
-      // Items are pre-serialised per telegram (telegram-items.ts): the text goes out as it is, and
-      // the response schema documents its shape.
+      // Items are pre-serialised per telegram (telegram-items.ts): the bytes go out as they are, and
+      // the response schema documents their shape.
       return reply
         .type('application/json; charset=utf-8')
         .send(json as unknown as Static<typeof TelegramListV2>);

@@ -23,6 +23,24 @@ export function envelope(now: number = Date.now()): { responseId: string; respon
   return { responseId: responseId(), responseTime: new Date(now).toISOString() };
 }
 
+/**
+ * An `ok` answer, as okBody would give it, around items already serialised as a UTF-8 JSON array,
+ * then the page's cursors. Written as bytes: a response sent as text is measured and encoded again
+ * for every request (its Content-Length, then the socket write), a third of the time of a page
+ * served from memory. Everything but the items is ASCII (hex ids, ISO times, base64url cursors).
+ */
+export function okItemsJson(items: Buffer, cursors: object, now: number): Buffer {
+  const { responseId, responseTime } = envelope(now);
+  return Buffer.concat([
+    Buffer.from(
+      `{"responseId":"${responseId}","responseTime":"${responseTime}","status":"ok","items":`,
+      'latin1',
+    ),
+    items,
+    Buffer.from(`,${JSON.stringify(cursors).slice(1)}`, 'latin1'),
+  ]);
+}
+
 export function okBody<T extends object>(body: T, now?: number) {
   return { ...envelope(now), status: 'ok' as const, ...body };
 }
