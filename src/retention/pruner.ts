@@ -56,9 +56,10 @@ const EMBEDDED_RECLAIM_EVERY_MS = 86_400_000;
 const EMBEDDED_RECLAIM_IDLE_MS = 10_000;
 
 /**
- * Deletes what is older than its retention, in small transactions with a pause after each, so that
- * ingest and delivery go on meanwhile (docs/operations.md "Retention"). On PostgreSQL each batch takes
- * an advisory lock for its transaction; a node that finds it taken leaves the run to the node holding it.
+ * Deletes what is older than its retention, in small batches with a pause after each, so that
+ * ingest and delivery go on meanwhile (docs/operations.md "Retention"). On PostgreSQL each batch is
+ * a transaction that takes an advisory lock; a node that finds it taken leaves the run to the node
+ * holding it.
  */
 export class Pruner {
   private timer: NodeJS.Timeout | undefined;
