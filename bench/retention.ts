@@ -306,7 +306,7 @@ db.tx = async (fn) => {
   }
 };
 const query = db.query.bind(db);
-db.query = async <T,>(sql: string, params?: readonly SqlParam[]) => {
+db.query = async <T>(sql: string, params?: readonly SqlParam[]) => {
   const t = performance.now();
   try {
     return await query<T>(sql, params);

@@ -409,7 +409,12 @@ describe(
       const pruner = new Pruner(
         { ...server.ctx, db: counted },
         {
-          retentionDays: { ...DEFAULT_RETENTION_DAYS, 'telegram.forecast': 1, 'gd.eew': 1, 'gd.earthquake': 1 },
+          retentionDays: {
+            ...DEFAULT_RETENTION_DAYS,
+            'telegram.forecast': 1,
+            'gd.eew': 1,
+            'gd.earthquake': 1,
+          },
           intervalMs: 0,
           batchMs: 0,
         },
