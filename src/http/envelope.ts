@@ -26,8 +26,8 @@ export function envelope(now: number = Date.now()): { responseId: string; respon
 /**
  * An `ok` answer, as okBody would give it, around items already serialised as a UTF-8 JSON array,
  * then the page's cursors. Written as bytes: a response sent as text is measured and encoded again
- * for every request (its Content-Length, then the socket write), about a quarter of the server's
- * time for a page served from memory. Everything but the items is ASCII (hex ids, ISO times,
+ * for every request (its Content-Length, then the socket write); as bytes a memory-served page
+ * costs about 6 % less of the server's time. Everything but the items is ASCII (hex ids, ISO times,
  * base64url cursors).
  */
 export function okItemsJson(items: Buffer, cursors: object, now: number): Buffer {
