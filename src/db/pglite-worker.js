@@ -4,7 +4,7 @@
 // "Database"). Plain JavaScript: a worker of the TypeScript sources would first start a
 // TypeScript loader, about half a second for every database opened.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, types } from '@electric-sql/pglite';
+import { PGlite, parse, protocol, types } from '@electric-sql/pglite';
 
 /** @typedef {{ query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(sql: string): Promise<unknown> }} Runner */
 /** @typedef {{ id: number, kind: 'query', sql: string, params: unknown[], tx?: number } | { id: number, kind: 'exec', sql: string, tx?: number } | { id: number, kind: 'begin' } | { id: number, kind: 'end', tx: number, commit: boolean } | { id: number, kind: 'close' }} Request */
@@ -33,12 +33,71 @@ function asData(/** @type {unknown} */ err) {
   return fields;
 }
 
+// Statements with parameters run as named prepared statements, as on PostgreSQL (postgres.ts): PGlite's
+// own query() parses, analyses and plans the text again on every call, which for the ingest statement
+// is two thirds of its time here (1.2 ms → 0.5 ms). Texts come from code, so there are few; past the
+// cap, texts run unnamed rather than growing the connection.
+const MAX_NAMED_STATEMENTS = 500;
+/** @type {Map<string, { name: string, paramTypes: number[] }>} */
+const namedStatements = new Map();
+let lastStatementNumber = 0;
+const { serialize } = protocol;
+
+/**
+ * One statement through the extended protocol as PGlite's query() sends it, but parsed once per text
+ * under a name: Bind, Describe, Execute, Sync. The caller holds PGlite's query lock (and, outside a
+ * transaction, its transaction lock).
+ */
+async function runNamed(/** @type {string} */ sql, /** @type {unknown[]} */ params) {
+  const run = (/** @type {Uint8Array} */ message) => pg.execProtocolStream(message, { syncToFs: false });
+  const messages = [];
+  try {
+    let statement = namedStatements.get(sql);
+    if (!statement) {
+      // A name never used before: a text parsed but not described (an error) is not in the map,
+      // and its next attempt must not collide with what that one left in the session.
+      const name = `s${++lastStatementNumber}`;
+      await run(serialize.parse({ name, text: sql }));
+      const paramTypes = parse.parseDescribeStatementResults(
+        await run(serialize.describe({ type: 'S', name })),
+      );
+      statement = { name, paramTypes };
+      namedStatements.set(sql, statement);
+    }
+    const { name, paramTypes } = statement;
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = pg.serializers[/** @type {number} */ (paramTypes[i])];
+      return serializer ? serializer(value) : String(value);
+    });
+    messages.push(...(await run(serialize.bind({ statement: name, values }))));
+    messages.push(...(await run(serialize.describe({ type: 'P' }))));
+    messages.push(...(await run(serialize.execute({}))));
+  } finally {
+    messages.push(...(await run(serialize.sync())));
+  }
+  return parse.parseResults(messages, pg.parsers)[0]?.rows ?? [];
+}
+
+/** Whether a statement runs named: it has parameters, and its text is named or may still be. */
+const runsNamed = (/** @type {Request & { kind: 'query' }} */ request) =>
+  request.params.length > 0 &&
+  (namedStatements.has(request.sql) || namedStatements.size < MAX_NAMED_STATEMENTS);
+
 /** Runs a statement, and answers with its rows or its error. */
-async function run(/** @type {Runner} */ db, /** @type {Request & { kind: 'query' | 'exec' }} */ request) {
+async function run(
+  /** @type {Runner} */ db,
+  /** @type {Request & { kind: 'query' | 'exec' }} */ request,
+  /** @type {boolean} */ inTransaction,
+) {
   try {
     if (request.kind === 'exec') {
       await db.exec(request.sql);
       port.postMessage({ id: request.id, rows: [] });
+    } else if (runsNamed(request)) {
+      const named = () => pg.runExclusive(() => runNamed(request.sql, request.params));
+      const rows = await (inTransaction ? named() : pg._runExclusiveTransaction(named));
+      port.postMessage({ id: request.id, rows });
     } else {
       port.postMessage({ id: request.id, rows: (await db.query(request.sql, request.params)).rows });
     }
@@ -72,7 +131,7 @@ function begin(/** @type {number} */ id) {
         if (!request.commit) throw ROLLBACK;
         return;
       }
-      if (request.kind === 'query' || request.kind === 'exec') await run(t, request);
+      if (request.kind === 'query' || request.kind === 'exec') await run(t, request, true);
     }
   })
     .then(
@@ -105,7 +164,7 @@ port.on('message', (/** @type {Request} */ request) => {
     return;
   }
   if (request.tx === undefined)
-    return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request));
+    return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request), false);
   const tx = transactions.get(request.tx);
   if (!tx) return port.postMessage({ id: request.id, error: { message: 'the transaction has ended' } });
   tx.waiting.push(request);

@@ -68,3 +68,48 @@ test('a transaction commits when its function resolves and rolls back when it th
       [1],
     );
   }));
+
+test('a statement run again answers as the first time: new values, nulls, errors, and after an error', () =>
+  withDb(async (db) => {
+    await db.exec('CREATE TABLE k (id int PRIMARY KEY, name text, tags text[])');
+    const insert = 'INSERT INTO k (id, name, tags) VALUES ($1, $2, $3) RETURNING id, name, tags';
+    for (let id = 1; id <= 8; id++) {
+      const name = id % 3 === 0 ? null : `n${id}`;
+      const rows = await db.query(insert, [id, name, [`t${id}`, 'x']]);
+      assert.deepEqual(rows, [{ id, name, tags: [`t${id}`, 'x'] }]);
+    }
+    // An error in a statement already run: the key exists, a value does not parse.
+    await assert.rejects(db.query(insert, [1, 'again', []]), { code: '23505', constraint: 'k_pkey' });
+    await assert.rejects(db.query('SELECT $1::int AS v', ['x']), { code: '22P02' });
+    assert.deepEqual(await db.query('SELECT $1::int AS v', ['7']), [{ v: 7 }]);
+    assert.deepEqual(await db.query(insert, [9, 'n9', null]), [{ id: 9, name: 'n9', tags: null }]);
+    // A text that does not parse fails each time, and leaves the connection usable.
+    for (let i = 0; i < 2; i++) await assert.rejects(db.query('SELEC $1', [1]), { code: '42601' });
+    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM k WHERE id > $1', [0]);
+    assert.equal(count!.n, 9);
+  }));
+
+test('a statement outside a transaction never runs inside one that is open', () =>
+  withDb(async (db) => {
+    await db.exec('CREATE TABLE v (n int)');
+    const add = 'INSERT INTO v (n) VALUES ($1)';
+    await db.query(add, [0]);
+    let outside: Promise<unknown> | undefined;
+    await assert.rejects(
+      db.tx(async (q) => {
+        await q.query(add, [1]);
+        // Sent while the transaction is open: it must not become part of it.
+        outside = db.query(add, [2]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await q.query(add, [3]);
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    await outside;
+    const rows = await db.query<{ n: number }>('SELECT n FROM v WHERE n >= $1 ORDER BY n', [0]);
+    assert.deepEqual(
+      rows.map((r) => r.n),
+      [0, 2],
+    );
+  }));
