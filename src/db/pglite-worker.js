@@ -67,6 +67,9 @@ async function runNamed(/** @type {string} */ sql, /** @type {unknown[]} */ para
     const { name, paramTypes } = statement;
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
+      // Bytes in the binary format, as pg sends a Buffer: as text they would be encoded here and
+      // decoded again in the engine, at twice their size.
+      if (paramTypes[i] === types.BYTEA && value instanceof Uint8Array) return value;
       const serializer = pg.serializers[/** @type {number} */ (paramTypes[i])];
       return serializer ? serializer(value) : String(value);
     });

@@ -54,15 +54,9 @@ export async function rebuildConversions(db: Db): Promise<RebuildReport> {
         report.unchanged++;
       } else {
         await db.query(
-          `UPDATE telegrams SET id = $1, body = decode($2, 'base64'), schema_type = $3, schema_version = $4
+          `UPDATE telegrams SET id = $1, body = $2, schema_type = $3, schema_version = $4
            WHERE serial = $5`,
-          [
-            converted.id,
-            converted.body.toString('base64'),
-            conversion.schema.type,
-            conversion.schema.version,
-            existing.serial,
-          ],
+          [converted.id, converted.body, conversion.schema.type, conversion.schema.version, existing.serial],
         );
         report.replaced++;
       }
