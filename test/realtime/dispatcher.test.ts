@@ -131,3 +131,34 @@ test('an announcement of a serial the source holds is sent from memory; an unnam
   client.ws.close();
   await env.stop();
 });
+
+test('an announcement of a serial already broadcast wakes nothing; a later one does', async (t) => {
+  const { env, client } = await connected();
+  t.after(async () => {
+    client.ws.close();
+    await env.stop();
+  });
+  const store = new SlowStore();
+  const dispatcher = new Dispatcher(env.hub, store, env.clock, 'namazu/test');
+  await dispatcher.start();
+  store.records.push(record({ serial: 1 }), record({ serial: 2 }));
+  dispatcher.announce({ serial: 2 });
+  await dispatcher.settled();
+  assert.deepEqual(
+    [(await client.next()).id, (await client.next()).id],
+    [store.records[0]!.id, store.records[1]!.id],
+  );
+  const reads = store.reads;
+  // The announcements of a commit this process delivered already (its cache woke the delivery
+  // first), late or repeated: no read, nothing sent.
+  dispatcher.announce({ serial: 2 });
+  dispatcher.announce({ serial: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(store.reads, reads, 'no read for serials already broadcast');
+  store.records.push(record({ serial: 3 }));
+  dispatcher.announce({ serial: 3 });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(store.reads, reads + 1);
+  assert.equal((await client.next()).id, store.records[2]!.id);
+  await noMoreMessages(client);
+});
