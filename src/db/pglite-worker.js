@@ -5,6 +5,7 @@
 // TypeScript loader, about half a second for every database opened.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol, types } from '@electric-sql/pglite';
+import { MAX_NAMED_STATEMENTS } from './named-statements.js';
 
 /** @typedef {{ query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(sql: string): Promise<unknown> }} Runner */
 /** @typedef {{ id: number, kind: 'query', sql: string, params: unknown[], tx?: number } | { id: number, kind: 'exec', sql: string, tx?: number } | { id: number, kind: 'begin' } | { id: number, kind: 'end', tx: number, commit: boolean } | { id: number, kind: 'close' }} Request */
@@ -33,11 +34,9 @@ function asData(/** @type {unknown} */ err) {
   return fields;
 }
 
-// Statements with parameters run as named prepared statements, as on PostgreSQL (postgres.ts): PGlite's
-// own query() parses, analyses and plans the text again on every call, which for the ingest statement
-// is two thirds of its time here (1.2 ms → 0.5 ms). Texts come from code, so there are few; past the
-// cap, texts run unnamed rather than growing the connection.
-const MAX_NAMED_STATEMENTS = 500;
+// Statements with parameters run as named prepared statements, as on PostgreSQL (named-statements.js):
+// PGlite's own query() parses, analyses and plans the text again on every call, which for the ingest
+// statement is two thirds of its time here (1.2 ms → 0.5 ms).
 /** @type {Map<string, { name: string, paramTypes: number[] }>} */
 const namedStatements = new Map();
 let lastStatementNumber = 0;
@@ -87,19 +86,15 @@ const runsNamed = (/** @type {Request & { kind: 'query' }} */ request) =>
   request.params.length > 0 &&
   (namedStatements.has(request.sql) || namedStatements.size < MAX_NAMED_STATEMENTS);
 
-/** Runs a statement, and answers with its rows or its error. */
-async function run(
-  /** @type {Runner} */ db,
-  /** @type {Request & { kind: 'query' | 'exec' }} */ request,
-  /** @type {boolean} */ inTransaction,
-) {
+/** Runs a statement on `db` (PGlite itself, or an open transaction), and answers with its rows or its error. */
+async function run(/** @type {Runner} */ db, /** @type {Request & { kind: 'query' | 'exec' }} */ request) {
   try {
     if (request.kind === 'exec') {
       await db.exec(request.sql);
       port.postMessage({ id: request.id, rows: [] });
     } else if (runsNamed(request)) {
       const named = () => pg.runExclusive(() => runNamed(request.sql, request.params));
-      const rows = await (inTransaction ? named() : pg._runExclusiveTransaction(named));
+      const rows = await (db === pg ? pg._runExclusiveTransaction(named) : named());
       port.postMessage({ id: request.id, rows });
     } else {
       port.postMessage({ id: request.id, rows: (await db.query(request.sql, request.params)).rows });
@@ -134,7 +129,7 @@ function begin(/** @type {number} */ id) {
         if (!request.commit) throw ROLLBACK;
         return;
       }
-      if (request.kind === 'query' || request.kind === 'exec') await run(t, request, true);
+      if (request.kind === 'query' || request.kind === 'exec') await run(t, request);
     }
   })
     .then(
@@ -167,7 +162,7 @@ port.on('message', (/** @type {Request} */ request) => {
     return;
   }
   if (request.tx === undefined)
-    return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request), false);
+    return void run(pg, /** @type {Request & { kind: 'query' | 'exec' }} */ (request));
   const tx = transactions.get(request.tx);
   if (!tx) return port.postMessage({ id: request.id, error: { message: 'the transaction has ended' } });
   tx.waiting.push(request);

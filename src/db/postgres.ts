@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { MAX_NAMED_STATEMENTS } from './named-statements.js';
 import type { Db, PoolWaitObserver, Queryable, SqlParam } from './types.ts';
 
 // int8 as a JavaScript number, as on PGlite (serials and ids stay far below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-// Statements with parameters run as named prepared statements: each connection plans a statement
-// once instead of on every call (planning is most of a keyset page's cost). Statement texts come
-// from code, so there are few; past the cap, texts run unnamed rather than growing every connection.
-const MAX_NAMED_STATEMENTS = 500;
+// Statements with parameters run as named prepared statements (named-statements.js): planning is
+// most of a keyset page's cost.
 const statementNames = new Map<string, string>();
 
 function statementName(sql: string): string | undefined {
