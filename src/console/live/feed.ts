@@ -41,6 +41,8 @@ interface Connection extends LiveClient {
   position: number;
   running: boolean;
   again: boolean;
+  /** Whether the next catch-up reads the database first (a wake-up the cache may not cover). */
+  fresh: boolean;
 }
 
 /** Telegrams read per round trip while catching up. */
@@ -93,15 +95,20 @@ export class LiveFeed {
       res.write(`id: ${newest}\nevent: reload\ndata: {}\n\n`);
       position = newest;
     }
-    const conn: Connection = { ...client, res, position, running: false, again: false };
+    const conn: Connection = { ...client, res, position, running: false, again: false, fresh: true };
     this.connections.add(conn);
     res.on('close', () => this.connections.delete(conn));
-    this.catchUp(conn);
+    this.catchUp(conn, true);
   }
 
-  /** Bus handler and healing timer: every connection reads what was committed after its position. */
-  readonly wake = (): void => {
-    for (const conn of this.connections) this.catchUp(conn);
+  /**
+   * Bus handler and healing timer: every connection is sent what was committed after its position,
+   * from the cache's memory when it holds the serial announced (this process committed it, or read
+   * it already), else after the cache has read the database (the timer names no serial).
+   */
+  readonly wake = (announced?: { serial: number }): void => {
+    const fresh = announced === undefined || !this.cache.holds(announced.serial);
+    for (const conn of this.connections) this.catchUp(conn, fresh);
   };
 
   /** Keeps proxies from closing an idle stream. */
@@ -135,7 +142,8 @@ export class LiveFeed {
     conn.res.end();
   }
 
-  private catchUp(conn: Connection): void {
+  private catchUp(conn: Connection, fresh: boolean): void {
+    conn.fresh ||= fresh;
     if (conn.running) {
       conn.again = true;
       return;
@@ -150,7 +158,7 @@ export class LiveFeed {
         conn.running = false;
         if (conn.again && this.connections.has(conn)) {
           conn.again = false;
-          this.catchUp(conn);
+          this.catchUp(conn, false);
         }
       });
   }
@@ -158,7 +166,9 @@ export class LiveFeed {
   private async send(conn: Connection): Promise<void> {
     conn.again = false;
     for (;;) {
-      const batch = await this.cache.after(conn.position, BATCH);
+      const fresh = conn.fresh;
+      conn.fresh = false;
+      const batch = await this.cache.after(conn.position, BATCH, fresh);
       if (!this.connections.has(conn)) return;
       let out = '';
       let skipped = false;

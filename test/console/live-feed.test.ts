@@ -1,0 +1,125 @@
+// The live view's stream follows the store like the WebSocket delivery (docs/console-live.md "The
+// stream"): a commit this process's cache holds is sent from memory; a commit it does not hold (another
+// process's) and the healing timer's wake-up read the database first.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, get, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { busCodecs } from '../../src/bus/codecs.ts';
+import { createMemoryBus } from '../../src/bus/memory.ts';
+import type { Bus } from '../../src/bus/types.ts';
+import { defaultFeedLimits, LiveFeed } from '../../src/console/live/feed.ts';
+import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/types.ts';
+import { TelegramCache } from '../../src/telegrams/cache.ts';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { prepareTelegram } from '../../src/telegrams/prepare.ts';
+import { storeTelegram } from '../../src/telegrams/store.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { fixtureIndex } from '../support/fixtures.ts';
+
+describe('the live view stream reads the database only for commits its cache does not hold', () => {
+  let database: TestDatabase;
+  let db: Db;
+  let bus: Bus;
+  let stopCache: () => Promise<void>;
+  let feed: LiveFeed;
+  let server: Server;
+  let stream: IncomingMessage;
+  let received = '';
+  /** Reads of "everything after serial N" (the cache's refresh). */
+  let reads = 0;
+  let receivedTime = Date.parse('2026-03-11T00:00:00.000Z');
+  const quakes = fixtureIndex().filter((e) => e.type === 'VXSE53');
+
+  before(async () => {
+    database = await createTestDatabase();
+    const opened = await openDb({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      poolSize: 4,
+    });
+    db = {
+      ...opened,
+      query: (sql, params) => {
+        if (/WHERE serial > \$1 ORDER BY serial/.test(sql)) reads++;
+        return opened.query(sql, params);
+      },
+    };
+    bus = createMemoryBus();
+    const started = await TelegramCache.start(db, bus);
+    stopCache = started.stop;
+    feed = new LiveFeed(started.cache, defaultFeedLimits, (err) => assert.fail(String(err)));
+    // As the console wires it (console/live/routes.ts): after the cache's own subscription.
+    await busCodecs.telegram.subscribe(bus, feed.wake);
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      const client = {
+        accountId: 1,
+        sessionDigest: 'd',
+        classifications: new Set(['telegram.earthquake']),
+      };
+      void feed.newest().then((newest) => feed.open(client, res, newest));
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    stream = await new Promise((resolve) => get(`http://127.0.0.1:${port}/`, resolve));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (received += chunk));
+    while (feed.clients().length === 0) await new Promise((r) => setTimeout(r, 5));
+  });
+  after(async () => {
+    stream.destroy();
+    feed.closeAll();
+    server.close();
+    await stopCache();
+    await bus.close();
+    await db.close();
+    await database.drop();
+  });
+
+  /** Resolves once the stream has sent the event of `serial`. */
+  async function streamed(serial: number) {
+    const deadline = Date.now() + 5000;
+    while (!received.includes(`id: ${serial}\n`)) {
+      assert.ok(Date.now() < deadline, `serial ${serial} streamed`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  it("this process's commits are sent from memory", async () => {
+    await new Promise((r) => setTimeout(r, 50));
+    reads = 0;
+    for (const entry of quakes.slice(0, 3)) {
+      const outcome = await ingestTelegram({ db, bus }, readFileSync(entry.path), {
+        fileName: entry.file,
+        receivedTime: (receivedTime += 1000),
+      });
+      assert.ok(outcome.ok && !outcome.stored.duplicate);
+      await streamed(outcome.converted?.serial ?? outcome.stored.serial);
+    }
+    assert.match(received, /event: telegram\n/);
+    assert.equal(reads, 0, 'no read of the database');
+  });
+
+  it("another process's commit, and the timer's wake-up, read the database first", async () => {
+    reads = 0;
+    // Stored as another process stores it: not in this process's cache, announced on the bus.
+    const prepared = prepareTelegram(readFileSync(quakes[3]!.path), {
+      fileName: quakes[3]!.file,
+      receivedTime: (receivedTime += 1000),
+    });
+    assert.ok(prepared.ok);
+    const stored = await storeTelegram(db, prepared.telegram);
+    await busCodecs.telegram.publish(bus, { serial: stored.serial });
+    await streamed(stored.serial);
+    assert.ok(reads >= 1, 'read from the database');
+    reads = 0;
+    feed.wake();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(reads >= 1, "the timer's wake-up reads");
+  });
+});
