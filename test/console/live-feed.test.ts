@@ -10,12 +10,12 @@ import { busCodecs } from '../../src/bus/codecs.ts';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import type { Bus } from '../../src/bus/types.ts';
 import { defaultFeedLimits, LiveFeed } from '../../src/console/live/feed.ts';
-import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../../src/telegrams/prepare.ts';
 import { storeTelegram } from '../../src/telegrams/store.ts';
+import { openCountingCacheReads, type CountedDb } from '../support/cache-reads.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
 
@@ -28,29 +28,19 @@ describe('the live view stream reads the database only for commits its cache doe
   let server: Server;
   let stream: IncomingMessage;
   let received = '';
-  /** Reads of "everything after serial N" (the cache's refresh). */
-  let reads = 0;
+  let reads: CountedDb['reads'];
+  /** What the feed reported as failed (nothing should). */
+  const errors: unknown[] = [];
   let receivedTime = Date.parse('2026-03-11T00:00:00.000Z');
   const quakes = fixtureIndex().filter((e) => e.type === 'VXSE53');
 
   before(async () => {
     database = await createTestDatabase();
-    const opened = await openDb({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      poolSize: 4,
-    });
-    db = {
-      ...opened,
-      query: (sql, params) => {
-        if (/WHERE serial > \$1 ORDER BY serial/.test(sql)) reads++;
-        return opened.query(sql, params);
-      },
-    };
+    ({ db, reads } = await openCountingCacheReads(database));
     bus = createMemoryBus();
     const started = await TelegramCache.start(db, bus);
     stopCache = started.stop;
-    feed = new LiveFeed(started.cache, defaultFeedLimits, (err) => assert.fail(String(err)));
+    feed = new LiveFeed(started.cache, defaultFeedLimits, (err) => errors.push(err));
     // As the console wires it (console/live/routes.ts): after the cache's own subscription.
     await busCodecs.telegram.subscribe(bus, feed.wake);
     server = createServer((_req, res) => {
@@ -92,7 +82,7 @@ describe('the live view stream reads the database only for commits its cache doe
 
   it("this process's commits are sent from memory", async () => {
     await new Promise((r) => setTimeout(r, 50));
-    reads = 0;
+    reads.count = 0;
     for (const entry of quakes.slice(0, 3)) {
       const outcome = await ingestTelegram({ db, bus }, readFileSync(entry.path), {
         fileName: entry.file,
@@ -102,11 +92,12 @@ describe('the live view stream reads the database only for commits its cache doe
       await streamed(outcome.converted?.serial ?? outcome.stored.serial);
     }
     assert.match(received, /event: telegram\n/);
-    assert.equal(reads, 0, 'no read of the database');
+    assert.equal(reads.count, 0, 'no read of the database');
+    assert.deepEqual(errors, []);
   });
 
   it("another process's commit, and the timer's wake-up, read the database first", async () => {
-    reads = 0;
+    reads.count = 0;
     // Stored as another process stores it: not in this process's cache, announced on the bus.
     const prepared = prepareTelegram(readFileSync(quakes[3]!.path), {
       fileName: quakes[3]!.file,
@@ -116,10 +107,11 @@ describe('the live view stream reads the database only for commits its cache doe
     const stored = await storeTelegram(db, prepared.telegram);
     await busCodecs.telegram.publish(bus, { serial: stored.serial });
     await streamed(stored.serial);
-    assert.ok(reads >= 1, 'read from the database');
-    reads = 0;
+    assert.ok(reads.count >= 1, 'read from the database');
+    reads.count = 0;
     feed.wake();
     await new Promise((r) => setTimeout(r, 50));
-    assert.ok(reads >= 1, "the timer's wake-up reads");
+    assert.ok(reads.count >= 1, "the timer's wake-up reads");
+    assert.deepEqual(errors, []);
   });
 });

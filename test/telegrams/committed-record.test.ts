@@ -7,13 +7,13 @@ import { basename } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import type { Bus } from '../../src/bus/types.ts';
-import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../../src/telegrams/prepare.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
 import { loadTelegram, storeTelegram } from '../../src/telegrams/store.ts';
+import { openCountingCacheReads, type CountedDb } from '../support/cache-reads.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { allRestXmlFixtures, fixtureIndex } from '../support/fixtures.ts';
 
@@ -26,24 +26,12 @@ describe("the cache holds this process's commits as the database gives them back
   let bus: Bus;
   let cache: TelegramCache;
   let stop: () => Promise<void>;
-  /** Reads of "everything after serial N" (the cache's refresh). */
-  let reads = 0;
+  let reads: CountedDb['reads'];
   let received = Date.parse('2026-03-11T00:00:00.000Z');
 
   before(async () => {
     database = await createTestDatabase();
-    const opened = await openDb({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      poolSize: 4,
-    });
-    db = {
-      ...opened,
-      query: (sql, params) => {
-        if (/WHERE serial > \$1 ORDER BY serial/.test(sql)) reads++;
-        return opened.query(sql, params);
-      },
-    };
+    ({ db, reads } = await openCountingCacheReads(database));
     bus = createMemoryBus();
     ({ cache, stop } = await TelegramCache.start(db, bus, { maxItems: 5000, maxBytes: 1024 ** 3 }));
   });
@@ -63,7 +51,7 @@ describe("the cache holds this process's commits as the database gives them back
   it('every fixture of the four folders: held at its commit, equal to what the database gives', async () => {
     const files = [...fixtureIndex().map((e) => e.path), ...allRestXmlFixtures()];
     const serials: number[] = [];
-    reads = 0;
+    reads.count = 0;
     for (const path of files) {
       const outcome = await ingest(readFileSync(path), basename(path));
       if (outcome.stored.duplicate) continue;
@@ -71,7 +59,7 @@ describe("the cache holds this process's commits as the database gives them back
       // Held before ingest returned, without a read.
       for (const serial of serials.slice(-2)) assert.ok(cache.get(serial), `${path}: serial ${serial} held`);
     }
-    assert.equal(reads, 0, 'nothing read back');
+    assert.equal(reads.count, 0, 'nothing read back');
     assert.ok(serials.length > files.length, 'conversions were held too');
     for (const serial of serials) {
       const stored = await loadTelegram(db, serial);
@@ -87,9 +75,9 @@ describe("the cache holds this process's commits as the database gives them back
     assert.ok(other.ok);
     // Another process's commit: stored, not announced here.
     const gap = await storeTelegram(db, other.telegram);
-    reads = 0;
+    reads.count = 0;
     const mine = await ingest(Buffer.from('SMJP01 RJTD 120000\r\r\nAAXX 12001 47401 11452=\r\r\n'));
-    assert.ok(reads > 0, 'the gap was read');
+    assert.ok(reads.count > 0, 'the gap was read');
     assert.equal(gap.duplicate, false);
     for (const serial of [gap.serial, mine.stored.serial]) {
       assert.ok(
@@ -98,10 +86,10 @@ describe("the cache holds this process's commits as the database gives them back
       );
       assert.equal(asText(cache.get(serial)!), asText((await loadTelegram(db, serial))!));
     }
-    reads = 0;
+    reads.count = 0;
     const next = await ingest(Buffer.from('SMJP01 RJTD 120000\r\r\nAAXX 12001 47401 11453=\r\r\n'));
     assert.ok(cache.get(next.stored.serial));
-    assert.equal(reads, 0, 'held again at its commit');
+    assert.equal(reads.count, 0, 'held again at its commit');
   });
 
   it('an uncompressed body is its own copy: the received bytes may be reused once ingest settles', async () => {
