@@ -2,7 +2,8 @@
 # Installs (when missing) and starts the servers the tests use, on loopback only:
 # PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium, the real
 # browser the page tests drive (/usr/bin/chromium), and nginx, the load balancer of the multi-node
-# tests (they start their own on free ports; the package's own service is not used). Prints the
+# tests (they start their own on free ports; the package's own service is not used), and promtool
+# (Debian package prometheus), which checks the alert rules and the dashboard's queries. Prints the
 # environment to export.
 # Usage: eval "$(bash .ci/services.sh)"
 set -euo pipefail
@@ -13,10 +14,13 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 NGINX=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null || true)
 [ -n "$NGINX" ] || need+=(nginx)
-if [ ${#need[@]} -gt 0 ]; then
+# promtool alone: without the exporters and services the package recommends.
+command -v promtool >/dev/null || need_promtool=1
+if [ ${#need[@]} -gt 0 ] || [ -n "${need_promtool:-}" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
-  apt-get install -y -qq "${need[@]}" >&2
+  [ ${#need[@]} -eq 0 ] || apt-get install -y -qq "${need[@]}" >&2
+  [ -z "${need_promtool:-}" ] || apt-get install -y -qq --no-install-recommends prometheus >&2
 fi
 
 NGINX=${NGINX:-/usr/sbin/nginx}
