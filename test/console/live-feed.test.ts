@@ -80,17 +80,22 @@ describe('the live view stream reads the database only for commits its cache doe
     }
   }
 
+  /** Ingests a VXSE53 in this process and waits until the stream has sent it. */
+  async function ingestAndStream(index: number) {
+    const entry = quakes[index]!;
+    const outcome = await ingestTelegram({ db, bus }, readFileSync(entry.path), {
+      fileName: entry.file,
+      receivedTime: (receivedTime += 1000),
+    });
+    assert.ok(outcome.ok && !outcome.stored.duplicate);
+    await streamed(outcome.converted?.serial ?? outcome.stored.serial);
+  }
+
   it("this process's commits are sent from memory", async () => {
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the first is streamed, the stream's opening reads are over.
+    await ingestAndStream(0);
     reads.count = 0;
-    for (const entry of quakes.slice(0, 3)) {
-      const outcome = await ingestTelegram({ db, bus }, readFileSync(entry.path), {
-        fileName: entry.file,
-        receivedTime: (receivedTime += 1000),
-      });
-      assert.ok(outcome.ok && !outcome.stored.duplicate);
-      await streamed(outcome.converted?.serial ?? outcome.stored.serial);
-    }
+    for (const index of [1, 2, 3]) await ingestAndStream(index);
     assert.match(received, /event: telegram\n/);
     assert.equal(reads.count, 0, 'no read of the database');
     assert.deepEqual(errors, []);
@@ -99,8 +104,8 @@ describe('the live view stream reads the database only for commits its cache doe
   it("another process's commit, and the timer's wake-up, read the database first", async () => {
     reads.count = 0;
     // Stored as another process stores it: not in this process's cache, announced on the bus.
-    const prepared = prepareTelegram(readFileSync(quakes[3]!.path), {
-      fileName: quakes[3]!.file,
+    const prepared = prepareTelegram(readFileSync(quakes[4]!.path), {
+      fileName: quakes[4]!.file,
       receivedTime: (receivedTime += 1000),
     });
     assert.ok(prepared.ok);
