@@ -18,6 +18,7 @@ import { storeTelegram } from '../../src/telegrams/store.ts';
 import { openCountingCacheReads, type CountedDb } from '../support/cache-reads.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('the live view stream reads the database only for commits its cache does not hold', () => {
   let database: TestDatabase;
@@ -59,7 +60,7 @@ describe('the live view stream reads the database only for commits its cache doe
     stream = await new Promise((resolve) => get(`http://127.0.0.1:${port}/`, resolve));
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => (received += chunk));
-    while (feed.clients().length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => feed.clients().length > 0, { message: 'the stream opened' });
   });
   after(async () => {
     stream.destroy();
@@ -72,13 +73,11 @@ describe('the live view stream reads the database only for commits its cache doe
   });
 
   /** Resolves once the stream has sent the event of `serial`. */
-  async function streamed(serial: number) {
-    const deadline = Date.now() + 5000;
-    while (!received.includes(`id: ${serial}\n`)) {
-      assert.ok(Date.now() < deadline, `serial ${serial} streamed`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+  const streamed = (serial: number) =>
+    waitFor(() => received.includes(`id: ${serial}\n`), {
+      interval: 5,
+      message: `serial ${serial} streamed`,
+    });
 
   /** Ingests a VXSE53 in this process and waits until the stream has sent it. */
   async function ingestAndStream(index: number) {
@@ -115,8 +114,7 @@ describe('the live view stream reads the database only for commits its cache doe
     assert.ok(reads.count >= 1, 'read from the database');
     reads.count = 0;
     feed.wake();
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(reads.count >= 1, "the timer's wake-up reads");
+    await waitFor(() => reads.count >= 1, { message: "the timer's wake-up reads" });
     assert.deepEqual(errors, []);
   });
 });

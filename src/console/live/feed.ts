@@ -98,7 +98,7 @@ export class LiveFeed {
     const conn: Connection = { ...client, res, position, running: false, again: false, fresh: true };
     this.connections.add(conn);
     res.on('close', () => this.connections.delete(conn));
-    this.catchUp(conn, true);
+    this.catchUp(conn);
   }
 
   /**
@@ -108,7 +108,10 @@ export class LiveFeed {
    */
   readonly wake = (announced?: { serial: number }): void => {
     const fresh = announced === undefined || !this.cache.holds(announced.serial);
-    for (const conn of this.connections) this.catchUp(conn, fresh);
+    for (const conn of this.connections) {
+      conn.fresh ||= fresh;
+      this.catchUp(conn);
+    }
   };
 
   /** Keeps proxies from closing an idle stream. */
@@ -142,8 +145,7 @@ export class LiveFeed {
     conn.res.end();
   }
 
-  private catchUp(conn: Connection, fresh: boolean): void {
-    conn.fresh ||= fresh;
+  private catchUp(conn: Connection): void {
     if (conn.running) {
       conn.again = true;
       return;
@@ -158,7 +160,7 @@ export class LiveFeed {
         conn.running = false;
         if (conn.again && this.connections.has(conn)) {
           conn.again = false;
-          this.catchUp(conn, false);
+          this.catchUp(conn);
         }
       });
   }
