@@ -42,6 +42,52 @@ const namedStatements = new Map();
 let lastStatementNumber = 0;
 const { serialize } = protocol;
 
+/** Bind messages up to this size are written into one buffer kept for the next; larger ones get their own. */
+const KEPT_BIND_BYTES = 1024 * 1024;
+let bindBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The Bind message of a named statement (text values in format 0, bytes in format 1, rows asked for
+ * as text), written once into a buffer reused from statement to statement. PGlite's serializer
+ * copies each value into fresh ArrayBuffers five times over (a slice of it, its parameter writer's
+ * growth and flush, the message's growth and flush): for a large telegram's body, megabytes of
+ * short-lived memory outside the heap per statement, for which V8 ran a full collection in this
+ * thread every ten or so of them — pauses of 1–10 ms that held every statement behind, early
+ * warnings included (docs/telegrams.md, "Size"). The message is consumed before its statement
+ * returns (PGlite copies it into the engine's memory), and statements run one at a time.
+ */
+function bindMessage(/** @type {string} */ statement, /** @type {(string | Uint8Array | null)[]} */ values) {
+  const valueBytes = values.map((v) =>
+    v === null ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.byteLength,
+  );
+  const n = values.length;
+  const data = valueBytes.reduce((sum, bytes) => sum + bytes, 0);
+  // Code and length; portal and statement names; format codes; values; the result format.
+  const size = 5 + (1 + Buffer.byteLength(statement) + 1) + (2 + 2 * n) + (2 + 4 * n + data) + 4;
+  if (size > bindBuffer.length && size <= KEPT_BIND_BYTES)
+    bindBuffer = Buffer.allocUnsafe(Math.min(KEPT_BIND_BYTES, 2 * size));
+  const out = size <= bindBuffer.length ? bindBuffer : Buffer.allocUnsafe(size);
+  let at = out.writeUInt8(0x42, 0); // 'B'
+  at = out.writeInt32BE(size - 1, at);
+  at = out.writeUInt8(0, at); // the unnamed portal
+  at += out.write(statement, at, 'utf8');
+  at = out.writeUInt8(0, at);
+  at = out.writeUInt16BE(n, at);
+  for (const v of values) at = out.writeUInt16BE(v instanceof Uint8Array ? 1 : 0, at);
+  at = out.writeUInt16BE(n, at);
+  values.forEach((v, i) => {
+    at = out.writeInt32BE(v === null ? -1 : /** @type {number} */ (valueBytes[i]), at);
+    if (typeof v === 'string') at += out.write(v, at, 'utf8');
+    else if (v !== null) {
+      out.set(v, at);
+      at += v.byteLength;
+    }
+  });
+  at = out.writeUInt16BE(1, at); // one result format for every column:
+  out.writeUInt16BE(0, at); // text
+  return out.subarray(0, size);
+}
+
 /**
  * One statement through the extended protocol as PGlite's query() sends it, but parsed once per text
  * under a name: Bind, Describe, Execute, Sync. The caller holds PGlite's query lock (and, outside a
@@ -72,7 +118,7 @@ async function runNamed(/** @type {string} */ sql, /** @type {unknown[]} */ para
       const serializer = pg.serializers[/** @type {number} */ (paramTypes[i])];
       return serializer ? serializer(value) : String(value);
     });
-    messages.push(...(await run(serialize.bind({ statement: name, values }))));
+    messages.push(...(await run(bindMessage(name, values))));
     messages.push(...(await run(serialize.describe({ type: 'P' }))));
     messages.push(...(await run(serialize.execute({}))));
   } finally {

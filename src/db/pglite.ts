@@ -35,6 +35,23 @@ function withBuffers(rows: Record<string, unknown>[]): Record<string, unknown>[]
 }
 
 /**
+ * Whether a byte array is a view into a larger buffer of this thread (zlib's output chunk, Node's
+ * 8 KiB pool). Shared memory (an upload's, http/shared-body.ts) is posted without a copy.
+ */
+const isPartialView = (param: SqlParam): param is Uint8Array =>
+  param instanceof Uint8Array &&
+  param.buffer instanceof ArrayBuffer &&
+  param.byteLength !== param.buffer.byteLength;
+
+/**
+ * Parameters as posted to the database thread. Posting copies a byte array's whole buffer, not only
+ * its view: an early warning's two compressed bodies of about 1 KB each went over as the two 16 KB
+ * chunks zlib wrote them into. Such a view is posted as a copy of its own bytes.
+ */
+const postable = (params: readonly SqlParam[]): readonly SqlParam[] =>
+  params.some(isPartialView) ? params.map((p) => (isPartialView(p) ? new Uint8Array(p) : p)) : params;
+
+/**
  * Embedded PostgreSQL (WASM) in a data directory, run in a thread of its own (pglite-worker.js):
  * every statement runs there, and this thread only sends it and receives its rows. One connection:
  * PGlite serialises statements, and holds every other one back while a transaction is open.
@@ -77,7 +94,9 @@ export async function openPglite(dataDir: string): Promise<Db> {
 
   const queryable = (tx?: number): Queryable => ({
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      return withBuffers((await send({ kind: 'query', sql, params, tx })).rows ?? []) as T[];
+      return withBuffers(
+        (await send({ kind: 'query', sql, params: postable(params), tx })).rows ?? [],
+      ) as T[];
     },
     async exec(sql: string): Promise<void> {
       await send({ kind: 'exec', sql, tx });

@@ -49,6 +49,33 @@ test('parameters of every kind round-trip', () =>
     assert.equal((row!.at as Date).getTime(), at.getTime());
   }));
 
+test('values of every size and encoding arrive as sent, also after a larger one, and a view as its own bytes', () =>
+  withDb(async (db) => {
+    const echo = 'SELECT $1::text AS text, $2::bytea AS bytes, octet_length($2::bytea)::int AS length';
+    const within = Buffer.from('0123456789abcdef'.repeat(64));
+    const cases: [string | null, Buffer | null][] = [
+      ['', Buffer.alloc(0)],
+      [null, null],
+      ['緊急地震速報（警報）', Buffer.from([0, 1, 254, 255])],
+      // Larger than the buffer the embedded engine keeps for its messages (1 MiB), then smaller.
+      ['x'.repeat(300_000), Buffer.alloc(2 * 1024 * 1024 + 3, 7)],
+      ['short', Buffer.from('after a large one')],
+      ['震度５弱', within.subarray(100, 164)],
+    ];
+    for (const [text, bytes] of cases) {
+      const [row] = await db.query<{ text: string | null; bytes: Buffer | null; length: number | null }>(
+        echo,
+        [text, bytes],
+      );
+      assert.equal(row!.text, text);
+      assert.equal(row!.length, bytes?.length ?? null);
+      assert.ok(
+        bytes === null ? row!.bytes === null : bytes.equals(row!.bytes!),
+        `bytes of ${text?.slice(0, 8)}`,
+      );
+    }
+  }));
+
 test('a transaction commits when its function resolves and rolls back when it throws', () =>
   withDb(async (db) => {
     await db.exec('CREATE TABLE t (v int); CREATE TABLE u (v int);');
