@@ -52,7 +52,7 @@ let bindBuffer = Buffer.allocUnsafe(64 * 1024);
  * copies each value into fresh ArrayBuffers five times over (a slice of it, its parameter writer's
  * growth and flush, the message's growth and flush): for a large telegram's body, megabytes of
  * short-lived memory outside the heap per statement, for which V8 ran a full collection in this
- * thread every ten or so of them — pauses of 1–10 ms that held every statement behind, early
+ * thread every ten or so of them — pauses of 2–25 ms that held every statement behind, early
  * warnings included (docs/telegrams.md, "Size"). The message is consumed before its statement
  * returns (PGlite copies it into the engine's memory), and statements run one at a time.
  */
