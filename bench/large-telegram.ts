@@ -5,11 +5,12 @@
 //   JMA's 4 MB VPRN50 to POST /admin/v1/telegrams back to back; the longest event-loop stall of
 //   each phase (perf_hooks monitorEventLoopDelay).
 // - Memory: 20 telegrams of the maximum size (NAMAZU_MAX_TELEGRAM_BYTES, real VPRN50 content
-//   repeated) posted at once by another process; this process's RSS growth against their total.
+//   repeated) posted at once by another process; the RSS growth of this process and the prepare
+//   processes it started, against their total.
 // Both phases run RUNS times, alternated; the figures are the medians of the runs.
 // Usage: node --expose-gc --import tsx bench/large-telegram.ts [EEW rounds of the reference] [runs]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
@@ -42,7 +43,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
  * MeteorologicalInfos repeated, the rest a comment) or left as it is (size 0).
  */
 const POSTER = `
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 const { URL_, KEY, FILE, COUNT, CONCURRENCY, SIZE } = process.env;
 const base = readFileSync(FILE, 'utf8');
 const open = base.indexOf('<MeteorologicalInfos'), close = base.lastIndexOf('</Body>');
@@ -108,12 +109,41 @@ async function poster(server: TestServer, key: string, count: number, concurrenc
   );
   while (!out.includes('\n')) await sleep(5);
   return {
+    pid: child.pid!,
     done,
     start() {
       child.stdin.end('go\n');
       return done;
     },
   };
+}
+
+/** The RSS of a process, in bytes (0 once it has gone). */
+function rssOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The RSS of this process and of the processes it started, the poster aside: the server's prepare
+ * processes are part of its memory.
+ */
+function serverRss(poster: number): number {
+  let bytes = process.memoryUsage.rss();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!pid || pid === poster) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) bytes += rssOf(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return bytes;
 }
 
 /** A WebSocket client of eew.forecast: when each telegram id arrived. */
@@ -238,10 +268,11 @@ async function main() {
     // Memory: 20 maximum-size telegrams at once.
     await sleep(500);
     (globalThis as { gc?: () => void }).gc?.();
-    const baseline = process.memoryUsage.rss();
+    const burster = await poster(server, key, CONCURRENT, CONCURRENT, limit);
+    const baseline = serverRss(burster.pid);
     let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
-    const burst = await (await poster(server, key, CONCURRENT, CONCURRENT, limit)).start();
+    const sampler = setInterval(() => (peak = Math.max(peak, serverRss(burster.pid))), 10);
+    const burst = await burster.start();
     clearInterval(sampler);
     const total = CONCURRENT * limit;
     const growth = peak - baseline;

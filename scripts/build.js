@@ -8,8 +8,9 @@ import { cpSync, rmSync } from 'node:fs';
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  // The workers are entries of their own: the prepare worker of bulk ingest (started by
-  // src/telegrams/prepare-pool.ts) and the embedded database's thread (src/db/pglite.ts).
+  // The workers are entries of their own: the prepare code, run as a worker thread (bulk ingest) or a
+  // child process (large live telegrams) by src/telegrams/prepare-runners.ts, and the embedded
+  // database's thread (src/db/pglite.ts).
   entryPoints: {
     namazu: 'src/cli/main.ts',
     'prepare-worker': 'src/telegrams/prepare-worker.ts',

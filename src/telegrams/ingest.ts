@@ -59,7 +59,7 @@ export type IngestDeps = SizeLimit & {
  * The ingest pipeline every source uses: prepare (parse, classify, identify, convert), store the
  * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
  * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
- * A telegram of OFF_LOOP_BYTES or more is prepared in a worker thread, so that the event loop stays
+ * A telegram of OFF_LOOP_BYTES or more is prepared in a child process, so that the event loop stays
  * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size"). Once it has
  * settled, nothing refers to `raw` any more (the database has its copy; caches and deliveries read
  * from there): the caller may read other bytes into that memory.
@@ -90,18 +90,29 @@ function refuseTooLarge(deps: IngestDeps, raw: Buffer): { ok: false; reason: str
   return { ok: false, reason: tooLargeReason(limit) };
 }
 
-/** A large telegram prepared by a worker (inline when none can run it), or null without one. */
+/**
+ * A large telegram prepared by a child process (by a worker thread when no process can start, inline
+ * when neither can run it), or null without either.
+ */
 function prepareOffLoop(raw: Buffer, hints: IngestHints): Promise<Ready> | null {
-  return bulkPool.prepare(raw, hints, true, true)?.catch(() => prepareForIngest(raw, hints)) ?? null;
+  const offLoop = livePool.prepare(raw, hints, true, true) ?? bulkPool.prepare(raw, hints, true, true);
+  return offLoop?.catch(() => prepareForIngest(raw, hints)) ?? null;
 }
+
+/**
+ * Child processes for live telegrams too large for the event loop: a process's collections run on
+ * collector threads of its own, below the event loop's, where a thread's would share the event
+ * loop's (docs/telegrams.md, "Size"). Two cover a burst; more would hold memory for little.
+ */
+const livePool = new PreparePool(Math.min(2, availableParallelism() - 1), 'process');
 
 /** How far bulk ingest reads ahead of the telegram it stores: per worker, and in input bytes. */
 const AHEAD_MOST_TELEGRAMS = 64;
 const AHEAD_MOST_BYTES = 16 * 1024 * 1024;
 
 /**
- * Workers for bulk ingest, and for live telegrams too large for the event loop: every core but the
- * one that stores (docs/telegrams.md, "Bulk ingest").
+ * Worker threads for bulk ingest: every core but the one that stores (docs/telegrams.md, "Bulk
+ * ingest").
  */
 const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
 

@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import {
   readyToStore,
   type Converted,
@@ -6,61 +5,25 @@ import {
   type PreparedTelegram,
   type Ready,
 } from './prepare.ts';
+import { startRunner, type PrepareRunner, type RunnerKind } from './prepare-runners.ts';
 
-/** A telegram to prepare, as posted to a worker. */
+/** A telegram to prepare, as posted to a runner. */
 export interface PrepareRequest {
   seq: number;
   raw: Uint8Array;
   hints: IngestHints;
-  /** Whether the worker also compresses and identifies it, or leaves that to the caller. */
+  /** Whether the runner also compresses and identifies it, or leaves that to the caller. */
   compress: boolean;
 }
 
 /** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
 type Outcome = { ready: Ready } | { converted: Converted };
 
-/** What a worker posts: that it has loaded its code, or the outcome of one request. */
+/** What a runner posts: that it has loaded its code, or the outcome of one request. */
 export type PrepareReply = { started: true } | ({ seq: number } & Outcome) | { seq: number; error: string };
 
-/** Idle workers are kept this long for the next bulk ingest, then stopped. */
+/** Idle runners are kept this long for the next telegram, then stopped. */
 const IDLE_MS = 10_000;
-
-/**
- * How many nice steps a worker runs below the thread that starts it. On Linux a nice value is a
- * thread's own: when the cores are busy, the event loop (an early warning being stored and sent)
- * runs before a large telegram is parsed in a worker, which takes what is left over
- * (docs/telegrams.md, "Size"). Set before the worker loads its code, so that its start-up yields too.
- */
-const WORKER_NICER_BY = 10;
-
-/**
- * A worker's young generation, in MB (V8's default is 16 on 64-bit). Parsing a 4 MB telegram
- * allocates a few hundred MB of short-lived objects: with room for them to die young, the worker
- * runs a fraction of the collections, and the collector's helper threads, which the event loop's
- * collections share, are that much less busy (docs/telegrams.md, "Size").
- */
-const WORKER_YOUNG_GENERATION_MB = 256;
-
-/**
- * A prepare worker: the bundle's JavaScript beside this module (scripts/build.js builds it as its
- * own entry), or, when running from the TypeScript sources, with the TypeScript loader registered in
- * the worker first (a worker does not inherit a loader on Node 20).
- */
-function startWorker(): Worker {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const code = JSON.stringify(
-    new URL(fromSources ? './prepare-worker.ts' : './prepare-worker.js', import.meta.url).href,
-  );
-  const load = fromSources
-    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${code})))`
-    : `import(${code})`;
-  // Where the nice value cannot be set, the worker runs at the process's.
-  const nice = `try { const os = require('node:os'); os.setPriority(Math.min(19, os.getPriority() + ${WORKER_NICER_BY})); } catch {}`;
-  return new Worker(`${nice}\n${load};`, {
-    eval: true,
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-  });
-}
 
 /** The outcome with every byte array in it (bodies, payload) replaced by `f`'s. */
 function withBytes(outcome: Outcome, f: (bytes: Uint8Array) => Buffer): Outcome {
@@ -107,7 +70,7 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  runner: PrepareRunner;
   started: boolean;
   jobs: Map<number, Job>;
 }
@@ -118,15 +81,16 @@ function rejectJobs(slot: Slot, err: Error): void {
 }
 
 /**
- * Worker threads that prepare telegrams for bulk ingest, so that this work runs on other cores while
- * the ingesting thread stores (docs/telegrams.md, "Bulk ingest"), and large live telegrams, so that
- * they do not hold the event loop (docs/telegrams.md, "Size"). Asked to, a worker only reads and
- * converts a telegram (`convertReceived`), and this thread compresses and identifies it on arrival
- * (`readyToStore`). Workers start on first use and load their code in the background: until one
- * has, `prepare` returns null and the caller prepares inline, so a short ingest never waits for
- * them. They keep the process alive only while they have work, and stop after IDLE_MS
- * without any. A worker that fails is dropped with its jobs rejected (the caller prepares those
- * inline); if one fails before it ever started, the pool stays empty for the life of the process.
+ * Runners (worker threads or child processes, prepare-runners.ts) that prepare telegrams: for bulk
+ * ingest, so that this work runs on other cores while the ingesting thread stores (docs/telegrams.md,
+ * "Bulk ingest"), and for large live telegrams, so that they do not hold the event loop
+ * (docs/telegrams.md, "Size"). Asked to, a runner only reads and converts a telegram
+ * (`convertReceived`), and this thread compresses and identifies it on arrival (`readyToStore`).
+ * Runners start on first use and load their code in the background: until one has, `prepare` returns
+ * null and the caller prepares inline, so a short ingest never waits for them. They keep the process
+ * alive only while they have work, and stop after IDLE_MS without any. A runner that fails is dropped
+ * with its jobs rejected (the caller prepares those inline); if one fails before it ever started, the
+ * pool stays empty for the life of the process.
  */
 export class PreparePool {
   readonly #slots: Slot[] = [];
@@ -134,14 +98,18 @@ export class PreparePool {
   #broken = false;
   #idle?: NodeJS.Timeout;
 
-  constructor(readonly size: number) {}
+  /** `kind`: whether the pool's runners are threads of this process or child processes (prepare-runners.ts). */
+  constructor(
+    readonly size: number,
+    readonly kind: RunnerKind = 'thread',
+  ) {}
 
   /**
-   * The telegram prepared by a worker, or null when no worker has started yet. With `compress` false
-   * the worker only reads and converts it, and this thread compresses and identifies it on arrival.
-   * With `orStarting`, a worker still starting takes it too (it receives it once it listens): for a
-   * telegram too large for the event loop, waiting for a worker costs less than the loop would.
-   * Null then only when the pool has no worker to give (none on one core, or none could start).
+   * The telegram prepared by a runner, or null when no runner has started yet. With `compress` false
+   * the runner only reads and converts it, and this thread compresses and identifies it on arrival.
+   * With `orStarting`, a runner still starting takes it too (it receives it once it listens): for a
+   * telegram too large for the event loop, waiting for a runner costs less than the loop would.
+   * Null then only when the pool has no runner to give (none on one core, or none could start).
    */
   prepare(raw: Buffer, hints: IngestHints, compress = true, orStarting = false): Promise<Ready> | null {
     this.#fill();
@@ -152,21 +120,20 @@ export class PreparePool {
     return slot ? this.#post(slot, raw, hints, compress) : null;
   }
 
-  /** Stops every worker now (their pending jobs are rejected). */
+  /** Stops every runner now (their pending jobs are rejected). */
   async close(): Promise<void> {
     clearTimeout(this.#idle);
     const slots = this.#slots.splice(0);
     for (const slot of slots) rejectJobs(slot, new Error('prepare pool closed'));
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(slots.map((s) => s.runner.stop()));
   }
 
-  /** Posts a request to the slot's worker (one still starting receives it once it listens). */
+  /** Posts a request to the slot's runner (one still starting receives it once it listens). */
   #post(slot: Slot, raw: Buffer, hints: IngestHints, compress: boolean): Promise<Ready> {
     const seq = ++this.#seq;
-    const { worker, jobs } = slot;
-    if (jobs.size === 0) worker.ref();
-    const request: PrepareRequest = { seq, raw, hints, compress };
-    worker.postMessage(request);
+    const { runner, jobs } = slot;
+    if (jobs.size === 0) runner.ref();
+    runner.post({ seq, raw, hints, compress });
     return new Promise<Ready>((resolve, reject) => jobs.set(seq, { resolve, reject }));
   }
 
@@ -175,10 +142,9 @@ export class PreparePool {
   }
 
   #start(): Slot {
-    const worker = startWorker();
-    worker.unref();
-    const slot: Slot = { worker, started: false, jobs: new Map() };
-    worker.on('message', (reply: PrepareReply) => {
+    const runner = startRunner(this.kind);
+    const slot: Slot = { runner, started: false, jobs: new Map() };
+    runner.onReply((reply) => {
       if ('started' in reply) {
         slot.started = true;
         return;
@@ -195,23 +161,23 @@ export class PreparePool {
           job.reject(err as Error);
         }
       }
-      if (slot.jobs.size === 0) this.#rest(worker);
+      if (slot.jobs.size === 0) this.#rest(runner);
     });
-    const drop = (err: Error) => {
+    runner.onEnd((err) => {
       const at = this.#slots.indexOf(slot);
       if (at < 0) return; // closed
       this.#slots.splice(at, 1);
       if (!slot.started) this.#broken = true;
       rejectJobs(slot, err);
-    };
-    worker.on('error', drop);
-    worker.on('exit', (code) => drop(new Error(`prepare worker exited with code ${code}`)));
+    });
+    // After the listeners: a worker's 'message' listener refs its port again when it is added.
+    runner.unref();
     return slot;
   }
 
-  /** A worker without work no longer keeps the process alive; when none has work, all stop soon. */
-  #rest(worker: Worker): void {
-    worker.unref();
+  /** A runner without work no longer keeps the process alive; when none has work, all stop soon. */
+  #rest(runner: PrepareRunner): void {
+    runner.unref();
     if (this.#slots.some((s) => s.jobs.size > 0)) return;
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => void this.close(), IDLE_MS);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,46 +29,67 @@ describe('the bundle (scripts/build.js)', () => {
     await database.drop();
   });
 
-  it('has a prepare worker that prepares a telegram as the sources do', async () => {
-    const worker = new Worker(join(out, 'prepare-worker.js'));
-    try {
-      const [started] = (await once(worker, 'message')) as [PrepareReply];
-      assert.deepEqual(started, { started: true });
-      const entry = fixtureIndex().find((e) => e.type === 'VXSE53')!;
-      const raw = readFileSync(entry.path);
-      const hints = { fileName: entry.file, receivedTime: 0 };
-      const inline = prepareForIngest(raw, hints);
-      assert.ok(inline.ok && inline.conversion?.ok);
-      // Prepared whole, and read and converted only (this thread then compresses): the same telegram.
-      for (const [seq, compress] of [
-        [7, true],
-        [8, false],
-      ] as const) {
-        const request: PrepareRequest = { seq, raw, hints, compress };
-        worker.postMessage(request);
-        const [reply] = (await once(worker, 'message')) as [PrepareReply & { seq: number }];
-        assert.equal(reply.seq, seq);
-        let ready: Ready;
-        if (compress) {
-          assert.ok('ready' in reply);
-          ready = reply.ready;
-        } else {
-          assert.ok('converted' in reply && reply.converted.ok);
-          const { telegram } = reply.converted;
-          ready = readyToStore({
-            ...reply.converted,
-            telegram: { ...telegram, payload: Buffer.from(telegram.payload) },
-          });
+  // The prepare code runs as a worker thread (bulk ingest) and as a child process (large live
+  // telegrams): prepare-runners.ts.
+  const runners = {
+    thread: () => {
+      const worker = new Worker(join(out, 'prepare-worker.js'));
+      return {
+        port: worker,
+        post: (r: PrepareRequest) => worker.postMessage(r),
+        stop: () => worker.terminate(),
+      };
+    },
+    process: () => {
+      const child = spawn(process.execPath, [join(out, 'prepare-worker.js')], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      });
+      return { port: child, post: (r: PrepareRequest) => child.send(r), stop: () => child.kill() };
+    },
+  };
+  for (const [kind, start] of Object.entries(runners)) {
+    it(`has a prepare worker that prepares a telegram as the sources do (${kind})`, async () => {
+      const worker = start();
+      try {
+        const [started] = (await once(worker.port, 'message')) as [PrepareReply];
+        assert.deepEqual(started, { started: true });
+        const entry = fixtureIndex().find((e) => e.type === 'VXSE53')!;
+        const raw = readFileSync(entry.path);
+        const hints = { fileName: entry.file, receivedTime: 0 };
+        const inline = prepareForIngest(raw, hints);
+        assert.ok(inline.ok && inline.conversion?.ok);
+        // Prepared whole, and read and converted only (this thread then compresses): the same telegram.
+        for (const [seq, compress] of [
+          [7, true],
+          [8, false],
+        ] as const) {
+          const request: PrepareRequest = { seq, raw, hints, compress };
+          worker.post(request);
+          const [reply] = (await once(worker.port, 'message')) as [PrepareReply & { seq: number }];
+          assert.equal(reply.seq, seq);
+          let ready: Ready;
+          if (compress) {
+            assert.ok('ready' in reply);
+            ready = reply.ready;
+          } else {
+            assert.ok('converted' in reply && reply.converted.ok);
+            const { telegram } = reply.converted;
+            ready = readyToStore({
+              ...reply.converted,
+              telegram: { ...telegram, payload: Buffer.from(telegram.payload) },
+            });
+          }
+          assert.ok(ready.ok && ready.conversion?.ok, `compress: ${compress}`);
+          assert.equal(ready.telegram.id, inline.telegram.id);
+          assert.equal(ready.conversion.telegram.id, inline.conversion.telegram.id);
+          assert.equal(ready.conversion.telegram.conversion?.originalId, inline.telegram.id);
         }
-        assert.ok(ready.ok && ready.conversion?.ok, `compress: ${compress}`);
-        assert.equal(ready.telegram.id, inline.telegram.id);
-        assert.equal(ready.conversion.telegram.id, inline.conversion.telegram.id);
-        assert.equal(ready.conversion.telegram.conversion?.originalId, inline.telegram.id);
+      } finally {
+        await worker.stop();
       }
-    } finally {
-      await worker.terminate();
-    }
-  });
+    });
+  }
 
   it('starts each worker from the chunk beside it', () => {
     for (const worker of ['prepare-worker.js', 'pglite-worker.js']) {

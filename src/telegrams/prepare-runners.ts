@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import type { PrepareReply, PrepareRequest } from './prepare-pool.ts';
+
+/**
+ * Where prepare-pool.ts runs its prepare code (prepare-worker.ts): a worker thread of this process,
+ * or a child process of its own.
+ */
+export type RunnerKind = 'thread' | 'process';
+
+/** One running copy of the prepare code, as the pool drives it. */
+export interface PrepareRunner {
+  post(request: PrepareRequest): void;
+  onReply(listener: (reply: PrepareReply) => void): void;
+  /** Called once when the runner fails or exits; the pool drops it. */
+  onEnd(listener: (err: Error) => void): void;
+  /** Whether it keeps this process alive (only while it has work). */
+  ref(): void;
+  unref(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * How many nice steps a runner runs below the thread that starts it. On Linux a nice value is a
+ * thread's own: when the cores are busy, the event loop (an early warning being stored and sent)
+ * runs before a large telegram is parsed, which takes what is left over (docs/telegrams.md,
+ * "Size"). Set before the runner loads its code, so that its start-up yields too.
+ */
+const NICER_BY = 10;
+
+/**
+ * A thread's young generation, in MB (V8's default is 16 on 64-bit). Parsing a 4 MB telegram
+ * allocates a few hundred MB of short-lived objects: with room for them to die young, the runner
+ * runs a fraction of the collections (docs/telegrams.md, "Size"). A process's semi-space is a third
+ * of it, as V8 counts a young generation of three semi-spaces.
+ */
+const YOUNG_GENERATION_MB = 256;
+
+/**
+ * The code a runner evaluates first: its nice value, then the prepare code — the bundle's JavaScript
+ * beside this module (scripts/build.js builds it as its own entry), or, from the TypeScript sources,
+ * with the TypeScript loader registered first (neither a worker nor `-e` inherits a loader). A
+ * process renices every thread it has (V8's collector helpers among them, started before any of
+ * this runs); a thread only itself. Where the nice value cannot be set, the runner runs at ours.
+ */
+function startCode(kind: RunnerKind): string {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const code = JSON.stringify(
+    new URL(fromSources ? './prepare-worker.ts' : './prepare-worker.js', import.meta.url).href,
+  );
+  const load = fromSources
+    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${code})))`
+    : `import(${code})`;
+  const threads =
+    kind === 'process' ? `require('node:fs').readdirSync('/proc/self/task').map(Number)` : '[0]';
+  const nice =
+    `try { const os = require('node:os'); const to = Math.min(19, os.getPriority() + ${NICER_BY});` +
+    ` for (const id of ${threads}) os.setPriority(id, to); } catch {}`;
+  return `${nice}\n${load};`;
+}
+
+export function startRunner(kind: RunnerKind): PrepareRunner {
+  return kind === 'thread' ? startThread() : startProcess();
+}
+
+function startThread(): PrepareRunner {
+  const worker = new Worker(startCode('thread'), {
+    eval: true,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  return {
+    post: (request) => worker.postMessage(request),
+    onReply: (listener) => worker.on('message', listener),
+    onEnd: (listener) => {
+      worker.on('error', listener);
+      worker.on('exit', (code) => listener(new Error(`prepare worker exited with code ${code}`)));
+    },
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+    stop: async () => void (await worker.terminate()),
+  };
+}
+
+/**
+ * A child process: its own heap and its own collector threads, so that the megabytes a large
+ * telegram's parse allocates are collected on threads that run below the event loop and the
+ * database thread instead of beside them (docs/telegrams.md, "Size"). Messages go through its IPC
+ * channel in V8's serialization (byte arrays copied). It exits when this process does (its channel
+ * closes).
+ */
+function startProcess(): PrepareRunner {
+  const child = spawn(
+    process.execPath,
+    [`--max-semi-space-size=${Math.floor(YOUNG_GENERATION_MB / 3)}`, '-e', startCode('process')],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' },
+  );
+  let ended = false;
+  const endListeners: ((err: Error) => void)[] = [];
+  const end = (err: Error) => {
+    if (ended) return;
+    ended = true;
+    for (const listener of endListeners) listener(err);
+  };
+  child.on('error', end);
+  child.on('exit', (code, signal) =>
+    end(new Error(`prepare process exited with ${signal ?? `code ${code}`}`)),
+  );
+  // The channel is what keeps this process alive while the child has work, as a worker's ref does.
+  const channel = () => child.channel as unknown as { ref(): void; unref(): void } | undefined;
+  return {
+    post: (request) => {
+      child.send(request, (err) => err && end(err));
+    },
+    onReply: (listener) => child.on('message', listener),
+    onEnd: (listener) => endListeners.push(listener),
+    ref: () => {
+      child.ref();
+      channel()?.ref();
+    },
+    unref: () => {
+      child.unref();
+      channel()?.unref();
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.ref(); // an idle child is unref'd: its exit would not be waited for
+      child.kill();
+      await exited;
+    },
+  };
+}
