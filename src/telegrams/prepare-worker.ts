@@ -1,29 +1,54 @@
 // The prepare code of prepare-pool.ts, run by a runner (prepare-runners.ts): in a worker thread, or
-// in a child process through its IPC channel. Prepares telegrams for the thread that started it, or
-// only reads and converts them when that thread compresses them itself.
+// in a child process through its IPC channel and standard input. Prepares telegrams for the thread
+// that started it, or only reads and converts them when that thread compresses them itself.
 import { parentPort } from 'node:worker_threads';
 import { transferable, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
+import type { ProcessRequest } from './prepare-runners.ts';
 import { convertReceived, readyToStore } from './prepare.ts';
 
-const received = (listener: (request: PrepareRequest) => void) =>
-  parentPort ? parentPort.on('message', listener) : process.on('message', listener);
-// A thread transfers its byte arrays (no copy); a process's channel copies them whatever it is told.
-const post = parentPort
-  ? (reply: PrepareReply, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(reply, transfer)
-  : (reply: PrepareReply) => void process.send!(reply);
-// The channel to the process that started this one is gone: nothing is left to prepare for.
-if (!parentPort) process.on('disconnect', () => process.exit(0));
-
-received(({ seq, raw, hints, compress }) => {
+function prepare({ seq, raw, hints, compress }: PrepareRequest): void {
   try {
     const converted = convertReceived(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), hints);
     const outcome = compress ? { ready: readyToStore(converted) } : { converted };
     if (parentPort) {
+      // A thread transfers its byte arrays (no copy).
       const moved = transferable(outcome);
-      post({ seq, ...moved.outcome }, moved.transfer);
+      parentPort.postMessage({ seq, ...moved.outcome } satisfies PrepareReply, moved.transfer);
     } else post({ seq, ...outcome });
   } catch (err) {
     post({ seq, error: (err as Error).message });
   }
-});
+}
+
+const post = (reply: PrepareReply) =>
+  parentPort ? parentPort.postMessage(reply) : void process.send!(reply);
+
+if (parentPort) parentPort.on('message', prepare);
+else {
+  // Requests arrive on the channel and their bytes on standard input, both in the order they were
+  // sent: each request takes its byte count off the front of what has arrived.
+  const requests: ProcessRequest[] = [];
+  let input: Buffer[] = [];
+  let inputBytes = 0;
+  const next = () => {
+    while (requests.length > 0 && inputBytes >= requests[0]!.rawBytes) {
+      const { rawBytes, ...request } = requests.shift()!;
+      const all = input.length === 1 ? input[0]! : Buffer.concat(input);
+      input = all.length > rawBytes ? [all.subarray(rawBytes)] : [];
+      inputBytes -= rawBytes;
+      prepare({ ...request, raw: all.subarray(0, rawBytes) });
+    }
+  };
+  process.stdin.on('data', (chunk: Buffer) => {
+    input.push(chunk);
+    inputBytes += chunk.length;
+    next();
+  });
+  process.on('message', (request: ProcessRequest) => {
+    requests.push(request);
+    next();
+  });
+  // The channel to the process that started this one is gone: nothing is left to prepare for.
+  process.on('disconnect', () => process.exit(0));
+}
 post({ started: true });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-pool.ts';
+import type { ProcessRequest } from '../../src/telegrams/prepare-runners.ts';
 import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/prepare.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
@@ -42,10 +43,15 @@ describe('the bundle (scripts/build.js)', () => {
     },
     process: () => {
       const child = spawn(process.execPath, [join(out, 'prepare-worker.js')], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
         serialization: 'advanced',
       });
-      return { port: child, post: (r: PrepareRequest) => child.send(r), stop: () => child.kill() };
+      // As prepare-runners.ts sends it: the bytes on standard input, the rest on the channel.
+      const post = ({ raw, ...request }: PrepareRequest) => {
+        child.stdin!.write(raw);
+        child.send({ ...request, rawBytes: raw.byteLength } satisfies ProcessRequest);
+      };
+      return { port: child, post, stop: () => child.kill() };
     },
   };
   for (const [kind, start] of Object.entries(runners)) {
