@@ -15,7 +15,6 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import {
   defaultSigninLimits,
@@ -32,8 +31,8 @@ import { MAX_INVALID_FRAMES } from '../src/realtime/endpoint.ts';
 import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
 import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';
+import { BIN } from './namazu-bin.ts';
 
-const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 3);
 const databaseUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
 const config = defaults();

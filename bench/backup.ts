@@ -25,6 +25,7 @@ import { classScope } from '../src/scopes.ts';
 import { openDb } from '../src/db/open.ts';
 import { loadPepper } from '../src/security/pepper.ts';
 import { serve } from '../test/support/processes.ts';
+import { BIN } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -137,7 +138,7 @@ try {
   const reference = await load(new Promise((r) => setTimeout(r, seconds * 1000)));
   const file = join(work, 'namazu.backup');
   t = performance.now();
-  const backup = run(['bin/namazu.js', 'backup', file, ...(databaseUrl ? [] : ['--data-dir', dataDir])], {
+  const backup = run([BIN, 'backup', file, ...(databaseUrl ? [] : ['--data-dir', dataDir])], {
     ...target,
     NAMAZU_DEMO: '0',
   });

@@ -30,6 +30,7 @@ import { loadPepper } from '../src/security/pepper.ts';
 import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { emitResult } from './result.ts';
+import { BIN } from './namazu-bin.ts';
 
 const { values } = parseArgs({
   options: {
@@ -48,7 +49,6 @@ const redisUrl = process.env.NAMAZU_BENCH_REDIS_URL || process.env.NAMAZU_TEST_R
 if (!adminUrl) throw new Error('set NAMAZU_BENCH_DATABASE_URL (a PostgreSQL server)');
 if (bus === 'redis' && !redisUrl) throw new Error('set NAMAZU_BENCH_REDIS_URL for --bus redis');
 
-const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const CLIENTS = fileURLToPath(new URL('./fanout-clients.ts', import.meta.url));
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));

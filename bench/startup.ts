@@ -1,18 +1,14 @@
 // Startup time of `namazu serve` on an existing embedded database: from process spawn to the first
-// successful GET /healthz, starting from the bundle (built first, as `npm start` does).
+// successful GET /healthz, starting from the bundle (built first by namazu-bin.ts, as `npm start` does).
 // Usage: node --import tsx bench/startup.ts [runs]
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { emitResult } from './result.ts';
+import { BIN } from './namazu-bin.ts';
 
-const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 7);
-execFileSync(process.execPath, [fileURLToPath(new URL('../scripts/build.js', import.meta.url))], {
-  cwd: fileURLToPath(new URL('..', import.meta.url)),
-});
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-startup-'));
 const env = { ...process.env, NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'warn', NAMAZU_DATA_DIR: dataDir };
 

@@ -21,12 +21,12 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult, wrkMs } from './result.ts';
 import { classifications } from '../src/classifications.ts';
+import { BIN } from './namazu-bin.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 3);
 // wrk threads (default 2).
 const threads = process.env.NAMAZU_BENCH_WRK_THREADS ?? '2';
-const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-fastify.ts', import.meta.url));
 const config = loadConfig(process.env);
 if (!config.databaseUrl)
