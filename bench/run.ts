@@ -9,6 +9,8 @@
 // PostgreSQL: NAMAZU_BENCH_DATABASE_URL (a server the runner may create and drop scratch databases
 // on); without it the benches that need PostgreSQL are skipped and the others run on PGlite.
 // wrk must be installed (apt-get install wrk) for the HTTP benches.
+// The benches that start `namazu` build the bundle first and start it, as `npm start` does
+// (bench/namazu-bin.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
