@@ -32,6 +32,7 @@ import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
 import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';
 import { BIN } from './namazu-bin.ts';
+import { cpuSeconds, rss } from './proc.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const databaseUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
@@ -129,18 +130,6 @@ async function startBare(): Promise<Namazu> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resident set size of a process, from /proc (Linux). */
-function rss(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) * 1024;
-}
-
-/** CPU time a process has used (user + system), in seconds, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

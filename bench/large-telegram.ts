@@ -10,13 +10,14 @@
 // Both phases run RUNS times, alternated; the figures are the medians of the runs.
 // Usage: node --expose-gc --import tsx bench/large-telegram.ts [EEW rounds of the reference] [runs]
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { fixture } from '../test/support/fixtures.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';
+import { childrenOf, rss } from './proc.ts';
 import { emitResult } from './result.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
@@ -43,7 +44,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
  * MeteorologicalInfos repeated, the rest a comment) or left as it is (size 0).
  */
 const POSTER = `
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 const { URL_, KEY, FILE, COUNT, CONCURRENCY, SIZE } = process.env;
 const base = readFileSync(FILE, 'utf8');
 const open = base.indexOf('<MeteorologicalInfos'), close = base.lastIndexOf('</Body>');
@@ -118,32 +119,13 @@ async function poster(server: TestServer, key: string, count: number, concurrenc
   };
 }
 
-/** The RSS of a process, in bytes (0 once it has gone). */
-function rssOf(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The RSS of this process and of the processes it started, the poster aside: the server's prepare
  * processes are part of its memory.
  */
 function serverRss(poster: number): number {
-  let bytes = process.memoryUsage.rss();
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!pid || pid === poster) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) bytes += rssOf(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return bytes;
+  const started = childrenOf(process.pid).filter((pid) => pid !== poster);
+  return started.reduce((bytes, pid) => bytes + rss(pid), process.memoryUsage.rss());
 }
 
 /** A WebSocket client of eew.forecast: when each telegram id arrived. */

@@ -6,22 +6,19 @@ import { transferable, type PrepareReply, type PrepareRequest } from './prepare-
 import type { ProcessRequest } from './prepare-runners.ts';
 import { convertReceived, readyToStore } from './prepare.ts';
 
+/** Posts a reply: a thread transfers the byte arrays listed; a process's channel copies them. */
+const post = (reply: PrepareReply, transfer: ArrayBuffer[] = []) =>
+  parentPort ? parentPort.postMessage(reply, transfer) : void process.send!(reply);
+
 function prepare({ seq, raw, hints, compress }: PrepareRequest): void {
   try {
     const converted = convertReceived(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), hints);
-    const outcome = compress ? { ready: readyToStore(converted) } : { converted };
-    if (parentPort) {
-      // A thread transfers its byte arrays (no copy).
-      const moved = transferable(outcome);
-      parentPort.postMessage({ seq, ...moved.outcome } satisfies PrepareReply, moved.transfer);
-    } else post({ seq, ...outcome });
+    const { outcome, transfer } = transferable(compress ? { ready: readyToStore(converted) } : { converted });
+    post({ seq, ...outcome }, transfer);
   } catch (err) {
     post({ seq, error: (err as Error).message });
   }
 }
-
-const post = (reply: PrepareReply) =>
-  parentPort ? parentPort.postMessage(reply) : void process.send!(reply);
 
 if (parentPort) parentPort.on('message', prepare);
 else {
