@@ -8,7 +8,7 @@ import {
 import { eewEvent, listEewRecords, type EewListQuery } from '../gd/eew.ts';
 import type { EewRecord, ListPage } from '../gd/types.ts';
 import { parseDateFilter, parseMaxIntFilter } from '../gd/filters.ts';
-import { okBody, okItemsJson } from '../http/envelope.ts';
+import { ItemsAnswer, okBody } from '../http/envelope.ts';
 import { HttpError } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { App } from '../http/surface.ts';
@@ -47,18 +47,16 @@ const MAX_PAGE_AGE_MS = 1000;
 
 const notFound = () => new HttpError('NOT_FOUND');
 
-/** A list page with its items serialised as UTF-8 JSON (what the page cache keeps). */
-interface SerialisedPage<P> {
-  page: P;
-  items: Buffer;
+/** An earthquake list page as its answer: the items serialised once, with the page's cursors. */
+function earthquakeListAnswer(page: EarthquakeListPage, pollingIntervalMs: number): ItemsAnswer {
+  return new ItemsAnswer(Buffer.from(JSON.stringify(page.items), 'utf8'), {
+    ...(page.nextToken !== undefined
+      ? { nextToken: encodeCursor(EARTHQUAKE_LIST, 'older', page.nextToken) }
+      : {}),
+    nextPooling: encodeCursor(EARTHQUAKE_LIST, 'newer', page.nextPooling),
+    nextPoolingInterval: pollingIntervalMs,
+  });
 }
-
-async function serialisedPage<P extends { items: unknown[] }>(read: Promise<P>): Promise<SerialisedPage<P>> {
-  const page = await read;
-  return { page, items: Buffer.from(JSON.stringify(page.items), 'utf8') };
-}
-
-const NO_ITEMS = Buffer.from('[]');
 
 /**
  * The merged earthquake and early-warning APIs (docs/gd.md). Contracts gate them like the lists:
@@ -76,10 +74,7 @@ const PAGE_OPTIONS = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS }
 function registerEarthquakeRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
   const hasEarthquakes = async (accountId: number) =>
     (await deps.contracted(accountId)).has('telegram.earthquake');
-  const earthquakePages = new SerialTaggedCache<SerialisedPage<EarthquakeListPage>>(
-    deps.telegrams,
-    PAGE_OPTIONS,
-  );
+  const earthquakePages = new SerialTaggedCache<ItemsAnswer>(deps.telegrams, PAGE_OPTIONS);
   registerEarthquakeList(app, ctx, hasEarthquakes, earthquakePages);
   app.get(
     '/v2/gd/earthquake/:eventId',
@@ -165,7 +160,7 @@ function registerEarthquakeList(
   app: App,
   ctx: AppContext,
   hasEarthquakes: (accountId: number) => Promise<boolean>,
-  earthquakePages: SerialTaggedCache<SerialisedPage<EarthquakeListPage>>,
+  earthquakePages: SerialTaggedCache<ItemsAnswer>,
 ): void {
   app.get(
     '/v2/gd/earthquake',
@@ -191,26 +186,20 @@ function registerEarthquakeList(
         const cursor = decodeCursor(EARTHQUAKE_LIST, query.cursorToken, 'cursorToken');
         f.cursor = { direction: cursor.direction, position: cursor.serial };
       }
-      const page = (await hasEarthquakes(request.principal.accountId))
-        ? await earthquakePages.get(JSON.stringify(f), () => serialisedPage(listEarthquakeEvents(ctx.db, f)))
-        : {
-            page: { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 },
-            items: NO_ITEMS,
-          };
-      const cursors = {
-        ...(page.page.nextToken !== undefined
-          ? { nextToken: encodeCursor(EARTHQUAKE_LIST, 'older', page.page.nextToken) }
-          : {}),
-        nextPooling: encodeCursor(EARTHQUAKE_LIST, 'newer', page.page.nextPooling),
-        nextPoolingInterval: ctx.config.pollingIntervalMs,
-      };
+      const { pollingIntervalMs } = ctx.config;
+      const answer = (await hasEarthquakes(request.principal.accountId))
+        ? await earthquakePages.get(JSON.stringify(f), async () =>
+            earthquakeListAnswer(await listEarthquakeEvents(ctx.db, f), pollingIntervalMs),
+          )
+        : earthquakeListAnswer(
+            { items: [], nextPooling: f.cursor?.direction === 'newer' ? f.cursor.position : 0 },
+            pollingIntervalMs,
+          );
       // The items are serialised once per kept page and go out as they are; the response schema
       // documents their shape.
       return reply
         .type('application/json; charset=utf-8')
-        .send(
-          okItemsJson(page.items, cursors, ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>,
-        );
+        .send(answer.stamp(ctx.clock.now()) as unknown as Static<typeof GdEarthquakeList>);
     },
   );
 }

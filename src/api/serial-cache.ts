@@ -8,6 +8,8 @@
 export interface SerialSource {
   /** The newest committed serial this process knows of. */
   readonly newestSerial: number;
+  /** Changes when stored telegrams are removed (pruning): what was read before may show them. */
+  readonly generation?: number;
 }
 
 interface Entry<V> {
@@ -17,6 +19,7 @@ interface Entry<V> {
 
 export class SerialTaggedCache<V> {
   private serial = -1;
+  private generation: number | undefined;
   private readonly entries = new Map<string, Entry<V>>();
 
   constructor(
@@ -26,10 +29,11 @@ export class SerialTaggedCache<V> {
 
   /** The page for `key`, read by `load` unless one read since the newest commit is held. */
   get(key: string, load: () => Promise<V>): Promise<V> {
-    const serial = this.source.newestSerial;
-    if (serial !== this.serial) {
+    const { newestSerial: serial, generation } = this.source;
+    if (serial !== this.serial || generation !== this.generation) {
       this.entries.clear();
       this.serial = serial;
+      this.generation = generation;
     }
     const now = Date.now();
     const held = this.entries.get(key);

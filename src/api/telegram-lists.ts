@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
-import { okBody, okItemsJson } from '../http/envelope.ts';
+import { ItemsAnswer, okBody } from '../http/envelope.ts';
 import { documentedValidation } from '../http/errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import type { TelegramCache } from '../telegrams/cache.ts';
@@ -9,6 +9,7 @@ import { isEew } from '../telegrams/classify.ts';
 import { pollingPosition, readTelegramPage } from '../telegrams/list.ts';
 import type { TelegramQuery } from '../telegrams/store.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { SerialTaggedCache } from './serial-cache.ts';
 import { parseDatetimeRange } from './datetime-range.ts';
 import {
   errorResponses,
@@ -29,18 +30,32 @@ export interface ListDeps {
   contracted: (accountId: number) => Promise<Set<string>>;
 }
 
-/** Classifications a principal's list shows: every contracted one, early warnings excepted. */
-const listed = new WeakMap<Set<string>, string[]>();
-
-async function listedClassifications(deps: ListDeps, accountId: number): Promise<string[]> {
-  const contracted = await deps.contracted(accountId);
-  let classifications = listed.get(contracted);
-  if (!classifications) {
-    classifications = [...contracted].filter((c) => !isEew(c)).sort();
-    listed.set(contracted, classifications);
-  }
-  return classifications;
+/** The classifications a principal's list shows: every contracted one, early warnings excepted. */
+interface Listed {
+  classifications: string[];
+  /** The same, as one string: part of the key of a kept answer. */
+  key: string;
 }
+
+const listed = new WeakMap<Set<string>, Listed>();
+
+async function listedClassifications(deps: ListDeps, accountId: number): Promise<Listed> {
+  const contracted = await deps.contracted(accountId);
+  let found = listed.get(contracted);
+  if (!found) {
+    const classifications = [...contracted].filter((c) => !isEew(c)).sort();
+    found = { classifications, key: classifications.join(',') };
+    listed.set(contracted, found);
+  }
+  return found;
+}
+
+/**
+ * Answers of `/v2/telegram` kept, per request URL, classifications and data URL, while no telegram
+ * is committed or pruned: an answer depends on nothing else (its `nextPooling` names the newest
+ * serial known). Worst case about 256 × 100 items with xmlReport, some 20 MB.
+ */
+const MAX_KEPT_ANSWERS = 256;
 
 export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps): void {
   registerListV2(app, ctx, deps);
@@ -49,6 +64,10 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
 
 /** `GET /v2/telegram` (docs/data-api.md). */
 function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
+  const answers = new SerialTaggedCache<ItemsAnswer>(deps.cache, {
+    maxEntries: MAX_KEPT_ANSWERS,
+    maxAgeMs: Infinity,
+  });
   app.get(
     '/v2/telegram',
     {
@@ -64,49 +83,55 @@ function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
       schemaErrorFormatter: documentedValidation(telegramListV2Messages),
     },
     async (request, reply) => {
-      const { query } = request;
-      const formatMode = query.formatMode ?? 'raw';
-      const types = typeFilter(query.type, query['type[]']);
-      const withXmlReport = query.xmlReport === 'true';
-      const test = query.test ?? 'no';
-      const range = parseDatetimeRange(query.datetime);
-      const limit = query.limit === undefined ? 20 : Number(query.limit);
-      const cursor =
-        query.cursorToken === undefined ? undefined : decodeCursor(V2, query.cursorToken, 'cursorToken');
-
-      const q: TelegramQuery = {
-        classifications: await listedClassifications(deps, request.principal.accountId),
-        types,
-        test,
-        // json mode replaces each XML telegram by its conversion; an XML without one is not listed.
-        formats: formatMode === 'json' ? ['a/n', 'binary', 'json'] : ['xml', 'a/n', 'binary'],
-        receivedFrom: range.from,
-        receivedBefore: range.before,
-        before: cursor?.direction === 'older' ? cursor.serial : undefined,
-        after: cursor?.direction === 'newer' ? cursor.serial : undefined,
-        limit,
-        withXmlReport,
-      };
-      const page = await readTelegramPage(ctx.db, deps.cache, q);
-      const last = page.items.at(-1);
-      const json = okItemsJson(
-        v2ItemsJson(page.items, publicUrls(ctx.config, request).data, withXmlReport),
-        {
-          ...(q.after === undefined && page.truncated && last
-            ? { nextToken: encodeCursor(V2, 'older', last.serial) }
-            : {}),
-          nextPooling: encodeCursor(V2, 'newer', pollingPosition(page, q.after)),
-          nextPoolingInterval: ctx.config.pollingIntervalMs,
-        },
-        ctx.clock.now(),
+      const listed = await listedClassifications(deps, request.principal.accountId);
+      const dataUrl = publicUrls(ctx.config, request).data;
+      const answer = await answers.get(`${listed.key}\n${dataUrl}\n${request.url}`, () =>
+        listV2Answer(ctx, deps.cache, request.query, listed.classifications, dataUrl),
       );
       // Items are pre-serialised per telegram (telegram-items.ts): the bytes go out as they are, and
       // the response schema documents their shape.
       return reply
         .type('application/json; charset=utf-8')
-        .send(json as unknown as Static<typeof TelegramListV2>);
+        .send(answer.stamp(ctx.clock.now()) as unknown as Static<typeof TelegramListV2>);
     },
   );
+}
+
+/** The answer to one `/v2/telegram` query, before its responseId and responseTime. */
+async function listV2Answer(
+  ctx: AppContext,
+  cache: TelegramCache,
+  query: Static<typeof TelegramListV2Query>,
+  classifications: string[],
+  dataUrl: string,
+): Promise<ItemsAnswer> {
+  const formatMode = query.formatMode ?? 'raw';
+  const withXmlReport = query.xmlReport === 'true';
+  const range = parseDatetimeRange(query.datetime);
+  const cursor =
+    query.cursorToken === undefined ? undefined : decodeCursor(V2, query.cursorToken, 'cursorToken');
+  const q: TelegramQuery = {
+    classifications,
+    types: typeFilter(query.type, query['type[]']),
+    test: query.test ?? 'no',
+    // json mode replaces each XML telegram by its conversion; an XML without one is not listed.
+    formats: formatMode === 'json' ? ['a/n', 'binary', 'json'] : ['xml', 'a/n', 'binary'],
+    receivedFrom: range.from,
+    receivedBefore: range.before,
+    before: cursor?.direction === 'older' ? cursor.serial : undefined,
+    after: cursor?.direction === 'newer' ? cursor.serial : undefined,
+    limit: query.limit === undefined ? 20 : Number(query.limit),
+    withXmlReport,
+  };
+  const page = await readTelegramPage(ctx.db, cache, q);
+  const last = page.items.at(-1);
+  return new ItemsAnswer(v2ItemsJson(page.items, dataUrl, withXmlReport), {
+    ...(q.after === undefined && page.truncated && last
+      ? { nextToken: encodeCursor(V2, 'older', last.serial) }
+      : {}),
+    nextPooling: encodeCursor(V2, 'newer', pollingPosition(page, q.after)),
+    nextPoolingInterval: ctx.config.pollingIntervalMs,
+  });
 }
 
 /** `GET /telegram/v1/list`, the deprecated former shape. */
@@ -137,7 +162,7 @@ function registerListV1(app: App, ctx: AppContext, deps: ListDeps): void {
           : decodeCursor(V1, query.nextToken, 'nextToken', ['older']).serial;
 
       const q: TelegramQuery = {
-        classifications: await listedClassifications(deps, request.principal.accountId),
+        classifications: (await listedClassifications(deps, request.principal.accountId)).classifications,
         types,
         test,
         formats: ['xml', 'a/n', 'binary'],

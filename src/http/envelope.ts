@@ -20,26 +20,58 @@ function responseId(): string {
 
 /** The common envelope fields of every data API response (docs/api-contract.md "Envelope"). */
 export function envelope(now: number = Date.now()): { responseId: string; responseTime: string } {
-  return { responseId: responseId(), responseTime: new Date(now).toISOString() };
+  return { responseId: responseId(), responseTime: isoTime(now) };
 }
+
+/** The last time formatted: a busy server answers many requests within one millisecond. */
+let lastTime = { at: NaN, iso: '' };
+
+function isoTime(now: number): string {
+  if (now !== lastTime.at) lastTime = { at: now, iso: new Date(now).toISOString() };
+  return lastTime.iso;
+}
+
+/** A responseTime as `toISOString` writes it for years 0–9999; other years are built in full. */
+const TIME_LENGTH = 24;
+const HEAD = '{"responseId":"';
+const ID_AT = HEAD.length;
+const TIME_AT = ID_AT + ID_BYTES * 2 + '","responseTime":"'.length;
 
 /**
  * An `ok` answer, as okBody would give it, around items already serialised as a UTF-8 JSON array,
- * then the page's cursors. Written as bytes: a response sent as text is measured and encoded again
- * for every request (its Content-Length, then the socket write); as bytes a memory-served page
- * costs about 6 % less of the server's time. Everything but the items is ASCII (hex ids, ISO times,
- * base64url cursors).
+ * then the page's cursors: made once per page, its bytes copied and stamped with a fresh
+ * `responseId` and `responseTime` per request (`stamp`), the only parts that differ between two
+ * answers of one page. Written as bytes: a response sent as text is measured and encoded again for
+ * every request (its Content-Length, then the socket write). Everything but the items is ASCII (hex
+ * ids, ISO times, base64url cursors).
  */
-export function okItemsJson(items: Buffer, cursors: object, now: number): Buffer {
-  const { responseId, responseTime } = envelope(now);
-  return Buffer.concat([
-    Buffer.from(
-      `{"responseId":"${responseId}","responseTime":"${responseTime}","status":"ok","items":`,
-      'latin1',
-    ),
-    items,
-    Buffer.from(`,${JSON.stringify(cursors).slice(1)}`, 'latin1'),
-  ]);
+export class ItemsAnswer {
+  private readonly bytes: Buffer;
+
+  constructor(items: Buffer, cursors: object) {
+    this.bytes = Buffer.concat([
+      Buffer.from(
+        `${HEAD}${'0'.repeat(ID_BYTES * 2)}","responseTime":"${'0'.repeat(TIME_LENGTH)}","status":"ok","items":`,
+        'latin1',
+      ),
+      items,
+      Buffer.from(`,${JSON.stringify(cursors).slice(1)}`, 'latin1'),
+    ]);
+  }
+
+  /** The answer's bytes with a new responseId and `now` as responseTime; a new buffer each time. */
+  stamp(now: number): Buffer {
+    const time = isoTime(now);
+    if (time.length !== TIME_LENGTH) {
+      const tail = this.bytes.subarray(TIME_AT + TIME_LENGTH);
+      return Buffer.concat([Buffer.from(`${HEAD}${responseId()}","responseTime":"${time}`, 'latin1'), tail]);
+    }
+    const out = Buffer.allocUnsafe(this.bytes.length);
+    this.bytes.copy(out);
+    out.write(responseId(), ID_AT, 'latin1');
+    out.write(time, TIME_AT, 'latin1');
+    return out;
+  }
 }
 
 export function okBody<T extends object>(body: T, now?: number) {

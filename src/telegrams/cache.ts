@@ -141,6 +141,11 @@ export class TelegramCache {
     return this.items.at(-1)?.serial ?? this.completeAbove;
   }
 
+  /** Changes when telegrams are pruned (`forget`): pages and answers derived before may show them. */
+  get generation(): number {
+    return this.pages.generation;
+  }
+
   /** Whether the telegram with this serial, and every one before it, is known here. */
   holds(serial: number): boolean {
     return serial <= this.newestSerial;

@@ -31,7 +31,7 @@ export class PageCache {
   private readonly pages = new Map<string, { page: Promise<PageRows>; rows: number }>();
   private rows = 0;
   /** Bumped by clear(): a read that started before a clear is not kept. */
-  private generation = 0;
+  private clears = 0;
 
   /** The page of `q` known at `newestKnown`, from memory when read before; `read` reads it otherwise. */
   page(q: TelegramQuery, newestKnown: number, read: () => Promise<PageRows>): Promise<PageRows> {
@@ -44,14 +44,14 @@ export class PageCache {
       this.pages.set(key, held);
       return held.page;
     }
-    const generation = this.generation;
+    const generation = this.clears;
     const page = read();
     this.remember(key, { page, rows: 1 });
     page.then(
       (p) => {
         const entry = this.pages.get(key);
         if (entry?.page !== page) return;
-        if (generation !== this.generation) return this.forget(key);
+        if (generation !== this.clears) return this.forget(key);
         this.rows += Math.max(1, p.items.length) - entry.rows;
         entry.rows = Math.max(1, p.items.length);
         this.trim();
@@ -61,9 +61,14 @@ export class PageCache {
     return page;
   }
 
+  /** How many times every page was forgotten: what was derived from a page before is stale after. */
+  get generation(): number {
+    return this.clears;
+  }
+
   /** Forgets every page (telegrams were pruned). */
   clear(): void {
-    this.generation++;
+    this.clears++;
     this.pages.clear();
     this.rows = 0;
   }

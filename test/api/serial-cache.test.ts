@@ -25,6 +25,17 @@ describe('SerialTaggedCache', () => {
     assert.equal(counter.reads, 4);
   });
 
+  it('drops every page when stored telegrams are pruned, with no new serial', async () => {
+    const source = { newestSerial: 10, generation: 0 };
+    const cache = new SerialTaggedCache<number>(source, long);
+    const { counter, load } = loader();
+    assert.equal(await cache.get('a', load), 1);
+    assert.equal(await cache.get('a', load), 1);
+    source.generation = 1;
+    assert.equal(await cache.get('a', load), 2);
+    assert.equal(counter.reads, 2);
+  });
+
   it('callers that come while a page is read share the read', async () => {
     const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, long);
     let release!: (n: number) => void;
