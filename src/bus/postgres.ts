@@ -48,6 +48,7 @@ export async function createPostgresBus(
   await connectListener();
 
   return {
+    notifiesOnCommit: true,
     async publish(channel, payload) {
       checkChannel(channel);
       await publisher.query('SELECT pg_notify($1, $2)', [channel, payload]);

@@ -6,6 +6,12 @@
 export type BusHandler = (payload: string) => void;
 
 export interface Bus {
+  /**
+   * Subscribers hear a `pg_notify` sent inside a transaction of the service's database, when it
+   * commits: the PostgreSQL bus, which listens on that database. Ingest then announces a telegram
+   * from its own statement instead of publishing after COMMIT.
+   */
+  readonly notifiesOnCommit?: boolean;
   publish(channel: string, payload: string): Promise<void>;
   /** Returns a function that removes this subscription. */
   subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { busCodecs } from '../bus/codecs.ts';
-import type { Bus } from '../bus/types.ts';
+import { channels, type Bus } from '../bus/types.ts';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
@@ -184,10 +184,13 @@ export async function ingestInOrder(
 
 async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
-  const outcome = await store(deps.db, ready);
+  // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
+  const announceOn = deps.bus.notifiesOnCommit ? channels.telegram : undefined;
+  const outcome = await store(deps.db, ready, announceOn);
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced, so that neither the delivery nor a list
-    // reads back what was just written (cache.ts).
+    // reads back what was just written (cache.ts). An announcement sent at COMMIT may reach this
+    // process first: its cache and delivery then read the rows from the store, as another's would.
     const { stored, converted } = outcome;
     TelegramCache.committed(deps.db, stored.serial, () => [
       committedRecord(ready.telegram, stored.serial),
@@ -195,8 +198,10 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
         ? [committedRecord(ready.conversion.telegram, converted.serial)]
         : []),
     ]);
-    announce(deps, outcome.stored.serial);
-    if (outcome.converted) announce(deps, outcome.converted.serial);
+    if (announceOn === undefined) {
+      announce(deps, outcome.stored.serial);
+      if (outcome.converted) announce(deps, outcome.converted.serial);
+    }
   }
   return outcome;
 }
@@ -212,27 +217,35 @@ function announce(deps: IngestDeps, serial: number): void {
   });
 }
 
-async function store(db: Db, ready: Ready & { ok: true }): Promise<IngestOutcome & { ok: true }> {
+async function store(
+  db: Db,
+  ready: Ready & { ok: true },
+  announceOn: string | undefined,
+): Promise<IngestOutcome & { ok: true }> {
   const { telegram, conversion } = ready;
   try {
     // Nothing to convert: one statement, its own transaction.
     if (conversion === null) {
-      const stored = await storeTelegram(db, telegram);
+      const stored = await storeTelegram(db, telegram, { announceOn });
       const { format, head } = telegram;
       return !stored.duplicate && format === 'xml' && !converterFor(head.type)
         ? { ok: true, stored, withoutConverter: head.type }
         : { ok: true, stored };
     }
     if (!conversion.ok) {
-      return { ok: true, stored: await storeTelegram(db, telegram), conversionFailure: conversion };
+      return {
+        ok: true,
+        stored: await storeTelegram(db, telegram, { announceOn }),
+        conversionFailure: conversion,
+      };
     }
     try {
-      return await storeWithConversion(db, telegram, conversion);
+      return await storeWithConversion(db, telegram, conversion, announceOn);
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw err;
       // The conversion or a projection failed: nothing of that transaction remains. The XML alone
       // is stored after all, so a converter or projection bug never loses a telegram.
-      const stored = await storeTelegram(db, telegram);
+      const stored = await storeTelegram(db, telegram, { announceOn });
       return {
         ok: true,
         stored,
@@ -258,6 +271,7 @@ async function storeWithConversion(
   db: Db,
   telegram: PreparedTelegram,
   conversion: PreparedConversion & { ok: true },
+  announceOn: string | undefined,
 ): Promise<IngestOutcome & { ok: true }> {
   const { projection } = conversion;
   const done = ({ stored, converted }: { stored: StoredTelegram; converted?: StoredTelegram }) =>
@@ -269,11 +283,14 @@ async function storeWithConversion(
     projection && gdReportAfterStore({ ...projection, receivedTime: telegram.receivedTime });
   if (projection === null || inStatement) {
     return done(
-      await storeTelegramWithConversion(db, telegram, conversion.telegram, inStatement ?? undefined),
+      await storeTelegramWithConversion(db, telegram, conversion.telegram, {
+        afterConversion: inStatement ?? undefined,
+        announceOn,
+      }),
     );
   }
   return db.tx(async (q) => {
-    const outcome = await storeTelegramWithConversion(q, telegram, conversion.telegram);
+    const outcome = await storeTelegramWithConversion(q, telegram, conversion.telegram, { announceOn });
     const { converted } = outcome;
     if (converted) {
       await recordGdReport(q, {

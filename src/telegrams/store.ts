@@ -162,27 +162,49 @@ function insertValues(t: PreparedTelegram, first: number): SqlStatement {
  * become visible in increasing order. Two processes storing the same telegram at once: the loser
  * gets a unique violation, which ingestTelegram turns into a duplicate.
  */
-export async function storeTelegram(q: Queryable, t: PreparedTelegram): Promise<StoredTelegram> {
-  return (await storeTelegramWithConversion(q, t)).stored;
+export async function storeTelegram(
+  q: Queryable,
+  t: PreparedTelegram,
+  options: StoreOptions = {},
+): Promise<StoredTelegram> {
+  return (await storeTelegramWithConversion(q, t, undefined, options)).stored;
+}
+
+export interface StoreOptions {
+  /**
+   * Run in the same statement, on the conversion's row (nothing when that row is not written).
+   */
+  afterConversion?: StatementAfter;
+  /**
+   * A channel to `pg_notify` each stored row's serial on, as `{"serial":N}` (bus/codecs.ts), from the
+   * statement itself: PostgreSQL sends it when the transaction commits, to every listener, before
+   * the caller hears of the commit (no round trip after it). Nothing is sent for a duplicate or a
+   * rolled-back transaction.
+   */
+  announceOn?: string;
 }
 
 /**
  * Stores an XML telegram and, when given, its JSON conversion in one statement, with consecutive
  * serials (the conversion's row is drawn from the XML's): both or neither. When the XML is stored
- * already, it is returned as a duplicate and nothing is written. `afterConversion`, when given, is
- * run in the same statement, on the conversion's row (nothing when that row is not written). Same
- * lock and duplicate rules as storeTelegram.
+ * already, it is returned as a duplicate and nothing is written. Same lock and duplicate rules as
+ * storeTelegram; `options` as described there.
  */
 export async function storeTelegramWithConversion(
   q: Queryable,
   xml: PreparedTelegram,
   json?: PreparedTelegram,
-  afterConversion?: StatementAfter,
+  { afterConversion, announceOn }: StoreOptions = {},
 ): Promise<{ stored: StoredTelegram; converted?: StoredTelegram }> {
   const xmlValues = insertValues(xml, 2);
   const jsonValues = json && insertValues(json, 2 + xmlValues.params.length);
-  const after =
-    jsonValues && afterConversion?.('json', 2 + xmlValues.params.length + jsonValues.params.length);
+  const next = 2 + xmlValues.params.length + (jsonValues?.params.length ?? 0);
+  const after = jsonValues && afterConversion?.('json', next);
+  const channelAt = next + (after?.params.length ?? 0);
+  // A data-modifying CTE runs to completion whether or not its rows are read: so does its RETURNING.
+  const returning = `RETURNING serial, id, classification${
+    announceOn === undefined ? '' : `, pg_notify($${channelAt}, '{"serial":' || serial || '}')`
+  }`;
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
        SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
@@ -190,20 +212,26 @@ export async function storeTelegramWithConversion(
        INSERT INTO telegrams (${INSERT_COLUMNS})
        SELECT ${xmlValues.sql}
        FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
-       RETURNING serial, id, classification
+       ${returning}
      )${
        jsonValues
          ? `, json AS (
        INSERT INTO telegrams (${INSERT_COLUMNS})
        SELECT ${jsonValues.sql} FROM xml
-       RETURNING serial, id, classification
+       ${returning}
      )`
          : ''
      }${after ? `, projection AS (${after.sql})` : ''}
      SELECT serial, id, classification, false AS duplicate, false AS conversion FROM xml
      ${jsonValues ? 'UNION ALL SELECT serial, id, classification, false AS duplicate, true AS conversion FROM json' : ''}
      UNION ALL SELECT serial, id, classification, true AS duplicate, false AS conversion FROM existing`,
-    [INGEST_LOCK_KEY, ...xmlValues.params, ...(jsonValues?.params ?? []), ...(after?.params ?? [])],
+    [
+      INGEST_LOCK_KEY,
+      ...xmlValues.params,
+      ...(jsonValues?.params ?? []),
+      ...(after?.params ?? []),
+      ...(announceOn === undefined ? [] : [announceOn]),
+    ],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
   const stored = rows.find((r) => !r.conversion)!;

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createMemoryBus } from '../../src/bus/memory.ts';
+import { createPostgresBus } from '../../src/bus/postgres.ts';
 import { channels, type Bus } from '../../src/bus/types.ts';
 import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
@@ -12,23 +13,39 @@ import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../../src/telegrams/prepare.ts';
 import type { TelegramFormat } from '../../src/telegrams/record.ts';
 import { loadTelegram, queryTelegrams, type TelegramQuery } from '../../src/telegrams/store.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
 import { waitFor } from '../support/wait.ts';
 
 const received = Date.parse('2026-03-11T00:00:00.000Z');
 
-describe('ingest pipeline over every fixture', () => {
+describe('ingest pipeline over every fixture (in-process bus)', () => ingestSuite('memory'));
+
+// On PostgreSQL's bus the storing statement announces its own rows, sent at its COMMIT.
+describe(
+  'ingest pipeline over every fixture (PostgreSQL bus)',
+  { skip: !testDatabaseUrl && 'PostgreSQL only (NAMAZU_TEST_DATABASE_URL)' },
+  () => ingestSuite('postgres'),
+);
+
+function ingestSuite(busKind: 'memory' | 'postgres') {
   let database: TestDatabase;
   let db: Db;
   let bus: Bus;
   const announced: number[] = [];
+  /** Channels ingest published on after COMMIT. */
+  const published: string[] = [];
   const index = fixtureIndex();
 
   before(async () => {
     database = await createTestDatabase();
     db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-    bus = createMemoryBus();
+    const opened =
+      busKind === 'postgres' ? await createPostgresBus(database.databaseUrl!) : createMemoryBus();
+    bus = {
+      ...opened,
+      publish: (channel, payload) => (published.push(channel), opened.publish(channel, payload)),
+    };
     await bus.subscribe(channels.telegram, (payload) =>
       announced.push((JSON.parse(payload) as { serial: number }).serial),
     );
@@ -68,6 +85,7 @@ describe('ingest pipeline over every fixture', () => {
     assert.equal(new Set(serials).size, serials.length);
     await waitFor(() => announced.length >= serials.length, { message: 'the announcements' });
     assert.deepEqual(announced, serials);
+    assert.deepEqual(published, busKind === 'postgres' ? [] : serials.map(() => channels.telegram));
     // An announced serial is readable at once: the announcement came after COMMIT.
     const rec = await loadTelegram(db, serials[0]!);
     assert.equal(rec?.head.type, index[0]!.type);
@@ -235,4 +253,4 @@ describe('ingest pipeline over every fixture', () => {
       await stop();
     }
   });
-});
+}
