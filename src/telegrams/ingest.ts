@@ -186,11 +186,24 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
   const announceOn = deps.bus.notifiesOnCommit ? channels.telegram : undefined;
+  const settled = TelegramCache.storing(deps.db);
+  try {
+    return await storeAndHold(deps, ready, announceOn);
+  } finally {
+    settled();
+  }
+}
+
+async function storeAndHold(
+  deps: IngestDeps,
+  ready: Ready & { ok: true },
+  announceOn: string | undefined,
+): Promise<IngestOutcome> {
   const outcome = await store(deps.db, ready, announceOn);
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced, so that neither the delivery nor a list
-    // reads back what was just written (cache.ts). An announcement sent at COMMIT may reach this
-    // process first: its cache and delivery then read the rows from the store, as another's would.
+    // reads back what was just written (cache.ts); an announcement sent at COMMIT that reaches this
+    // process first waits for it (TelegramCache.storing).
     const { stored, converted } = outcome;
     TelegramCache.committed(deps.db, stored.serial, () => [
       committedRecord(ready.telegram, stored.serial),

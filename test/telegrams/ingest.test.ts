@@ -253,4 +253,33 @@ function ingestSuite(busKind: 'memory' | 'postgres') {
       await stop();
     }
   });
+
+  it("an announcement handled behind this process's ingest statements finds its telegram held", async () => {
+    const { cache, stop } = await TelegramCache.start(db, bus);
+    const heldWhenHandled: boolean[] = [];
+    const unsubscribe = await bus.subscribe(channels.telegram, (payload) => {
+      const { serial } = JSON.parse(payload) as { serial: number };
+      cache.afterLocalStores(() => heldWhenHandled.push(cache.holds(serial)));
+    });
+    try {
+      const eew = readFileSync(index.find((e) => e.type === 'VXSE45')!.path);
+      let serials = 0;
+      for (let i = 0; i < 40; i++) {
+        const raw = Buffer.concat([eew, Buffer.from(`<!-- held ${i} -->`)]);
+        const outcome = await ingestTelegram({ db, bus }, raw, { receivedTime: received + i });
+        assert.ok(outcome.ok && !outcome.stored.duplicate && outcome.converted);
+        serials += 2;
+      }
+      await waitFor(() => heldWhenHandled.length >= serials, { message: 'the announcements' });
+      // On PostgreSQL's bus the announcement is sent at COMMIT and often arrives before the
+      // statement's answer; behind the statements in flight, committed() has held it already.
+      assert.deepEqual(
+        heldWhenHandled,
+        heldWhenHandled.map(() => true),
+      );
+    } finally {
+      await unsubscribe();
+      await stop();
+    }
+  });
 }
