@@ -1,4 +1,4 @@
-import { channels, type Bus } from './types.ts';
+import { channels, type Bus, type CommitNotices } from './types.ts';
 
 /**
  * The typed message of one bus channel: encoded once by publishers and decoded once here for every
@@ -26,6 +26,11 @@ export class ChannelCodec<M> {
 
   publish(bus: Bus, message: M): Promise<void> {
     return bus.publish(this.channel, this.encode(message));
+  }
+
+  /** Hands `message` to this process's subscribers only (a commit notice of this process: types.ts). */
+  deliverHere(notices: CommitNotices, message: M): void {
+    notices.deliverHere(this.channel, this.encode(message));
   }
 
   /** Subscribes `handler` to the decoded messages; returns the function that unsubscribes. */

@@ -3,6 +3,7 @@
  * is delivered only after COMMIT. One connection listens (re-listening after a reconnect), another
  * publishes. Payloads must stay under PostgreSQL's 8000-byte limit (bus/types.ts).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ChannelHandlers } from './handlers.ts';
 import type { Bus } from './types.ts';
@@ -19,6 +20,8 @@ export async function createPostgresBus(
   onError: (err: unknown) => void = () => {},
 ): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
+  const origin = randomUUID();
+  const ownSuffix = `,"origin":"${origin}"}`;
   const publisher = new pg.Pool({ connectionString: url, max: 2 });
   publisher.on('error', onError);
   let listener: pg.Client | null = null;
@@ -26,7 +29,11 @@ export async function createPostgresBus(
 
   async function connectListener(): Promise<void> {
     const client = new pg.Client({ connectionString: url });
-    client.on('notification', (m) => handlers.deliver(m.channel, m.payload ?? ''));
+    client.on('notification', (m) => {
+      const payload = m.payload ?? '';
+      // This process's own commit notices are handed over by the committing code (types.ts).
+      if (!payload.endsWith(ownSuffix)) handlers.deliver(m.channel, payload);
+    });
     const lost = (err?: unknown) => {
       if (err) onError(err);
       if (listener !== client || closed) return;
@@ -48,7 +55,7 @@ export async function createPostgresBus(
   await connectListener();
 
   return {
-    notifiesOnCommit: true,
+    commitNotices: { origin, deliverHere: (channel, payload) => handlers.deliver(channel, payload) },
     async publish(channel, payload) {
       checkChannel(channel);
       await publisher.query('SELECT pg_notify($1, $2)', [channel, payload]);

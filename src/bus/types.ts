@@ -7,15 +7,28 @@ export type BusHandler = (payload: string) => void;
 
 export interface Bus {
   /**
-   * Subscribers hear a `pg_notify` sent inside a transaction of the service's database, when it
-   * commits: the PostgreSQL bus, which listens on that database. Ingest then announces a telegram
-   * from its own statement instead of publishing after COMMIT.
+   * Set by the PostgreSQL bus, which listens on the service's database: a `pg_notify` sent inside a
+   * transaction there reaches every process's subscribers when it commits. Ingest then announces a
+   * telegram from its storing statement instead of publishing after COMMIT.
    */
-  readonly notifiesOnCommit?: boolean;
+  readonly commitNotices?: CommitNotices;
   publish(channel: string, payload: string): Promise<void>;
   /** Returns a function that removes this subscription. */
   subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/**
+ * Announcements sent by the database at COMMIT. The committing process hears its own too, and often
+ * before the statement's answer, when it does not hold the telegram yet: so the statement tags its
+ * payloads with `origin`, this process's bus drops those, and the committing code hands the message
+ * to this process's subscribers itself (`deliverHere`) once it holds the telegram.
+ */
+export interface CommitNotices {
+  /** Ends every payload this process's statements announce: `…,"origin":"<origin>"}`. */
+  readonly origin: string;
+  /** Runs this process's subscribers of `channel` on `payload`, without the network. */
+  deliverHere(channel: string, payload: string): void;
 }
 
 /** Channel names used across the service. */

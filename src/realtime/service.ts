@@ -203,8 +203,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
   }
 
   const unsubscribe = [
-    // This process's own commit may be announced before its ingest has it held (cache.ts storing()).
-    await busCodecs.telegram.subscribe(ctx.bus, (m) => source.afterLocalStores(() => dispatcher.announce(m))),
+    await busCodecs.telegram.subscribe(ctx.bus, dispatcher.announce),
     await busCodecs.socketClose.subscribe(ctx.bus, ({ socketId }) => closeByAccount(socketId)),
     await busCodecs.revoked.subscribe(ctx.bus, ({ digest }) => revoked(digest)),
     await busCodecs.contracts.subscribe(ctx.bus, ({ accountId }) => {

@@ -45,8 +45,6 @@ export class TelegramCache {
   private readonly maxBytes: number;
   /** Older list pages read from the database, which only pruning can change. */
   readonly pages = new PageCache();
-  /** This process's ingest statements in flight on this database (storing()), each settling after committed(). */
-  private readonly stores = new Set<Promise<void>>();
 
   private constructor(
     private readonly db: Queryable,
@@ -102,35 +100,6 @@ export class TelegramCache {
     for (const listener of cache.listeners) listener(cache.newestSerial);
   }
 
-  /**
-   * Marks an ingest statement of this process in flight on `db`; the function returned settles it,
-   * after committed(). On the PostgreSQL bus a telegram is announced at its COMMIT (store.ts
-   * `announceOn`), and that announcement may reach this process before the statement's answer does:
-   * announcements handled through afterLocalStores() then wait for it, so that the telegram this
-   * process just wrote is held by committed() and neither the cache nor the delivery reads it back.
-   */
-  static storing(db: Queryable): () => void {
-    const cache = started.get(db);
-    if (!cache) return () => {};
-    let settle!: () => void;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    cache.stores.add(settled);
-    return () => {
-      cache.stores.delete(settled);
-      settle();
-    };
-  }
-
-  /**
-   * Runs `then` for a bus announcement now, or once the ingest statements this process has in flight
-   * have settled (storing()): one of them may be the announced commit. Those started later are not
-   * waited for, so a steady stream of local ingests never holds back another process's telegram.
-   */
-  afterLocalStores(then: () => void): void {
-    if (this.stores.size === 0) return then();
-    void Promise.all(this.stores).then(then);
-  }
-
   /** What runs when committed() holds new telegrams (the real-time delivery's wake-up). */
   private readonly listeners = new Set<(serial: number) => void>();
 
@@ -149,11 +118,9 @@ export class TelegramCache {
     const cache = new TelegramCache(db, options);
     // Subscribe first, so nothing committed while loading is missed.
     // A commit this process holds already (committed()) needs no read.
-    const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial }) =>
-      cache.afterLocalStores(() => {
-        if (!cache.holds(serial)) cache.refresh().catch(() => undefined);
-      }),
-    );
+    const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial }) => {
+      if (!cache.holds(serial)) cache.refresh().catch(() => undefined);
+    });
     const stopPruned = await busCodecs.pruned.subscribe(bus, ({ serials }) => cache.forget(serials));
     const stop = async () => {
       await stopCommitted();

@@ -21,6 +21,7 @@ import {
   findStored,
   storeTelegram,
   storeTelegramWithConversion,
+  type Announcement,
   type StoredTelegram,
 } from './store.ts';
 import { TelegramCache } from './cache.ts';
@@ -185,25 +186,12 @@ export async function ingestInOrder(
 async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
-  const announceOn = deps.bus.notifiesOnCommit ? channels.telegram : undefined;
-  const settled = TelegramCache.storing(deps.db);
-  try {
-    return await storeAndHold(deps, ready, announceOn);
-  } finally {
-    settled();
-  }
-}
-
-async function storeAndHold(
-  deps: IngestDeps,
-  ready: Ready & { ok: true },
-  announceOn: string | undefined,
-): Promise<IngestOutcome> {
+  const notices = deps.bus.commitNotices;
+  const announceOn = notices && { channel: channels.telegram, origin: notices.origin };
   const outcome = await store(deps.db, ready, announceOn);
   if (!outcome.stored.duplicate) {
-    // Held by this process's cache before it is announced, so that neither the delivery nor a list
-    // reads back what was just written (cache.ts); an announcement sent at COMMIT that reaches this
-    // process first waits for it (TelegramCache.storing).
+    // Held by this process's cache before it is announced here, so that neither the delivery nor a
+    // list reads back what was just written (cache.ts).
     const { stored, converted } = outcome;
     TelegramCache.committed(deps.db, stored.serial, () => [
       committedRecord(ready.telegram, stored.serial),
@@ -211,9 +199,10 @@ async function storeAndHold(
         ? [committedRecord(ready.conversion.telegram, converted.serial)]
         : []),
     ]);
-    if (announceOn === undefined) {
-      announce(deps, outcome.stored.serial);
-      if (outcome.converted) announce(deps, outcome.converted.serial);
+    for (const serial of converted ? [stored.serial, converted.serial] : [stored.serial]) {
+      // The statement's own notice reaches other processes; this one's bus leaves it to this call.
+      if (notices) busCodecs.telegram.deliverHere(notices, { serial });
+      else announce(deps, serial);
     }
   }
   return outcome;
@@ -233,7 +222,7 @@ function announce(deps: IngestDeps, serial: number): void {
 async function store(
   db: Db,
   ready: Ready & { ok: true },
-  announceOn: string | undefined,
+  announceOn: Announcement | undefined,
 ): Promise<IngestOutcome & { ok: true }> {
   const { telegram, conversion } = ready;
   try {
@@ -284,7 +273,7 @@ async function storeWithConversion(
   db: Db,
   telegram: PreparedTelegram,
   conversion: PreparedConversion & { ok: true },
-  announceOn: string | undefined,
+  announceOn: Announcement | undefined,
 ): Promise<IngestOutcome & { ok: true }> {
   const { projection } = conversion;
   const done = ({ stored, converted }: { stored: StoredTelegram; converted?: StoredTelegram }) =>

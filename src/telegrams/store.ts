@@ -170,18 +170,25 @@ export async function storeTelegram(
   return (await storeTelegramWithConversion(q, t, undefined, options)).stored;
 }
 
+/** Where a storing statement announces its rows itself (bus/types.ts `CommitNotices`). */
+export interface Announcement {
+  channel: string;
+  /** The announcing process's tag, which its own bus drops. */
+  origin: string;
+}
+
 export interface StoreOptions {
   /**
    * Run in the same statement, on the conversion's row (nothing when that row is not written).
    */
   afterConversion?: StatementAfter;
   /**
-   * A channel to `pg_notify` each stored row's serial on, as `{"serial":N}` (bus/codecs.ts), from the
-   * statement itself: PostgreSQL sends it when the transaction commits, to every listener, before
-   * the caller hears of the commit (no round trip after it). Nothing is sent for a duplicate or a
-   * rolled-back transaction.
+   * `pg_notify` each stored row's serial on this channel, as `{"serial":N,"origin":…}` (bus/codecs.ts
+   * reads `serial`), from the statement itself: PostgreSQL sends it when the transaction commits, to
+   * every listener, before the caller hears of the commit (no round trip after it). Nothing is sent
+   * for a duplicate or a rolled-back transaction.
    */
-  announceOn?: string;
+  announceOn?: Announcement;
 }
 
 /**
@@ -203,7 +210,9 @@ export async function storeTelegramWithConversion(
   const channelAt = next + (after?.params.length ?? 0);
   // A data-modifying CTE runs to completion whether or not its rows are read: so does its RETURNING.
   const returning = `RETURNING serial, id, classification${
-    announceOn === undefined ? '' : `, pg_notify($${channelAt}, '{"serial":' || serial || '}')`
+    announceOn === undefined
+      ? ''
+      : `, pg_notify($${channelAt}, '{"serial":' || serial || ',"origin":"' || $${channelAt + 1} || '"}')`
   }`;
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
@@ -230,7 +239,7 @@ export async function storeTelegramWithConversion(
       ...xmlValues.params,
       ...(jsonValues?.params ?? []),
       ...(after?.params ?? []),
-      ...(announceOn === undefined ? [] : [announceOn]),
+      ...(announceOn === undefined ? [] : [announceOn.channel, announceOn.origin]),
     ],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;

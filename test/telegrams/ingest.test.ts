@@ -254,31 +254,44 @@ function ingestSuite(busKind: 'memory' | 'postgres') {
     }
   });
 
-  it("an announcement handled behind this process's ingest statements finds its telegram held", async () => {
+  it('this process hears its own commit once, held already; another hears it at COMMIT', async () => {
     const { cache, stop } = await TelegramCache.start(db, bus);
-    const heldWhenHandled: boolean[] = [];
+    const heldWhenHeard: boolean[] = [];
+    const heardElsewhere: number[] = [];
     const unsubscribe = await bus.subscribe(channels.telegram, (payload) => {
       const { serial } = JSON.parse(payload) as { serial: number };
-      cache.afterLocalStores(() => heldWhenHandled.push(cache.holds(serial)));
+      heldWhenHeard.push(cache.holds(serial));
     });
+    // Another process's bus on the same database.
+    const other = busKind === 'postgres' ? await createPostgresBus(database.databaseUrl!) : bus;
+    await other.subscribe(channels.telegram, (payload) =>
+      heardElsewhere.push((JSON.parse(payload) as { serial: number }).serial),
+    );
     try {
       const eew = readFileSync(index.find((e) => e.type === 'VXSE45')!.path);
-      let serials = 0;
+      const serials: number[] = [];
       for (let i = 0; i < 40; i++) {
-        const raw = Buffer.concat([eew, Buffer.from(`<!-- held ${i} -->`)]);
+        const raw = Buffer.concat([eew, Buffer.from(`<!-- heard ${i} -->`)]);
         const outcome = await ingestTelegram({ db, bus }, raw, { receivedTime: received + i });
         assert.ok(outcome.ok && !outcome.stored.duplicate && outcome.converted);
-        serials += 2;
+        serials.push(outcome.stored.serial, outcome.converted.serial);
       }
-      await waitFor(() => heldWhenHandled.length >= serials, { message: 'the announcements' });
-      // On PostgreSQL's bus the announcement is sent at COMMIT and often arrives before the
-      // statement's answer; behind the statements in flight, committed() has held it already.
+      await waitFor(() => heardElsewhere.filter((s) => serials.includes(s)).length >= serials.length, {
+        message: 'the announcements',
+      });
+      // On PostgreSQL's bus the notice sent at COMMIT often arrives before the statement's answer:
+      // this process's bus drops its own and ingest hands the message over once the cache holds it.
       assert.deepEqual(
-        heldWhenHandled,
-        heldWhenHandled.map(() => true),
+        heldWhenHeard,
+        serials.map(() => true),
+      );
+      assert.deepEqual(
+        heardElsewhere.filter((s) => serials.includes(s)),
+        serials,
       );
     } finally {
       await unsubscribe();
+      if (other !== bus) await other.close();
       await stop();
     }
   });
