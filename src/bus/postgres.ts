@@ -20,8 +20,7 @@ export async function createPostgresBus(
   onError: (err: unknown) => void = () => {},
 ): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
-  const origin = randomUUID();
-  const ownSuffix = `,"origin":"${origin}"}`;
+  const ownSuffix = `,"origin":"${randomUUID()}"}`;
   const publisher = new pg.Pool({ connectionString: url, max: 2 });
   publisher.on('error', onError);
   let listener: pg.Client | null = null;
@@ -55,7 +54,7 @@ export async function createPostgresBus(
   await connectListener();
 
   return {
-    commitNotices: { origin, deliverHere: (channel, payload) => handlers.deliver(channel, payload) },
+    commitNotices: { ownSuffix, deliverHere: (channel, payload) => handlers.deliver(channel, payload) },
     async publish(channel, payload) {
       checkChannel(channel);
       await publisher.query('SELECT pg_notify($1, $2)', [channel, payload]);

@@ -21,12 +21,15 @@ export interface Bus {
 /**
  * Announcements sent by the database at COMMIT. The committing process hears its own too, and often
  * before the statement's answer, when it does not hold the telegram yet: so the statement tags its
- * payloads with `origin`, this process's bus drops those, and the committing code hands the message
+ * payloads with `ownSuffix`, this process's bus drops those, and the committing code hands the message
  * to this process's subscribers itself (`deliverHere`) once it holds the telegram.
  */
 export interface CommitNotices {
-  /** Ends every payload this process's statements announce: `…,"origin":"<origin>"}`. */
-  readonly origin: string;
+  /**
+   * Ends every payload this process's statements announce, `,"origin":"<this process>"}`, after the
+   * message's own fields: how this process's bus knows its own.
+   */
+  readonly ownSuffix: string;
   /** Runs this process's subscribers of `channel` on `payload`, without the network. */
   deliverHere(channel: string, payload: string): void;
 }

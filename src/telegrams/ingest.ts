@@ -187,7 +187,7 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   if (!ready.ok) return ready;
   // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
   const notices = deps.bus.commitNotices;
-  const announceOn = notices && { channel: channels.telegram, origin: notices.origin };
+  const announceOn = notices && { channel: channels.telegram, suffix: notices.ownSuffix };
   const outcome = await store(deps.db, ready, announceOn);
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced here, so that neither the delivery nor a

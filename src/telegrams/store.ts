@@ -173,8 +173,8 @@ export async function storeTelegram(
 /** Where a storing statement announces its rows itself (bus/types.ts `CommitNotices`). */
 export interface Announcement {
   channel: string;
-  /** The announcing process's tag, which its own bus drops. */
-  origin: string;
+  /** What ends the payload after `{"serial":N`: the bus's `CommitNotices.ownSuffix`. */
+  suffix: string;
 }
 
 export interface StoreOptions {
@@ -183,7 +183,7 @@ export interface StoreOptions {
    */
   afterConversion?: StatementAfter;
   /**
-   * `pg_notify` each stored row's serial on this channel, as `{"serial":N,"origin":…}` (bus/codecs.ts
+   * `pg_notify` each stored row's serial on this channel, as `{"serial":N` and the suffix (bus/codecs.ts
    * reads `serial`), from the statement itself: PostgreSQL sends it when the transaction commits, to
    * every listener, before the caller hears of the commit (no round trip after it). Nothing is sent
    * for a duplicate or a rolled-back transaction.
@@ -210,9 +210,7 @@ export async function storeTelegramWithConversion(
   const channelAt = next + (after?.params.length ?? 0);
   // A data-modifying CTE runs to completion whether or not its rows are read: so does its RETURNING.
   const returning = `RETURNING serial, id, classification${
-    announceOn === undefined
-      ? ''
-      : `, pg_notify($${channelAt}, '{"serial":' || serial || ',"origin":"' || $${channelAt + 1} || '"}')`
+    announceOn === undefined ? '' : `, pg_notify($${channelAt}, '{"serial":' || serial || $${channelAt + 1})`
   }`;
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
@@ -239,7 +237,7 @@ export async function storeTelegramWithConversion(
       ...xmlValues.params,
       ...(jsonValues?.params ?? []),
       ...(after?.params ?? []),
-      ...(announceOn === undefined ? [] : [announceOn.channel, announceOn.origin]),
+      ...(announceOn === undefined ? [] : [announceOn.channel, announceOn.suffix]),
     ],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
