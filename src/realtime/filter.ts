@@ -49,13 +49,21 @@ export function compileFilter(filter: DeliveryFilter): CompiledFilter {
   };
 }
 
+/**
+ * A test or training telegram whose status is known: an XML telegram marked as one, and the JSON
+ * conversion of such a telegram. A/N and binary telegrams carry no test status and are always
+ * delivered (docs/api-contract.md "Filters and formats").
+ */
+export function isKnownTest(record: TelegramRecord): boolean {
+  return record.head.test && (record.head.xml || record.format === 'json');
+}
+
 export function matches(f: CompiledFilter, record: TelegramRecord): boolean {
   if (!f.classifications.has(record.classification)) return false;
   const type = record.head.type;
   if (f.include && !f.include.has(type)) return false;
   if (f.exclude.has(type)) return false;
-  // Test telegrams that are not XML are always delivered (docs/api-contract.md "Filters and formats").
-  if (record.head.test && record.head.xml && f.filter.test !== 'including') return false;
+  if (isKnownTest(record) && f.filter.test !== 'including') return false;
   // Each mode receives only its formats: JSON mode replaces XML by its conversion.
   return f.formatMode === 'raw' ? record.format !== 'json' : record.format !== 'xml';
 }

@@ -35,6 +35,13 @@ test('XML test telegrams only with test=including; non-XML test telegrams always
   assert.equal(matches(f({}), anTest), true);
 });
 
+test('the JSON conversion of a test or training telegram is a known test: dropped unless test=including', () => {
+  const jsonTest = record({ test: true, format: 'json' });
+  assert.equal(matches(f({ formatMode: 'json' }), jsonTest), false);
+  assert.equal(matches(f({ formatMode: 'json', test: 'including' }), jsonTest), true);
+  assert.equal(matches(f({ formatMode: 'json' }), record({ test: false, format: 'json' })), true);
+});
+
 test('formatMode: raw gets xml, a/n, binary; json gets a/n, binary, json', () => {
   const xml = record({});
   const json = record({ format: 'json' });
