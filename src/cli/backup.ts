@@ -3,9 +3,9 @@
  * runs beside a serving server: on the embedded database inside that server (its admin channel), on
  * PostgreSQL through pg_dump. A restore needs an empty target and no server on it.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { backupKind, BackupError, BACKUP_FORMAT } from '../db/backup-format.ts';
 import { backupPglite, restorePglite } from '../db/backup-pglite.ts';
@@ -31,6 +31,11 @@ function oneFile(argv: string[], usage: string, cwd: string) {
 export async function backupCommand(argv: string[], io: CommandIo): Promise<void> {
   const { values, file } = oneFile(argv, 'usage: namazu backup FILE', io.cwd);
   if (existsSync(file)) throw new BackupError(`${file} already exists: name a new file`);
+  const folder = dirname(file);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+    throw new BackupError(
+      `the folder ${folder} does not exist: create it first, or name a file in another folder`,
+    );
   const partial = `${file}.partial`;
   const started = performance.now();
   const engine = await io.withDatabase(values, async ({ config, db }) => {

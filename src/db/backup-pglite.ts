@@ -215,7 +215,11 @@ export async function restorePglite(
   }
   try {
     if (manifest === null) throw new BackupError(`${file} holds no backup`);
-    await stat(join(work, 'backup_label'));
+    await stat(join(work, 'backup_label')).catch(() => {
+      throw new BackupError(
+        `${file} is incomplete: it holds no pg/backup_label (where the WAL replay starts), so it cannot be restored`,
+      );
+    });
     await check(work);
     await rename(work, pgDir);
   } catch (err) {

@@ -5,6 +5,7 @@
  * The password is handed over in the environment, never on a command line others can read.
  */
 import { spawn } from 'node:child_process';
+import { open } from 'node:fs/promises';
 import { BackupError } from './backup-format.ts';
 import type { Queryable } from './types.ts';
 
@@ -45,9 +46,15 @@ function run(tool: string, args: string[], env: NodeJS.ProcessEnv): Promise<void
   });
 }
 
-/** pg_dump of the whole database to `file` (which must not exist), in pg_dump's custom format. */
+/**
+ * pg_dump of the whole database to `file` (which must not exist), in pg_dump's custom format. The
+ * file holds the pepper, every account and every telegram: it is created readable by its owner
+ * alone before pg_dump writes into it (pg_dump keeps the mode of a file that exists), as the
+ * embedded engine's archives are.
+ */
 export async function backupPostgres(databaseUrl: string, file: string): Promise<void> {
   const { url, env } = connection(databaseUrl);
+  await (await open(file, 'wx', 0o600)).close();
   await run(
     'pg_dump',
     ['--format=custom', '--compress=1', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${url}`],

@@ -5,9 +5,9 @@
  * database (through the admin channel) or on PostgreSQL (pg_dump) when NAMAZU_TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -151,6 +151,7 @@ test('a backup taken while serving restores into a fresh target with the same da
   const quakes = fixtureIndex().filter((f) => f.type.startsWith('VXSE') && f.status === '通常');
   assert.ok(quakes.length >= 4);
   const work = mkdtempSync(join(tmpdir(), 'namazu-backup-'));
+  process.umask(0o022); // a shell's default: a file made without a mode of its own is world-readable
   const original = await createTestDatabase();
   const source: Target = { dataDir: original.dataDir, databaseUrl: original.databaseUrl };
   const fresh = testDatabaseUrl ? await emptyPostgres() : null;
@@ -193,19 +194,26 @@ test('a backup taken while serving restores into a fresh target with the same da
     assert.equal(made.code, 0, made.stderr);
     assert.equal((JSON.parse(made.stdout) as { file: string }).file, file);
     assert.ok(answered > 0);
+    // It holds the pepper, accounts and telegrams: readable by its owner alone under umask 022.
+    assert.equal((statSync(file).mode & 0o777).toString(8), '600');
 
     // A later telegram is not in the backup.
     await ingest(source, quakes[3]!.path);
     assert.equal((await read(a, byKey)).items.length, before.items.length + 1);
 
-    // Refusals change nothing: an existing backup file, a target that is not empty, a file that is no backup.
+    // Refusals change nothing: an existing backup file, a missing folder, a target that is not
+    // empty, a file that is no backup.
     const junk = join(work, 'junk');
     writeFileSync(junk, 'not a backup');
-    const [again, notEmpty, notBackup] = await Promise.all([
+    const [again, noFolder, notEmpty, notBackup] = await Promise.all([
       namazu(source, 'backup', file),
+      namazu(source, 'backup', join(work, 'missing', 'namazu.backup')),
       namazu(source, 'restore', file),
       namazu(restored, 'restore', junk),
     ]);
+    assert.equal(noFolder.code, 1);
+    assert.equal(noFolder.stderr.trim().split('\n').length, 1, noFolder.stderr);
+    assert.match(noFolder.stderr, /the folder .*missing does not exist/);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already exists/);
     assert.equal(notEmpty.code, 1);
@@ -242,3 +250,40 @@ test('a backup taken while serving restores into a fresh target with the same da
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test(
+  'an embedded archive without backup_label is refused in one line, and the target stays absent',
+  {
+    skip: testDatabaseUrl ? 'an embedded-engine archive' : false,
+  },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'namazu-backup-label-'));
+    const original = await createTestDatabase();
+    const source: Target = { dataDir: original.dataDir, databaseUrl: null };
+    let a: ServeProcess | null = null;
+    try {
+      a = await serveOn(source);
+      const file = join(work, 'whole.backup');
+      await ok(source, 'backup', file);
+      // The same archive with backup_label taken out, entries in the same order (manifest first).
+      const tree = join(work, 'tree');
+      mkdirSync(tree);
+      execFileSync('tar', ['-xzf', file, '-C', tree]);
+      rmSync(join(tree, 'pg', 'backup_label'));
+      const damaged = join(work, 'no-label.backup');
+      execFileSync('tar', ['--format=ustar', '-czf', damaged, '-C', tree, 'namazu-backup.json', 'pg']);
+      const target: Target = { dataDir: join(work, 'restored'), databaseUrl: null };
+      const r = await namazu(target, 'restore', damaged);
+      assert.equal(r.code, 1);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /no-label\.backup is incomplete: it holds no pg\/backup_label/);
+      assert.doesNotMatch(r.stderr, /ENOENT/);
+      const again = await namazu(target, 'restore', file);
+      assert.equal(again.code, 0, again.stderr);
+    } finally {
+      await a?.stop();
+      await original.drop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
