@@ -195,27 +195,25 @@ function convertQuantitative(part: XmlElement): Quantitative[] {
         forecastType: 'timeline',
         locals: present.map((place) => ({
           name: place.name,
-          forecasts: place.values.map((v) => ({ refId: v.attr('refID') ?? '', ...quantity(v, false) })),
+          forecasts: place.values.map((v) => ({ refId: v.attr('refID') ?? '', ...quantity(v) })),
         })),
       };
     }
     return {
       type,
       forecastType: 'whole',
-      locals: present.map((place) => ({ name: place.name, forecast: quantity(place.values[0]!, true) })),
+      locals: present.map((place) => ({ name: place.name, forecast: quantity(place.values[0]!) })),
     } as Quantitative;
   });
 }
 
 /**
  * A value as written (JMA's own spacing kept); none → null; the `condition` attribute when given,
- * except 値なし on a time line: the production service writes a time-line value JMA marks 値なし as
- * `value: null` alone (its types make that condition optional on a time line and required on a
- * whole-period value, where it is kept).
+ * 値なし included: the production service writes a value JMA marks `condition="値なし"` as
+ * `value: null` with `condition: 値なし`, on a time line as for the whole period.
  */
-function quantity(value: XmlElement, wholePeriod: boolean) {
-  const written = value.attr('condition');
-  const condition = written === '値なし' && !wholePeriod ? undefined : written;
+function quantity(value: XmlElement) {
+  const condition = value.attr('condition');
   return {
     unit: value.attr('unit') ?? '',
     value: value.text === '' ? null : value.text,
