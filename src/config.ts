@@ -46,6 +46,8 @@ export interface Config {
   /** Requests whose body is still being received, per client address and in total (docs/security.md). */
   maxUploadsPerAddress: number;
   maxUploads: number;
+  /** Bound on the list answers each process keeps, in bytes (docs/operations.md "Memory"). */
+  answerCacheBytes: number;
   /** Bearer token that opens /metrics to any address; null = loopback clients only. */
   metricsToken: string | null;
   /** Sources that feed the service from the network (docs/sources.md); none by default. */
@@ -258,6 +260,7 @@ export const settings = [
   setting('idleTimeoutMs', 'NAMAZU_IDLE_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('maxUploadsPerAddress', 'NAMAZU_MAX_UPLOADS_PER_ADDRESS', int(1, 100_000)),
   setting('maxUploads', 'NAMAZU_MAX_UPLOADS', int(1, 1_000_000)),
+  setting('answerCacheBytes', 'NAMAZU_ANSWER_CACHE_BYTES', int(0, 16 * 1024 * 1024 * 1024)),
   setting('metricsToken', 'NAMAZU_METRICS_TOKEN', text),
   setting('sources', 'NAMAZU_SOURCES', listOf(oneOf(...SOURCE_NAMES))),
   setting('jmaFeedUrls', 'NAMAZU_JMA_FEED_URLS', listOf(urlOf('http:', 'https:'))),
@@ -311,6 +314,7 @@ export function defaults(): Config {
     idleTimeoutMs: 60_000,
     maxUploadsPerAddress: 8,
     maxUploads: 128,
+    answerCacheBytes: 64 * 1024 * 1024,
     metricsToken: null,
     sources: [],
     jmaFeedUrls: JMA_FEED_URLS,

@@ -40,8 +40,6 @@ export interface GdDeps {
   telegrams: SerialSource;
 }
 
-/** List pages kept per process (distinct filter and cursor combinations). */
-const MAX_CACHED_PAGES = 512;
 /** How soon a projection rebuilt without a new telegram shows in the lists. */
 const MAX_PAGE_AGE_MS = 1000;
 
@@ -68,13 +66,24 @@ export function registerGdRoutes(app: App, ctx: AppContext, deps: GdDeps): void 
   registerEewRoutes(app, ctx, deps);
 }
 
-const PAGE_OPTIONS = { maxEntries: MAX_CACHED_PAGES, maxAgeMs: MAX_PAGE_AGE_MS };
+/**
+ * Each list keeps its pages, per parsed query, within a quarter of NAMAZU_ANSWER_CACHE_BYTES
+ * (docs/operations.md "Memory"; the telegram list has the other half).
+ */
+const keptPageBytes = (ctx: AppContext) => Math.floor(ctx.config.answerCacheBytes / 4);
+
+/** An early-warning page's memory, over-estimated: its text at 2 bytes a character, twice for the objects. */
+const eewPageBytes = (page: ListPage<EewRecord>) => JSON.stringify(page.items).length * 4;
 
 /** `GET /v2/gd/earthquake` and `/v2/gd/earthquake/:eventId`. */
 function registerEarthquakeRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
   const hasEarthquakes = async (accountId: number) =>
     (await deps.contracted(accountId)).has('telegram.earthquake');
-  const earthquakePages = new SerialTaggedCache<ItemsAnswer>(deps.telegrams, PAGE_OPTIONS);
+  const earthquakePages = new SerialTaggedCache<ItemsAnswer>(deps.telegrams, {
+    maxBytes: keptPageBytes(ctx),
+    maxAgeMs: MAX_PAGE_AGE_MS,
+    bytesOf: (answer) => answer.byteLength,
+  });
   registerEarthquakeList(app, ctx, hasEarthquakes, earthquakePages);
   app.get(
     '/v2/gd/earthquake/:eventId',
@@ -109,7 +118,11 @@ function registerEewRoutes(app: App, ctx: AppContext, deps: GdDeps): void {
     const contracted = await deps.contracted(accountId);
     return contracted.has('eew.forecast') || contracted.has('eew.warning');
   };
-  const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, PAGE_OPTIONS);
+  const eewPages = new SerialTaggedCache<ListPage<EewRecord>>(deps.telegrams, {
+    maxBytes: keptPageBytes(ctx),
+    maxAgeMs: MAX_PAGE_AGE_MS,
+    bytesOf: eewPageBytes,
+  });
 
   app.get(
     '/v2/gd/eew',

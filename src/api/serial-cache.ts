@@ -12,39 +12,82 @@ export interface SerialSource {
   readonly generation?: number;
 }
 
+export interface KeptBudget<V> {
+  /** Bound on the bytes of every value held, with its key (docs/operations.md "Memory"). */
+  maxBytes: number;
+  maxAgeMs: number;
+  /** The bytes `value` holds (an upper estimate where not exact). */
+  bytesOf: (value: V) => number;
+}
+
+/** A held entry's own cost beyond its key and value: the Map slot, the entry and its promise. */
+const ENTRY_BYTES = 256;
+
 interface Entry<V> {
   value: Promise<V>;
   at: number;
+  /** Counted in `bytes`: ENTRY_BYTES and the key until the value is known, then the value too. */
+  bytes: number;
 }
 
 export class SerialTaggedCache<V> {
   private serial = -1;
   private generation: number | undefined;
+  /** Oldest first (a Map iterates in insertion order). */
   private readonly entries = new Map<string, Entry<V>>();
+  private bytes = 0;
 
   constructor(
     private readonly source: SerialSource,
-    private readonly options: { maxEntries: number; maxAgeMs: number },
+    private readonly budget: KeptBudget<V>,
   ) {}
+
+  /** The bytes held now, by the budget's count. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   /** The page for `key`, read by `load` unless one read since the newest commit is held. */
   get(key: string, load: () => Promise<V>): Promise<V> {
     const { newestSerial: serial, generation } = this.source;
     if (serial !== this.serial || generation !== this.generation) {
       this.entries.clear();
+      this.bytes = 0;
       this.serial = serial;
       this.generation = generation;
     }
     const now = Date.now();
     const held = this.entries.get(key);
-    if (held && now - held.at < this.options.maxAgeMs) return held.value;
-    if (this.entries.size >= this.options.maxEntries) this.entries.clear();
+    if (held && now - held.at < this.budget.maxAgeMs) return held.value;
+    if (held) this.forget(key, held);
     // Callers that come while it is read share the read; a failed read is not kept.
-    const entry: Entry<V> = { value: load(), at: now };
+    const entry: Entry<V> = { value: load(), at: now, bytes: ENTRY_BYTES + key.length * 2 };
     this.entries.set(key, entry);
-    entry.value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    this.bytes += entry.bytes;
+    this.trim();
+    entry.value.then(
+      (value) => {
+        if (this.entries.get(key) !== entry) return;
+        const bytes = entry.bytes + this.budget.bytesOf(value);
+        this.bytes += bytes - entry.bytes;
+        entry.bytes = bytes;
+        this.trim();
+      },
+      () => this.entries.get(key) === entry && this.forget(key, entry),
+    );
     return entry.value;
+  }
+
+  private forget(key: string, entry: Entry<V>): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Drops the oldest entries until the budget holds (a value larger than the whole budget goes too). */
+  private trim(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.bytes <= this.budget.maxBytes) return;
+      this.forget(key, entry);
+    }
   }
 }

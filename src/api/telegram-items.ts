@@ -34,28 +34,25 @@ function listHead(t: TelegramSummary) {
 }
 
 /**
- * The `items` array of a v2 list as UTF-8 JSON, per items array and data URL: a page answered again
- * from the page cache (telegrams/page-cache.ts) is the same array, so its bytes are made once.
+ * The `items` array of a v2 list as UTF-8 JSON, per items array: a page answered again from the
+ * page cache (telegrams/page-cache.ts) is the same array, so its bytes are made once. One form is
+ * kept per array, the last asked (the page cache counts one in its bytes, telegrams/summary-bytes.ts);
+ * another data URL (a Host header names it unless configured) makes it again.
  */
-const v2ItemsBytes = new WeakMap<readonly TelegramSummary[], Map<string, Buffer>>();
+const v2ItemsBytes = new WeakMap<readonly TelegramSummary[], { key: string; bytes: Buffer }>();
 
 export function v2ItemsJson(
   items: readonly TelegramSummary[],
   dataUrl: string,
   withXmlReport: boolean,
 ): Buffer {
-  let byUrl = v2ItemsBytes.get(items);
-  if (!byUrl) v2ItemsBytes.set(items, (byUrl = new Map()));
   const key = `${withXmlReport ? 'x' : '-'}${dataUrl}`;
-  let bytes = byUrl.get(key);
-  if (bytes === undefined) {
-    const origin = JSON.stringify(dataUrl).slice(1, -1);
-    const text = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`).join(',');
-    bytes = Buffer.from(`[${text}]`, 'utf8');
-    // One per data URL a page was asked through (a Host header names it unless configured).
-    if (byUrl.size >= 4) byUrl.clear();
-    byUrl.set(key, bytes);
-  }
+  const held = v2ItemsBytes.get(items);
+  if (held?.key === key) return held.bytes;
+  const origin = JSON.stringify(dataUrl).slice(1, -1);
+  const text = items.map((t) => `${v2Prefix(t, withXmlReport)},"url":"${origin}/v1/${t.id}"}`).join(',');
+  const bytes = Buffer.from(`[${text}]`, 'utf8');
+  v2ItemsBytes.set(items, { key, bytes });
   return bytes;
 }
 

@@ -51,11 +51,28 @@ async function listedClassifications(deps: ListDeps, accountId: number): Promise
 }
 
 /**
- * Answers of `/v2/telegram` kept, per request URL, classifications and data URL, while no telegram
- * is committed or pruned: an answer depends on nothing else (its `nextPooling` names the newest
- * serial known). Worst case about 256 × 100 items with xmlReport, some 20 MB.
+ * Answers of `/v2/telegram` kept, per query (answerKey), classifications and data URL, while no
+ * telegram is committed or pruned: an answer depends on nothing else (its `nextPooling` names the
+ * newest serial known). Bounded by bytes: half of NAMAZU_ANSWER_CACHE_BYTES (docs/operations.md
+ * "Memory"), the earthquake and early-warning lists sharing the other half.
  */
-const MAX_KEPT_ANSWERS = 256;
+export const keptTelegramAnswerBytes = (answerCacheBytes: number) => Math.floor(answerCacheBytes / 2);
+
+/**
+ * What of a `/v2/telegram` query decides its answer, as a key: the parsed parameters, not the URL,
+ * so that parameters the list does not know (which clients may send) make no entry of their own.
+ * The schema has checked every field but `datetime` and `cursorToken`: `datetime` goes with its
+ * length and `cursorToken` last, so that no two queries share a key.
+ */
+function answerKey(q: Static<typeof TelegramListV2Query>): string {
+  const types = q['type[]'];
+  const datetime = q.datetime ?? '';
+  return (
+    `${q.formatMode ?? 'raw'}|${q.xmlReport === 'true'}|${q.test ?? 'no'}|` +
+    `${q.limit === undefined ? 20 : Number(q.limit)}|${q.type ?? ''}|${types === undefined ? '-' : types.join(',')}|` +
+    `${datetime.length}|${datetime}${q.cursorToken ?? ''}`
+  );
+}
 
 export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps): void {
   registerListV2(app, ctx, deps);
@@ -65,8 +82,9 @@ export function registerTelegramLists(app: App, ctx: AppContext, deps: ListDeps)
 /** `GET /v2/telegram` (docs/data-api.md). */
 function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
   const answers = new SerialTaggedCache<ItemsAnswer>(deps.cache, {
-    maxEntries: MAX_KEPT_ANSWERS,
+    maxBytes: keptTelegramAnswerBytes(ctx.config.answerCacheBytes),
     maxAgeMs: Infinity,
+    bytesOf: (answer) => answer.byteLength,
   });
   app.get(
     '/v2/telegram',
@@ -85,7 +103,7 @@ function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
     async (request, reply) => {
       const listed = await listedClassifications(deps, request.principal.accountId);
       const dataUrl = publicUrls(ctx.config, request).data;
-      const answer = await answers.get(`${listed.key}\n${dataUrl}\n${request.url}`, () =>
+      const answer = await answers.get(`${listed.key}\n${dataUrl}\n${answerKey(request.query)}`, () =>
         listV2Answer(ctx, deps.cache, request.query, listed.classifications, dataUrl),
       );
       // Items are pre-serialised per telegram (telegram-items.ts): the bytes go out as they are, and

@@ -59,6 +59,11 @@ export class ItemsAnswer {
     ]);
   }
 
+  /** The bytes the answer holds. */
+  get byteLength(): number {
+    return this.bytes.length;
+  }
+
   /** The answer's bytes with a new responseId and `now` as responseTime; a new buffer each time. */
   stamp(now: number): Buffer {
     const time = isoTime(now);

@@ -10,11 +10,12 @@ import {
   type TelegramQuery,
   type TelegramSummary,
 } from './store.ts';
+import { summaryBytes } from './summary-bytes.ts';
 
 export interface TelegramCacheOptions {
   /** Newest telegrams kept (default 2000). */
   maxItems?: number;
-  /** Bound on the bodies kept, in bytes (default 64 MiB). */
+  /** Bound on the telegrams kept, bodies and summaries (summaryBytes), in bytes (default 64 MiB). */
   maxBytes?: number;
 }
 
@@ -31,6 +32,12 @@ const shared = new WeakMap<Queryable, Promise<{ cache: TelegramCache; stop: () =
  * surfaces that answer from a cache start it before they serve.
  */
 const started = new WeakMap<Queryable, TelegramCache>();
+
+/** The telegram cache's default bound (docs/operations.md "Memory"). */
+export const TELEGRAM_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** What a held telegram costs: its body and its summary with what is kept with it. */
+const heldBytes = (t: TelegramRecord) => t.body.length + summaryBytes(t);
 
 export class TelegramCache {
   /** Ascending by serial. */
@@ -51,7 +58,7 @@ export class TelegramCache {
     options: TelegramCacheOptions,
   ) {
     this.maxItems = options.maxItems ?? 2000;
-    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.maxBytes = options.maxBytes ?? TELEGRAM_CACHE_BYTES;
   }
 
   /**
@@ -225,7 +232,7 @@ export class TelegramCache {
     // The newest serial never goes back: refresh reads after it, and lists page from it.
     const newest = this.newestSerial;
     for (const serial of gone) {
-      this.bytes -= this.bySerial.get(serial)!.body.length;
+      this.bytes -= heldBytes(this.bySerial.get(serial)!);
       this.bySerial.delete(serial);
     }
     this.items = this.items.filter((t) => this.bySerial.has(t.serial));
@@ -248,14 +255,14 @@ export class TelegramCache {
     if (this.bySerial.has(t.serial) || t.serial <= this.newestSerial) return;
     this.items.push(t);
     this.bySerial.set(t.serial, t);
-    this.bytes += t.body.length;
+    this.bytes += heldBytes(t);
   }
 
   private trim(): void {
     while (this.items.length > 1 && (this.items.length > this.maxItems || this.bytes > this.maxBytes)) {
       const old = this.items.shift()!;
       this.bySerial.delete(old.serial);
-      this.bytes -= old.body.length;
+      this.bytes -= heldBytes(old);
       this.completeAbove = old.serial;
     }
   }

@@ -1,4 +1,5 @@
 import type { TelegramQuery, TelegramSummary } from './store.ts';
+import { summaryBytes } from './summary-bytes.ts';
 
 /** The rows of one page of a telegram list. */
 export interface PageRows {
@@ -8,9 +9,12 @@ export interface PageRows {
   readonly truncated: boolean;
 }
 
-/** Pages held, and rows in them (a page counts at least one). */
+/** Pages held at most. */
 const MAX_PAGES = 4_096;
-const MAX_ROWS = 20_000;
+/** Bound on the bytes of the pages held, by summaryBytes (docs/operations.md "Memory"). */
+export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+/** A page's own cost beyond its rows (its key, entry and arrays); also what a page counts while read. */
+const PAGE_BYTES = 512;
 
 /**
  * The answers of recent list queries. A query's answer depends only on the query and on which
@@ -28,10 +32,17 @@ const MAX_ROWS = 20_000;
  */
 export class PageCache {
   /** Least recently used first (a Map iterates in insertion order); values settle to pages. */
-  private readonly pages = new Map<string, { page: Promise<PageRows>; rows: number }>();
-  private rows = 0;
+  private readonly pages = new Map<string, { page: Promise<PageRows>; bytes: number }>();
+  private bytes = 0;
   /** Bumped by clear(): a read that started before a clear is not kept. */
   private clears = 0;
+
+  constructor(private readonly maxBytes = PAGE_CACHE_BYTES) {}
+
+  /** The bytes held now, by summaryBytes. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   /** The page of `q` known at `newestKnown`, from memory when read before; `read` reads it otherwise. */
   page(q: TelegramQuery, newestKnown: number, read: () => Promise<PageRows>): Promise<PageRows> {
@@ -46,14 +57,16 @@ export class PageCache {
     }
     const generation = this.clears;
     const page = read();
-    this.remember(key, { page, rows: 1 });
+    this.remember(key, { page, bytes: PAGE_BYTES + key.length * 2 });
     page.then(
       (p) => {
         const entry = this.pages.get(key);
         if (entry?.page !== page) return;
         if (generation !== this.clears) return this.forget(key);
-        this.rows += Math.max(1, p.items.length) - entry.rows;
-        entry.rows = Math.max(1, p.items.length);
+        let bytes = entry.bytes;
+        for (const row of p.items) bytes += summaryBytes(row);
+        this.bytes += bytes - entry.bytes;
+        entry.bytes = bytes;
         this.trim();
       },
       () => this.pages.get(key)?.page === page && this.forget(key),
@@ -70,12 +83,12 @@ export class PageCache {
   clear(): void {
     this.clears++;
     this.pages.clear();
-    this.rows = 0;
+    this.bytes = 0;
   }
 
-  private remember(key: string, entry: { page: Promise<PageRows>; rows: number }): void {
+  private remember(key: string, entry: { page: Promise<PageRows>; bytes: number }): void {
     this.pages.set(key, entry);
-    this.rows += entry.rows;
+    this.bytes += entry.bytes;
     this.trim();
   }
 
@@ -83,14 +96,15 @@ export class PageCache {
     const entry = this.pages.get(key);
     if (!entry) return;
     this.pages.delete(key);
-    this.rows -= entry.rows;
+    this.bytes -= entry.bytes;
   }
 
+  /** Forgets the least recently used pages until both bounds hold (a page over the whole budget goes too). */
   private trim(): void {
     for (const [oldest, entry] of this.pages) {
-      if (this.rows <= MAX_ROWS && this.pages.size <= MAX_PAGES) break;
+      if (this.bytes <= this.maxBytes && this.pages.size <= MAX_PAGES) break;
       this.pages.delete(oldest);
-      this.rows -= entry.rows;
+      this.bytes -= entry.bytes;
     }
   }
 }

@@ -10,7 +10,7 @@ function loader() {
 }
 
 describe('SerialTaggedCache', () => {
-  const long = { maxEntries: 8, maxAgeMs: 3_600_000 };
+  const long = { maxBytes: 1 << 20, maxAgeMs: 3_600_000, bytesOf: () => 8 };
 
   it('keeps a page until a new serial is committed, per key', async () => {
     const source = { newestSerial: 10 };
@@ -57,20 +57,47 @@ describe('SerialTaggedCache', () => {
   });
 
   it('reads again once a page is older than maxAgeMs (a rebuild changes pages without a serial)', async () => {
-    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, { maxEntries: 8, maxAgeMs: 0 });
+    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, { ...long, maxAgeMs: 0 });
     const { counter, load } = loader();
     await cache.get('a', load);
     await cache.get('a', load);
     assert.equal(counter.reads, 2);
   });
 
-  it('holds at most maxEntries pages', async () => {
-    const cache = new SerialTaggedCache<number>({ newestSerial: 1 }, { maxEntries: 2, maxAgeMs: 3_600_000 });
-    const { counter, load } = loader();
-    await cache.get('a', load);
-    await cache.get('b', load);
-    await cache.get('c', load); // full: the held pages are dropped
-    await cache.get('a', load);
-    assert.equal(counter.reads, 4);
+  it('holds at most maxBytes, keys and values counted, the oldest going first', async () => {
+    const source = { newestSerial: 1 };
+    // Values are their own size in bytes.
+    const cache = new SerialTaggedCache<number>(source, {
+      maxBytes: 4096,
+      maxAgeMs: 3_600_000,
+      bytesOf: (n) => n,
+    });
+    const reads: string[] = [];
+    const load = (key: string, bytes: number) => () => {
+      reads.push(key);
+      return Promise.resolve(bytes);
+    };
+    await cache.get('a', load('a', 1500));
+    await cache.get('b', load('b', 1500));
+    assert.ok(cache.heldBytes > 3000 && cache.heldBytes <= 4096, `${cache.heldBytes}`);
+    await cache.get('c', load('c', 1500)); // over the budget: 'a', the oldest, goes
+    assert.ok(cache.heldBytes <= 4096, `${cache.heldBytes}`);
+    await cache.get('b', load('b', 1500));
+    await cache.get('c', load('c', 1500));
+    await cache.get('a', load('a', 1500));
+    assert.deepEqual(reads, ['a', 'b', 'c', 'a']);
+    // A value larger than the whole budget is answered but not kept, and takes nothing with it.
+    const held = cache.heldBytes;
+    assert.equal(await cache.get('huge', load('huge', 10_000)), 10_000);
+    assert.ok(cache.heldBytes <= 4096);
+    await cache.get('huge', load('huge', 10_000));
+    assert.deepEqual(reads, ['a', 'b', 'c', 'a', 'huge', 'huge']);
+    assert.ok(held >= cache.heldBytes);
+    // A long key counts too.
+    await cache.get('k'.repeat(3000), load('long key', 0));
+    assert.ok(cache.heldBytes <= 4096);
+    source.newestSerial = 2;
+    await cache.get('a', load('a', 1));
+    assert.ok(cache.heldBytes < 1024, 'a new serial empties the count with the entries');
   });
 });

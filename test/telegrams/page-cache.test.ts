@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PageCache, type PageRows } from '../../src/telegrams/page-cache.ts';
 import type { TelegramQuery, TelegramSummary } from '../../src/telegrams/store.ts';
+import { summaryBytes } from '../../src/telegrams/summary-bytes.ts';
 
 const query = (extra: Partial<TelegramQuery> = {}): TelegramQuery => ({
   classifications: ['telegram.earthquake'],
@@ -10,13 +11,54 @@ const query = (extra: Partial<TelegramQuery> = {}): TelegramQuery => ({
   ...extra,
 });
 
+/** A list row whose headline has `headlineChars` characters. */
+function row(serial: number, headlineChars = 40): TelegramSummary {
+  return {
+    serial,
+    id: serial.toString(16).padStart(96, '0'),
+    classification: 'telegram.earthquake',
+    head: {
+      type: 'VXSE53',
+      author: 'JPOS',
+      time: '2024-01-01T00:00:00.000Z',
+      designation: null,
+      test: false,
+      xml: true,
+    },
+    receivedTime: '2024-01-01T00:00:01.000Z',
+    format: 'xml',
+    xmlReport: {
+      control: {
+        title: '震源・震度に関する情報',
+        dateTime: '',
+        status: '通常',
+        editorialOffice: '',
+        publishingOffice: '',
+      },
+      head: {
+        title: '',
+        reportDateTime: '',
+        targetDateTime: '',
+        eventId: null,
+        serial: null,
+        infoType: '発表',
+        infoKind: '',
+        infoKindVersion: '',
+        headline: '地'.repeat(headlineChars),
+      },
+    },
+    compression: 'gzip',
+    encoding: 'base64',
+  };
+}
+
 /** A read that counts its calls and answers `rows` rows, after the caller's other requests queued. */
-function counter(rows = 1) {
+function counter(rows = 1, headlineChars?: number) {
   const state = { calls: 0 };
   const read = async (): Promise<PageRows> => {
     state.calls++;
     await new Promise((resolve) => setImmediate(resolve));
-    const items = Array.from({ length: rows }, (_, i) => ({ serial: i + 1 }) as TelegramSummary);
+    const items = Array.from({ length: rows }, (_, i) => row(i + 1, headlineChars));
     return { items, truncated: false };
   };
   return { state, read };
@@ -97,14 +139,45 @@ test('a failed read is not kept', async () => {
   assert.equal(calls, 2);
 });
 
-test('memory is bounded: the least recently used pages go first', async () => {
-  const cache = new PageCache();
+test('memory is bounded by bytes: the least recently used pages go first', async () => {
+  const budget = 1024 * 1024;
+  const cache = new PageCache(budget);
   const { state, read } = counter(21);
-  // 21 rows a page: the bound of 20,000 rows holds 952 pages.
-  for (let before = 1; before <= 1000; before++) await cache.page(query({ before }), 5000, read);
-  assert.equal(state.calls, 1000);
-  await cache.page(query({ before: 1000 }), 5000, read);
-  assert.equal(state.calls, 1000, 'a recent page is still held');
+  const pageBytes = 21 * summaryBytes(row(1));
+  const fits = Math.floor(budget / pageBytes);
+  const asked = fits + 20;
+  for (let before = 1; before <= asked; before++) {
+    await cache.page(query({ before }), 5000, read);
+    assert.ok(cache.heldBytes <= budget, `${cache.heldBytes} bytes held after ${before} pages`);
+  }
+  assert.equal(state.calls, asked);
+  await cache.page(query({ before: asked }), 5000, read);
+  assert.equal(state.calls, asked, 'a recent page is still held');
   await cache.page(query({ before: 1 }), 5000, read);
-  assert.equal(state.calls, 1001, 'the oldest pages were let go');
+  assert.equal(state.calls, asked + 1, 'the oldest pages were let go');
+});
+
+test('a page of long headlines counts their bytes, and one larger than the whole budget is not kept', async () => {
+  const budget = 4 * 1024 * 1024;
+  const cache = new PageCache(budget);
+  // 100 rows of 64 KiB headlines: some 13 MB of text, as a JavaScript string and serialised.
+  const { state, read } = counter(100, 64 * 1024);
+  const q = query({ before: 200 });
+  const page = await cache.page(q, 5000, read);
+  assert.equal(page.items.length, 100);
+  assert.ok(cache.heldBytes <= budget);
+  await cache.page(q, 5000, read);
+  assert.equal(state.calls, 2, 'read again: it was not kept');
+  // Pages of short rows are kept beside it as before.
+  const small = counter(20);
+  await cache.page(query({ before: 300 }), 5000, small.read);
+  await cache.page(query({ before: 300 }), 5000, small.read);
+  assert.equal(small.state.calls, 1);
+  assert.ok(cache.heldBytes >= 20 * summaryBytes(row(1)));
+});
+
+test('summaryBytes grows with every text of the row, at more than the 2 bytes a character a string takes', () => {
+  const short = summaryBytes(row(1, 10));
+  const long = summaryBytes(row(1, 1_000_010));
+  assert.ok(long - short >= 2 * 1_000_000 * 4, `${long - short}`);
 });
