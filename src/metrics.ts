@@ -5,7 +5,7 @@ export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   openWebSockets: Gauge;
-  telegramsIngested: Counter<'classification'>;
+  telegramsIngested: Counter<'classification' | 'source'>;
   /** JSON conversions stored with their XML telegram, by schema. */
   telegramsConverted: Counter<'schema'>;
   /** Conversions that failed (converter error or schema violation); the XML was still stored. */
@@ -73,8 +73,8 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
     }),
     telegramsIngested: new Counter({
       name: 'namazu_telegrams_ingested_total',
-      help: 'Telegrams stored (duplicates not counted)',
-      labelNames: ['classification'],
+      help: 'Telegrams stored (duplicates not counted), by classification and by where they came in',
+      labelNames: ['classification', 'source'],
       registers: [registry],
     }),
     telegramsConverted: new Counter({

@@ -6,7 +6,6 @@ import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError } from '../http/errors.ts';
 import { sharedBodyParser } from '../http/shared-body.ts';
 import { uploadBuffers } from '../http/shared-buffers.ts';
-import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
 import { OFF_LOOP_BYTES } from '../telegrams/size.ts';
@@ -38,6 +37,8 @@ const query = Type.Object(
  * body over NAMAZU_MAX_TELEGRAM_BYTES is 413 `Payload too large.` (docs/telegrams.md "Size").
  */
 export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
+  const { db, bus, config, metrics } = ctx;
+  const ingestDeps = { db, bus, config, metrics, source: 'http' as const };
   await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
@@ -80,9 +81,9 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         // Nothing ingest returns or keeps refers to the bytes given it: they can be read into again.
-        const outcome = await ingestTelegram(ctx, body, hints).finally(() => uploadBuffers.giveBack(body));
+        const deps = { ...ingestDeps, log: request.log };
+        const outcome = await ingestTelegram(deps, body, hints).finally(() => uploadBuffers.giveBack(body));
         if (!outcome.ok) throw new HttpError('TELEGRAM_REJECTED', { detail: outcome.reason });
-        countIngested({ metrics: ctx.metrics, log: request.log }, outcome);
         return okBody(outcome.stored, ctx.clock.now());
       },
     );

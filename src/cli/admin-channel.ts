@@ -71,7 +71,14 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
         const io: CommandIo = {
           cwd: req.cwd,
           withDatabase: (_values, fn) =>
-            fn({ config: ctx.config, db: ctx.db, pepper: ctx.pepper, bus: async () => ctx.bus }),
+            fn({
+              config: ctx.config,
+              db: ctx.db,
+              pepper: ctx.pepper,
+              bus: async () => ctx.bus,
+              metrics: ctx.metrics,
+              log: ctx.log,
+            }),
           stdout: (text) => (res.stdout += text),
           stderr: (text) => (res.stderr += text),
         };

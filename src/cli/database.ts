@@ -5,6 +5,8 @@ import { dataDirHolder } from '../db/lock-file.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import type { Db } from '../db/types.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import { loadPepper } from '../security/pepper.ts';
 import { configFlags } from './args.ts';
 
@@ -14,6 +16,9 @@ export interface AdminSession {
   pepper: Buffer;
   /** Where new telegrams and contract changes are announced to running servers (opened on first use). */
   bus(): Promise<Bus>;
+  /** In a server (its admin channel): its instruments and log, which count and hear of what is ingested. */
+  metrics?: Metrics;
+  log?: Pick<Logger, 'warn'>;
 }
 
 /**

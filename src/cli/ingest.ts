@@ -41,7 +41,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
       throw new UsageError(`cannot read ${p}`);
     }
   }
-  const result = await io.withDatabase(values, async ({ config, db, bus }) => {
+  const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     const out = {
       ingested: 0,
       duplicates: 0,
@@ -68,7 +68,8 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
         };
       }
     }
-    await ingestInOrder({ db, bus: await bus(), config }, items(), (outcome, i) => {
+    const deps = { db, bus: await bus(), config, metrics, log, source: 'cli' as const };
+    await ingestInOrder(deps, items(), (outcome, i) => {
       if (!outcome.ok) out.rejected.push({ path: readable[i]!, reason: outcome.reason });
       else if (outcome.stored.duplicate) out.duplicates++;
       else out.ingested++;

@@ -84,7 +84,7 @@ async function replayPass(
     rejected: [] as { path: string; reason: string }[],
   };
   const eventIds = new Map<string, string>();
-  await io.withDatabase(values, async ({ config, db, bus }) => {
+  await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     const limit = config.maxTelegramBytes;
     const items = files.map((path) => {
       if (statSync(resolve(io.cwd, path)).size > limit) return { path, skipped: tooLargeReason(limit) };
@@ -95,7 +95,7 @@ async function replayPass(
     const ordered = replayOrder(items);
     const first = ordered[0]?.issuedMs ?? 0;
     await ingestTimed<Replayable>(
-      { db, bus: await bus(), config },
+      { db, bus: await bus(), config, metrics, log, source: 'replay' },
       ordered.map((item) => ({ offsetMs: item.issuedMs - first, item })),
       speed,
       (item, now) => ({

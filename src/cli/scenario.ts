@@ -48,9 +48,9 @@ export async function scenarioCommand(argv: string[], io: CommandIo): Promise<vo
     asReal: values['as-real'] === true,
   };
   const speed = number(values, 'speed', 'speed', 1);
-  const result = await io.withDatabase(values, async ({ config, db, bus }) => {
+  const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     refuseRealBesideSources(config, params.asReal);
-    return runScenario({ db, bus: await bus() }, params, speed);
+    return runScenario({ db, bus: await bus(), config, metrics, log }, params, speed);
   });
   printJson(io, result);
 }

@@ -3,7 +3,6 @@ import { ingestTelegram } from '../telegrams/ingest.ts';
 import { AtomRejected, parseAtom, type AtomEntry } from './atom.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedGet, FetchFailed } from './bounded-fetch.ts';
-import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { broughtTelegram, heardFrom } from './lag.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
@@ -254,7 +253,7 @@ export class JmaFeedSource {
     }
     metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
     if (!startsAsXml(body)) return refuse(url, 'the answer is not XML');
-    const outcome = await ingestTelegram(this.deps, body, {
+    const outcome = await ingestTelegram({ ...this.deps, source: SOURCE }, body, {
       fileName: fileNameOf(url),
       receivedTime: this.deps.clock.now(),
     });
@@ -263,7 +262,6 @@ export class JmaFeedSource {
       log.warn({ url, reason: outcome.reason }, 'JMA feed entry refused by the ingest');
       return true;
     }
-    countIngested(this.deps, outcome);
     if (!outcome.stored.duplicate) broughtTelegram(this.deps, SOURCE);
     return true;
   }

@@ -5,7 +5,6 @@ import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
 import { backoffDelay } from './backoff.ts';
 import { boundedRequest, FetchFailed, type BoundedResponse } from './bounded-fetch.ts';
-import { countIngested } from '../telegrams/ingest-metrics.ts';
 import { broughtTelegram, heardFrom } from './lag.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
@@ -295,10 +294,9 @@ export class UpstreamRelay {
       ...(head.target !== undefined ? { target: head.target } : {}),
       receivedTime: this.deps.clock.now(),
     };
-    const outcome = await ingestTelegram(this.deps, received.body, hints);
+    const outcome = await ingestTelegram({ ...this.deps, source: SOURCE }, received.body, hints);
     this.remember(received.id);
     if (!outcome.ok) return this.reject(received.id, outcome.reason);
-    countIngested(this.deps, outcome);
     if (!outcome.stored.duplicate) broughtTelegram(this.deps, SOURCE);
   }
 

@@ -6,7 +6,6 @@ import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { gdReportAfterStore, recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
-import type { Metrics } from '../metrics.ts';
 import {
   prepareForIngest,
   type IngestHints,
@@ -15,6 +14,7 @@ import {
   type Ready,
 } from './prepare.ts';
 import { PreparePool } from './prepare-pool.ts';
+import { countIngested, type IngestMetrics, type IngestSource } from './ingest-metrics.ts';
 import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
 import {
   committedRecord,
@@ -46,14 +46,16 @@ export type IngestOutcome =
 
 /**
  * What ingest needs of its process: the database and bus; `log`, when given, hears of announcements
- * that failed (the telegram is stored all the same) and of telegrams refused for their size, which
- * `metrics` counts; `config` sets the size limit (size.ts).
+ * that failed (the telegram is stored all the same), of failed conversions and of telegrams refused
+ * for their size; `metrics`, when given (a serving process), counts every stored telegram by
+ * `source` (ingest-metrics.ts); `config` sets the size limit (size.ts).
  */
 export type IngestDeps = SizeLimit & {
   db: Db;
   bus: Bus;
   log?: Pick<Logger, 'warn'>;
-  metrics?: Pick<Metrics, 'telegramsTooLarge'>;
+  metrics?: IngestMetrics;
+  source?: IngestSource;
 };
 
 /**
@@ -189,6 +191,7 @@ async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
   const notices = deps.bus.commitNotices;
   const announceOn = notices && { channel: channels.telegram, suffix: notices.ownSuffix };
   const outcome = await store(deps.db, ready, announceOn);
+  if (deps.metrics) countIngested(deps.metrics, outcome, deps);
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced here, so that neither the delivery nor a
     // list reads back what was just written (cache.ts).

@@ -53,7 +53,10 @@ describe('POST /admin/v1/telegrams', () => {
     const listed = await getJson(server, `/v2/telegram?key=${listKey}`);
     assert.equal(listed.body.items[0].serial, first.body.serial);
     const metrics = await (await testFetch(`${server.url}/metrics`)).text();
-    assert.match(metrics, /namazu_telegrams_ingested_total\{classification="telegram.earthquake"\} 1\n/);
+    assert.match(
+      metrics,
+      /namazu_telegrams_ingested_total\{classification="telegram.earthquake",source="http"\} 1\n/,
+    );
     assert.equal(listed.body.items[0].head.type, 'VXSE53');
   });
 

@@ -86,5 +86,14 @@ describe('POST /admin/v1/scenarios', () => {
       { timeout: 20_000, message: 'the scenario event' },
     );
     assert.equal(event.eventId, res.body.eventId);
+    // Every telegram it issued is counted as the scenario's, as every other ingest is by its source.
+    const scenarioCounted = async () =>
+      (await server.ctx.metrics.telegramsIngested.get()).values
+        .filter((v) => v.labels.source === 'scenario')
+        .reduce((sum, v) => sum + v.value, 0);
+    await waitFor(async () => (await scenarioCounted()) === res.body.telegrams.length, {
+      timeout: 20_000,
+      message: 'every telegram of the scenario counted',
+    });
   });
 });

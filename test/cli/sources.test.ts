@@ -8,7 +8,21 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { QUAKE_FILE, runNamazu, serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
+import { jmaXmlRoot } from '../support/fixtures.ts';
 import { waitFor } from '../support/wait.ts';
+
+const SEASONAL_FILE = join(jmaXmlRoot, 'jma-official-samples/01_01_01_091210_VGSK50.xml');
+
+/** namazu_telegrams_ingested_total of a server's /metrics, summed by its `source` label. */
+async function ingestedBySource(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const [, source, value] of text.matchAll(
+    /^namazu_telegrams_ingested_total\{.*source="([^"]+)".*\} (\d+)$/gm,
+  ))
+    counts[source!] = (counts[source!] ?? 0) + Number(value);
+  return counts;
+}
 
 const QUAKE = [
   'scenario',
@@ -71,6 +85,15 @@ test('beside a running embedded server, scenario and replay run in the server', 
     assert.deepEqual(JSON.parse(replay.stdout), { ingested: 1, duplicates: 0, skipped: [], rejected: [] });
     await waitFor(() => /"command":"replay","code":0/.test(node!.output()), {
       message: 'the server to log the replay command',
+    });
+
+    const ingest = await runNamazu(['ingest', SEASONAL_FILE], env);
+    assert.equal(ingest.code, 0, ingest.stderr);
+    // The server counts what each command stored there, by where it came in.
+    assert.deepEqual(await ingestedBySource(node.url), {
+      scenario: result.telegrams.length,
+      replay: 1,
+      cli: 1,
     });
   } finally {
     await node?.stop();

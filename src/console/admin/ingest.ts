@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
 import { ingestTelegram } from '../../telegrams/ingest.ts';
-import { countIngested } from '../../telegrams/ingest-metrics.ts';
 import { sendLivePage } from '../live-frame.ts';
 import { adminPaths } from '../paths.ts';
 import { admitVisit } from '../visit.ts';
@@ -30,6 +29,8 @@ async function multipartForm(request: FastifyRequest): Promise<FormData | null> 
 
 /** Ingest a telegram file through the one ingest pipeline (docs/console-live.md "Administration"). */
 export function registerIngestPage(area: App, ctx: AppContext): void {
+  const { db, bus, config, metrics } = ctx;
+  const ingestDeps = { db, bus, config, metrics, source: 'console' as const };
   const bodyLimit = ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD;
   // The ingest form's file arrives as multipart/form-data: kept as bytes, read with the standard
   // FormData parser, under the ingest body limit of POST /admin/v1/telegrams.
@@ -74,12 +75,12 @@ export function registerIngestPage(area: App, ctx: AppContext): void {
         request.log.warn({ bytes: file.size }, 'telegram refused: larger than the limit');
         return show(413, { kind: 'error', message: text.tooLarge });
       }
-      const outcome = await ingestTelegram(ctx, Buffer.from(await file.arrayBuffer()), {
+      const deps = { ...ingestDeps, log: request.log };
+      const outcome = await ingestTelegram(deps, Buffer.from(await file.arrayBuffer()), {
         receivedTime: ctx.clock.now(),
         fileName: file.name,
       });
       if (!outcome.ok) return show(400, { kind: 'error', message: outcome.reason });
-      countIngested(ctx, outcome);
       const kind = outcome.stored.duplicate ? 'duplicate' : 'stored';
       return show(200, { kind, serial: outcome.stored.serial });
     },

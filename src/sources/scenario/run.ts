@@ -1,7 +1,6 @@
 import { CodedError } from '../../errors.ts';
-import type { Bus } from '../../bus/types.ts';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/types.ts';
+import type { IngestDeps } from '../../telegrams/ingest.ts';
 import { ingestTimed } from '../timed-ingest.ts';
 import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
 
@@ -58,7 +57,7 @@ export interface StartedScenario {
  * `signal` stops it between telegrams (`done` then rejects with the abort).
  */
 export function startScenario(
-  deps: { db: Db; bus: Bus },
+  deps: Omit<IngestDeps, 'source'>,
   params: ScenarioParams,
   speed: number,
   signal?: AbortSignal,
@@ -75,7 +74,7 @@ export function startScenario(
     rejected: [],
   };
   const done = ingestTimed<ScenarioTelegram>(
-    deps,
+    { ...deps, source: 'scenario' },
     scenario.telegrams.map((t) => ({ offsetMs: delayMs * speed + t.offsetMs, item: t })),
     speed,
     (t) => ({ raw: Buffer.from(t.xml, 'utf8') }),
@@ -99,7 +98,7 @@ export function startScenario(
 
 /** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
 export function runScenario(
-  deps: { db: Db; bus: Bus },
+  deps: Omit<IngestDeps, 'source'>,
   params: ScenarioParams,
   speed: number,
 ): Promise<ScenarioResult> {
