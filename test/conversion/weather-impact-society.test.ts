@@ -66,8 +66,8 @@ test('VPZI50 長期間の高温と少雨: headed texts, statistics with temperat
     name: '東京',
     type: '天候の状況（速報値）',
     observedValues: [
-      { type: '平均気温', unit: '度', value: '9.2' },
-      { type: '平均気温平年差', unit: '度', value: '+1.6' },
+      { type: '平均気温', unit: '°', value: '9.2' },
+      { type: '平均気温平年差', unit: '°', value: '+1.6' },
       { type: '降水量', unit: 'mm', value: '19.5' },
       { type: '総降水量平年比', unit: '%', value: '23' },
     ],
@@ -79,7 +79,7 @@ test('VPZI50 長期間の高温と少雨: headed texts, statistics with temperat
   );
 });
 
-test('VPFI50 府県天候情報 (legacy 1.0.0): prefectures, AMeDAS stations with remarks and value conditions', () => {
+test('VPFI50 府県天候情報 (legacy 1.0.0): prefectures, AMeDAS stations with remarks and value conditions, no comment', () => {
   const document = converted('older', '31_01_01_091210_VPFI50.xml', 'VPFI50');
   assert.deepEqual(document._schema, { type: 'weather-impact-society', version: '1.0.0' });
   const body = document.body as Record<string, unknown> & {
@@ -116,12 +116,14 @@ test('VPFI50 府県天候情報 (legacy 1.0.0): prefectures, AMeDAS stations wit
     { type: '日照時間', unit: 'h', value: '33.0', condition: '資料不足' },
     { type: '日照時間合計平年比', unit: '%', value: null, condition: '値なし' },
   ]);
-  assert.equal(body.comment, '今後、気象台から発表される気象情報に留意して下さい。');
+  // The XML's only comment is its 末文 (今後、気象台から発表される気象情報に留意して下さい。), which the
+  // production service's VPFI50 conversion leaves out.
+  assert.equal('comment' in body, false);
 });
 
-test('observed values: 度 of a wind direction is written °, 度 of a temperature stays 度', () => {
-  // JMA's 天候情報 samples carry no wind direction: the 2024 VPZI50 sample with 東京's 平均気温平年差
-  // replaced by a wind direction in degrees, the element JMA uses for it (jmx_eb:WindDirection).
+test('observed values: every 度 is written °, temperatures and directions alike', () => {
+  // The 2024 VPZI50 sample writes 平均気温 and 平均気温平年差 in 度; 東京's 平均気温平年差 is replaced
+  // here by a wind direction in degrees (jmx_eb:WindDirection), which JMA's 天候情報 samples lack.
   const xml = readFixture('jma-xml/jma-official-samples/29_01_01_140129_VPZI50.xml').replace(
     '<jmx_eb:Comparison type="平均気温平年差" unit="度">+1.6</jmx_eb:Comparison>',
     '<jmx_eb:WindDirection type="最多風向" unit="度">320</jmx_eb:WindDirection>',
@@ -131,9 +133,49 @@ test('observed values: 度 of a wind direction is written °, 度 of a temperatu
   assert.equal(schemaViolation(outcome.schema, outcome.document), null);
   const body = outcome.document.body as { statistics: { stations: { observedValues: unknown[] }[] }[] };
   assert.deepEqual(body.statistics[0]!.stations[0]!.observedValues.slice(0, 2), [
-    { type: '平均気温', unit: '度', value: '9.2' },
+    { type: '平均気温', unit: '°', value: '9.2' },
     { type: '最多風向', unit: '°', value: '320' },
   ]);
+  const units = body.statistics.flatMap((s) =>
+    s.stations.flatMap((station) => station.observedValues.map((v) => (v as { unit: string }).unit)),
+  );
+  assert.equal(units.includes('度'), false);
+});
+
+test('comment: the 末文 of a VPZI50 or VPCI50; other comment texts (参考事項) are left out', () => {
+  const closing = '今後、気象台から発表される気象情報に留意して下さい。';
+  const reference = '梅雨明けを特定しなかった年';
+  // Both samples have a Comment; it is replaced by the given texts.
+  const withComment = (file: string, texts: string) =>
+    readFixture(`jma-xml/jma-official-samples/${file}`).replace(
+      /<Comment>[\s\S]*?<\/Comment>/u,
+      `<Comment>${texts}</Comment>`,
+    );
+  const commentOf = (xml: string, type: string) => {
+    const outcome = convertTelegram(xml, type, 'id');
+    assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+    assert.equal(schemaViolation(outcome.schema, outcome.document), null);
+    return (outcome.document.body as { comment?: string }).comment;
+  };
+  // 梅雨の時期に関する東北地方気象情報: its own comment is a 参考事項 only.
+  assert.equal(
+    commentOf(readFixture('jma-xml/jma-official-samples/30_03_01_091210_VPCI50.xml'), 'VPCI50'),
+    undefined,
+  );
+  assert.equal(
+    commentOf(
+      withComment(
+        '30_03_01_091210_VPCI50.xml',
+        `<Text type="参考事項">${reference}</Text><Text type="末文">${closing}</Text>`,
+      ),
+      'VPCI50',
+    ),
+    closing,
+  );
+  assert.equal(
+    commentOf(withComment('29_01_01_140129_VPZI50.xml', `<Text type="末文">${closing}</Text>`), 'VPZI50'),
+    closing,
+  );
 });
 
 test('statistics: every station item in the order JMA lists it, also when no 表題 item comes first', () => {

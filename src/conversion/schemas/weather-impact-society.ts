@@ -22,20 +22,34 @@ type EventDate = WeatherImpactSociety.v1_0_1.SeasonZoneEventDataDate;
 export const weatherImpactSociety: Converter = {
   schema: { type: 'weather-impact-society', version: '1.0.1' },
   convert(source) {
-    return buildDocument(source, this.schema, convertBody(source.report.child('Body'), 'zones'));
+    return buildDocument(source, this.schema, convertBody(source.report.child('Body'), CURRENT));
   },
 };
 
 /**
  * 府県天候情報 (VPFI50, no longer issued) → weather-impact-society 1.0.0, the version that
- * describes it: its main texts name prefectures instead of zones.
+ * describes it: its main texts name prefectures instead of zones, and it has no comment.
  */
 export const weatherImpactSocietyPrefecture: Converter = {
   schema: { type: 'weather-impact-society', version: '1.0.0' },
   convert(source) {
-    return buildDocument(source, this.schema, convertBody(source.report.child('Body'), 'prefectures'));
+    return buildDocument(source, this.schema, convertBody(source.report.child('Body'), PREFECTURE));
   },
 };
+
+/** How the body of one of the two converters differs. */
+interface BodyForm {
+  /** The key of a main text's areas. */
+  areaKey: 'zones' | 'prefectures';
+  /**
+   * Whether `comment` carries the 末文 (`Comment/Text` of type 末文): the field definition of the
+   * 1.0.1 schema page, for VPZI50 and VPCI50. The production service's VPFI50 conversion writes no
+   * comment, its 末文 included (docs/conversion/weather-impact-society.md).
+   */
+  closingText: boolean;
+}
+const CURRENT: BodyForm = { areaKey: 'zones', closingText: true };
+const PREFECTURE: BodyForm = { areaKey: 'prefectures', closingText: false };
 
 const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
 
@@ -47,7 +61,7 @@ const codeName = (element: XmlElement | undefined) => ({
 /** Every `Kind/Property` of an Item. */
 const properties = (item: XmlElement) => item.all('Kind').flatMap((kind) => kind.all('Property'));
 
-function convertBody(body: XmlElement | undefined, areaKey: 'zones' | 'prefectures'): Body {
+function convertBody(body: XmlElement | undefined, { areaKey, closingText }: BodyForm): Body {
   const infos = body?.child('MeteorologicalInfos')?.all('MeteorologicalInfo') ?? [];
   // The MeteorologicalInfo without a type holds the texts (and the rainy season); the typed ones
   // (気象官署及び特別地域気象観測所, アメダス) hold the statistics.
@@ -65,12 +79,14 @@ function convertBody(body: XmlElement | undefined, areaKey: 'zones' | 'prefectur
   const seasonZones = mainItems.flatMap(convertSeasonZones);
   const statistics = infos.filter((info) => info.attr('type') !== undefined).map(convertStatistic);
   const notice = writtenText(body?.child('Notice'));
-  const comment = writtenText(
-    body
-      ?.child('Comment')
-      ?.all('Text')
-      .find((t) => t.attr('type') === '末文'),
-  );
+  const comment = closingText
+    ? writtenText(
+        body
+          ?.child('Comment')
+          ?.all('Text')
+          .find((t) => t.attr('type') === '末文'),
+      )
+    : undefined;
   const duration = main?.textAt('Duration')?.trim();
   return {
     ...(notice !== undefined ? { notice } : {}),
@@ -162,27 +178,19 @@ function convertStation(item: XmlElement): Station {
   };
 }
 
-/** JMA's unit names written the way the production service writes them (ミリ → mm, ％ → %). */
-const UNITS: Readonly<Record<string, string>> = { ミリ: 'mm', '％': '%' };
-
 /**
- * A value's unit as the production service writes it: 度 of a wind direction is an angle, `°` as in
- * its other schemas (forecast-weathermap: 風向, "`°` で固定"); 度 of a temperature or a temperature
- * difference stays 度.
+ * JMA's unit names written the way the production service writes them: ミリ → mm, ％ → %, and 度 →
+ * ° for every value in degrees, temperatures (平均気温, 平均気温平年差) as well as directions.
  */
-function unitOf(element: XmlElement): string {
-  const unit = element.attr('unit') ?? '';
-  const windDirection = element.name === 'WindDirection' || (element.attr('type') ?? '').includes('風向');
-  if (unit === '度' && windDirection) return '°';
-  return UNITS[unit] ?? unit;
-}
+const UNITS: Readonly<Record<string, string>> = { ミリ: 'mm', '％': '%', 度: '°' };
 
 function convertObservedValue(element: XmlElement): ObservedValue {
   const value = element.text.trim();
   const condition = element.attr('condition');
+  const unit = element.attr('unit') ?? '';
   return {
     type: element.attr('type') ?? '',
-    unit: unitOf(element),
+    unit: UNITS[unit] ?? unit,
     value: value === '' ? null : value,
     ...(condition ? { condition } : {}),
   };
