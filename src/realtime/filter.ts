@@ -1,8 +1,11 @@
 /**
- * Delivery filters of a WebSocket session (docs/api-contract.md "Filters and formats"): which
- * telegrams a connection receives. Connections with equal filters form one subscription group.
+ * Delivery filters of a WebSocket session (docs/api-contract.md "Filters and formats"), and its
+ * filters by place and strength (docs/realtime.md "Filters by place and strength"): which telegrams
+ * a connection receives. Connections with equal filters form one subscription group. `matches` is
+ * the one predicate of every delivery path.
  */
 import type { FormatMode } from '../sessions/socket-sessions.ts';
+import { INTENSITIES, type TelegramFacts } from '../telegrams/facts.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
 export interface DeliveryFilter {
@@ -11,6 +14,10 @@ export interface DeliveryFilter {
   types: readonly string[] | null;
   test: 'no' | 'including';
   formatMode: FormatMode;
+  /** Prefecture and JMA area codes (telegrams/place-filters.ts); absent or null = every place. */
+  areas?: readonly string[] | null;
+  /** Earthquake and early-warning telegrams below this intensity are dropped; absent or null = none. */
+  minIntensity?: string | null;
 }
 
 /** A filter compiled for fast matching; `key` identifies its subscription group. */
@@ -22,6 +29,10 @@ export interface CompiledFilter {
   readonly include: ReadonlySet<string> | null;
   readonly exclude: ReadonlySet<string>;
   readonly formatMode: FormatMode;
+  /** null when every place passes. */
+  readonly areas: ReadonlySet<string> | null;
+  /** Rank of `minIntensity` in INTENSITIES; -1 when none. */
+  readonly minRank: number;
 }
 
 export function compileFilter(filter: DeliveryFilter): CompiledFilter {
@@ -38,6 +49,8 @@ export function compileFilter(filter: DeliveryFilter): CompiledFilter {
     [...exclude].sort(),
     filter.test,
     filter.formatMode,
+    filter.areas?.length ? [...new Set(filter.areas)].sort() : null,
+    filter.minIntensity ?? null,
   ]);
   return {
     key,
@@ -46,6 +59,8 @@ export function compileFilter(filter: DeliveryFilter): CompiledFilter {
     include: include.size > 0 ? include : null,
     exclude,
     formatMode: filter.formatMode,
+    areas: filter.areas?.length ? new Set(filter.areas) : null,
+    minRank: filter.minIntensity ? (INTENSITIES as readonly string[]).indexOf(filter.minIntensity) : -1,
   };
 }
 
@@ -65,5 +80,31 @@ export function matches(f: CompiledFilter, record: TelegramRecord): boolean {
   if (f.exclude.has(type)) return false;
   if (isKnownTest(record) && f.filter.test !== 'including') return false;
   // Each mode receives only its formats: JSON mode replaces XML by its conversion.
-  return f.formatMode === 'raw' ? record.format !== 'json' : record.format !== 'xml';
+  if (f.formatMode === 'raw' ? record.format === 'json' : record.format === 'xml') return false;
+  return (f.areas === null && f.minRank < 0) || placeMatches(f, record.facts);
+}
+
+/**
+ * The filters by place and strength. A telegram without facts (A/N, binary, stored before facts were
+ * kept) names no area, and its intensity is not judged. The facts of an event's telegram hold those
+ * of its earlier telegrams (telegrams/event-facts.ts): what admitted one telegram of an event
+ * admits the rest of it, its cancellation and its end.
+ */
+function placeMatches(f: CompiledFilter, facts: TelegramFacts | null | undefined): boolean {
+  if (f.areas !== null) {
+    if (!facts) return false;
+    let named = false;
+    for (const area of facts.areas) {
+      if (f.areas.has(area)) {
+        named = true;
+        break;
+      }
+    }
+    if (!named) return false;
+  }
+  if (f.minRank >= 0 && facts && (facts.kind === 'earthquake' || facts.kind === 'eew')) {
+    const rank = facts.maxIntensity === undefined ? -1 : INTENSITIES.indexOf(facts.maxIntensity);
+    if (rank < f.minRank) return false;
+  }
+  return true;
 }

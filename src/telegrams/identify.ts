@@ -65,6 +65,8 @@ export function packConversion(xml: PreparedTelegram, text: ConversionText): Pre
       encoding: 'base64',
       body,
       conversion: { schema: text.schema, originalId: xml.id },
+      // The conversion is filtered as its XML is.
+      ...(xml.facts ? { facts: xml.facts } : {}),
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   type StoredTelegram,
 } from './store.ts';
 import { TelegramCache } from './cache.ts';
+import { withEventFacts } from './event-facts.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
 export interface ConversionFailure {
@@ -185,8 +186,9 @@ export async function ingestInOrder(
   }
 }
 
-async function commit(deps: IngestDeps, ready: Ready): Promise<IngestOutcome> {
-  if (!ready.ok) return ready;
+async function commit(deps: IngestDeps, prepared: Ready): Promise<IngestOutcome> {
+  if (!prepared.ok) return prepared;
+  const ready = await withEventFacts(deps.db, prepared);
   // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
   const notices = deps.bus.commitNotices;
   const announceOn = notices && { channel: channels.telegram, suffix: notices.ownSuffix };

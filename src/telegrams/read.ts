@@ -9,6 +9,7 @@ import { fromFileName, resolveHeaderTime, splitHeader, type TransportHeader } fr
 import type { XmlElement } from '../conversion/xml-element.ts';
 import { parseXml, XmlRejected } from './xml.ts';
 import { extractXmlReport } from './xml-report.ts';
+import { extractFacts } from './facts.ts';
 
 /** What a source knows about a telegram besides its bytes. Every field is optional. */
 export interface IngestHints {
@@ -137,6 +138,7 @@ export function readTelegram(raw: Buffer, hints: IngestHints): TelegramRead {
       compression: compressed ? 'gzip' : null,
       encoding: compressed || format === 'binary' ? 'base64' : 'utf-8',
       payload,
+      ...(xmlDocument ? { facts: extractFacts(type, xmlDocument) } : {}),
     },
   };
 }

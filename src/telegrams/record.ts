@@ -2,6 +2,8 @@
  * A stored telegram as the read side and the WebSocket see it. Built by the ingest pipeline
  * (src/telegrams/), read by the data API (src/api/) and the real-time delivery (src/realtime/).
  */
+import type { TelegramFacts } from './facts.ts';
+
 export type TelegramFormat = 'xml' | 'a/n' | 'binary' | 'json';
 
 export interface TelegramHead {
@@ -57,6 +59,11 @@ export interface TelegramRecord {
   body: Buffer;
   /** JSON conversions only: the schema the document follows and the id of its source XML telegram. */
   conversion?: TelegramConversion;
+  /**
+   * What the filters by place and strength read (facts.ts): XML telegrams and their conversions;
+   * absent for A/N and binary telegrams and for those stored before facts were kept.
+   */
+  facts?: TelegramFacts | null;
 }
 
 export interface TelegramConversion {

@@ -1,5 +1,6 @@
 import type { Queryable, SqlParam, SqlStatement, StatementAfter } from '../db/types.ts';
 import type { PreparedTelegram } from './prepare.ts';
+import type { TelegramFacts } from './facts.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
 
 /** Everything of a telegram but its body: what lists show. */
@@ -9,7 +10,7 @@ export type TelegramSummary = Omit<TelegramRecord, 'body'>;
 const INGEST_LOCK_KEY = 7_262_420_040;
 
 const SUMMARY_COLUMNS = `serial, id, classification, type, author, target, head_time, designation, test, format,
-  received_time, xml_report, compression, encoding, original_id, schema_type, schema_version`;
+  received_time, xml_report, compression, encoding, original_id, schema_type, schema_version, facts`;
 
 interface Row {
   serial: number;
@@ -29,6 +30,7 @@ interface Row {
   original_id: string | null;
   schema_type: string | null;
   schema_version: string | null;
+  facts: TelegramFacts | null;
   body64?: string;
 }
 
@@ -68,6 +70,7 @@ function toSummary(r: Row): TelegramSummary {
           },
         }
       : {}),
+    ...(r.facts !== null ? { facts: r.facts } : {}),
   };
 }
 
@@ -97,6 +100,7 @@ export function committedRecord(t: PreparedTelegram, serial: number): TelegramRe
     original_id: t.conversion?.originalId ?? null,
     schema_type: t.conversion?.schema.type ?? null,
     schema_version: t.conversion?.schema.version ?? null,
+    facts: t.facts ?? null,
   };
   return { ...toSummary(row), body: t.compression === 'gzip' ? t.body : Buffer.from(t.body) };
 }
@@ -127,7 +131,7 @@ export interface StoredTelegram {
 }
 
 const INSERT_COLUMNS = `raw_digest, id, classification, type, author, target, head_time, designation, test,
-  format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version`;
+  format, received_time, xml_report, compression, encoding, body, original_id, schema_type, schema_version, facts`;
 
 /** The values of INSERT_COLUMNS for one telegram, from `$first` on (the body as its bytes). */
 function insertValues(t: PreparedTelegram, first: number): SqlStatement {
@@ -150,6 +154,7 @@ function insertValues(t: PreparedTelegram, first: number): SqlStatement {
     t.conversion?.originalId ?? null,
     t.conversion?.schema.type ?? null,
     t.conversion?.schema.version ?? null,
+    t.facts ? JSON.stringify(t.facts) : null,
   ];
   const sql = params.map((_, i) => `$${first + i}`).join(', ');
   return { sql, params };
