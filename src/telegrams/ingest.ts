@@ -6,14 +6,17 @@ import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
 import { gdReportAfterStore, recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
+import { overBudgetReason, prepareBudgetMs, type PrepareBudget } from './budget.ts';
 import {
   prepareForIngest,
+  prepareUnconverted,
   type IngestHints,
   type PreparedConversion,
   type PreparedTelegram,
   type Ready,
 } from './prepare.ts';
-import { PreparePool } from './prepare-pool.ts';
+import { PrepareOverBudget, PreparePool } from './prepare-pool.ts';
 import { countIngested, type IngestMetrics, type IngestSource } from './ingest-metrics.ts';
 import { maxTelegramBytes, OFF_LOOP_BYTES, tooLargeReason, type SizeLimit } from './size.ts';
 import {
@@ -49,22 +52,25 @@ export type IngestOutcome =
  * What ingest needs of its process: the database and bus; `log`, when given, hears of announcements
  * that failed (the telegram is stored all the same), of failed conversions and of telegrams refused
  * for their size; `metrics`, when given (a serving process), counts every stored telegram by
- * `source` (ingest-metrics.ts); `config` sets the size limit (size.ts).
+ * `source` (ingest-metrics.ts); `config` sets the size limit (size.ts) and the time budget of a
+ * preparation (budget.ts).
  */
-export type IngestDeps = SizeLimit & {
-  db: Db;
-  bus: Bus;
-  log?: Pick<Logger, 'warn'>;
-  metrics?: IngestMetrics;
-  source?: IngestSource;
-};
+export type IngestDeps = SizeLimit &
+  PrepareBudget & {
+    db: Db;
+    bus: Bus;
+    log?: Pick<Logger, 'warn'>;
+    metrics?: IngestMetrics & Partial<Pick<Metrics, 'preparationsOverBudget'>>;
+    source?: IngestSource;
+  };
 
 /**
  * The ingest pipeline every source uses: prepare (parse, classify, identify, convert), store the
  * telegram and its JSON conversion in one transaction, and after COMMIT announce the new serials on
  * the bus. Invalid input stores nothing; a failed conversion never fails the XML (docs/conversion.md).
  * A telegram of OFF_LOOP_BYTES or more is prepared in a child process, so that the event loop stays
- * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size"). Once it has
+ * free for smaller telegrams (an early warning) meanwhile (docs/telegrams.md "Size"); one that runs
+ * over the time budget is stored without its conversion (docs/telegrams.md "Time budget"). Once it has
  * settled, nothing refers to `raw` any more (the database has its copy; caches and deliveries read
  * from there): the caller may read other bytes into that memory.
  */
@@ -75,7 +81,7 @@ export async function ingestTelegram(
 ): Promise<IngestOutcome> {
   const refused = refuseTooLarge(deps, raw);
   if (refused) return refused;
-  const offLoop = raw.length >= OFF_LOOP_BYTES ? prepareOffLoop(raw, hints) : null;
+  const offLoop = raw.length >= OFF_LOOP_BYTES ? prepareOffLoop(deps, raw, hints) : null;
   const outcome = await commit(deps, offLoop ? await offLoop : prepareForIngest(raw, hints));
   if (outcome.ok) await TelegramCache.catchUp(deps.db, newestSerialOf(outcome));
   return outcome;
@@ -98,17 +104,50 @@ function refuseTooLarge(deps: IngestDeps, raw: Buffer): { ok: false; reason: str
  * A large telegram prepared by a child process (by a worker thread when no process can start, inline
  * when neither can run it), or null without either.
  */
-function prepareOffLoop(raw: Buffer, hints: IngestHints): Promise<Ready> | null {
-  const offLoop = livePool.prepare(raw, hints, true, true) ?? bulkPool.prepare(raw, hints, true, true);
-  return offLoop?.catch(() => prepareForIngest(raw, hints)) ?? null;
+function prepareOffLoop(deps: IngestDeps, raw: Buffer, hints: IngestHints): Promise<Ready> | null {
+  const options = { budgetMs: prepareBudgetMs(deps) };
+  for (const pool of [livePool, bulkPool]) {
+    const offLoop = pool.prepare(raw, hints, true, true, options);
+    if (offLoop) return offLoop.catch((err: unknown) => preparedAfterFailure(deps, pool, raw, hints, err));
+  }
+  return null;
+}
+
+/**
+ * A telegram whose preparation in a runner of `pool` failed. Over the time budget, it is logged,
+ * counted and prepared again without its conversion, which is bounded work (prepare.ts
+ * `prepareUnconverted`): in a runner, or here when none can take it or that fails too. After any
+ * other failure (its runner died), it is prepared here as a whole.
+ */
+function preparedAfterFailure(
+  deps: IngestDeps,
+  pool: Pick<PreparePool, 'prepare'>,
+  raw: Buffer,
+  hints: IngestHints,
+  err: unknown,
+): Ready | Promise<Ready> {
+  if (!(err instanceof PrepareOverBudget)) return prepareForIngest(raw, hints);
+  const budgetMs = prepareBudgetMs(deps);
+  deps.metrics?.preparationsOverBudget?.inc();
+  deps.log?.warn(
+    { bytes: raw.length, budgetMs },
+    'telegram preparation over the time budget: stored unconverted',
+  );
+  const reason = overBudgetReason(budgetMs);
+  const here = () => prepareUnconverted(raw, hints, reason);
+  return (
+    pool.prepare(raw, hints, true, true, { budgetMs, unconvertedBecause: reason })?.catch(here) ?? here()
+  );
 }
 
 /**
  * Child processes for live telegrams too large for the event loop: a process's collections run on
  * collector threads of its own, below the event loop's, where a thread's would share the event
- * loop's (docs/telegrams.md, "Size"). Two cover a burst; more would hold memory for little.
+ * loop's (docs/telegrams.md, "Size"). Two on any machine, so that a telegram waits behind another
+ * only while two are in progress, each for its time budget at most ("Time budget"); more would hold
+ * memory for little.
  */
-const livePool = new PreparePool(Math.min(2, availableParallelism() - 1), 'process');
+const livePool = new PreparePool(2, 'process');
 
 /** How far bulk ingest reads ahead of the telegram it stores: per worker, and in input bytes. */
 const AHEAD_MOST_TELEGRAMS = 64;
@@ -145,6 +184,7 @@ export async function ingestInOrder(
   // itself, which moves that work to whichever side waits (docs/telegrams.md, "Bulk ingest").
   let loop = performance.eventLoopUtilization();
   let spare = false;
+  const budgetMs = prepareBudgetMs(deps);
   const storeOldest = async () => {
     await storing;
     const now = performance.eventLoopUtilization();
@@ -164,8 +204,10 @@ export async function ingestInOrder(
       // A worker that failed leaves its telegram to this thread, as does a pool without workers. A
       // large telegram waits for a worker and is compressed there: it would stall this thread.
       const large = raw.length >= OFF_LOOP_BYTES;
-      const inWorker = refused ? Promise.resolve(refused) : pool.prepare(raw, hints, !spare || large, large);
-      const ready = inWorker?.catch(() => prepareForIngest(raw, hints));
+      const inWorker = refused
+        ? Promise.resolve(refused)
+        : pool.prepare(raw, hints, !spare || large, large, { budgetMs });
+      const ready = inWorker?.catch((err: unknown) => preparedAfterFailure(deps, pool, raw, hints, err));
       ahead.push({ ready: ready ?? Promise.resolve(prepareForIngest(raw, hints)), bytes: raw.length });
       aheadBytes += raw.length;
       while (ahead.length > AHEAD_MOST_TELEGRAMS * pool.size || aheadBytes > AHEAD_MOST_BYTES) {

@@ -14,7 +14,22 @@ export interface PrepareRequest {
   hints: IngestHints;
   /** Whether the runner also compresses and identifies it, or leaves that to the caller. */
   compress: boolean;
+  /**
+   * Set when the telegram is to be stored without its conversion, for this reason: the runner reads
+   * its Control and Head only, and compresses and identifies it (prepare.ts `prepareUnconverted`).
+   */
+  unconvertedBecause?: string;
 }
+
+/** What a caller may ask of one preparation besides the telegram (PreparePool.prepare). */
+export interface PrepareOptions {
+  /** The time budget: a job still running this long after it started is stopped (PrepareOverBudget). */
+  budgetMs?: number;
+  unconvertedBecause?: string;
+}
+
+/** A job stopped because it ran longer than its budget: its runner was stopped with it. */
+export class PrepareOverBudget extends Error {}
 
 /** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
 type Outcome = { ready: Ready } | { converted: Converted };
@@ -65,6 +80,8 @@ function receivedReady(posted: Outcome): Ready {
 }
 
 interface Job {
+  request: PrepareRequest;
+  budgetMs: number | undefined;
   resolve(ready: Ready): void;
   reject(err: Error): void;
 }
@@ -72,13 +89,21 @@ interface Job {
 interface Slot {
   runner: PrepareRunner;
   started: boolean;
+  /** In the order posted, which is the order the runner takes them in: the first is in progress. */
   jobs: Map<number, Job>;
+  /** The bytes of its jobs: what it has left to do, roughly. */
+  bytes: number;
+  /** Runs out when the job in progress has run for its budget. */
+  budget?: NodeJS.Timeout;
 }
 
 function rejectJobs(slot: Slot, err: Error): void {
   for (const job of slot.jobs.values()) job.reject(err);
   slot.jobs.clear();
 }
+
+/** The job the slot's runner is working on. */
+const inProgress = (slot: Slot): Job | undefined => slot.jobs.values().next().value;
 
 /**
  * Runners (worker threads or child processes, prepare-runners.ts) that prepare telegrams: for bulk
@@ -89,8 +114,13 @@ function rejectJobs(slot: Slot, err: Error): void {
  * Runners start on first use and load their code in the background: until one has, `prepare` returns
  * null and the caller prepares inline, so a short ingest never waits for them. They keep the process
  * alive only while they have work, and stop after IDLE_MS without any. A runner that fails is dropped
- * with its jobs rejected (the caller prepares those inline); if one fails before it ever started, the
- * pool stays empty for the life of the process.
+ * with the job it was working on rejected (the caller prepares that one inline) and the jobs waiting
+ * behind it posted again to the other runners or a new one; if one fails before it ever started, the
+ * pool stays empty for the life of the process and its jobs are rejected. A job is posted to the
+ * runner with the fewest bytes to prepare, so that it does not wait behind a large telegram while
+ * another runner is free. A job given a budget that has run that long is stopped with its runner,
+ * rejected with PrepareOverBudget, and the jobs behind it are posted again (docs/telegrams.md, "Time
+ * budget").
  */
 export class PreparePool {
   readonly #slots: Slot[] = [];
@@ -111,30 +141,99 @@ export class PreparePool {
    * telegram too large for the event loop, waiting for a runner costs less than the loop would.
    * Null then only when the pool has no runner to give (none on one core, or none could start).
    */
-  prepare(raw: Buffer, hints: IngestHints, compress = true, orStarting = false): Promise<Ready> | null {
+  prepare(
+    raw: Buffer,
+    hints: IngestHints,
+    compress = true,
+    orStarting = false,
+    { budgetMs, unconvertedBecause }: PrepareOptions = {},
+  ): Promise<Ready> | null {
     this.#fill();
     clearTimeout(this.#idle);
-    let slot: Slot | undefined;
-    for (const s of this.#slots)
-      if ((s.started || orStarting) && (!slot || s.jobs.size < slot.jobs.size)) slot = s;
-    return slot ? this.#post(slot, raw, hints, compress) : null;
+    const slot = this.#leastBusy(orStarting);
+    if (!slot) return null;
+    const request: PrepareRequest = { seq: ++this.#seq, raw, hints, compress, unconvertedBecause };
+    return new Promise<Ready>((resolve, reject) => this.#post(slot, { request, budgetMs, resolve, reject }));
   }
 
   /** Stops every runner now (their pending jobs are rejected). */
   async close(): Promise<void> {
     clearTimeout(this.#idle);
     const slots = this.#slots.splice(0);
-    for (const slot of slots) rejectJobs(slot, new Error('prepare pool closed'));
+    for (const slot of slots) {
+      clearTimeout(slot.budget);
+      rejectJobs(slot, new Error('prepare pool closed'));
+    }
     await Promise.all(slots.map((s) => s.runner.stop()));
   }
 
-  /** Posts a request to the slot's runner (one still starting receives it once it listens). */
-  #post(slot: Slot, raw: Buffer, hints: IngestHints, compress: boolean): Promise<Ready> {
-    const seq = ++this.#seq;
+  /** The slot with the fewest bytes to prepare (then the fewest jobs), of those started unless `orStarting`. */
+  #leastBusy(orStarting: boolean): Slot | undefined {
+    let slot: Slot | undefined;
+    for (const s of this.#slots) {
+      if (!s.started && !orStarting) continue;
+      if (!slot || s.bytes < slot.bytes || (s.bytes === slot.bytes && s.jobs.size < slot.jobs.size)) slot = s;
+    }
+    return slot;
+  }
+
+  /** Posts a job to the slot's runner (one still starting receives it once it listens). */
+  #post(slot: Slot, job: Job): void {
     const { runner, jobs } = slot;
     if (jobs.size === 0) runner.ref();
-    runner.post({ seq, raw, hints, compress });
-    return new Promise<Ready>((resolve, reject) => jobs.set(seq, { resolve, reject }));
+    runner.post(job.request);
+    jobs.set(job.request.seq, job);
+    slot.bytes += job.request.raw.byteLength;
+    if (jobs.size === 1) this.#timeInProgress(slot);
+  }
+
+  /** Takes a job off its slot, the one in progress or, when its runner is gone, one waiting. */
+  #settle(slot: Slot, job: Job): void {
+    slot.jobs.delete(job.request.seq);
+    slot.bytes -= job.request.raw.byteLength;
+  }
+
+  /**
+   * Times the slot's job in progress against its budget, from when its runner could start on it: the
+   * runner takes its jobs one after the other, so a job starts when the one before it is answered.
+   */
+  #timeInProgress(slot: Slot): void {
+    clearTimeout(slot.budget);
+    slot.budget = undefined;
+    const job = inProgress(slot);
+    if (!slot.started || job?.budgetMs === undefined) return;
+    slot.budget = setTimeout(() => this.#overBudget(slot, job), job.budgetMs);
+    slot.budget.unref();
+  }
+
+  /** Stops a job over its budget with its runner; the jobs behind it go to another runner. */
+  #overBudget(slot: Slot, job: Job): void {
+    this.#drop(slot);
+    this.#settle(slot, job);
+    job.reject(new PrepareOverBudget(`preparing took longer than ${job.budgetMs} ms`));
+    void slot.runner.stop();
+    this.#postAgain(slot);
+  }
+
+  /** Removes a slot from the pool; false when it was removed already (the pool closed, or a budget ran out). */
+  #drop(slot: Slot): boolean {
+    const at = this.#slots.indexOf(slot);
+    if (at < 0) return false;
+    this.#slots.splice(at, 1);
+    clearTimeout(slot.budget);
+    return true;
+  }
+
+  /** The jobs of a dropped slot posted to the others or a new runner, in their order. */
+  #postAgain(dropped: Slot): void {
+    this.#fill();
+    for (const job of dropped.jobs.values()) {
+      const slot = this.#leastBusy(true);
+      if (slot) this.#post(slot, job);
+      else job.reject(new Error('no prepare runner left'));
+    }
+    dropped.jobs.clear();
+    if (!this.#slots.some((s) => s.jobs.size > 0)) this.#rest();
   }
 
   #fill(): void {
@@ -143,15 +242,17 @@ export class PreparePool {
 
   #start(): Slot {
     const runner = startRunner(this.kind);
-    const slot: Slot = { runner, started: false, jobs: new Map() };
+    const slot: Slot = { runner, started: false, jobs: new Map(), bytes: 0 };
     runner.onReply((reply) => {
       if ('started' in reply) {
         slot.started = true;
+        this.#timeInProgress(slot);
         return;
       }
       const job = slot.jobs.get(reply.seq);
       if (!job) return;
-      slot.jobs.delete(reply.seq);
+      this.#settle(slot, job);
+      this.#timeInProgress(slot);
       if ('error' in reply) job.reject(new Error(reply.error));
       else {
         // Compressing here runs in this event handler: a failure goes to the job, not the process.
@@ -164,11 +265,19 @@ export class PreparePool {
       if (slot.jobs.size === 0) this.#rest(runner);
     });
     runner.onEnd((err) => {
-      const at = this.#slots.indexOf(slot);
-      if (at < 0) return; // closed
-      this.#slots.splice(at, 1);
-      if (!slot.started) this.#broken = true;
-      rejectJobs(slot, err);
+      if (!this.#drop(slot)) return; // closed, or stopped over a budget
+      if (!slot.started) {
+        this.#broken = true;
+        rejectJobs(slot, err);
+        return;
+      }
+      // The job in progress may be what ended it: it is not posted again.
+      const job = inProgress(slot);
+      if (job) {
+        this.#settle(slot, job);
+        job.reject(err);
+      }
+      this.#postAgain(slot);
     });
     // After the listeners: a worker's 'message' listener refs its port again when it is added.
     runner.unref();
@@ -176,8 +285,8 @@ export class PreparePool {
   }
 
   /** A runner without work no longer keeps the process alive; when none has work, all stop soon. */
-  #rest(runner: PrepareRunner): void {
-    runner.unref();
+  #rest(runner?: PrepareRunner): void {
+    runner?.unref();
     if (this.#slots.some((s) => s.jobs.size > 0)) return;
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => void this.close(), IDLE_MS);

@@ -4,16 +4,22 @@
 import { parentPort } from 'node:worker_threads';
 import { transferable, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
 import type { ProcessRequest } from './prepare-runners.ts';
-import { convertReceived, readyToStore } from './prepare.ts';
+import { convertReceived, prepareUnconverted, readyToStore } from './prepare.ts';
 
 /** Posts a reply: a thread transfers the byte arrays listed; a process's channel copies them. */
 const post = (reply: PrepareReply, transfer: ArrayBuffer[] = []) =>
   parentPort ? parentPort.postMessage(reply, transfer) : void process.send!(reply);
 
-function prepare({ seq, raw, hints, compress }: PrepareRequest): void {
+function prepare({ seq, raw, hints, compress, unconvertedBecause }: PrepareRequest): void {
   try {
-    const converted = convertReceived(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), hints);
-    const { outcome, transfer } = transferable(compress ? { ready: readyToStore(converted) } : { converted });
+    const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    const { outcome, transfer } = transferable(
+      unconvertedBecause !== undefined
+        ? { ready: prepareUnconverted(bytes, hints, unconvertedBecause) }
+        : compress
+          ? { ready: readyToStore(convertReceived(bytes, hints)) }
+          : { converted: convertReceived(bytes, hints) },
+    );
     post({ seq, ...outcome }, transfer);
   } catch (err) {
     post({ seq, error: (err as Error).message });

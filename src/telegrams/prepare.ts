@@ -13,6 +13,7 @@ import {
   type PreparedTelegram,
 } from './identify.ts';
 import { readTelegram, type IngestHints, type ReadTelegram } from './read.ts';
+import { converterFor } from '../conversion/registry.ts';
 import type { XmlElement } from '../conversion/xml-element.ts';
 
 /** What goes into preparing and what comes out, for its callers (ingest, the store, the sources). */
@@ -57,6 +58,24 @@ export function readyToStore(converted: Converted): Ready {
   const telegram = identifyTelegram(converted.telegram);
   const { conversion } = converted;
   return { ok: true, telegram, conversion: conversion && packConversion(telegram, conversion) };
+}
+
+/**
+ * A telegram to store without its conversion, for `reason` (pure: no I/O): of an XML telegram only
+ * Control and Head are read (read.ts, `scope` "head"), so that the work is bounded whatever its Body
+ * holds; a type with a converter gets a failed conversion with that reason, recorded as any other
+ * (docs/telegrams.md, "Time budget").
+ */
+export function prepareUnconverted(raw: Buffer, hints: IngestHints, reason: string): Ready {
+  const read = readTelegram(raw, hints, 'head');
+  if (!read.ok) return read;
+  const telegram = identifyTelegram(read.telegram);
+  const converter = telegram.format === 'xml' ? converterFor(telegram.head.type) : undefined;
+  return {
+    ok: true,
+    telegram,
+    conversion: converter ? { ok: false, schema: converter.schema, reason } : null,
+  };
 }
 
 /** Turns received bytes into a storable telegram without its conversion (pure: no I/O). */

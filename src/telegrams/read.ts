@@ -7,7 +7,7 @@ import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './
 import { typeFromTitle } from './title-codes.ts';
 import { fromFileName, resolveHeaderTime, splitHeader, type TransportHeader } from './transport.ts';
 import type { XmlElement } from '../conversion/xml-element.ts';
-import { parseXml, XmlRejected } from './xml.ts';
+import { parseXml, parseXmlHead, XmlRejected } from './xml.ts';
 import { extractXmlReport } from './xml-report.ts';
 import { extractFacts } from './facts.ts';
 
@@ -57,9 +57,15 @@ const reject = (reason: string) => ({ ok: false as const, reason });
  * Reads and checks received bytes (pure: no I/O), of any size: the ingest refuses a telegram over the
  * limit before it gets here (size.ts). XML is parsed safely and must carry Control and
  * Head; the type and author come from the transport (header, file name, hints) or, for XML, from
- * Control/Title and the issuing office; a type that cannot be determined is a rejection.
+ * Control/Title and the issuing office; a type that cannot be determined is a rejection. With `scope`
+ * "head", an XML telegram's Control and Head are read and checked and the rest is not (xml.ts
+ * `parseXmlHead`): the outcome has no `xmlDocument`, and is otherwise that of a whole read.
  */
-export function readTelegram(raw: Buffer, hints: IngestHints): TelegramRead {
+export function readTelegram(
+  raw: Buffer,
+  hints: IngestHints,
+  scope: 'whole' | 'head' = 'whole',
+): TelegramRead {
   if (raw.length === 0) return reject('empty telegram');
   for (const [name, value, pattern] of [
     ['type', hints.type, TYPE_CODE],
@@ -84,8 +90,8 @@ export function readTelegram(raw: Buffer, hints: IngestHints): TelegramRead {
   let xmlDocument: XmlElement | undefined;
   if (xml) {
     try {
-      xmlDocument = parseXml(payload);
-      xmlReport = extractXmlReport(xmlDocument);
+      if (scope === 'whole') xmlDocument = parseXml(payload);
+      xmlReport = extractXmlReport(xmlDocument ?? parseXmlHead(payload));
     } catch (err) {
       if (err instanceof XmlRejected) return reject(err.message);
       throw err;
