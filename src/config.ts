@@ -35,6 +35,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest telegram taken from any source, in bytes as received (docs/telegrams.md "Size"). */
   maxTelegramBytes: number;
+  /** Longest a telegram's preparation may run before it is stored unconverted (docs/telegrams.md "Time budget"). */
+  prepareTimeoutMs: number;
   /** A request must arrive in full (headers and body) within this time, or its connection is closed. */
   requestTimeoutMs: number;
   /** The request headers must arrive within this time. */
@@ -124,6 +126,11 @@ export const JMA_FEED_URLS = ['regular', 'extra', 'eqvol', 'other'].flatMap((nam
  * documents), so 16 MiB leaves room to spare (docs/telegrams.md "Size").
  */
 export const DEFAULT_MAX_TELEGRAM_BYTES = 16 * 1024 * 1024;
+/**
+ * The default time budget of a telegram's preparation: JMA's 4 MB telegrams take 0.15–0.3 s, so 10 s
+ * leaves room for a 16 MiB one on a busy machine (docs/telegrams.md "Time budget").
+ */
+export const DEFAULT_PREPARE_TIMEOUT_MS = 10_000;
 /** Above this, 20 telegrams ingested at once would need gigabytes (docs/telegrams.md "Size"). */
 const MAX_TELEGRAM_BYTES_CEILING = 64 * 1024 * 1024;
 
@@ -254,6 +261,7 @@ export const settings = [
   setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
   setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),
   setting('maxTelegramBytes', 'NAMAZU_MAX_TELEGRAM_BYTES', int(64 * 1024, MAX_TELEGRAM_BYTES_CEILING)),
+  setting('prepareTimeoutMs', 'NAMAZU_PREPARE_TIMEOUT_MS', int(100, 600_000)),
   setting('requestTimeoutMs', 'NAMAZU_REQUEST_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('headersTimeoutMs', 'NAMAZU_HEADERS_TIMEOUT_MS', int(1000, 3_600_000)),
   setting('keepAliveTimeoutMs', 'NAMAZU_KEEP_ALIVE_TIMEOUT_MS', int(1000, 3_600_000)),
@@ -305,6 +313,7 @@ export function defaults(): Config {
     trustProxy: false,
     bodyLimit: 64 * 1024,
     maxTelegramBytes: DEFAULT_MAX_TELEGRAM_BYTES,
+    prepareTimeoutMs: DEFAULT_PREPARE_TIMEOUT_MS,
     requestTimeoutMs: 30_000,
     headersTimeoutMs: 10_000,
     // Longer than the idle time of every proxy or load balancer in front (60 s for nginx's upstream

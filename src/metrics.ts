@@ -14,6 +14,8 @@ export interface Metrics {
   telegramsWithoutConverter: Counter<'type'>;
   /** Telegrams refused for their size (NAMAZU_MAX_TELEGRAM_BYTES), by the path that refused them. */
   telegramsTooLarge: Counter<'path'>;
+  /** Telegrams stored without their conversion because preparing them ran over the time budget. */
+  preparationsOverBudget: Counter;
   /** Seconds from a telegram's commit to its send on a WebSocket. */
   deliveryLatency: Histogram<'classification'>;
   /** Requests a network source made (docs/sources.md), by source and outcome. */
@@ -99,6 +101,11 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       name: 'namazu_telegrams_too_large_total',
       help: 'Telegrams refused for being larger than NAMAZU_MAX_TELEGRAM_BYTES, by path (http, console, ingest)',
       labelNames: ['path'],
+      registers: [registry],
+    }),
+    preparationsOverBudget: new Counter({
+      name: 'namazu_telegram_preparations_over_budget_total',
+      help: 'Telegrams whose preparation ran longer than NAMAZU_PREPARE_TIMEOUT_MS, stored without their conversion',
       registers: [registry],
     }),
     deliveryLatency: new Histogram({
