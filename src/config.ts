@@ -26,6 +26,11 @@ export interface Config {
   pollingIntervalMs: number;
   pingIntervalMs: number;
   dpopNonce: boolean;
+  /**
+   * Which clients' refresh tokens rotate when the client's own setting is `default` (docs/oauth.md
+   * "Refresh token rotation"): none (the production service's behaviour), public clients', all.
+   */
+  refreshRotation: RefreshRotationDefault;
   demo: boolean;
   /** Who may create an account in the console: anyone, or holders of an administrator's invitation. */
   signup: 'open' | 'invitation';
@@ -108,6 +113,9 @@ export const DEFAULT_RETENTION_DAYS: Readonly<Record<RetentionKey, number>> = {
 
 /** The longest retention that may be set: a century, in days. */
 const MAX_RETENTION_DAYS = 36_500;
+
+export const REFRESH_ROTATION_DEFAULTS = ['off', 'public', 'all'] as const;
+export type RefreshRotationDefault = (typeof REFRESH_ROTATION_DEFAULTS)[number];
 
 export const SOURCE_NAMES = ['jma-feed', 'upstream'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -250,6 +258,7 @@ export const settings = [
   setting('pollingIntervalMs', 'NAMAZU_POLLING_INTERVAL_MS', int(0, 3_600_000)),
   setting('pingIntervalMs', 'NAMAZU_PING_INTERVAL_MS', int(1000, 3_600_000)),
   setting('dpopNonce', 'NAMAZU_DPOP_NONCE', bool),
+  setting('refreshRotation', 'NAMAZU_REFRESH_ROTATION', oneOf(...REFRESH_ROTATION_DEFAULTS)),
   setting('demo', 'NAMAZU_DEMO', bool),
   setting('signup', 'NAMAZU_SIGNUP', oneOf('open', 'invitation')),
   setting(
@@ -306,6 +315,7 @@ export function defaults(): Config {
     pollingIntervalMs: 2000,
     pingIntervalMs: 30_000,
     dpopNonce: true,
+    refreshRotation: 'off',
     demo: true,
     signup: 'open',
     logLevel: 'info',

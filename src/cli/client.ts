@@ -12,7 +12,7 @@ import type { CommandIo } from './database.ts';
 const USAGE =
   'usage: namazu client create --account E --name N --type confidential|public --redirect-uri U … ' +
   '--grant authorization_code|refresh_token|client_credentials … --scopes "s1 s2" ' +
-  '[--contact C --app-url U --terms-url U --privacy-url U]';
+  '[--refresh-rotation default|on|off] [--contact C --app-url U --terms-url U --privacy-url U]';
 
 /** The flag each registration field comes from. */
 const FLAG_OF: Record<RegistrationField, string> = {
@@ -21,6 +21,7 @@ const FLAG_OF: Record<RegistrationField, string> = {
   redirectUris: 'redirect-uri',
   grants: 'grant',
   scopes: 'scopes',
+  refreshRotation: 'refresh-rotation',
   contact: 'contact',
   appUrl: 'app-url',
   termsUrl: 'terms-url',
@@ -35,6 +36,7 @@ export const clientFlags = {
   'redirect-uri': { type: 'string', multiple: true },
   grant: { type: 'string', multiple: true },
   scopes: { type: 'string' },
+  'refresh-rotation': { type: 'string' },
   contact: { type: 'string' },
   'app-url': { type: 'string' },
   'terms-url': { type: 'string' },
@@ -49,6 +51,7 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
     redirectUris: (values['redirect-uri'] as string[] | undefined) ?? [],
     grants: (values.grant as string[] | undefined) ?? [],
     scopes: required(values, 'scopes'),
+    refreshRotation: values['refresh-rotation'] as string | undefined,
     contact: values.contact as string | undefined,
     appUrl: values['app-url'] as string | undefined,
     termsUrl: values['terms-url'] as string | undefined,

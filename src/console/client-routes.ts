@@ -61,6 +61,8 @@ function clientFormValues(form: Params): ClientFormValues {
     redirectUris: one('redirectUris'),
     grants: [...(form.get('grant') ?? [])],
     scopes: [...(form.get('scope') ?? [])],
+    // An old form without the field keeps the server's default.
+    refreshRotation: singleValue(form, 'refreshRotation') ?? 'default',
     contact: one('contact'),
     appUrl: one('appUrl'),
     termsUrl: one('termsUrl'),
@@ -80,6 +82,7 @@ function registrationInput(v: ClientFormValues): RegistrationInput {
       .filter((u) => u.length > 0),
     grants: v.grants,
     scopes: v.scopes.join(' '),
+    refreshRotation: v.refreshRotation,
     contact: optional(v.contact),
     appUrl: optional(v.appUrl),
     termsUrl: optional(v.termsUrl),
@@ -106,6 +109,7 @@ function check(visit: Visit, values: ClientFormValues, type?: string) {
 }
 
 function showNewClient(
+  ctx: AppContext,
   reply: FastifyReply,
   status: number,
   visit: Visit,
@@ -124,12 +128,14 @@ function showNewClient(
       editing: false,
       values,
       offered: offeredScopes(visit.account.isAdmin),
+      operatorRotation: ctx.config.refreshRotation,
       problems: error?.problems ?? [],
     }),
   );
 }
 
 function showClient(
+  ctx: AppContext,
   reply: FastifyReply,
   status: number,
   visit: Visit,
@@ -147,6 +153,7 @@ function showClient(
       client,
       values: extra.values ?? formValuesOf(client),
       offered: offeredScopes(visit.account.isAdmin),
+      operatorRotation: ctx.config.refreshRotation,
       secret: extra.secret,
       notice: extra.notice,
       problems: extra.error?.problems ?? [],
@@ -194,18 +201,18 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
   });
 
   area.get(paths.clientNew, async (request, reply) =>
-    showNewClient(reply, 200, request.visit, emptyClientForm),
+    showNewClient(ctx, reply, 200, request.visit, emptyClientForm),
   );
 
   area.post(paths.clients, { config: { returnTo: paths.clientNew } }, async (request, reply) => {
     const { visit } = request;
     const values = clientFormValues(checkedForm(request));
     const checked = check(visit, values);
-    if (checked instanceof RegistrationError) return showNewClient(reply, 400, visit, values, checked);
+    if (checked instanceof RegistrationError) return showNewClient(ctx, reply, 400, visit, values, checked);
     const created = await register(ctx, visit, checked);
-    if (created instanceof RegistrationError) return showNewClient(reply, 409, visit, values, created);
+    if (created instanceof RegistrationError) return showNewClient(ctx, reply, 409, visit, values, created);
     const managed = await findClientOf(ctx.db, visit.account.id, created.client.id);
-    return showClient(reply, 201, visit, managed!, {
+    return showClient(ctx, reply, 201, visit, managed!, {
       secret: created.clientSecret ?? undefined,
       notice: clientsText[visit.lang].registered,
     });
@@ -216,7 +223,7 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const client = await ownClient(ctx, reply, visit, request.params.id);
     if (!client) return reply;
     const notice = request.query.saved === '1' ? clientsText[visit.lang].saved : undefined;
-    return showClient(reply, 200, visit, client, { notice });
+    return showClient(ctx, reply, 200, visit, client, { notice });
   });
 
   area.post<ClientParams>(paths.client, onClient, async (request, reply) => {
@@ -226,7 +233,7 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const values = { ...clientFormValues(checkedForm(request)), type: client.type };
     const checked = check(visit, values, client.type);
     if (checked instanceof RegistrationError)
-      return showClient(reply, 400, visit, client, { values, error: checked });
+      return showClient(ctx, reply, 400, visit, client, { values, error: checked });
     await updateClient(ctx.db, visit.account.id, client.id, checked);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.client, client.id)}?saved=1`);
   });
@@ -237,7 +244,7 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     if (!client) return reply;
     const secret = await rotateClientSecret(ctx.db, ctx.pepper, visit.account.id, client.id);
     if (secret === null) return sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
-    return showClient(reply, 200, visit, client, { secret });
+    return showClient(ctx, reply, 200, visit, client, { secret });
   });
 
   area.post<ClientParams>(paths.clientDelete, onClient, async (request, reply) => {

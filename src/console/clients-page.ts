@@ -1,6 +1,8 @@
 import { accountCaps } from '../accounts/caps.ts';
 import type { ManagedClient } from '../issuer/client-management.ts';
 import { GRANTS, type RegistrationField, type RegistrationProblem } from '../issuer/client-registration.ts';
+import { REFRESH_ROTATIONS } from '../issuer/clients.ts';
+import { rotatesRefreshTokens, type OperatorRefreshRotation } from '../issuer/refresh-rotation.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
 import { fieldError, formatTime, invalidAttrs, notice, secretBox } from './layout.ts';
@@ -25,6 +27,14 @@ type Key =
   | 'redirectHint'
   | 'grants'
   | 'scopes'
+  | 'refreshRotation'
+  | 'rotation-default'
+  | 'rotation-on'
+  | 'rotation-off'
+  | 'rotationHint'
+  | 'rotationServer'
+  | 'rotating'
+  | 'notRotating'
   | 'contact'
   | 'contactHint'
   | 'appUrl'
@@ -66,6 +76,15 @@ export const clientsText: Messages<Key> = {
       'One per line: https, http on localhost or 127.0.0.1, or a private-use scheme such as com.example.app:/cb. No fragment (#).',
     grants: 'Flows used',
     scopes: 'Allowed scopes',
+    refreshRotation: 'Refresh token rotation',
+    'rotation-default': 'Server default',
+    'rotation-on': 'On: each refresh returns a new refresh token and ends the one used',
+    'rotation-off': 'Off: the refresh token stays the same (as on the production service)',
+    rotationHint:
+      'With rotation on, a refresh token used a second time ends the whole authorization (a copy was stolen, or the app lost the newer one), so the app must keep the newest refresh token it received. Public apps are better protected by sending DPoP proofs, which bind their refresh tokens to a key.',
+    rotationServer: 'Server default now',
+    rotating: 'on',
+    notRotating: 'off',
     contact: 'Public contact of the maker',
     contactHint: 'An e-mail address or URL shown to people on the consent page.',
     appUrl: 'Application URL',
@@ -107,6 +126,15 @@ export const clientsText: Messages<Key> = {
       '1行に1つ。https、localhost または 127.0.0.1 の http、または com.example.app:/cb のようなプライベートスキーム。フラグメント（#）は不可。',
     grants: '使用するフロー',
     scopes: '許可するスコープ',
+    refreshRotation: 'リフレッシュトークンのローテーション',
+    'rotation-default': 'サーバーの既定値',
+    'rotation-on': '有効: 更新のたびに新しいリフレッシュトークンを返し、使われたものを無効にする',
+    'rotation-off': '無効: リフレッシュトークンは変わらない（本家サービスと同じ動作）',
+    rotationHint:
+      '有効にすると、一度使われたリフレッシュトークンが再び使われた場合（コピーが盗まれた、またはアプリが新しいトークンを失った）、その許可全体が取り消されます。アプリは受け取った最新のリフレッシュトークンを保管してください。パブリックなアプリには、リフレッシュトークンを鍵に結び付けるDPoPの証明を送るほうが安全です。',
+    rotationServer: '現在のサーバー既定値',
+    rotating: '有効',
+    notRotating: '無効',
     contact: '作成者の公開連絡先',
     contactHint: '同意画面で利用者に表示されるメールアドレスまたはURL。',
     appUrl: 'アプリケーションのURL',
@@ -143,6 +171,7 @@ export interface ClientFormValues {
   redirectUris: string;
   grants: string[];
   scopes: string[];
+  refreshRotation: string;
   contact: string;
   appUrl: string;
   termsUrl: string;
@@ -155,6 +184,7 @@ export const emptyClientForm: ClientFormValues = {
   redirectUris: '',
   grants: ['authorization_code', 'refresh_token'],
   scopes: [],
+  refreshRotation: 'default',
   contact: '',
   appUrl: '',
   termsUrl: '',
@@ -171,6 +201,8 @@ export interface ClientFormView {
   editing: boolean;
   values: ClientFormValues;
   offered: string[];
+  /** Whose refresh tokens rotate when their client follows the server (NAMAZU_REFRESH_ROTATION). */
+  operatorRotation: OperatorRefreshRotation;
   /** The fields that broke a rule, each with its message. */
   problems: readonly RegistrationProblem[];
 }
@@ -214,6 +246,7 @@ ${fieldError('redirectUris', err('redirectUris'))}
 <fieldset id="grants"${err('grants') ? markup` aria-describedby="grants-error"` : null}><legend>${t.grants}</legend>${grants}
 ${fieldError('grants', err('grants'))}</fieldset>
 ${scopeFieldset('scopes', t.scopes, v.offered, new Set(v.values.scopes), err('scopes'))}
+${rotationFieldset(v, err('refreshRotation'))}
 ${text('contact', t.contact, v.values.contact, 'text', { hinted: true })}
 <p class="hint" id="contact-hint">${t.contactHint}</p>
 ${text('appUrl', t.appUrl, v.values.appUrl, 'url')}
@@ -221,6 +254,34 @@ ${text('termsUrl', t.termsUrl, v.values.termsUrl, 'url')}
 ${text('privacyUrl', t.privacyUrl, v.values.privacyUrl, 'url')}
 <button type="submit">${v.editing ? t.submitEdit : t.submitNew}</button>
 </form>`;
+}
+
+/** What the server's default does for a client of this type, in words. */
+function serverRotation(v: Pick<ClientFormView, 'lang' | 'operatorRotation'>, type: string): string {
+  const t = clientsText[v.lang];
+  const rotates = rotatesRefreshTokens(
+    { type: type === 'public' ? 'public' : 'confidential', refreshRotation: 'default' },
+    v.operatorRotation,
+  );
+  return rotates ? t.rotating : t.notRotating;
+}
+
+/** The refresh token rotation of a client: the server's default, on or off. */
+function rotationFieldset(v: ClientFormView, error: string | undefined): SafeHtml {
+  const t = clientsText[v.lang];
+  const choices = REFRESH_ROTATIONS.map(
+    (r) =>
+      markup`<label for="refreshRotation-${r}"><input type="radio" id="refreshRotation-${r}" name="refreshRotation" value="${r}"${
+        v.values.refreshRotation === r ? markup` checked` : null
+      }> ${t[`rotation-${r}`]}</label>`,
+  );
+  const server = v.editing
+    ? markup` <span class="muted">(${t.rotationServer}: ${serverRotation(v, v.values.type)})</span>`
+    : null;
+  return markup`<fieldset id="refreshRotation" aria-describedby="refreshRotation-hint${error ? ' refreshRotation-error' : ''}"><legend>${t.refreshRotation}</legend>
+${choices}
+<p class="hint" id="refreshRotation-hint">${t.rotationHint}${server}</p>
+${fieldError('refreshRotation', error)}</fieldset>`;
 }
 
 export function renderClientFormPage(v: ClientFormView): string {
@@ -296,6 +357,7 @@ ${v.secret ? secretBox('new-secret', t.newSecret, v.secret, v.lang) : null}
 <dt>${t.redirectUris}</dt><dd>${c.redirectUris.map((u) => markup`<code>${u}</code><br>`)}</dd>
 <dt>${t.grants}</dt><dd>${c.grants.join(', ')}</dd>
 <dt>${t.scopes}</dt><dd>${scopeTags(c.scopes)}</dd>
+<dt>${t.refreshRotation}</dt><dd id="refresh-rotation">${rotationFact(v)}</dd>
 <dt>${t.contact}</dt><dd>${c.contact ?? '—'}</dd>
 <dt>${t.appUrl}</dt><dd>${link(c.appUrl)}</dd>
 <dt>${t.termsUrl}</dt><dd>${link(c.termsUrl)}</dd>
@@ -312,6 +374,15 @@ ${secretPart}
   );
 }
 
+/** Whether the client's refresh tokens rotate, and whether that is the server's default. */
+function rotationFact(v: ClientView): string {
+  const t = clientsText[v.lang];
+  const { refreshRotation } = v.client;
+  if (refreshRotation === 'on') return t.rotating;
+  if (refreshRotation === 'off') return t.notRotating;
+  return `${serverRotation(v, v.client.type)} (${t['rotation-default']})`;
+}
+
 /** The form values of a registered client (to edit it). */
 export function formValuesOf(c: ManagedClient): ClientFormValues {
   return {
@@ -320,6 +391,7 @@ export function formValuesOf(c: ManagedClient): ClientFormValues {
     redirectUris: c.redirectUris.join('\n'),
     grants: c.grants,
     scopes: c.scopes,
+    refreshRotation: c.refreshRotation,
     contact: c.contact ?? '',
     appUrl: c.appUrl ?? '',
     termsUrl: c.termsUrl ?? '',

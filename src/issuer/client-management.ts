@@ -51,7 +51,7 @@ export async function updateClient(
 ): Promise<boolean> {
   const rows = await q.query(
     `UPDATE oauth_clients SET name = $3, redirect_uris = $4, grants = $5, scopes = $6, contact = $7,
-       app_url = $8, terms_url = $9, privacy_url = $10
+       app_url = $8, terms_url = $9, privacy_url = $10, refresh_rotation = $11
      WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id`,
     [
       id,
@@ -64,6 +64,7 @@ export async function updateClient(
       edit.appUrl ?? null,
       edit.termsUrl ?? null,
       edit.privacyUrl ?? null,
+      edit.refreshRotation ?? 'default',
     ],
   );
   return rows.length > 0;

@@ -1,4 +1,10 @@
-import type { ClientType, GrantType, NewClient } from './clients.ts';
+import {
+  REFRESH_ROTATIONS,
+  type ClientType,
+  type GrantType,
+  type NewClient,
+  type RefreshRotation,
+} from './clients.ts';
 import { parseLoopback } from './redirect-uris.ts';
 import { isKnownScope, parseScopeList } from '../scopes.ts';
 
@@ -11,7 +17,8 @@ import { isKnownScope, parseScopeList } from '../scopes.ts';
 
 /** The fields of a registration, in the order forms show them. */
 const REGISTRATION_FIELDS = [
-  'name', 'type', 'redirectUris', 'grants', 'scopes', 'contact', 'appUrl', 'termsUrl', 'privacyUrl',
+  'name', 'type', 'redirectUris', 'grants', 'scopes', 'refreshRotation', 'contact', 'appUrl', 'termsUrl',
+  'privacyUrl',
 ] as const; // prettier-ignore
 export type RegistrationField = (typeof REGISTRATION_FIELDS)[number];
 
@@ -23,6 +30,8 @@ export interface RegistrationInput {
   grants: readonly string[];
   /** Space-separated scope list. */
   scopes: string;
+  /** `default`, `on` or `off`; absent is `default`. */
+  refreshRotation?: string;
   contact?: string;
   appUrl?: string;
   termsUrl?: string;
@@ -143,6 +152,14 @@ export function checkRegistration(
   const unknown = scopes.filter((s) => !isKnownScope(s));
   if (unknown.length > 0) fail('scopes', `unknown scope(s): ${unknown.join(', ')}`);
 
+  const refreshRotation = input.refreshRotation ?? 'default';
+  if (!(REFRESH_ROTATIONS as readonly string[]).includes(refreshRotation)) {
+    fail(
+      'refreshRotation',
+      `${label('refreshRotation')} must be one of ${REFRESH_ROTATIONS.join(', ')}, got "${refreshRotation}"`,
+    );
+  }
+
   const contact = input.contact;
   if (
     contact !== undefined &&
@@ -180,6 +197,7 @@ export function checkRegistration(
     redirectUris,
     grants: grants as GrantType[],
     scopes,
+    refreshRotation: refreshRotation as RefreshRotation,
     contact: contact?.trim() ?? null,
     appUrl,
     termsUrl,

@@ -4,6 +4,12 @@ import { digestSecret, newSecret, prefixes, safeEqual } from '../security/secret
 
 export type ClientType = 'confidential' | 'public';
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+/**
+ * Whether a refresh returns a new refresh token and ends the one used (docs/oauth.md "Refresh token
+ * rotation"): `default` follows the operator's setting, `on` and `off` decide for this client.
+ */
+export type RefreshRotation = 'default' | 'on' | 'off';
+export const REFRESH_ROTATIONS: readonly RefreshRotation[] = ['default', 'on', 'off'];
 
 export interface OAuthClient {
   id: number;
@@ -18,10 +24,11 @@ export interface OAuthClient {
   appUrl: string | null;
   termsUrl: string | null;
   privacyUrl: string | null;
+  refreshRotation: RefreshRotation;
 }
 
-/** The optional links and contact of a client. */
-type ClientDetails = 'contact' | 'appUrl' | 'termsUrl' | 'privacyUrl';
+/** The optional links and contact of a client, and its settings that have a default. */
+type ClientDetails = 'contact' | 'appUrl' | 'termsUrl' | 'privacyUrl' | 'refreshRotation';
 
 /** A client to register: its record without the ids it is given, its details optional. */
 export type NewClient = Omit<OAuthClient, 'id' | 'clientId' | ClientDetails> &
@@ -41,6 +48,7 @@ export interface ClientRow {
   app_url: string | null;
   terms_url: string | null;
   privacy_url: string | null;
+  refresh_rotation: RefreshRotation;
 }
 
 export function toClient(r: ClientRow): OAuthClient {
@@ -57,6 +65,7 @@ export function toClient(r: ClientRow): OAuthClient {
     appUrl: r.app_url,
     termsUrl: r.terms_url,
     privacyUrl: r.privacy_url,
+    refreshRotation: r.refresh_rotation,
   };
 }
 
@@ -79,8 +88,8 @@ export async function createClient(
   const clientSecret = input.type === 'confidential' ? newSecret(prefixes.clientSecret) : null;
   const rows = await q.query<ClientRow>(
     `INSERT INTO oauth_clients (client_id, secret_digest, account_id, name, type, redirect_uris, grants,
-       scopes, contact, app_url, terms_url, privacy_url)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) RETURNING *`,
+       scopes, contact, app_url, terms_url, privacy_url, refresh_rotation)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING *`,
     [
       clientId,
       clientSecret === null ? null : digestSecret(pepper, clientSecret),
@@ -94,6 +103,7 @@ export async function createClient(
       input.appUrl ?? null,
       input.termsUrl ?? null,
       input.privacyUrl ?? null,
+      input.refreshRotation ?? 'default',
     ],
   );
   return { client: toClient(rows[0]!), clientSecret };

@@ -126,9 +126,10 @@ export async function findTokenOwner(
 
 /**
  * One statement for a refresh: moves the refresh token's expiry to `now` + 183 days (never past
- * `createdAt` + `absoluteMaxMs`, the absolute cap) and stores the new access token, which inherits the
- * refresh token's authorization, client and account. Returns the access token's value, or null when
- * the refresh token expired or vanished since it was read.
+ * the issuance of its authorization's first refresh token + `absoluteMaxMs`, the absolute cap) and
+ * stores the new access token, which inherits the refresh token's authorization, client and account.
+ * Returns the access token's value, or null when the refresh token expired or vanished since it was
+ * read.
  */
 export async function refreshAccessToken(
   q: Queryable,
@@ -141,7 +142,8 @@ export async function refreshAccessToken(
   const rows = await q.query(
     `WITH r AS (
        UPDATE oauth_tokens
-          SET expires_at = LEAST($2::timestamptz, created_at + make_interval(secs => $3::double precision))
+          SET expires_at = LEAST($2::timestamptz,
+                COALESCE(family_issued_at, created_at) + make_interval(secs => $3::double precision))
         WHERE digest = $1 AND kind = 'refresh' AND expires_at > $4
         RETURNING grant_id, client_id, account_id)
      INSERT INTO oauth_tokens (digest, kind, grant_id, client_id, account_id, scopes, jkt, created_at, expires_at)

@@ -1,6 +1,7 @@
 import { pruneCodes } from '../issuer/code-redemption.ts';
 import { pruneProofJtis } from '../dpop/dpop-replay.ts';
 import { pruneExpiredTokens } from '../issuer/tokens.ts';
+import { pruneRotatedTokens } from '../issuer/refresh-rotation.ts';
 import type { AppContext } from '../context.ts';
 
 export const CLEANUP_INTERVAL_MS = 60_000;
@@ -8,10 +9,14 @@ export const CLEANUP_INTERVAL_MS = 60_000;
 const CODE_KEEP_MS = 86_400_000;
 const TOKEN_BATCH = 5000;
 
-/** One cleanup pass: expired tokens (in batches), DPoP proof ids, old codes and empty authorizations. */
+/**
+ * One cleanup pass: expired tokens and refresh tokens ended by rotation (in batches), DPoP proof
+ * ids, old codes and empty authorizations.
+ */
 export async function cleanUpTokens(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<void> {
   const now = ctx.clock.now();
   while ((await pruneExpiredTokens(ctx.db, now, TOKEN_BATCH)) === TOKEN_BATCH);
+  while ((await pruneRotatedTokens(ctx.db, now, TOKEN_BATCH)) === TOKEN_BATCH);
   await pruneProofJtis(ctx.db, now);
   await pruneCodes(ctx.db, now, CODE_KEEP_MS);
 }

@@ -29,6 +29,9 @@ import {
 import type { Params } from '../http/form.ts';
 import { param, requiredParam } from './token-params.ts';
 import type { AccountTokenWriter } from '../issuer/token-batch.ts';
+import { rotateRefreshToken, rotatesRefreshTokens } from '../issuer/refresh-rotation.ts';
+import type { RefreshRotationDefault } from '../config.ts';
+import { refusedRefreshToken } from './refresh-rotation.ts';
 
 /**
  * Longest life of an authorization's refresh token, however often it is used: after three years
@@ -46,6 +49,8 @@ export interface Issuer {
   clock: Clock;
   pepper: Buffer;
   refreshMaxAgeMs: number;
+  /** Whose refresh tokens rotate when their client follows the default (NAMAZU_REFRESH_ROTATION). */
+  refreshRotation: RefreshRotationDefault;
 }
 
 export interface TokenResponse {
@@ -197,27 +202,30 @@ export async function refreshTokenGrant(
   const now = iss.clock.now();
   const digest = digestSecret(iss.pepper, value);
   const token = await findLiveToken(iss.db, digest, now);
-  if (!token || token.kind !== 'refresh' || token.clientId !== client.clientId) {
+  if (!token) throw await refusedRefreshToken(iss, client, digest, now);
+  if (token.kind !== 'refresh' || token.clientId !== client.clientId) {
     throw invalidGrant('refresh token not found');
   }
   const scopes = narrowedScopes(scope, token.scopes) ?? token.scopes;
   if (token.jkt !== null && proof?.jkt !== token.jkt)
     throw invalidGrant('the refresh token is bound to another DPoP key');
-  let access: string | null;
+  const refresh = { digest, absoluteMaxMs: iss.refreshMaxAgeMs };
+  const access = { scopes, jkt: proof?.jkt ?? null, expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) };
+  let issued: { access: string; refresh?: string } | null;
   try {
-    access = await refreshAccessToken(
-      iss.db,
-      iss.pepper,
-      now,
-      { digest, absoluteMaxMs: iss.refreshMaxAgeMs },
-      { scopes, jkt: proof?.jkt ?? null, expiresAt: new Date(now + ACCESS_TOKEN_TTL_S * 1000) },
-    );
+    if (rotatesRefreshTokens(client, iss.refreshRotation)) {
+      issued = await rotateRefreshToken(iss.db, iss.pepper, now, refresh, access);
+    } else {
+      const renewed = await refreshAccessToken(iss.db, iss.pepper, now, refresh, access);
+      issued = renewed === null ? null : { access: renewed };
+    }
   } catch (err) {
     if (!lostToRevocation(err)) throw err;
-    access = null;
+    throw invalidGrant('refresh token not found');
   }
-  if (access === null) throw invalidGrant('refresh token not found');
-  return response(access, scopes, proof);
+  // Gone since it was read: rotated by a concurrent refresh (a reuse), expired, or revoked.
+  if (issued === null) throw await refusedRefreshToken(iss, client, digest, now);
+  return response(issued.access, scopes, proof, issued.refresh);
 }
 
 export async function clientCredentialsGrant(

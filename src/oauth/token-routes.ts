@@ -50,6 +50,7 @@ function tokenIssuer(ctx: AppContext): Issuer {
     clock: ctx.clock,
     pepper: ctx.pepper,
     refreshMaxAgeMs: REFRESH_TOKEN_MAX_AGE_MS,
+    refreshRotation: ctx.config.refreshRotation,
   };
 }
 

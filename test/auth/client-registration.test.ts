@@ -34,6 +34,7 @@ test('a valid registration is normalised: name trimmed, duplicates dropped, opti
     redirectUris: ['https://app.example/cb'],
     grants: ['authorization_code', 'refresh_token'],
     scopes: ['telegram.list', 'telegram.data'],
+    refreshRotation: 'default',
     contact: null,
     appUrl: null,
     termsUrl: null,
@@ -52,6 +53,8 @@ test('a valid registration is normalised: name trimmed, duplicates dropped, opti
     label,
   );
   assert.equal(service.contact, 'ops@example.org');
+  assert.equal(checkRegistration({ ...web, refreshRotation: 'on' }, label).refreshRotation, 'on');
+  assert.equal(checkRegistration({ ...web, refreshRotation: 'off' }, label).refreshRotation, 'off');
   assert.equal(service.appUrl, 'https://app.example/');
 });
 
@@ -76,6 +79,11 @@ test('each broken rule names its field', () => {
     [{ redirectUris: ['javascript:alert(1)'] }, 'redirectUris', /must use https, http on a loopback host/],
     [{ scopes: ' ' }, 'scopes', /^<scopes> must name at least one scope$/],
     [{ scopes: 'telegram.list nope' }, 'scopes', /^unknown scope\(s\): nope$/],
+    [
+      { refreshRotation: 'always' },
+      'refreshRotation',
+      /^<refreshRotation> must be one of default, on, off, got "always"$/,
+    ],
     [{ contact: ' ' }, 'contact', /<contact> must be 1 to 254/],
     [
       { appUrl: 'ftp://app.example/' },

@@ -79,12 +79,13 @@ test('confidential client: one JSON object with id and secret; only the digest i
     assert.equal(row.app_url, 'https://app.example/');
     assert.equal(row.terms_url, 'https://app.example/terms');
     assert.equal(row.privacy_url, 'https://app.example/privacy');
+    assert.equal(row.refresh_rotation, 'default');
   } finally {
     await db.close();
   }
 });
 
-test('public client: no secret', () => {
+test('public client: no secret; --refresh-rotation sets its rotation', async () => {
   const r = namazu(
     'client',
     'create',
@@ -100,9 +101,22 @@ test('public client: no secret', () => {
     'authorization_code',
     '--scopes',
     'telegram.list',
+    '--refresh-rotation',
+    'on',
   );
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(Object.keys(JSON.parse(r.stdout)), ['client_id']);
+  const out = JSON.parse(r.stdout) as { client_id: string };
+  assert.deepEqual(Object.keys(out), ['client_id']);
+  const db = await openDb({ databaseUrl: null, dataDir, poolSize: 1 });
+  try {
+    const rows = await db.query<{ refresh_rotation: string }>(
+      'SELECT refresh_rotation FROM oauth_clients WHERE client_id = $1',
+      [out.client_id],
+    );
+    assert.equal(rows[0]!.refresh_rotation, 'on');
+  } finally {
+    await db.close();
+  }
 });
 
 test('bad flags are refused with a message naming the flag', () => {
@@ -120,6 +134,10 @@ test('bad flags are refused with a message naming the flag', () => {
     [replace('--grant', 'password'), /--grant must be one of/],
     [replace('--name', 'bad\u0001name'), /--name must be 1 to 100 printable characters/],
     [replace('--app-url', 'ftp://app.example/'), /--app-url must be an http\(s\) URL/],
+    [
+      [...confidential.slice(2), '--refresh-rotation', 'sometimes'],
+      /--refresh-rotation must be one of default, on, off, got "sometimes"/,
+    ],
     [
       [
         '--account',

@@ -35,6 +35,7 @@ test('the consent page escapes registered attributes and never links unsafe URLs
       appUrl: 'javascript:alert(1)',
       termsUrl: 'https://app.example/terms',
       privacyUrl: null,
+      refreshRotation: 'default',
     },
     scopes: ['telegram.list'],
     accountEmail: 'user@example.com',

@@ -17,6 +17,7 @@ const client: OAuthClient = {
   appUrl: null,
   termsUrl: null,
   privacyUrl: null,
+  refreshRotation: 'default',
 };
 const lookup = async (id: string) => (id === client.clientId ? client : null);
 const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
