@@ -25,6 +25,11 @@ export interface Config {
   workers: number;
   pollingIntervalMs: number;
   pingIntervalMs: number;
+  /**
+   * Most telegrams stored after a resume point (`after`, `Last-Event-ID`) that a resuming connection
+   * catches up on; further back is refused (docs/realtime.md "Resume").
+   */
+  resumeMaxTelegrams: number;
   dpopNonce: boolean;
   /**
    * Which clients' refresh tokens rotate when the client's own setting is `default` (docs/oauth.md
@@ -257,6 +262,7 @@ export const settings = [
   setting('workers', 'NAMAZU_WORKERS', int(1, 64), '--workers'),
   setting('pollingIntervalMs', 'NAMAZU_POLLING_INTERVAL_MS', int(0, 3_600_000)),
   setting('pingIntervalMs', 'NAMAZU_PING_INTERVAL_MS', int(1000, 3_600_000)),
+  setting('resumeMaxTelegrams', 'NAMAZU_RESUME_MAX_TELEGRAMS', int(0, 1_000_000)),
   setting('dpopNonce', 'NAMAZU_DPOP_NONCE', bool),
   setting('refreshRotation', 'NAMAZU_REFRESH_ROTATION', oneOf(...REFRESH_ROTATION_DEFAULTS)),
   setting('demo', 'NAMAZU_DEMO', bool),
@@ -314,6 +320,7 @@ export function defaults(): Config {
     workers: 1,
     pollingIntervalMs: 2000,
     pingIntervalMs: 30_000,
+    resumeMaxTelegrams: 10_000,
     dpopNonce: true,
     refreshRotation: 'off',
     demo: true,

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { TELEGRAM_ID_PATTERN, resumeMessages } from '../telegrams/resume-point.ts';
 
 /**
  * Response schemas of the data API: they document the routes in the OpenAPI document and let
@@ -158,6 +159,7 @@ export const socketStartMessages = {
   appName: 'The `appName` is up to 24 bytes.',
   formatMode: FORMAT_MODE_MESSAGE,
   test: 'The `test` is `no` or `including`.',
+  after: resumeMessages.malformed('after'),
 } as const;
 
 /** A start request whose body is not a JSON object (docs/api-contract.md "Errors"). */
@@ -278,6 +280,15 @@ export const SocketStartBody = Type.Object(
     formatMode: Type.Optional(
       Nullable(
         Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
+      ),
+    ),
+    after: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: TELEGRAM_ID_PATTERN,
+          description:
+            'Resume: the id of the telegram last handled (a `data` message or a list item); the connection first receives every telegram after it (docs/realtime.md "Resume")',
+        }),
       ),
     ),
   },

@@ -24,6 +24,7 @@ import {
   sessionStoreOptions,
   startSession,
 } from '../sessions/socket-sessions.ts';
+import { resumePoint } from '../telegrams/resume-point.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -117,6 +118,12 @@ async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
       const spec = sessionSpec(request.body);
       for (const c of spec.classifications) {
         if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
+      }
+      if (request.body.after) {
+        // Resolved now: the ticket then opens a catch-up from a serial, wherever it is redeemed.
+        const point = await resumePoint(ctx.db, 'after', request.body.after, ctx.config.resumeMaxTelegrams);
+        if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
+        spec.resumeAfter = point.serial;
       }
       const started = await startSession(
         ctx.db,

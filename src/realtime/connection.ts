@@ -1,12 +1,15 @@
 /** One open WebSocket session on this process: its socket, filter and heartbeat state. */
 import type { WebSocket } from 'ws';
 import type { CompiledFilter } from './filter.ts';
+import type { Outgoing } from './outgoing.ts';
 import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
-import { writeFrame } from './raw-write.ts';
+import { rawSocketOf, writeFrame } from './raw-write.ts';
+import type { Subscriber } from './subscriber.ts';
 
 const TEXT = { binary: false } as const;
 
-export class Connection {
+export class Connection implements Subscriber {
+  readonly answersPings = true;
   /** The latest pingId sent; a pong must carry it. */
   lastPingId: string | null = null;
   /** Time of the latest valid pong (or of the opening): the 120 s pong timeout counts from here. */
@@ -40,14 +43,32 @@ export class Connection {
   }
 
   /**
-   * Sends a message whose complete frame (`textFrame(payload)`) was built once for every socket:
-   * the frame's bytes are written as they are, or `payload` goes through `ws.send` while `ws` is
-   * still busy with an earlier frame. Same bound as `send`.
+   * Sends a message whose complete frame was built once for every socket: the frame's bytes are
+   * written as they are, or the payload goes through `ws.send` while `ws` is still busy with an
+   * earlier frame. Same bound as `send`.
    */
-  sendFrame(payload: Buffer, frame: Buffer): boolean {
+  deliver(message: Outgoing): boolean {
     if (!this.writable()) return false;
-    if (!writeFrame(this.ws, frame)) this.ws.send(payload, TEXT);
+    if (!writeFrame(this.ws, message.wsFrame)) this.ws.send(message.payload, TEXT);
     return true;
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  drained(bytes: number): Promise<void> {
+    const socket = rawSocketOf(this.ws);
+    if (!socket || this.ws.bufferedAmount <= bytes || this.ws.readyState !== 1) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.once('drain', done);
+      socket.once('close', done);
+    });
   }
 
   private writable(): boolean {

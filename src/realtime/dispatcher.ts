@@ -9,6 +9,7 @@
 import type { Clock } from '../clock.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Hub } from './hub.ts';
+import type { PassingHop } from './protocol.ts';
 
 /** Where the dispatcher reads the stream from (the process's telegram cache, else the database). */
 export interface TelegramSource {
@@ -21,6 +22,14 @@ export interface TelegramSource {
   after(after: number, limit: number, fresh?: boolean): Promise<TelegramRecord[]>;
   /** Whether the source holds this serial and every one before it without reading the store. */
   holds?(serial: number): boolean;
+}
+
+/** The `passing` of a telegram sent by this server now: ingest at reception, then this server. */
+export function passingOf(record: TelegramRecord, serverName: string, now: number): PassingHop[] {
+  return [
+    { name: 'ingest', time: record.receivedTime },
+    { name: serverName, time: new Date(now).toISOString() },
+  ];
 }
 
 /** Telegrams read per round trip while catching up. */
@@ -93,10 +102,18 @@ export class Dispatcher {
       });
   }
 
-  /** Resolves once everything committed before the call has been broadcast (tests, shutdown). */
-  async settled(): Promise<void> {
+  /**
+   * Resolves once everything committed before the call has been handed to the hub (a resuming
+   * connection whose telegram this process has not broadcast yet waits for it).
+   */
+  async caughtUp(): Promise<void> {
     this.wake();
     while (this.running) await this.running;
+  }
+
+  /** Resolves once everything committed before the call has been broadcast (tests, shutdown). */
+  async settled(): Promise<void> {
+    await this.caughtUp();
     await this.hub.drained();
   }
 
@@ -121,10 +138,7 @@ export class Dispatcher {
   private deliver(record: TelegramRecord, wokenAt: number): void {
     this.hub.broadcast(
       record,
-      [
-        { name: 'ingest', time: record.receivedTime },
-        { name: this.serverName, time: new Date(this.clock.now()).toISOString() },
-      ],
+      passingOf(record, this.serverName, this.clock.now()),
       () => this.onDelivered(record, (performance.now() - wokenAt) / 1000),
     );
   }

@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { Clock } from '../clock.ts';
 import { WEBSOCKET_PATH } from '../sessions/socket-sessions.ts';
+import type { CatchUp } from './catch-up.ts';
 import { Connection } from './connection.ts';
 import type { DeliveryFilter } from './filter.ts';
 import { formatsOf } from '../sessions/socket-sessions.ts';
@@ -30,6 +31,8 @@ export interface OpenedSession {
   socketId: number;
   filter: DeliveryFilter;
   appName: string | null;
+  /** The serial the connection catches up from before it goes live (docs/realtime.md "Resume"). */
+  resumeAfter?: number | null;
 }
 
 /** A refused ticket: the close code (4404, 4409, 4807, …) and its message. */
@@ -42,8 +45,11 @@ export interface Refusal {
 export interface SessionGate {
   /** Redeems a ticket (single-use: a failed attempt uses it too) and marks the session open. */
   open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal>;
-  /** The connection of an opened session ended, for whatever reason (`code`: the close code). */
-  closed(socketId: number, code: number): void;
+  /**
+   * The connection of an opened session ended, for whatever reason (`code`: the close code; null
+   * when a stream's client went away).
+   */
+  closed(socketId: number, code: number | null): void;
 }
 
 export interface EndpointOptions {
@@ -61,6 +67,8 @@ export interface EndpointOptions {
   clientIp?: (req: IncomingMessage) => string | null;
   /** Reports unexpected failures (logging); the connection is closed with 4503 either way. */
   onError?: (err: unknown) => void;
+  /** Runs the catch-up of a session that resumes (`resumeAfter`). */
+  catchUp?: CatchUp;
 }
 
 export interface WebSocketEndpoint {
@@ -146,7 +154,9 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
       ),
       TEXT,
     );
-    hub.add(conn);
+    const resumeAfter = opened.resumeAfter ?? null;
+    if (resumeAfter === null || !options.catchUp) hub.add(conn);
+    else void options.catchUp.start(conn, resumeAfter);
     ws.on('message', (data, isBinary) => {
       if (conn.closing) return;
       const msg = parseClientMessage(isBinary ? '' : data.toString());

@@ -5,8 +5,8 @@
  * never waits behind it.
  */
 import type { Clock } from '../clock.ts';
-import type { Connection } from './connection.ts';
 import type { Hub } from './hub.ts';
+import type { Subscriber } from './subscriber.ts';
 import { closeCodes, closeMessages, newPingId, pingMessage } from './protocol.ts';
 
 export interface HeartbeatOptions {
@@ -24,7 +24,7 @@ export class Heartbeat {
     private readonly clock: Clock,
     private readonly options: HeartbeatOptions,
     /** Told about every valid pong (the session records its `ping` time). */
-    private readonly onPong: (conn: Connection, at: number) => void = () => {},
+    private readonly onPong: (conn: Subscriber, at: number) => void = () => {},
   ) {}
 
   start(): void {
@@ -41,10 +41,12 @@ export class Heartbeat {
   tick(): void {
     const now = this.clock.now();
     const pingId = newPingId();
-    const targets: Connection[] = [];
+    const targets: Subscriber[] = [];
     for (const conn of this.hub.connections()) {
       if (conn.closing) continue;
-      if (now - conn.lastPongAt >= this.options.timeoutMs) {
+      // A stream of server-sent events cannot answer: while it is open, it is alive.
+      if (!conn.answersPings) this.onPong(conn, now);
+      else if (now - conn.lastPongAt >= this.options.timeoutMs) {
         conn.fail(closeCodes.pingTimeout, closeMessages.pingTimeout, true);
       } else {
         targets.push(conn);
@@ -56,7 +58,7 @@ export class Heartbeat {
   }
 
   /** A client `pong`: it must carry the latest pingId, else the connection closes with 4640. */
-  pong(conn: Connection, pingId: string | undefined): void {
+  pong(conn: Subscriber, pingId: string | undefined): void {
     if (pingId === undefined || pingId !== conn.lastPingId) {
       conn.fail(closeCodes.pingIdMismatch, closeMessages.pingIdMismatch, true);
       return;

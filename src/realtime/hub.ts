@@ -3,34 +3,35 @@
  *
  * - Connections with equal filters share a subscription group; matching is done once per group.
  * - A `data` message does not depend on the group (the filter only decides whether it is sent), so
- *   it is serialised once per telegram, framed once (`textFrame`), and the same frame bytes are
- *   written to every socket.
+ *   it is serialised once per telegram, framed once per transport (`Outgoing`: a WebSocket frame, a
+ *   server-sent event), and the same bytes are written to every connection.
+ * - A resuming connection is attached (found by id: closed by its account, cut off, pinged) before
+ *   it joins a group: it receives no broadcast until its catch-up has reached the dispatcher's
+ *   position (catch-up.ts).
  * - Sending is a queue of jobs in two lanes: EEW first, everything else after. A job sends to at most
  *   `chunkSize` sockets per turn of the event loop, then yields with setImmediate, so an EEW that
  *   arrives during a large broadcast goes out before the rest of that broadcast, and pongs, HTTP
  *   requests and timers keep running.
  */
 import type { TelegramRecord } from '../telegrams/record.ts';
-import type { Connection } from './connection.ts';
 import type { CompiledFilter } from './filter.ts';
 import { matches } from './filter.ts';
+import { Outgoing } from './outgoing.ts';
 import type { PassingHop } from './protocol.ts';
 import { dataMessage } from './protocol.ts';
-import { textFrame } from './frame.ts';
+import type { Subscriber } from './subscriber.ts';
 
 interface Group {
   filter: CompiledFilter;
-  members: Set<Connection>;
+  members: Set<Subscriber>;
 }
 
 interface Job {
-  payload: Buffer;
-  /** The complete WebSocket frame of `payload`, built on the first write. */
-  frame: Buffer | null;
-  targets: Connection[];
+  message: Outgoing;
+  targets: Subscriber[];
   next: number;
   /** Runs once every target was attempted (e.g. to record the ping time). */
-  onSent?: (conn: Connection) => void;
+  onSent?: (conn: Subscriber) => void;
   /** Runs once the last target was written. */
   onDone?: () => void;
 }
@@ -46,7 +47,7 @@ export function isEew(record: TelegramRecord): boolean {
 
 export class Hub {
   private readonly groups = new Map<string, Group>();
-  private readonly bySocketId = new Map<number, Connection>();
+  private readonly bySocketId = new Map<number, Subscriber>();
   private readonly urgent: Job[] = [];
   private readonly normal: Job[] = [];
   private scheduled = false;
@@ -58,17 +59,32 @@ export class Hub {
     return this.bySocketId.size;
   }
 
-  get(socketId: number): Connection | undefined {
+  get(socketId: number): Subscriber | undefined {
     return this.bySocketId.get(socketId);
   }
 
-  connections(): IterableIterator<Connection> {
+  connections(): IterableIterator<Subscriber> {
     return this.bySocketId.values();
   }
 
   /** Adds a connection to the group of its filter; members share the group's compiled filter. */
-  add(conn: Connection): void {
+  add(conn: Subscriber): void {
+    this.attach(conn);
+    this.join(conn);
+  }
+
+  /** Makes a connection findable by id (and pinged) without delivering broadcasts to it yet. */
+  attach(conn: Subscriber): void {
     this.bySocketId.set(conn.socketId, conn);
+  }
+
+  /** Whether this connection is attached (not removed since). */
+  holds(conn: Subscriber): boolean {
+    return this.bySocketId.get(conn.socketId) === conn;
+  }
+
+  /** An attached connection joins the group of its filter: every later broadcast includes it. */
+  join(conn: Subscriber): void {
     let group = this.groups.get(conn.filter.key);
     if (!group) {
       group = { filter: conn.filter, members: new Set() };
@@ -79,7 +95,7 @@ export class Hub {
     group.members.add(conn);
   }
 
-  remove(conn: Connection): void {
+  remove(conn: Subscriber): void {
     if (this.bySocketId.get(conn.socketId) !== conn) return;
     this.bySocketId.delete(conn.socketId);
     const group = this.groups.get(conn.filter.key);
@@ -88,11 +104,16 @@ export class Hub {
     if (group.members.size === 0) this.groups.delete(conn.filter.key);
   }
 
-  /** Moves a live connection to the group of its new filter (after a contract change). */
-  refilter(conn: Connection, filter: CompiledFilter): void {
+  /**
+   * Moves a live connection to the group of its new filter (after a contract change); one still
+   * catching up only takes the filter, which its catch-up reads for every telegram.
+   */
+  refilter(conn: Subscriber, filter: CompiledFilter): void {
+    const joined = this.groups.get(conn.filter.key)?.members.has(conn) ?? false;
     this.remove(conn);
     conn.filter = filter;
-    this.add(conn);
+    this.attach(conn);
+    if (joined) this.join(conn);
   }
 
   /**
@@ -101,12 +122,12 @@ export class Hub {
    * Returns the number of targets.
    */
   broadcast(record: TelegramRecord, passing: readonly PassingHop[], onDone?: () => void): number {
-    const targets: Connection[] = [];
+    const targets: Subscriber[] = [];
     for (const group of this.groups.values()) {
       if (matches(group.filter, record)) for (const c of group.members) targets.push(c);
     }
     if (targets.length === 0) return 0;
-    const job: Job = { payload: dataMessage(record, passing), frame: null, targets, next: 0 };
+    const job: Job = { message: new Outgoing(dataMessage(record, passing), record.id), targets, next: 0 };
     if (onDone) job.onDone = onDone;
     const urgent = isEew(record);
     (urgent ? this.urgent : this.normal).push(job);
@@ -116,9 +137,9 @@ export class Hub {
   }
 
   /** Queues one pre-serialised message for the given connections in the ordinary lane. */
-  sendToAll(payload: Buffer, targets: Connection[], onSent?: (conn: Connection) => void): void {
+  sendToAll(payload: Buffer, targets: Subscriber[], onSent?: (conn: Subscriber) => void): void {
     if (targets.length === 0) return;
-    const job: Job = { payload, frame: null, targets, next: 0 };
+    const job: Job = { message: new Outgoing(payload), targets, next: 0 };
     if (onSent) job.onSent = onSent;
     this.normal.push(job);
     if (!this.scheduled) this.run();
@@ -142,10 +163,9 @@ export class Hub {
       if (!job) break;
       const end = Math.min(job.targets.length, job.next + budget);
       budget -= end - job.next;
-      job.frame ??= textFrame(job.payload);
       for (let i = job.next; i < end; i++) {
         const conn = job.targets[i]!;
-        if (conn.sendFrame(job.payload, job.frame)) job.onSent?.(conn);
+        if (conn.deliver(job.message)) job.onSent?.(conn);
       }
       job.next = end;
       if (end === job.targets.length) {

@@ -14,6 +14,11 @@ interface WsInternals {
 
 const IDLE = 0;
 
+/** The TCP socket under `ws` (null once it is gone): the catch-up waits for its `drain`. */
+export function rawSocketOf(ws: WebSocket): Socket | null {
+  return (ws as unknown as WsInternals)._socket;
+}
+
 /**
  * Writes `frame` to the socket when `ws`'s sender is idle (so frames never interleave) and returns
  * true; returns false when the caller must use `ws.send` instead.

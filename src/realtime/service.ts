@@ -21,6 +21,7 @@ import {
   sessionStoreOptions,
 } from '../sessions/socket-sessions.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
+import { CatchUp } from './catch-up.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
 import { attachWebSocketEndpoint } from './endpoint.ts';
@@ -28,6 +29,7 @@ import { compileFilter } from './filter.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { Hub } from './hub.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
+import { registerStream } from './stream.ts';
 
 /** Sockets written per event-loop turn before yielding (see bench/fanout). */
 const CHUNK_SIZE = 512;
@@ -142,8 +144,11 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
           types: s.types,
           test: s.test,
           formatMode: s.formatMode,
+          areas: s.areas ?? null,
+          minIntensity: s.minIntensity ?? null,
         },
         appName: s.appName,
+        resumeAfter: s.resumeAfter ?? null,
       };
     },
     closed(socketId, code) {
@@ -159,27 +164,38 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     },
   };
 
+  // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
+  const dispatcher = new Dispatcher(hub, source, clock, server, onError, (record, seconds) =>
+    metrics.deliveryLatency.observe({ classification: record.classification }, seconds),
+  );
+  const catchUp = new CatchUp(hub, dispatcher, source, clock, server, onError);
+  // On top of the bound, one message of the largest telegram (base64 or escaped text: at most twice
+  // its bytes) may be queued whole, so that the message sent after it does not drop a client that
+  // reads at the speed of its link (docs/telegrams.md "Size").
+  const maxBufferedBytes = MAX_BUFFERED_BYTES + 2 * ctx.config.maxTelegramBytes;
+
   const endpoint = attachWebSocketEndpoint(app.server, {
     hub,
     heartbeat,
     gate,
     clock,
-    // On top of the bound, one message of the largest telegram (base64 or escaped text: at most twice
-    // its bytes) may be queued whole, so that the message sent after it does not drop a client that
-    // reads at the speed of its link (docs/telegrams.md "Size").
-    maxBufferedBytes: MAX_BUFFERED_BYTES + 2 * ctx.config.maxTelegramBytes,
+    maxBufferedBytes,
     maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
     closeGraceMs: CLOSE_GRACE_MS,
     clientIp: ctx.config.trustProxy
       ? (req) => forwardedFor(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress ?? null
       : undefined,
     onError,
+    catchUp,
   });
-
-  // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
-  const dispatcher = new Dispatcher(hub, source, clock, server, onError, (record, seconds) =>
-    metrics.deliveryLatency.observe({ classification: record.classification }, seconds),
-  );
+  const streams = registerStream(app, ctx, {
+    hub,
+    gate,
+    catchUp,
+    store,
+    maxBufferedBytes,
+    closeGraceMs: CLOSE_GRACE_MS,
+  });
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();
   const healing = setInterval(() => dispatcher.wake(), HEAL_INTERVAL_MS);
@@ -217,10 +233,11 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     stopCommitted();
     for (const off of unsubscribe) await off();
     const conns = [...hub.connections()];
+    streams.close();
     endpoint.close(closeCodes.serverRestart, closeMessages.serverRestart);
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     while (hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const conn of hub.connections()) conn.ws.terminate();
+    for (const conn of hub.connections()) conn.terminate();
     // Recorded here in one statement, before the database closes (close handlers may come later).
     await endSessions(
       db,

@@ -48,6 +48,11 @@ export interface SessionSpec {
   test: 'no' | 'including';
   formatMode: FormatMode;
   appName: string | null;
+  /**
+   * The serial after which the connection catches up from the store before it joins the live stream
+   * (docs/realtime.md "Resume"); null: live only. Not shown in the list.
+   */
+  resumeAfter?: number | null;
 }
 
 export interface SocketSession extends SessionSpec {
@@ -82,6 +87,7 @@ interface Row {
   ip_address: string | null;
   server: string | null;
   credential_digest: string | null;
+  resume_after: number | null;
 }
 
 const toSession = (r: Row): SocketSession => ({
@@ -101,6 +107,7 @@ const toSession = (r: Row): SocketSession => ({
   ipAddress: r.ip_address,
   server: r.server,
   credentialDigest: r.credential_digest,
+  resumeAfter: r.resume_after,
 });
 
 export interface SessionStoreOptions {
@@ -183,10 +190,11 @@ export async function startSession(
     const ticket = randomBytes(32).toString('base64url');
     const rows = await q.query<Row>(
       `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
-         test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id)
+         test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id,
+         resume_after)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
          (SELECT id FROM api_keys WHERE digest = $11),
-         (SELECT grant_id FROM oauth_tokens WHERE digest = $11))
+         (SELECT grant_id FROM oauth_tokens WHERE digest = $11), $12)
        RETURNING *`,
       [
         accountId,
@@ -200,6 +208,7 @@ export async function startSession(
         new Date(now),
         new Date(now + TICKET_VALIDITY_MS),
         credentialDigest,
+        spec.resumeAfter ?? null,
       ],
     );
     return { ok: true, session: toSession(rows[0]!), ticket } as const;

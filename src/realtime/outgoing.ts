@@ -1,0 +1,34 @@
+/**
+ * One message on its way to many connections (docs/realtime.md "Fan-out"): its JSON bytes, and each
+ * transport's framing of them built once, on the first write that needs it, then written as the
+ * same bytes to every connection of that transport — a WebSocket text frame, or a server-sent event.
+ */
+import { textFrame } from './frame.ts';
+
+export class Outgoing {
+  private ws: Buffer | null = null;
+  private sse: Buffer | null = null;
+
+  constructor(
+    /** The message as JSON (a `data` message, a ping). */
+    readonly payload: Buffer,
+    /** The telegram id of a `data` message: its event's `id`, from which a stream resumes. */
+    readonly eventId: string | null = null,
+  ) {}
+
+  /** The complete WebSocket text frame. */
+  get wsFrame(): Buffer {
+    return (this.ws ??= textFrame(this.payload));
+  }
+
+  /** The server-sent event: `event: data`, `id:` the telegram id, `data:` the same JSON. */
+  get sseEvent(): Buffer {
+    return (this.sse ??= sseEvent('data', this.payload, this.eventId));
+  }
+}
+
+/** One server-sent event (the JSON holds no line break: one `data:` line). */
+export function sseEvent(event: string, json: Buffer | string, id: string | null = null): Buffer {
+  const idLine = id === null ? '' : `id: ${id}\n`;
+  return Buffer.concat([Buffer.from(`event: ${event}\n${idLine}data: `), Buffer.from(json), Buffer.from('\n\n')]);
+}

@@ -1,0 +1,149 @@
+/**
+ * `GET /v2/stream` (docs/realtime.md "Server-sent events"): the real-time delivery over plain HTTP.
+ * The request starts a session like `POST /v2/socket` (same scope, same connection limit, listed in
+ * `GET /v2/socket`) and redeems it at once; the response is a stream of server-sent events, one
+ * `data` event per telegram with the telegram id as its event id. `Last-Event-ID` (sent by a
+ * browser's `EventSource` when it reconnects) or `?after=` resumes as a socket's `after` does.
+ * Every refusal (bad query, unknown `after`, no contract, connections full) is an ordinary JSON
+ * error answered before anything is opened.
+ */
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import { requireScope } from '../access/authenticate.ts';
+import { planByClassification } from '../accounts/plans.ts';
+import type { AppContext } from '../context.ts';
+import { HttpError, documentedValidation } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
+import { classScope } from '../scopes.ts';
+import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
+import { startSession } from '../sessions/socket-sessions.ts';
+import { resumePoint } from '../telegrams/resume-point.ts';
+import type { CatchUp } from './catch-up.ts';
+import type { OpenedSession, Refusal, SessionGate } from './endpoint.ts';
+import { compileFilter } from './filter.ts';
+import type { Hub } from './hub.ts';
+import { closeCodes } from './protocol.ts';
+import { SseConnection } from './sse-connection.ts';
+import { StreamQuery, streamMessages, streamSpec, type StreamQueryValue } from './stream-query.ts';
+
+export const STREAM_PATH = '/v2/stream';
+/** A comment line this often keeps proxies (60 s idle time for nginx and most balancers) from closing an idle stream. */
+export const KEEP_ALIVE_MS = 15_000;
+
+export interface StreamOptions {
+  hub: Hub;
+  gate: SessionGate;
+  catchUp: CatchUp;
+  store: SessionStoreOptions;
+  /** Bytes a stream may have queued before it is cut off as a slow consumer (as a socket). */
+  maxBufferedBytes: number;
+  closeGraceMs: number;
+}
+
+export interface Streams {
+  /** Stops the keep-alive and refuses new streams (shutdown; the hub's connections are closed apart). */
+  close(): void;
+}
+
+export function registerStream(app: App, ctx: AppContext, options: StreamOptions): Streams {
+  const open = new Set<SseConnection>();
+  let accepting = true;
+  const keepAlive = setInterval(
+    () => open.forEach((conn) => conn.keepAlive()),
+    Math.min(KEEP_ALIVE_MS, ctx.config.pingIntervalMs),
+  );
+  keepAlive.unref();
+
+  app.get<{ Querystring: StreamQueryValue }>(
+    STREAM_PATH,
+    {
+      config: { scopes: ['socket.start'] },
+      schema: { querystring: StreamQuery },
+      schemaErrorFormatter: documentedValidation(streamMessages),
+    },
+    async (request, reply) => {
+      if (!accepting) throw new HttpError('BUSY');
+      const { principal } = request;
+      const spec = streamSpec(request.query);
+      if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+      for (const c of spec.classifications) {
+        if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
+      }
+      spec.resumeAfter = await resumeSerial(ctx, request.headers['last-event-id'], request.query.after);
+      const started = await startSession(
+        ctx.db,
+        options.store,
+        principal.accountId,
+        spec,
+        ctx.clock.now(),
+        principal.credentialDigest,
+      );
+      if (!started.ok)
+        throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
+      const opened = await options.gate.open(started.ticket, request.ip);
+      if ('code' in opened) throw refusalError(opened);
+      stream(reply, opened);
+    },
+  );
+
+  /** Takes the response over and delivers to it as to a socket. */
+  function stream(reply: FastifyReply, opened: OpenedSession): void {
+    const res = reply.raw;
+    const conn = new SseConnection(
+      res,
+      opened.socketId,
+      compileFilter(opened.filter),
+      ctx.clock.now(),
+      options.maxBufferedBytes,
+      options.closeGraceMs,
+    );
+    reply.hijack();
+    // The headers set so far (CORS) go out with the stream's own.
+    res.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-accel-buffering': 'no',
+    });
+    // Headers and a first line at once: a client sees the stream open before the first telegram.
+    res.write(`: socket ${opened.socketId}\n\n`);
+    open.add(conn);
+    res.once('close', () => {
+      open.delete(conn);
+      options.hub.remove(conn);
+      options.gate.closed(conn.socketId, conn.closeCode);
+    });
+    const after = opened.resumeAfter ?? null;
+    if (after === null) options.hub.add(conn);
+    else void options.catchUp.start(conn, after);
+  }
+
+  return {
+    close() {
+      accepting = false;
+      clearInterval(keepAlive);
+    },
+  };
+}
+
+/** The serial to resume after: `Last-Event-ID` first (a browser's own reconnect), else `after`. */
+async function resumeSerial(
+  ctx: AppContext,
+  lastEventId: string | string[] | undefined,
+  after: string | undefined,
+): Promise<number | null> {
+  // An `EventSource` that has seen no event sends none (an empty one is the same).
+  const [field, id] = lastEventId ? ['Last-Event-ID', String(lastEventId)] : ['after', after];
+  if (id === undefined) return null;
+  const point = await resumePoint(ctx.db, field, id, ctx.config.resumeMaxTelegrams);
+  if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
+  return point.serial;
+}
+
+/** A session that could not open right after its start: its contracts or slots changed meanwhile. */
+function refusalError(refusal: Refusal): HttpError {
+  if (refusal.code === closeCodes.connectionLimit) return new HttpError('SOCKETS_FULL');
+  if (refusal.code === closeCodes.contractEnded) return new HttpError('NO_CONTRACT');
+  return new HttpError('AUTH_REQUIRED');
+}

@@ -1,0 +1,40 @@
+/**
+ * Where a resuming connection starts (docs/realtime.md "Resume"): the serial of the telegram a client
+ * last handled, named by its id (`after` of the socket start, `after` or `Last-Event-ID` of the
+ * stream). A telegram the store no longer holds (unknown, or pruned by retention) cannot anchor a
+ * catch-up, nor can one more than `maxBehind` stored telegrams back: the client reads the list
+ * instead.
+ */
+import type { Queryable } from '../db/types.ts';
+
+/** A telegram id: the SHA-384 hex of its body as delivered (docs/api-contract.md). */
+export const TELEGRAM_ID_PATTERN = '^[0-9a-f]{96}$';
+const TELEGRAM_ID = new RegExp(TELEGRAM_ID_PATTERN);
+
+export type ResumePoint = { ok: true; serial: number } | { ok: false; message: string };
+
+/** The documented 400 messages, naming the field the id came in. */
+export const resumeMessages = {
+  malformed: (field: string) => `The \`${field}\` is not a telegram id (96 lowercase hex characters).`,
+  unknown: (field: string) =>
+    `The \`${field}\` telegram is not stored (unknown, or deleted by retention); read the telegram list.`,
+  tooOld: (field: string, max: number) =>
+    `The \`${field}\` telegram is more than ${max} telegrams back; read the telegram list.`,
+} as const;
+
+export async function resumePoint(
+  q: Queryable,
+  field: string,
+  id: string,
+  maxBehind: number,
+): Promise<ResumePoint> {
+  if (!TELEGRAM_ID.test(id)) return { ok: false, message: resumeMessages.malformed(field) };
+  const rows = await q.query<{ serial: number; behind: number }>(
+    `SELECT serial, (SELECT max(serial) FROM telegrams) - serial AS behind FROM telegrams WHERE id = $1`,
+    [id],
+  );
+  const found = rows[0];
+  if (!found) return { ok: false, message: resumeMessages.unknown(field) };
+  if (found.behind > maxBehind) return { ok: false, message: resumeMessages.tooOld(field, maxBehind) };
+  return { ok: true, serial: found.serial };
+}
