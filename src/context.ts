@@ -20,4 +20,9 @@ export interface AppContext {
    * Surfaces push to it while registering.
    */
   onShutdown: Array<() => Promise<void> | void>;
+  /**
+   * Aborted the moment a stop begins, before any onShutdown step: /readyz answers 503 from then on,
+   * and timed jobs (scenarios, replays, admin commands) stop on it. Its reason says why.
+   */
+  stopping: AbortSignal;
 }

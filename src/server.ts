@@ -84,6 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await db.close();
     throw err;
   }
+  const stopping = new AbortController();
   const ctx: AppContext = {
     config,
     db,
@@ -93,6 +94,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     metrics,
     pepper: await loadPepper(db, config.secret),
     onShutdown: [],
+    stopping: stopping.signal,
   };
   const app = await buildApp(ctx, surfaces);
   if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
@@ -103,6 +105,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
+    stopping.abort(new Error('the server is shutting down'));
     for (const fn of [...ctx.onShutdown].reverse()) {
       try {
         await fn();

@@ -61,8 +61,6 @@ const ScenarioStarted = Type.Object({
  * under way stop when the server shuts down.
  */
 export function registerAdminScenarios(app: App, ctx: AppContext): void {
-  const running = new AbortController();
-  ctx.onShutdown.push(async () => running.abort());
   app.post(
     '/admin/v1/scenarios',
     {
@@ -85,11 +83,11 @@ export function registerAdminScenarios(app: App, ctx: AppContext): void {
       // A ScenarioRefused is answered as its catalogue entry: 409 REAL_SCENARIO_REFUSED.
       refuseRealBesideSources(ctx.config, asReal);
       const params = { latitude, longitude, depthKm: depth, magnitude, asReal };
-      const started = startScenario(ctx, params, speed, running.signal);
+      const started = startScenario(ctx, params, speed, ctx.stopping);
       started.done.then(
         (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
         (err: unknown) => {
-          if (!running.signal.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
+          if (!ctx.stopping.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
         },
       );
       reply.code(202);

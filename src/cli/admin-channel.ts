@@ -50,10 +50,24 @@ function readRequestLine(socket: Socket): Promise<string | null> {
 }
 
 /**
+ * Aborted when the caller closes its end before the answer (its command was interrupted): the
+ * caller writes nothing after its request line and half-closes nothing, so an end means it is gone.
+ */
+function callerGone(socket: Socket): AbortSignal {
+  const gone = new AbortController();
+  socket.once('close', () => gone.abort(new Error('the command was interrupted')));
+  socket.once('end', () => gone.abort(new Error('the command was interrupted')));
+  // Read on (and drop) what follows the request line, so that the end is seen.
+  socket.resume();
+  return gone.signal;
+}
+
+/**
  * Serves the admin channel (docs/architecture.md, "Admin commands beside a running server"):
  * admin commands of the data directory's owner run here against this server's database and bus,
- * so an ingested telegram is announced in-process. Returns the function that stops it, which waits
- * for commands under way.
+ * so an ingested telegram is announced in-process. A command stops when its caller goes away or the
+ * server stops (CommandIo.signal). Returns the function that stops the channel, which waits for
+ * commands under way (they end at their next step once the server stops).
  */
 export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<void>> {
   const path = adminSocketPath(ctx.config.dataDir);
@@ -68,7 +82,9 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
       const res: AdminResponse = { stdout: '', stderr: '', code: 2 };
       if (req === null) res.stderr = 'namazu: bad admin channel request\n';
       else {
+        ctx.log.info({ command: req.command }, 'admin command started');
         const io: CommandIo = {
+          signal: AbortSignal.any([ctx.stopping, callerGone(socket)]),
           cwd: req.cwd,
           withDatabase: (_values, fn) =>
             fn({
@@ -85,7 +101,7 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
         res.code = await runCommand(req.command, adminCommands[req.command]!, req.argv, io);
         ctx.log.info({ command: req.command, code: res.code }, 'admin command');
       }
-      if (!socket.destroyed) socket.end(JSON.stringify(res) + '\n');
+      if (!socket.destroyed && socket.writable) socket.end(JSON.stringify(res) + '\n');
     })();
     running.add(done);
     void done.finally(() => running.delete(done));

@@ -3,9 +3,16 @@ import { adminSocketPath, type AdminRequest, type AdminResponse } from './admin-
 import type { CommandIo, DataDirServedError } from './database.ts';
 
 /** Sends one admin command to the server that holds the data directory, over its admin channel. */
-function request(path: string, req: AdminRequest): Promise<AdminResponse> {
+function request(path: string, req: AdminRequest, signal?: AbortSignal): Promise<AdminResponse> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
+    // Closing the channel is what stops the command in the server.
+    const drop = () => {
+      socket.destroy();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', drop, { once: true });
+    socket.on('close', () => signal?.removeEventListener('abort', drop));
     const chunks: Buffer[] = [];
     socket.on('error', reject);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -22,18 +29,21 @@ function request(path: string, req: AdminRequest): Promise<AdminResponse> {
 
 /**
  * Runs the command on the server that holds the data directory and relays its output and exit
- * status. An unreachable channel is one line on stderr and status 1.
+ * status. An unreachable channel is one line on stderr and status 1. `signal` drops the channel,
+ * which stops the command in the server, and rejects with its reason.
  */
 export async function callAdminChannel(
   served: DataDirServedError,
   req: AdminRequest,
   io: CommandIo,
+  signal?: AbortSignal,
 ): Promise<number> {
   const path = adminSocketPath(served.dataDir);
   let res: AdminResponse;
   try {
-    res = await request(path, req);
+    res = await request(path, req, signal);
   } catch (err) {
+    if (signal?.aborted) throw signal.reason;
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     io.stderr(
       `namazu ${req.command}: ${served.message}, and its admin channel ${path} cannot be reached ` +

@@ -40,14 +40,21 @@ export function runPrimary(workers: number, log: (msg: string) => void): Promise
     }
   });
 
-  const stop = () => {
+  let stoppedBy: NodeJS.Signals | null = null;
+  const stop = (signal: NodeJS.Signals) => {
+    // The same signal again: the workers are killed and the primary exits now.
+    if (stoppedBy === signal) {
+      for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }
     if (stopping) return;
     stopping = true;
+    stoppedBy = signal;
     if (startedAt.size === 0) process.exit(0);
     for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 
   for (let slot = 0; slot < workers; slot++) fork(slot);
   return new Promise<never>(() => {});

@@ -65,6 +65,11 @@ export async function runCommand(
     await command(argv, io);
     return 0;
   } catch (err) {
+    // Stopped under way (the caller went away, or the server stops): said as such, never as a failure.
+    if (io.signal?.aborted) {
+      io.stderr(`namazu ${name}: stopped: ${(io.signal.reason as Error).message}\n`);
+      return 1;
+    }
     if (err instanceof DataDirServedError)
       return callAdminChannel(err, { command: name, argv, cwd: io.cwd }, io);
     const usage = err instanceof UsageError || err instanceof ConfigError;

@@ -32,6 +32,11 @@ export interface CommandIo {
   withDatabase<T>(values: Record<string, unknown>, fn: (s: AdminSession) => Promise<T>): Promise<T>;
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * In a server: aborted when the caller goes away (Ctrl-C on the command) or the server stops; a
+   * long command (scenario, replay) stops on it. Its reason says which.
+   */
+  signal?: AbortSignal;
 }
 
 /** The embedded data directory is held by a running server: the command goes to its admin channel. */

@@ -24,7 +24,8 @@ function collect(cwd: string, path: string): string[] {
  * namazu replay PATH… — ingests telegram files again in their original order and relative timing
  * (divided by --speed), their times moved to now (src/sources/replay.ts); --as-test marks them 訓練;
  * --loop starts over after the last one until interrupted. Prints, per pass,
- * {"ingested","duplicates","skipped":[{path,reason}],"rejected":[{path,reason}]}.
+ * {"ingested","duplicates","skipped":[{path,reason}],"rejected":[{path,reason}]}; a pass that
+ * stops (Ctrl-C, or the server it runs in stops) prints what it did so far.
  */
 export async function replayCommand(argv: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseFlags(
@@ -49,33 +50,41 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
       throw new UsageError(`cannot read ${p}`);
     }
   }
-  if (values.loop !== true) return replayPass(files, speed, values, io);
+  if (values.loop !== true) return replayPass(files, speed, values, io, io.signal);
   // Each pass is one command, so that beside a running server every pass runs there and the
-  // server never holds an endless command.
+  // server never holds an endless command. Ctrl-C ends the loop at once: the pass under way stops,
+  // here or, as its channel closes, in the server.
   const once = argv.filter((a) => a !== '--loop');
-  let stopped = false;
-  const stop = () => (stopped = true);
+  const interrupted = new AbortController();
+  const stop = () => interrupted.abort(new Error('interrupted'));
   process.once('SIGINT', stop);
+  const signal = io.signal ? AbortSignal.any([io.signal, interrupted.signal]) : interrupted.signal;
   try {
-    while (!stopped) {
+    while (!signal.aborted) {
       try {
-        await replayPass(files, speed, values, io);
+        await replayPass(files, speed, values, io, signal);
       } catch (err) {
         if (!(err instanceof DataDirServedError)) throw err;
-        const code = await callAdminChannel(err, { command: 'replay', argv: once, cwd: io.cwd }, io);
+        const req = { command: 'replay', argv: once, cwd: io.cwd };
+        const code = await callAdminChannel(err, req, io, signal);
         if (code !== 0) throw new Error(`replay pass failed (status ${code})`);
       }
     }
+  } catch (err) {
+    // Interrupted is how a loop ends: the passes done stand, and so does the status.
+    if (!interrupted.signal.aborted) throw err;
   } finally {
     process.off('SIGINT', stop);
   }
 }
 
+/** One pass over the files; stopped by `signal`, it prints what it did so far and rejects. */
 async function replayPass(
   files: string[],
   speed: number,
   values: Record<string, unknown>,
   io: CommandIo,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const out = {
     ingested: 0,
@@ -84,7 +93,9 @@ async function replayPass(
     rejected: [] as { path: string; reason: string }[],
   };
   const eventIds = new Map<string, string>();
-  await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
+  let started = false;
+  const pass = io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
+    started = true;
     const limit = config.maxTelegramBytes;
     const items = files.map((path) => {
       if (statSync(resolve(io.cwd, path)).size > limit) return { path, skipped: tooLargeReason(limit) };
@@ -107,7 +118,12 @@ async function replayPass(
         else if (outcome.stored.duplicate) out.duplicates++;
         else out.ingested++;
       },
+      signal,
     );
   });
-  printJson(io, out);
+  try {
+    await pass;
+  } finally {
+    if (started) printJson(io, out);
+  }
 }

@@ -23,7 +23,8 @@ function number(
 /**
  * namazu scenario earthquake … — generates an earthquake's telegrams (EEW, intensity flash,
  * hypocentre, detailed report, tsunami forecast when due) and ingests them in real time divided by
- * --speed; 訓練 unless --as-real. Prints {"eventId","originTime","telegrams","rejected"}.
+ * --speed; 訓練 unless --as-real. Prints {"eventId","originTime","telegrams","rejected"}. Run in a
+ * server, it stops when the command is interrupted or the server stops (io.signal).
  */
 export async function scenarioCommand(argv: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseFlags(
@@ -50,7 +51,7 @@ export async function scenarioCommand(argv: string[], io: CommandIo): Promise<vo
   const speed = number(values, 'speed', 'speed', 1);
   const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     refuseRealBesideSources(config, params.asReal);
-    return runScenario({ db, bus: await bus(), config, metrics, log }, params, speed);
+    return runScenario({ db, bus: await bus(), config, metrics, log }, params, speed, io.signal);
   });
   printJson(io, result);
 }

@@ -13,6 +13,12 @@ import { configFlags, parseFlags } from './args.ts';
 import { isClusterPrimary, isFirstWorker, runPrimary } from './cluster.ts';
 import { withDatabase } from './database.ts';
 
+/**
+ * How long a stop may take (docs/operations.md, "Stopping"): past it, the process exits with status 1
+ * whatever is still under way. Well under the systemd unit's TimeoutStopSec=30, which kills.
+ */
+export const STOP_GRACE_MS = 20_000;
+
 const serveFlags = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -72,11 +78,21 @@ export async function serveCommand(argv: string[]): Promise<void> {
     }
   }
 
-  let stopping = false;
+  let stopping: string | null = null;
   stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    // The same signal again is an operator who will not wait: the process exits now. (A worker of
+    // --workers hears Ctrl-C from the terminal and SIGTERM from its primary: two kinds, one stop.)
+    if (stopping === signal) {
+      ctx.log.warn({ signal }, 'second signal: exiting without finishing the stop');
+      process.exit(1);
+    }
+    if (stopping !== null) return;
+    stopping = signal;
     ctx.log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      ctx.log.error({ graceMs: STOP_GRACE_MS }, 'the stop did not finish within its grace period: exiting');
+      process.exit(1);
+    }, STOP_GRACE_MS).unref();
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {

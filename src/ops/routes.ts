@@ -49,15 +49,10 @@ async function databaseProblem(ctx: AppContext): Promise<string | null> {
 
 /** Liveness, readiness and Prometheus metrics. */
 export function registerOps(app: App, ctx: AppContext): void {
-  let shuttingDown = false;
-  ctx.onShutdown.push(() => {
-    shuttingDown = true;
-  });
-
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    if (shuttingDown)
+    if (ctx.stopping.aborted)
       return reply.code(503).send({ status: 'shutting down', reason: 'the server is stopping' });
     const problem = await databaseProblem(ctx);
     if (problem === null) return { status: 'ready' };

@@ -10,7 +10,8 @@ export interface Due<T> {
 /**
  * Ingests telegrams at their due times divided by `speed`, in order (a late one never overtakes an
  * earlier one). `make` builds the bytes at the moment of ingest, so times can be stamped to that
- * moment; it returns null to skip an item. Calls `done` with each outcome.
+ * moment; it returns null to skip an item. Calls `done` with each outcome. `signal` stops it
+ * before the next telegram (the one being stored finishes): it then rejects with the signal's reason.
  */
 export async function ingestTimed<T>(
   deps: IngestDeps,
@@ -22,8 +23,10 @@ export async function ingestTimed<T>(
 ): Promise<void> {
   const start = Date.now();
   for (const { offsetMs, item } of due) {
+    signal?.throwIfAborted();
     const wait = start + offsetMs / speed - Date.now();
-    if (wait > 0) await sleep(wait, undefined, signal ? { signal } : undefined);
+    if (wait > 0)
+      await sleep(wait, undefined, signal ? { signal } : undefined).catch(() => signal?.throwIfAborted());
     const now = Date.now();
     const made = make(item, now);
     if (made === null) {

@@ -189,9 +189,6 @@ function registerInvite(scope: App, ctx: AppContext): void {
 
 /** Start an earthquake scenario; it runs in the background until done or shutdown. */
 function registerScenario(scope: App, ctx: AppContext): void {
-  const running = new AbortController();
-  ctx.onShutdown.push(async () => running.abort());
-
   scope.get(adminPaths.scenario, async (request, reply) =>
     sendLivePage(reply, 200, renderScenarioPage(view(request.visit))),
   );
@@ -219,12 +216,12 @@ function registerScenario(scope: App, ctx: AppContext): void {
       ctx,
       { latitude, longitude, depthKm, magnitude, asReal },
       speed,
-      running.signal,
+      ctx.stopping,
     );
     started.done.then(
       (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
       (err: unknown) => {
-        if (!running.signal.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
+        if (!ctx.stopping.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
       },
     );
     const done = markup`<p role="status" id="tool-result">${text.scenarioStarted} ${started.eventId} (${

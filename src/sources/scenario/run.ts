@@ -96,11 +96,15 @@ export function startScenario(
   };
 }
 
-/** Generates a scenario now and ingests its telegrams at their times divided by `speed`. */
+/**
+ * Generates a scenario now and ingests its telegrams at their times divided by `speed`, until done
+ * or `signal` stops it.
+ */
 export function runScenario(
   deps: Omit<IngestDeps, 'source'>,
   params: ScenarioParams,
   speed: number,
+  signal?: AbortSignal,
 ): Promise<ScenarioResult> {
-  return startScenario(deps, params, speed).done;
+  return startScenario(deps, params, speed, signal).done;
 }
