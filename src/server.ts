@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
+import { registerApiReference } from './api/openapi.ts';
 import { registerDataApi } from './api/routes.ts';
 import { registerSocketApi } from './api/socket.ts';
 import { registerAuthorize } from './oauth/authorize-endpoint.ts';
@@ -24,6 +25,7 @@ import { loadPepper } from './security/pepper.ts';
 
 /** Every surface of the service, in registration order. */
 export const surfaces: readonly Surface[] = [
+  registerApiReference, // first: the OpenAPI document lists the routes registered after it
   registerOps,
   registerMetadata,
   registerAuthorize,

@@ -7,14 +7,12 @@ import { registerAdminScenarios } from './admin-scenarios.ts';
 import { registerContractList } from './contract-list.ts';
 import { contractedLookup } from './contracted.ts';
 import { registerGdRoutes } from './gd-routes.ts';
-import { registerOpenApi } from './openapi.ts';
 import { registerParameterRoutes } from './parameter-routes.ts';
 import { registerTelegramBody } from './telegram-body.ts';
 import { registerTelegramLists } from './telegram-lists.ts';
 
-/** The data API surface: telegram lists and bodies, contracts, station parameters, admin ingest and the OpenAPI document. */
+/** The data API surface: telegram lists and bodies, contracts, station parameters, admin ingest. */
 export async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
-  await registerOpenApi(app, ctx);
   const { cache, stop } = await TelegramCache.shared(ctx.db, ctx.bus);
   ctx.onShutdown.push(stop);
   const contracted = await contractedLookup(ctx);

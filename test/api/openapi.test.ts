@@ -52,20 +52,48 @@ describe('OpenAPI document and reference page', () => {
     assert.equal(paths['/openapi.json'], undefined, 'the document itself is not listed');
   });
 
-  it('/reference renders the same routes as HTML', async () => {
+  it('/openapi.json documents the authorization server and hides the pages', async () => {
+    const r = await getJson(server, '/openapi.json');
+    const paths = r.body.paths as Record<string, Record<string, { tags?: string[]; requestBody?: unknown }>>;
+    assert.deepEqual(Object.keys(paths['/.well-known/oauth-authorization-server']!), ['get']);
+    assert.deepEqual(Object.keys(paths['/account/oauth2/v1/auth']!), ['get']);
+    for (const endpoint of ['token', 'revoke', 'introspect']) {
+      const ops = paths[`/account/oauth2/v1/${endpoint}`]!;
+      assert.deepEqual(Object.keys(ops), ['post'], `${endpoint}: the POST alone (other methods answer 405)`);
+      assert.deepEqual(ops.post!.tags, ['OAuth']);
+      assert.ok(ops.post!.requestBody, `${endpoint}: its form is described`);
+    }
+    const pages = Object.keys(paths).filter(
+      (p) => p.startsWith('/console') || /^\/account\/(?!oauth2)/.test(p),
+    );
+    assert.deepEqual(pages, [], 'console pages are not API operations');
+    assert.match(r.body.info.description, /POST \/v2\/socket/, 'the real-time flow is described');
+  });
+
+  it('/reference is an interactive reference served from this origin alone', async () => {
     const res = await testFetch(`${server.url}/reference`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self';/);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
     const html = await res.text();
-    for (const route of [
-      'GET /v2/telegram',
-      'GET /telegram/v1/list',
-      'GET /v1/{id}',
-      'GET /v2/contract',
-      'POST /admin/v1/telegrams',
-    ]) {
-      assert.ok(html.includes(route), route);
+    assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(sources.length >= 4, html);
+    for (const src of sources) {
+      assert.doesNotMatch(src, /^(https?:)?\/\//, `${src} is served by this server`);
+      const asset = await testFetch(new URL(src, `${server.url}/reference`).toString());
+      assert.equal(asset.status, 200, src);
+      await asset.arrayBuffer();
     }
-    assert.ok(html.includes('<code>cursorToken</code>'));
+  });
+
+  it('/favicon.ico is the site icon', async () => {
+    const res = await testFetch(`${server.url}/favicon.ico`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await res.arrayBuffer());
+    assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+    assert.equal(png.readUInt32BE(16), 32, 'width');
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { App } from '../../http/surface.ts';
 import { COPY_SCRIPT } from './copy-script.ts';
+import { FAVICON_PNG } from './favicon.ts';
 import { STYLESHEET } from './style.ts';
 
 /**
@@ -21,6 +22,13 @@ export const assets = {
 };
 
 export function registerAssets(app: App): void {
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=86400')
+      .header('x-content-type-options', 'nosniff')
+      .type('image/png')
+      .send(FAVICON_PNG),
+  );
   for (const a of Object.values(assets)) {
     app.get(a.path, { schema: { hide: true } }, async (_request, reply) =>
       reply
