@@ -1,0 +1,316 @@
+/**
+ * The delivery queue (docs/webhooks.md "Delivery and retries"): one row per telegram and
+ * subscription, claimed by one worker at a time with a lease (`FOR UPDATE SKIP LOCKED`), its
+ * outcome recorded under the attempt number it was claimed with, so that a worker whose lease ran
+ * out (another took the delivery over) records nothing.
+ */
+import type { Db, Queryable } from '../db/types.ts';
+import { subscriptionsChanged } from './subscriptions.ts';
+
+/** Early warnings go first (docs/webhooks.md "Order"). */
+export const PRIORITY_EEW = 0;
+export const PRIORITY_OTHER = 1;
+
+export function priorityOf(classification: string): number {
+  return classification.startsWith('eew.') ? PRIORITY_EEW : PRIORITY_OTHER;
+}
+
+/** The `webhook-id` of a telegram's delivery to a subscription: the same on every attempt. */
+export function messageIdOf(subscriptionId: number, serial: number): string {
+  return `msg_${subscriptionId}_${serial}`;
+}
+
+export interface QueuedDelivery {
+  subscriptionId: number;
+  serial: number;
+  priority: number;
+}
+
+/**
+ * Queues deliveries (inside the queuer's transaction). A subscription deleted or disabled since the
+ * queuer read it is skipped; a delivery already queued is not queued again.
+ */
+export async function queueDeliveries(q: Queryable, rows: readonly QueuedDelivery[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await q.query(
+    `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority)
+     SELECT x.sub, x.serial, 'msg_' || x.sub || '_' || x.serial, x.priority
+     FROM unnest($1::int8[], $2::int8[], $3::int2[]) AS x(sub, serial, priority)
+     JOIN webhook_subscriptions s ON s.id = x.sub AND s.state = 'active'
+     ON CONFLICT (subscription_id, serial) DO NOTHING
+     RETURNING id`,
+    [rows.map((r) => r.subscriptionId), rows.map((r) => r.serial), rows.map((r) => r.priority)],
+  );
+  return inserted.length;
+}
+
+export interface ClaimedDelivery {
+  id: number;
+  subscriptionId: number;
+  /** null for a test event. */
+  serial: number | null;
+  messageId: string;
+  priority: number;
+  /** This attempt's number (1 for the first): the fencing token of its outcome. */
+  attempt: number;
+  createdAt: Date;
+  retryFrom: Date;
+  url: string;
+  host: string;
+  format: string;
+  lang: 'ja' | 'en';
+  secretSealed: string;
+  tokenSealed: string | null;
+}
+
+interface ClaimRow {
+  id: number;
+  subscription_id: number;
+  serial: number | null;
+  message_id: string;
+  priority: number;
+  attempts: number;
+  created_at: Date;
+  retry_from: Date;
+  url: string;
+  host: string;
+  format: string;
+  lang: 'ja' | 'en';
+  secret_sealed: string;
+  token_sealed: string | null;
+}
+
+/**
+ * Claims up to `limit` due deliveries, early warnings first, then the longest due; skips rows
+ * another worker is claiming and the hosts this process already sends its limit to. The claim is a
+ * lease: `next_at` moves to its end, so a delivery whose worker died is due again then.
+ */
+export async function claimDue(
+  q: Queryable,
+  limit: number,
+  leaseMs: number,
+  busyHosts: readonly string[],
+): Promise<ClaimedDelivery[]> {
+  const rows = await q.query<ClaimRow>(
+    `UPDATE webhook_deliveries d
+     SET attempts = d.attempts + 1, lease_until = now() + $2 * interval '1 millisecond',
+       next_at = now() + $2 * interval '1 millisecond', last_attempt_at = now()
+     FROM webhook_subscriptions s
+     WHERE s.id = d.subscription_id AND d.id IN (
+       SELECT p.id FROM webhook_deliveries p JOIN webhook_subscriptions ps ON ps.id = p.subscription_id
+       WHERE p.state = 'pending' AND p.next_at <= now() AND ps.host <> ALL($3::text[])
+       ORDER BY p.priority, p.next_at
+       LIMIT $1
+       FOR UPDATE OF p SKIP LOCKED)
+     RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
+       d.retry_from, s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
+    [limit, leaseMs, busyHosts as string[]],
+  );
+  return rows
+    .map((r) => ({
+      id: r.id,
+      subscriptionId: r.subscription_id,
+      serial: r.serial,
+      messageId: r.message_id,
+      priority: r.priority,
+      attempt: r.attempts,
+      createdAt: r.created_at,
+      retryFrom: r.retry_from,
+      url: r.url,
+      host: r.host,
+      format: r.format,
+      lang: r.lang,
+      secretSealed: r.secret_sealed,
+      tokenSealed: r.token_sealed,
+    }))
+    .sort((a, b) => a.priority - b.priority || a.id - b.id);
+}
+
+/** What one attempt came to. */
+export interface AttemptOutcome {
+  ok: boolean;
+  /** The response status, when a response came. */
+  status: number | null;
+  /** Why it failed, in a few words (no secret, no response body). */
+  error: string | null;
+  durationMs: number;
+  /** The receiver's Retry-After, in milliseconds from now. */
+  retryAfterMs: number | null;
+}
+
+export interface RetryPolicy {
+  /** First backoff; each retry doubles it (full jitter: a random wait up to it). */
+  baseMs: number;
+  /** Longest wait between attempts. */
+  capMs: number;
+  /** Retries go on this long from the queueing (or a redelivery), then the delivery fails. */
+  windowMs: number;
+  /** A subscription whose every attempt failed for this long is disabled. */
+  disableAfterMs: number;
+}
+
+/** The wait before retry `attempt` + 1: exponential backoff with full jitter, at least Retry-After. */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | null, random = Math.random): number {
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 30));
+  const jittered = Math.max(policy.baseMs / 10, random() * ceiling);
+  return retryAfterMs === null ? jittered : Math.max(jittered, Math.min(retryAfterMs, policy.capMs));
+}
+
+export type Recorded = 'delivered' | 'retry' | 'failed' | 'stale';
+
+/**
+ * Records an attempt's outcome, only if this attempt still holds the delivery. A success clears
+ * the subscription's failing streak; a failure retries later, fails the delivery past its retry
+ * window, and disables a subscription whose attempts have all failed for `disableAfterMs`.
+ */
+export async function recordOutcome(
+  db: Db,
+  d: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  policy: RetryPolicy,
+): Promise<Recorded> {
+  const waitMs = outcome.ok ? 0 : backoffMs(policy, d.attempt, outcome.retryAfterMs);
+  return db.tx(async (q) => {
+    const rows = await q.query<{ state: Recorded }>(
+      `UPDATE webhook_deliveries
+       SET state = CASE WHEN $3 THEN 'delivered'
+             WHEN now() + $7 * interval '1 millisecond' > retry_from + $8 * interval '1 millisecond'
+               OR serial IS NULL THEN 'failed'
+             ELSE 'pending' END,
+         next_at = now() + $7 * interval '1 millisecond', lease_until = NULL,
+         delivered_at = CASE WHEN $3 THEN now() END,
+         last_status = $4, last_error = $5, last_duration_ms = $6
+       WHERE id = $1 AND attempts = $2 AND state = 'pending'
+       RETURNING CASE state WHEN 'pending' THEN 'retry' ELSE state END AS state`,
+      [d.id, d.attempt, outcome.ok, outcome.status, outcome.error, Math.round(outcome.durationMs), waitMs, policy.windowMs],
+    );
+    if (!rows[0]) return 'stale';
+    if (outcome.ok) {
+      await q.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
+        d.subscriptionId,
+      ]);
+    } else {
+      await failing(q, d.subscriptionId, policy.disableAfterMs);
+    }
+    return rows[0].state;
+  });
+}
+
+/** Starts or continues the subscription's failing streak; disables it past `disableAfterMs`. */
+async function failing(q: Queryable, subscriptionId: number, disableAfterMs: number): Promise<void> {
+  const [sub] = await q.query<{ disabled: boolean }>(
+    `UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, now()),
+       state = CASE WHEN failing_since < now() - $2 * interval '1 millisecond' THEN 'disabled' ELSE state END,
+       disabled_reason = CASE WHEN failing_since < now() - $2 * interval '1 millisecond'
+         THEN 'every delivery failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         ELSE disabled_reason END
+     WHERE id = $1 AND state = 'active'
+     RETURNING state = 'disabled' AS disabled`,
+    [subscriptionId, disableAfterMs],
+  );
+  if (sub?.disabled) {
+    await q.query(
+      `UPDATE webhook_deliveries SET state = 'failed', last_error = coalesce(last_error, 'subscription disabled'),
+         lease_until = NULL
+       WHERE subscription_id = $1 AND state = 'pending'`,
+      [subscriptionId],
+    );
+    await subscriptionsChanged(q);
+  }
+}
+
+export interface DeliveryView {
+  id: number;
+  serial: number | null;
+  telegramId: string | null;
+  messageId: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  lastAttemptAt: Date | null;
+  nextAt: Date | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** The subscription's newest deliveries, newest first. */
+export async function recentDeliveries(q: Queryable, subscriptionId: number, limit: number): Promise<DeliveryView[]> {
+  const rows = await q.query<{
+    id: number;
+    serial: number | null;
+    telegram_id: string | null;
+    message_id: string;
+    state: DeliveryView['state'];
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+    last_duration_ms: number | null;
+    last_attempt_at: Date | null;
+    next_at: Date;
+    created_at: Date;
+    delivered_at: Date | null;
+  }>(
+    `SELECT d.id, d.serial, t.id AS telegram_id, d.message_id, d.state, d.attempts, d.last_status, d.last_error,
+       d.last_duration_ms, d.last_attempt_at, d.next_at, d.created_at, d.delivered_at
+     FROM webhook_deliveries d LEFT JOIN telegrams t ON t.serial = d.serial
+     WHERE d.subscription_id = $1 ORDER BY d.id DESC LIMIT $2`,
+    [subscriptionId, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    serial: r.serial,
+    telegramId: r.telegram_id,
+    messageId: r.message_id,
+    state: r.state,
+    attempts: r.attempts,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    lastDurationMs: r.last_duration_ms,
+    lastAttemptAt: r.last_attempt_at,
+    nextAt: r.state === 'pending' ? r.next_at : null,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  }));
+}
+
+/**
+ * Queues one of the subscription's telegram deliveries again, now, with a fresh retry window and
+ * the same `webhook-id`. False when there is no such delivery, it is a test event, or it is pending.
+ */
+export async function redeliver(q: Queryable, subscriptionId: number, deliveryId: number): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE webhook_deliveries SET state = 'pending', next_at = now(), retry_from = now(), lease_until = NULL
+     WHERE id = $1 AND subscription_id = $2 AND serial IS NOT NULL AND state <> 'pending'
+     RETURNING id`,
+    [deliveryId, subscriptionId],
+  );
+  return rows.length > 0;
+}
+
+/** Records a test event sent now (not retried), with its outcome. */
+export async function recordTestEvent(
+  q: Queryable,
+  subscriptionId: number,
+  messageId: string,
+  outcome: AttemptOutcome,
+): Promise<number> {
+  const rows = await q.query<{ id: number }>(
+    `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, attempts, last_status,
+       last_error, last_duration_ms, last_attempt_at, delivered_at)
+     VALUES ($1, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END)
+     RETURNING id`,
+    [subscriptionId, messageId, outcome.ok ? 'delivered' : 'failed', outcome.status, outcome.error, Math.round(outcome.durationMs)],
+  );
+  return rows[0]!.id;
+}
+
+/** The pending deliveries and the age of the oldest, in seconds (the backlog of /metrics). */
+export async function backlog(q: Queryable): Promise<{ pending: number; oldestSeconds: number }> {
+  const [row] = await q.query<{ pending: number; oldest: number | null }>(
+    `SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+     FROM webhook_deliveries WHERE state = 'pending'`,
+  );
+  return { pending: row!.pending, oldestSeconds: row!.oldest ?? 0 };
+}

@@ -1,0 +1,19 @@
+// JMA's seismic intensity classes (震度): their order and their notation in each language.
+
+const ORDER = ['0', '1', '2', '3', '4', '5-', '5+', '6-', '6+', '7'];
+
+/** The rank of an intensity class (−1 for none or unknown), to compare them. */
+export const intensityRank = (intensity: string | null | undefined): number =>
+  intensity ? ORDER.indexOf(intensity) : -1;
+
+/**
+ * An intensity class as a post writes it: Japanese 震度5弱, English "Shindo 5-" (JMA's scale, not
+ * Mercalli's: "-" and "+" are JMA's lower and upper halves, 弱 and 強). `bare` leaves out the word.
+ */
+export function intensityText(intensity: string, lang: 'ja' | 'en', bare = false): string {
+  if (lang === 'ja') {
+    const value = intensity.replace('-', '弱').replace('+', '強');
+    return bare ? value : `震度${value}`;
+  }
+  return bare ? intensity : `Shindo ${intensity}`;
+}

@@ -1,0 +1,238 @@
+/**
+ * Webhook subscriptions of accounts (docs/webhooks.md "Subscriptions"): created with a signing
+ * secret shown once, listed, read, deleted; the secrets sealed at rest (security/sealed.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { contractedClassifications } from '../accounts/contracts.ts';
+import { planById } from '../accounts/plans.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import type { SecretBox } from '../security/sealed.ts';
+import type { DeliveryFilter } from '../realtime/filter.ts';
+import type { Intensity } from '../telegrams/facts.ts';
+
+/** The body each subscription is sent: the `data` message, or a ready-made post. */
+export const WEBHOOK_FORMATS = ['namazu', 'discord', 'slack', 'ntfy', 'misskey'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** Subscriptions one account may hold (docs/webhooks.md "Limits"). */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 20;
+
+export interface SubscriptionSpec {
+  url: string;
+  classifications: string[];
+  types: string[] | null;
+  test: 'no' | 'including';
+  formatMode: 'raw' | 'json';
+  areas: string[] | null;
+  minIntensity: Intensity | null;
+  format: WebhookFormat;
+  lang: 'ja' | 'en';
+  /** The `misskey` format's access token. */
+  token: string | null;
+}
+
+export interface Subscription {
+  id: number;
+  accountId: number;
+  url: string;
+  host: string;
+  filter: DeliveryFilter;
+  format: WebhookFormat;
+  lang: 'ja' | 'en';
+  state: 'active' | 'disabled';
+  disabledReason: string | null;
+  failingSince: Date | null;
+  fromSerial: number;
+  createdAt: Date;
+}
+
+interface Row {
+  id: number;
+  account_id: number;
+  url: string;
+  host: string;
+  classifications: string[];
+  types: string[] | null;
+  test: 'no' | 'including';
+  format_mode: 'raw' | 'json';
+  areas: string[] | null;
+  min_intensity: string | null;
+  format: WebhookFormat;
+  lang: 'ja' | 'en';
+  state: 'active' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  from_serial: number;
+  created_at: Date;
+}
+
+const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
+  format, lang, state, disabled_reason, failing_since, from_serial, created_at`;
+
+function toSubscription(r: Row): Subscription {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    host: r.host,
+    filter: {
+      classifications: r.classifications,
+      types: r.types,
+      test: r.test,
+      formatMode: r.format_mode,
+      areas: r.areas,
+      minIntensity: r.min_intensity,
+    },
+    format: r.format,
+    lang: r.lang,
+    state: r.state,
+    disabledReason: r.disabled_reason,
+    failingSince: r.failing_since,
+    fromSerial: r.from_serial,
+    createdAt: r.created_at,
+  };
+}
+
+/** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export type CreateOutcome =
+  { ok: true; subscription: Subscription; secret: string } | { ok: false; reason: 'no-contract' | 'full' };
+
+/**
+ * Creates a subscription for the requested classifications the account has contracted (the
+ * others are dropped, as a socket start drops them); `no-contract` when none is, `full` at the cap.
+ * The account row is locked first, so concurrent creations are counted one after the other.
+ */
+export async function createSubscription(
+  db: Db,
+  box: SecretBox,
+  accountId: number,
+  spec: SubscriptionSpec,
+  host: string,
+): Promise<CreateOutcome> {
+  return db.tx(async (q) => {
+    await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    const [held] = await q.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_subscriptions WHERE account_id = $1',
+      [accountId],
+    );
+    if (held!.n >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) return { ok: false, reason: 'full' } as const;
+    const contracted = await contractedClassifications(q, accountId);
+    const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
+    if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
+    const secret = newSigningSecret();
+    const rows = await q.query<Row>(
+      `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
+         areas, min_intensity, format, lang, secret_sealed, token_sealed, from_serial)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+         (SELECT coalesce(max(serial), 0) FROM telegrams))
+       RETURNING ${COLUMNS}`,
+      [
+        accountId,
+        spec.url,
+        host,
+        classifications,
+        spec.types,
+        spec.test,
+        spec.formatMode,
+        spec.areas,
+        spec.minIntensity,
+        spec.format,
+        spec.lang,
+        box.seal(secret),
+        spec.token === null ? null : box.seal(spec.token),
+      ],
+    );
+    await subscriptionsChanged(q);
+    return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
+  });
+}
+
+/** The account's subscriptions, oldest first. */
+export async function listSubscriptions(q: Queryable, accountId: number): Promise<Subscription[]> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE account_id = $1 ORDER BY id`,
+    [accountId],
+  );
+  return rows.map(toSubscription);
+}
+
+/** One of the account's subscriptions, or null (another account's is not found either). */
+export async function findSubscription(
+  q: Queryable,
+  accountId: number,
+  id: number,
+): Promise<Subscription | null> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
+  return rows[0] ? toSubscription(rows[0]) : null;
+}
+
+/** Deletes one of the account's subscriptions with its deliveries; false when there was none. */
+export async function deleteSubscription(db: Db, accountId: number, id: number): Promise<boolean> {
+  return db.tx(async (q) => {
+    const rows = await q.query(
+      'DELETE FROM webhook_subscriptions WHERE account_id = $1 AND id = $2 RETURNING id',
+      [accountId, id],
+    );
+    if (rows.length > 0) await subscriptionsChanged(q);
+    return rows.length > 0;
+  });
+}
+
+/**
+ * Tells every queuer that the subscriptions changed (in the changing transaction): the version it
+ * reads under its lock differs from the one of the subscriptions it holds, and it reads them again.
+ */
+export async function subscriptionsChanged(q: Queryable): Promise<void> {
+  await q.query('UPDATE webhook_position SET subscriptions_version = subscriptions_version + 1');
+}
+
+/**
+ * The active subscriptions of enabled accounts, each with its classifications narrowed to what the
+ * account holds a running contract for now (a contract that ended stops its deliveries).
+ */
+export async function activeSubscriptions(q: Queryable): Promise<Subscription[]> {
+  const rows = await q.query<Row & { plan_ids: number[] }>(
+    `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
+       s.min_intensity, s.format, s.lang, s.state, s.disabled_reason, s.failing_since, s.from_serial,
+       s.created_at,
+       ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids
+     FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
+     WHERE s.state = 'active' AND a.disabled_at IS NULL
+     ORDER BY s.id`,
+  );
+  return rows.flatMap((r) => {
+    const contracted = new Set(
+      r.plan_ids.flatMap((id) => {
+        const plan = planById(id);
+        return plan?.delivers ? [plan.classification] : [];
+      }),
+    );
+    const sub = toSubscription(r);
+    const classifications = sub.filter.classifications.filter((c) => contracted.has(c));
+    return classifications.length > 0 ? [{ ...sub, filter: { ...sub.filter, classifications } }] : [];
+  });
+}
+
+/** The subscription's signing secret and token, opened; null for one sealed under another pepper. */
+export async function secretsOf(
+  q: Queryable,
+  box: SecretBox,
+  id: number,
+): Promise<{ secret: string | null; token: string | null } | null> {
+  const rows = await q.query<{ secret_sealed: string; token_sealed: string | null }>(
+    'SELECT secret_sealed, token_sealed FROM webhook_subscriptions WHERE id = $1',
+    [id],
+  );
+  if (!rows[0]) return null;
+  return {
+    secret: box.open(rows[0].secret_sealed),
+    token: rows[0].token_sealed === null ? null : box.open(rows[0].token_sealed),
+  };
+}
