@@ -149,3 +149,30 @@ describe(
     });
   },
 );
+
+describe('/readyz while the server stops', () => {
+  it('answers 503 shutting down from the start of a stop, while its steps are still under way', async () => {
+    const server = await startTestServer();
+    // A shutdown step that holds the stop (as a job finishing its telegram would), pushed last so
+    // that it runs first.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    server.ctx.onShutdown.push(async () => {
+      holding = true;
+      await held;
+    });
+    assert.equal((await readyz(server)).status, 200);
+    const closed = server.close();
+    try {
+      await waitFor(() => holding, { message: 'the stop to reach the held step' });
+      assert.deepEqual(await readyz(server), {
+        status: 503,
+        body: { status: 'shutting down', reason: 'the server is stopping' },
+      });
+    } finally {
+      release();
+      await closed;
+    }
+  });
+});
