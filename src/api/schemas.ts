@@ -1,4 +1,6 @@
 import { Type, type TSchema } from 'typebox';
+import { AREA_CODE_PATTERN, MAX_AREAS, placeFilterMessages } from '../telegrams/place-filters.ts';
+import { INTENSITIES } from '../telegrams/facts.ts';
 import { TELEGRAM_ID_PATTERN, resumeMessages } from '../telegrams/resume-point.ts';
 
 /**
@@ -159,6 +161,7 @@ export const socketStartMessages = {
   appName: 'The `appName` is up to 24 bytes.',
   formatMode: FORMAT_MODE_MESSAGE,
   test: 'The `test` is `no` or `including`.',
+  ...placeFilterMessages,
   after: resumeMessages.malformed('after'),
 } as const;
 
@@ -257,6 +260,30 @@ export const SocketListQuery = Type.Object(
   { additionalProperties: true },
 );
 
+/**
+ * The filters by place and strength (docs/realtime.md "Filters by place and strength"), as a start
+ * body holds them; the handler reads them with telegrams/place-filters.ts.
+ */
+export const placeFilterFields = {
+  areas: Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ pattern: AREA_CODE_PATTERN }), {
+        maxItems: MAX_AREAS,
+        description:
+          'Prefecture codes (01–47, JIS X 0401) and JMA area codes: a telegram passes when it names one of them',
+      }),
+    ),
+  ),
+  minIntensity: Type.Optional(
+    Nullable(
+      Type.Union(
+        INTENSITIES.map((i) => Type.Literal(i)),
+        { description: 'Earthquake and early-warning telegrams below this intensity are dropped' },
+      ),
+    ),
+  ),
+};
+
 /** A classification or type code as a socket filter holds it. */
 const filterName = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -282,6 +309,7 @@ export const SocketStartBody = Type.Object(
         Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
       ),
     ),
+    ...placeFilterFields,
     after: Type.Optional(
       Nullable(
         Type.String({

@@ -25,6 +25,7 @@ import {
   startSession,
 } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
+import { parsePlaceFilters } from '../telegrams/place-filters.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -47,11 +48,17 @@ const positiveInt = (raw: string): number | null => {
   return Number.isSafeInteger(n) ? n : null;
 };
 
-/** The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes. */
+/**
+ * The session a start request asks for: defaults filled, repeats dropped, `appName` bounded in bytes,
+ * the filters by place and strength checked (telegrams/place-filters.ts).
+ */
 function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
   if (body.appName && Buffer.byteLength(body.appName) > MAX_APP_NAME_BYTES)
     throw new HttpError('INVALID_FIELD', { detail: socketStartMessages.appName });
+  const place = parsePlaceFilters(body, 'body');
+  if (!place.ok) throw new HttpError('INVALID_FIELD', { detail: place.message });
   return {
+    ...place.value,
     classifications: [...new Set(body.classifications)],
     types: body.types?.length ? [...new Set(body.types)] : null,
     test: body.test ?? 'no',

@@ -48,6 +48,10 @@ export interface SessionSpec {
   test: 'no' | 'including';
   formatMode: FormatMode;
   appName: string | null;
+  /** Filters by place and strength (docs/realtime.md): area and prefecture codes, null = every place. */
+  areas?: string[] | null;
+  /** Earthquake and early-warning telegrams below this intensity are dropped; null = none. */
+  minIntensity?: string | null;
   /**
    * The serial after which the connection catches up from the store before it joins the live stream
    * (docs/realtime.md "Resume"); null: live only. Not shown in the list.
@@ -87,6 +91,8 @@ interface Row {
   ip_address: string | null;
   server: string | null;
   credential_digest: string | null;
+  areas: string[] | null;
+  min_intensity: string | null;
   resume_after: number | null;
 }
 
@@ -107,6 +113,8 @@ const toSession = (r: Row): SocketSession => ({
   ipAddress: r.ip_address,
   server: r.server,
   credentialDigest: r.credential_digest,
+  areas: r.areas,
+  minIntensity: r.min_intensity,
   resumeAfter: r.resume_after,
 });
 
@@ -191,10 +199,10 @@ export async function startSession(
     const rows = await q.query<Row>(
       `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
          test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id,
-         resume_after)
+         resume_after, areas, min_intensity)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
          (SELECT id FROM api_keys WHERE digest = $11),
-         (SELECT grant_id FROM oauth_tokens WHERE digest = $11), $12)
+         (SELECT grant_id FROM oauth_tokens WHERE digest = $11), $12, $13, $14)
        RETURNING *`,
       [
         accountId,
@@ -209,6 +217,8 @@ export async function startSession(
         new Date(now + TICKET_VALIDITY_MS),
         credentialDigest,
         spec.resumeAfter ?? null,
+        spec.areas ?? null,
+        spec.minIntensity ?? null,
       ],
     );
     return { ok: true, session: toSession(rows[0]!), ticket } as const;

@@ -62,3 +62,46 @@ test('equal filters share a group key whatever the order of their lists', () => 
   assert.notEqual(a.key, f({ ...a.filter, test: 'including' }).key);
   assert.notEqual(f({}).key, f({ formatMode: 'json' }).key);
 });
+
+test('areas: a telegram passes when its facts name one of the codes; without facts it names none', () => {
+  const ishikawa = record({ type: 'VXSE43', classification: 'eew.warning' });
+  ishikawa.facts = { kind: 'eew', areas: ['17', '390', '9170'], maxIntensity: '5-', event: 'eew:1' };
+  const eew = { classifications: ['eew.warning'] };
+  assert.equal(matches(f({ ...eew, areas: ['17'] }), ishikawa), true);
+  assert.equal(matches(f({ ...eew, areas: ['13', '390'] }), ishikawa), true);
+  assert.equal(matches(f({ ...eew, areas: ['13'] }), ishikawa), false);
+  assert.equal(matches(f({ ...eew, areas: [] }), ishikawa), true);
+  const an = record({ format: 'a/n' });
+  assert.equal(matches(f({ areas: ['17'] }), an), false);
+  assert.equal(matches(f({}), an), true);
+});
+
+test('minIntensity judges earthquake and early-warning telegrams only; none below it, nor without one', () => {
+  const quake = (maxIntensity?: '4' | '5-' | '5+') => {
+    const r = record({});
+    r.facts = { kind: 'earthquake', areas: ['17'], ...(maxIntensity ? { maxIntensity } : {}) };
+    return r;
+  };
+  assert.equal(matches(f({ minIntensity: '5-' }), quake('5-')), true);
+  assert.equal(matches(f({ minIntensity: '5-' }), quake('5+')), true);
+  assert.equal(matches(f({ minIntensity: '5-' }), quake('4')), false);
+  assert.equal(matches(f({ minIntensity: '1' }), quake()), false);
+  const tsunami = record({ type: 'VTSE41' });
+  tsunami.facts = { kind: 'tsunami', areas: ['47', '802'] };
+  assert.equal(matches(f({ minIntensity: '7' }), tsunami), true);
+  assert.equal(matches(f({ minIntensity: '7', areas: ['47'] }), tsunami), true);
+  assert.equal(matches(f({ minIntensity: '7', areas: ['13'] }), tsunami), false);
+});
+
+test('equal filters by place and strength share a group key; different ones do not', () => {
+  const key = (over: Partial<DeliveryFilter>) => f(over).key;
+  assert.equal(
+    key({ areas: ['390', '17'], minIntensity: '4' }),
+    key({ areas: ['17', '390', '17'], minIntensity: '4' }),
+  );
+  assert.equal(key({ areas: [], minIntensity: null }), key({}));
+  assert.notEqual(key({ areas: ['17'] }), key({}));
+  assert.notEqual(key({ areas: ['17'] }), key({ areas: ['13'] }));
+  assert.notEqual(key({ minIntensity: '4' }), key({ minIntensity: '5-' }));
+  assert.notEqual(key({ minIntensity: '4' }), key({}));
+});
