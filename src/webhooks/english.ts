@@ -50,6 +50,11 @@ const KINDS: Record<string, string> = {
   警報解除: 'Tsunami warning lifted',
   津波注意報解除: 'Tsunami advisory lifted',
   '緊急地震速報（警報）': 'EEW (warning)',
+  噴火警報: 'Eruption warning',
+  '噴火警報（居住地域）': 'Eruption warning (residential areas)',
+  '噴火警報（火口周辺）': 'Eruption warning (near the crater)',
+  火口周辺警報: 'Eruption warning (near the crater)',
+  噴火予報: 'Eruption forecast',
 };
 
 /** Hazards of weather warnings, longest first so that 暴風雪 is read before 暴風. */
@@ -86,7 +91,7 @@ const LEVELS: [string, string][] = [
 /** A warning class in English: tsunami classes, weather warnings and volcanic alert levels. */
 export function englishKind(name: string): string {
   if (Object.hasOwn(KINDS, name)) return KINDS[name]!;
-  const level = /^(?:噴火警戒)?レベル([1-5１-５])/.exec(name);
+  const level = /^(?:噴火警戒)?レベル([1-5１-５])（/.exec(name);
   if (level) return `Volcanic alert level ${toAscii(level[1]!)} (${name})`;
   const weather = /^(?:レベル([1-5１-５]))?(.+?)(特別警報|危険警報|警報|注意報)$/.exec(name);
   if (weather) {

@@ -43,7 +43,7 @@ export function summarize(record: TelegramRecord, document: unknown | null): Tel
   return finish({
     type: record.head.type,
     category,
-    title: report.head.title,
+    title: oneLine(report.head.title),
     mark: markOf(report.control.status, report.head.title),
     infoType: report.head.infoType,
     reportTime: report.head.reportDateTime,
@@ -62,7 +62,7 @@ function fromDocument(record: TelegramRecord, doc: DocumentHead): TelegramSummar
   return finish({
     type: record.head.type,
     category,
-    title: doc.title,
+    title: oneLine(doc.title),
     mark: markOf(doc.status, doc.title),
     infoType: doc.infoType,
     reportTime: doc.reportDateTime,
@@ -119,7 +119,9 @@ function severityOf(summary: Omit<TelegramSummary, 'severity'>): Severity {
   if (summary.infoType === '取消') return 'default';
   switch (facts.kind) {
     case 'eew':
-      return facts.warning ? 'urgent' : 'default';
+      // The warning telegram itself is urgent; a forecast of an event under a warning is high.
+      if (summary.title === '緊急地震速報（警報）') return 'urgent';
+      return facts.warning ? 'high' : 'default';
     case 'earthquake': {
       const rank = intensityRank(facts.maxIntensity);
       return rank >= intensityRank('5-')
@@ -174,6 +176,9 @@ function isDocument(value: unknown): value is DocumentHead {
     doc.body !== null
   );
 }
+
+/** A title on one line: JMA pads some with runs of blanks ("火山名  浅間山  噴火警報"). */
+const oneLine = (title: string) => title.replace(/[\s\u3000]+/g, ' ').trim();
 
 /** Text as JMA wrote it, trimmed of the full-width and ASCII blanks around it; null when empty. */
 export function clean(text: string | null | undefined): string | null {
