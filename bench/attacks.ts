@@ -24,6 +24,8 @@ import {
 import { signupLimits } from '../src/console/signin/signup-limits.ts';
 import { ManualClock } from '../src/clock.ts';
 import { defaults } from '../src/config.ts';
+import { PAGE_CACHE_BYTES } from '../src/telegrams/page-cache.ts';
+import { fixture } from '../test/support/fixtures.ts';
 import { defaultFeedLimits } from '../src/console/live/feed.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
@@ -375,6 +377,7 @@ try {
     );
   }
   await consoleFigures();
+  await keptAnswersFigures();
   await signinFigures();
   await sourceAttackFigures({ runs, dataDir, startNamazu, underAttack });
 } finally {
@@ -694,4 +697,93 @@ async function consoleFigures(): Promise<void> {
         `server CPU ${(f.serverCpuShare! * 100).toFixed(0)} % of a core; ${row.text(f)}`,
     );
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kept list answers (docs/security.md "Figures"): ten telegrams with 2 MiB headlines, then
+// `GET /v2/telegram?xmlReport=true&limit=100` under 30 URLs differing by an unknown parameter and
+// in 20 valid forms (limit 81–100), some 21 MB an answer. The reference: the same 50 requests for
+// one query, as one client polling it would ask, in a fresh process too.
+
+/** Ingests the ten telegrams (the same ones each run: a later run finds them stored). */
+async function plantLongHeadlines(namazu: Namazu): Promise<void> {
+  const source = readFileSync(fixture('official', '44_01_01_151008_VFVO51.xml'), 'utf8');
+  const headline = '火'.repeat((2 * MiB) / 3);
+  for (let i = 0; i < 10; i++) {
+    const xml = source.replace(
+      /<Headline>\s*<Text>[\s\S]*?<\/Text>/,
+      `<Headline>\n<Text>${headline}${i}</Text>`,
+    );
+    const res = await fetch(`${namazu.origin}/admin/v1/telegrams`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml', ...basicAuth(namazu) },
+      body: xml,
+    });
+    await res.arrayBuffer();
+    if (res.status >= 300 && res.status !== 409) throw new Error(`ingest: ${res.status}`);
+  }
+}
+
+const basicAuth = (namazu: Namazu) => ({
+  authorization: `Basic ${Buffer.from(`${namazu.apiKey}:`).toString('base64')}`,
+});
+
+/** The list answers of `queries`, one after another; the size of the largest. */
+async function askLists(namazu: Namazu, queries: string[]): Promise<number> {
+  let largest = 0;
+  for (const query of queries) {
+    const res = await fetch(`${namazu.origin}/v2/telegram?${query}`, { headers: basicAuth(namazu) });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    if (res.status !== 200) throw new Error(`GET /v2/telegram?${query}: ${res.status}`);
+    largest = Math.max(largest, bytes);
+  }
+  return largest;
+}
+
+async function keptAnswersFigures(): Promise<void> {
+  const attack = [
+    ...Array.from({ length: 30 }, (_, n) => `xmlReport=true&limit=100&u=${n + 1}`),
+    ...Array.from({ length: 20 }, (_, i) => `xmlReport=true&limit=${81 + i}`),
+  ];
+  const reference = attack.map(() => 'xmlReport=true&limit=100');
+  const attacked: Record<string, number>[] = [];
+  const references: Record<string, number>[] = [];
+  for (let run = 0; run < runs; run++) {
+    for (const [queries, into] of [
+      [attack, attacked],
+      [reference, references],
+    ] as const) {
+      const namazu = await startNamazu(dataDir);
+      try {
+        await plantLongHeadlines(namazu);
+        let answerBytes = 0;
+        const r = await underAttack(namazu, async () => {
+          answerBytes = await askLists(namazu, queries);
+          return [];
+        });
+        into.push({ ...r, answerBytes });
+      } finally {
+        await namazu.stop();
+      }
+    }
+  }
+  const med = (list: Record<string, number>[], key: string) => median(list.map((r) => r[key]!));
+  const budgetMiB = (config.answerCacheBytes + PAGE_CACHE_BYTES) / MiB;
+  const figures = {
+    rssGrowthMiB: med(attacked, 'rssGrowthMiB'),
+    healthzP99: med(attacked, 'healthzP99'),
+    serverCpuShare: med(attacked, 'serverCpuShare'),
+    answerBytes: med(attacked, 'answerBytes'),
+    referenceRssGrowthMiB: med(references, 'rssGrowthMiB'),
+    referenceHealthzP99: med(references, 'healthzP99'),
+    budgetMiB,
+  };
+  const name = '50 list queries of 21 MB answers (30 unknown parameters, 20 limits)';
+  emitResult('attacks', { case: name, runs, ...figures });
+  console.log(
+    `${name} (median of ${runs}): RSS +${figures.rssGrowthMiB.toFixed(1)} MiB (peak), /healthz p99 ${figures.healthzP99.toFixed(1)} ms, ` +
+      `server CPU ${(figures.serverCpuShare * 100).toFixed(0)} % of a core; answers of ${(figures.answerBytes / 1e6).toFixed(1)} MB, ` +
+      `kept within ${budgetMiB} MiB (NAMAZU_ANSWER_CACHE_BYTES + page cache); ` +
+      `the same 50 requests for one query: RSS +${figures.referenceRssGrowthMiB.toFixed(1)} MiB, /healthz p99 ${figures.referenceHealthzP99.toFixed(1)} ms`,
+  );
 }

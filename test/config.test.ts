@@ -49,6 +49,12 @@ for (const [env, message] of [
   [{ NAMAZU_MAX_TELEGRAM_BYTES: '65535' }, /NAMAZU_MAX_TELEGRAM_BYTES must be between 65536 and 67108864/],
   [{ NAMAZU_MAX_TELEGRAM_BYTES: '67108865' }, /NAMAZU_MAX_TELEGRAM_BYTES must be between 65536 and 67108864/],
   [{ NAMAZU_INGEST_BODY_LIMIT: '4194304' }, /NAMAZU_INGEST_BODY_LIMIT is now NAMAZU_MAX_TELEGRAM_BYTES/],
+  [{ NAMAZU_ANSWER_CACHE_BYTES: '64MiB' }, /NAMAZU_ANSWER_CACHE_BYTES must be an integer/],
+  [{ NAMAZU_ANSWER_CACHE_BYTES: '-1' }, /NAMAZU_ANSWER_CACHE_BYTES must be an integer/],
+  [
+    { NAMAZU_ANSWER_CACHE_BYTES: '17179869185' },
+    /NAMAZU_ANSWER_CACHE_BYTES must be between 0 and 17179869184/,
+  ],
 ] as const) {
   test(`invalid configuration is refused naming the setting: ${JSON.stringify(env)}`, () => {
     assert.throws(
@@ -62,6 +68,12 @@ test('the telegram size limit: 16 MiB by default, anything from 64 KiB to 64 MiB
   assert.equal(loadConfig({}).maxTelegramBytes, 16 * 1024 * 1024);
   assert.equal(loadConfig({ NAMAZU_MAX_TELEGRAM_BYTES: '65536' }).maxTelegramBytes, 65536);
   assert.equal(loadConfig({ NAMAZU_MAX_TELEGRAM_BYTES: '67108864' }).maxTelegramBytes, 64 * 1024 * 1024);
+});
+
+test('the budget of kept answers: 64 MiB by default, 0 keeps none', () => {
+  assert.equal(loadConfig({}).answerCacheBytes, 64 * 1024 * 1024);
+  assert.equal(loadConfig({ NAMAZU_ANSWER_CACHE_BYTES: '0' }).answerCacheBytes, 0);
+  assert.equal(loadConfig({ NAMAZU_ANSWER_CACHE_BYTES: '268435456' }).answerCacheBytes, 256 * 1024 * 1024);
 });
 
 test('an unknown flag is refused', () => {
