@@ -38,6 +38,7 @@ const everything = [
   ...surfaces,
   'sources',
   'retention',
+  'webhooks',
   'cli',
   'server.ts',
   'demo.ts',
@@ -85,9 +86,13 @@ export const layers = {
   ],
   // Pruning by age and the store statistics of /metrics (docs/operations.md "Retention").
   retention: [...domainBase, 'db', 'bus'],
+  // Webhooks: subscriptions, their queue and delivery, and the ready-made posts (docs/webhooks.md).
+  // They follow the store as the real-time delivery does, through its one predicate (filter.ts)
+  // and its `data` message (protocol.ts); the real-time surface imports nothing of them.
+  webhooks: [...domainBase, ...domain, 'context.ts', 'realtime/filter.ts', 'realtime/protocol.ts'],
   'context.ts': [...domainBase, ...domain],
   http: [...domainBase, ...domain, 'context.ts'],
-  api: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
+  api: [...domainBase, ...domain, 'context.ts', 'http', 'sources', 'webhooks'],
   // The authorization endpoint shows the sign-in and consent pages that console/ renders, through
   // the one interface of console/authorization-pages.ts.
   oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console/authorization-pages.ts'],

@@ -89,6 +89,12 @@ export interface Config {
   retentionIntervalMs: number;
   /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 10 ms PostgreSQL). */
   retentionBatchMs: number;
+  /** Webhooks may post to loopback, private and link-local addresses, and over http (docs/webhooks.md "Safety"). */
+  webhookAllowPrivate: boolean;
+  /** Time limit of one webhook attempt: connection, request and the response's status. */
+  webhookTimeoutMs: number;
+  /** First wait before a webhook retry; it doubles at each retry (full jitter), up to an hour. */
+  webhookRetryBaseMs: number;
 }
 
 /** What retention settings name: the ten classifications and the two projections of /v2/gd. */
@@ -301,6 +307,9 @@ export const settings = [
   setting('retentionDays', 'NAMAZU_RETENTION_DAYS', retentionDays),
   setting('retentionIntervalMs', 'NAMAZU_RETENTION_INTERVAL_MS', int(0, 7 * 86_400_000)),
   setting('retentionBatchMs', 'NAMAZU_RETENTION_BATCH_MS', int(0, 10_000)),
+  setting('webhookAllowPrivate', 'NAMAZU_WEBHOOK_ALLOW_PRIVATE', bool),
+  setting('webhookTimeoutMs', 'NAMAZU_WEBHOOK_TIMEOUT_MS', int(100, 60_000)),
+  setting('webhookRetryBaseMs', 'NAMAZU_WEBHOOK_RETRY_BASE_MS', int(10, 600_000)),
 ] as const;
 
 export function defaults(): Config {
@@ -361,6 +370,9 @@ export function defaults(): Config {
     retentionDays: { ...DEFAULT_RETENTION_DAYS },
     retentionIntervalMs: 3_600_000,
     retentionBatchMs: 0,
+    webhookAllowPrivate: false,
+    webhookTimeoutMs: 10_000,
+    webhookRetryBaseMs: 5_000,
   };
 }
 

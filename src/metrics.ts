@@ -48,6 +48,17 @@ export interface Metrics {
   dbPoolWait: Histogram;
   /** Database requests waiting for a pooled connection now. */
   dbPoolWaiting: Gauge;
+  /** Webhook deliveries queued (one per telegram and subscription), by priority (eew, other). */
+  webhooksQueued: Counter<'priority'>;
+  /** Webhook attempts under way in this process. */
+  webhooksInFlight: Gauge;
+  /** Webhook attempts, by outcome: delivered, retry (failed, tried again later), failed (given up). */
+  webhookAttempts: Counter<'outcome'>;
+  /** Webhook deliveries waiting (due or backed off), and the age of the oldest (seconds), as last read. */
+  webhookBacklog: Gauge;
+  webhookBacklogAge: Gauge;
+  /** Seconds from a delivery's queueing to the attempt that delivered it, by priority. */
+  webhookLatency: Histogram<'priority'>;
 }
 
 /** Readings taken at each scrape from what the process holds. */
@@ -205,6 +216,40 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       collect() {
         if (probes.dbPoolWaiting) this.set(probes.dbPoolWaiting());
       },
+    }),
+    webhooksQueued: new Counter({
+      name: 'namazu_webhook_deliveries_queued_total',
+      help: 'Webhook deliveries queued (one per telegram and matching subscription)',
+      labelNames: ['priority'],
+      registers: [registry],
+    }),
+    webhooksInFlight: new Gauge({
+      name: 'namazu_webhook_attempts_in_flight',
+      help: 'Webhook attempts under way in this process',
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'namazu_webhook_attempts_total',
+      help: 'Webhook attempts by outcome: delivered, retry (failed, tried again later), failed (given up)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    webhookBacklog: new Gauge({
+      name: 'namazu_webhook_backlog_deliveries',
+      help: 'Webhook deliveries waiting to be delivered (due or backed off), as last read',
+      registers: [registry],
+    }),
+    webhookBacklogAge: new Gauge({
+      name: 'namazu_webhook_backlog_oldest_seconds',
+      help: 'Age of the oldest webhook delivery waiting, in seconds, as last read',
+      registers: [registry],
+    }),
+    webhookLatency: new Histogram({
+      name: 'namazu_webhook_delivery_latency_seconds',
+      help: 'Seconds from a webhook delivery being queued to the attempt that delivered it',
+      labelNames: ['priority'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600],
+      registers: [registry],
     }),
   };
 }

@@ -54,7 +54,9 @@ function expandIpv6(address: string): number[] | null {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const parts = dotted[1]!.split('.').map(Number);
-    text = text.slice(0, -dotted[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1]!.length) +
+      `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const front = head ? head.split(':') : [];

@@ -150,7 +150,12 @@ export interface RetryPolicy {
 }
 
 /** The wait before retry `attempt` + 1: exponential backoff with full jitter, at least Retry-After. */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | null, random = Math.random): number {
+export function backoffMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | null,
+  random = Math.random,
+): number {
   const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 30));
   const jittered = Math.max(policy.baseMs / 10, random() * ceiling);
   return retryAfterMs === null ? jittered : Math.max(jittered, Math.min(retryAfterMs, policy.capMs));
@@ -182,13 +187,23 @@ export async function recordOutcome(
          last_status = $4, last_error = $5, last_duration_ms = $6
        WHERE id = $1 AND attempts = $2 AND state = 'pending'
        RETURNING CASE state WHEN 'pending' THEN 'retry' ELSE state END AS state`,
-      [d.id, d.attempt, outcome.ok, outcome.status, outcome.error, Math.round(outcome.durationMs), waitMs, policy.windowMs],
+      [
+        d.id,
+        d.attempt,
+        outcome.ok,
+        outcome.status,
+        outcome.error,
+        Math.round(outcome.durationMs),
+        waitMs,
+        policy.windowMs,
+      ],
     );
     if (!rows[0]) return 'stale';
     if (outcome.ok) {
-      await q.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
-        d.subscriptionId,
-      ]);
+      await q.query(
+        'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
+        [d.subscriptionId],
+      );
     } else {
       await failing(q, d.subscriptionId, policy.disableAfterMs);
     }
@@ -236,7 +251,11 @@ export interface DeliveryView {
 }
 
 /** The subscription's newest deliveries, newest first. */
-export async function recentDeliveries(q: Queryable, subscriptionId: number, limit: number): Promise<DeliveryView[]> {
+export async function recentDeliveries(
+  q: Queryable,
+  subscriptionId: number,
+  limit: number,
+): Promise<DeliveryView[]> {
   const rows = await q.query<{
     id: number;
     serial: number | null;
@@ -301,7 +320,14 @@ export async function recordTestEvent(
        last_error, last_duration_ms, last_attempt_at, delivered_at)
      VALUES ($1, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END)
      RETURNING id`,
-    [subscriptionId, messageId, outcome.ok ? 'delivered' : 'failed', outcome.status, outcome.error, Math.round(outcome.durationMs)],
+    [
+      subscriptionId,
+      messageId,
+      outcome.ok ? 'delivered' : 'failed',
+      outcome.status,
+      outcome.error,
+      Math.round(outcome.durationMs),
+    ],
   );
   return rows[0]!.id;
 }

@@ -68,7 +68,8 @@ export class Sender {
     const secure = url.protocol === 'https:';
     if (!secure && !(url.protocol === 'http:' && this.options.allowPrivate))
       return Promise.resolve(fail('scheme refused'));
-    if (!this.options.allowPrivate && refusedHost(url.hostname)) return Promise.resolve(fail('address refused'));
+    if (!this.options.allowPrivate && refusedHost(url.hostname))
+      return Promise.resolve(fail('address refused'));
     return new Promise((resolve) => {
       let settled = false;
       const settle = (outcome: AttemptOutcome) => {
@@ -87,7 +88,11 @@ export class Sender {
         request.destroy();
       }, this.options.timeoutMs);
       request.on('error', (err: NodeJS.ErrnoException) =>
-        settle(fail(err.code === 'ADDRESS_REFUSED' ? 'address refused' : `connection failed (${err.code ?? 'error'})`)),
+        settle(
+          fail(
+            err.code === 'ADDRESS_REFUSED' ? 'address refused' : `connection failed (${err.code ?? 'error'})`,
+          ),
+        ),
       );
       request.on('response', (response) => {
         // The status decides the attempt at once; the body is read only to keep the connection, up to
@@ -95,7 +100,13 @@ export class Sender {
         const status = response.statusCode ?? 0;
         const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
         if (status >= 200 && status < 300) {
-          settle({ ok: true, status, error: null, durationMs: performance.now() - started, retryAfterMs: null });
+          settle({
+            ok: true,
+            status,
+            error: null,
+            durationMs: performance.now() - started,
+            retryAfterMs: null,
+          });
         } else {
           const why = status >= 300 && status < 400 ? 'redirect not followed' : `HTTP ${status}`;
           settle(fail(why, status, retryAfterMs(response.headers['retry-after'], Date.now())));

@@ -1,0 +1,156 @@
+/**
+ * Queues the telegrams committed for the subscriptions that match them (docs/webhooks.md
+ * "Durability"). Like the real-time delivery it follows the serial-ordered store from a position,
+ * but the position is stored: one round reads the telegrams after `webhook_position`, matches each
+ * against the active subscriptions (`matches`, the one predicate of every delivery path), and
+ * inserts the deliveries and advances the position in one transaction, under an advisory lock that
+ * one process at a time holds. A crash before COMMIT queues nothing and moves nothing; the next
+ * round, in any process, starts from the same position. Woken by the bus's announcements and a
+ * healing timer, as the dispatcher is.
+ */
+import type { Db } from '../db/types.ts';
+import { compileFilter, matches, type CompiledFilter } from '../realtime/filter.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
+import { priorityOf, queueDeliveries, type QueuedDelivery } from './deliveries.ts';
+import { activeSubscriptions } from './subscriptions.ts';
+
+/** The advisory lock key of the queuer (a constant of its own: 'namazu webhook queue'). */
+const QUEUE_LOCK_KEY = 0x6e7a7768;
+/** Telegrams read and queued per transaction. */
+const BATCH = 64;
+/** How soon to try again when another process held the lock (it may have read before our commit). */
+const BUSY_RETRY_MS = 25;
+
+export interface QueueSource {
+  /** Stored telegrams with serials above `after`, oldest first, at most `limit`. */
+  after(after: number, limit: number): Promise<TelegramRecord[]>;
+}
+
+interface Group {
+  filter: CompiledFilter;
+  subscriptions: { id: number; fromSerial: number }[];
+}
+
+export class Queuer {
+  private running: Promise<void> | null = null;
+  private again = false;
+  /** The active subscriptions grouped by filter, and the version they were read at. */
+  private groups: Group[] = [];
+  private version = -1;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly source: QueueSource,
+    /** Told how many deliveries a round queued (wakes the workers, counts them). */
+    private readonly onQueued: (count: number) => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Queues whatever was committed after the stored position (coalesced: one round at a time). */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves once everything committed before the call is queued by this process or another. */
+  async settled(): Promise<void> {
+    this.wake();
+    while (this.running) await this.running;
+  }
+
+  /** Subscriptions changed in a way the version does not show (contracts): read them again. */
+  forget(): void {
+    this.version = -1;
+  }
+
+  stop(): void {
+    if (this.retry) clearTimeout(this.retry);
+  }
+
+  private async drain(): Promise<void> {
+    this.again = false;
+    for (;;) {
+      const outcome = await this.round();
+      if (outcome === 'busy') {
+        this.retry ??= setTimeout(() => {
+          this.retry = null;
+          this.wake();
+        }, BUSY_RETRY_MS);
+        return;
+      }
+      if (outcome === 'done') return;
+    }
+  }
+
+  /** One batch: `more` when it was full or the position moved under it, `busy` when another process queues. */
+  private async round(): Promise<'done' | 'more' | 'busy'> {
+    const [seen] = await this.db.query<{ serial: number; version: number }>(
+      'SELECT serial, subscriptions_version AS version FROM webhook_position',
+    );
+    const records = await this.source.after(seen!.serial, BATCH);
+    if (records.length === 0) return 'done';
+    if (seen!.version !== this.version) await this.readSubscriptions(seen!.version);
+    const rows = this.deliveriesOf(records);
+    const last = records[records.length - 1]!.serial;
+    const outcome = await this.db.tx(async (q) => {
+      const [lock] = await q.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
+        QUEUE_LOCK_KEY,
+      ]);
+      if (!lock!.got) return 'busy' as const;
+      // Under the lock: what this round read is still where the queue stands.
+      const [now] = await q.query<{ serial: number; version: number }>(
+        'SELECT serial, subscriptions_version AS version FROM webhook_position',
+      );
+      if (now!.serial !== seen!.serial || now!.version !== seen!.version) return 'more' as const;
+      const queued = await queueDeliveries(q, rows);
+      await q.query('UPDATE webhook_position SET serial = $1', [last]);
+      return queued;
+    });
+    if (typeof outcome === 'number') {
+      if (outcome > 0) this.onQueued(outcome);
+      return records.length < BATCH ? 'done' : 'more';
+    }
+    return outcome;
+  }
+
+  private async readSubscriptions(version: number): Promise<void> {
+    const byKey = new Map<string, Group>();
+    for (const s of await activeSubscriptions(this.db)) {
+      const filter = compileFilter(s.filter);
+      let group = byKey.get(filter.key);
+      if (!group) byKey.set(filter.key, (group = { filter, subscriptions: [] }));
+      group.subscriptions.push({ id: s.id, fromSerial: s.fromSerial });
+    }
+    this.groups = [...byKey.values()];
+    this.version = version;
+  }
+
+  /** Every (subscription, telegram) that matches: one test per filter group and telegram. */
+  private deliveriesOf(records: readonly TelegramRecord[]): QueuedDelivery[] {
+    const rows: QueuedDelivery[] = [];
+    for (const record of records) {
+      const priority = priorityOf(record.classification);
+      for (const group of this.groups) {
+        if (!matches(group.filter, record)) continue;
+        for (const s of group.subscriptions) {
+          // A subscription receives the telegrams committed after its creation.
+          if (record.serial > s.fromSerial)
+            rows.push({ subscriptionId: s.id, serial: record.serial, priority });
+        }
+      }
+    }
+    return rows;
+  }
+}
