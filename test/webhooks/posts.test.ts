@@ -21,7 +21,7 @@ const discord = (summary: TelegramSummary, lang: 'ja' | 'en' = 'ja') =>
 
 test('an EEW warning: serial, forecast intensity, epicentre, magnitude, depth and the regions warned', () => {
   // 37_01_02: VXSE43 Serial 2, 豊後水道 Mj 6.6, depth 40 km, ForecastInt 6-/6-, origin 23:14:47,
-  // Headline 豊後水道で地震　四国　九州　中国で強い揺れ, 35 regions in 緊急地震速報（細分区域）.
+  // Headline 豊後水道で地震 四国 九州 中国で強い揺れ, 35 regions in 緊急地震速報（細分区域）.
   const s = official('37_01_02_240613_VXSE43.xml');
   assert.equal(s.severity, 'urgent');
   const ja = describePost(s, 'ja');
