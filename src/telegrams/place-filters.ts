@@ -23,7 +23,8 @@ export type PlaceFiltersOutcome =
   { ok: true; value: PlaceFilters } | { ok: false; field: keyof typeof placeFilterMessages; message: string };
 
 /** A prefecture code, or a JMA area, city, station or forecast-area code. */
-const AREA_CODE = /^(0[1-9]|[1-3][0-9]|4[0-7]|[0-9]{3,7})$/;
+export const AREA_CODE_PATTERN = '^(0[1-9]|[1-3][0-9]|4[0-7]|[0-9]{3,7})$';
+const AREA_CODE = new RegExp(AREA_CODE_PATTERN);
 
 /**
  * Reads both filters, from a JSON body or from a query. `areas`: in a body, an array of codes; in a
