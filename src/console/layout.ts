@@ -119,11 +119,17 @@ ${languageSwitch(v.lang, v.here, t.language)}
 </div></header>`;
 }
 
-/** A time as the console shows it in both languages: UTC, to the minute; a dash for none. */
-export function formatTime(d: Date | null): string {
-  if (d === null) return '—';
-  const iso = d.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** Japan's offset from UTC: Japan keeps no daylight saving time. */
+const JST_OFFSET_MS = 9 * 3600_000;
+
+/**
+ * A time as the console shows it in both languages: Japan time (the time JMA's telegrams speak
+ * in), to the minute, with the zone named; a dash for none.
+ */
+export function formatTime(d: Date | null, { seconds = false } = {}): string {
+  if (d === null || Number.isNaN(d.getTime())) return '—';
+  const iso = new Date(d.getTime() + JST_OFFSET_MS).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} JST`;
 }
 
 /** The message beside a field, tied to it by aria-describedby (the input names `${id}-error`). */

@@ -2,6 +2,7 @@ import type { AccountListItem } from '../../accounts/accounts.ts';
 import type { ConversionFailureItem } from '../../telegrams/conversion-failures.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
+import { formatTime } from '../layout.ts';
 import { livePage } from '../live-frame.ts';
 import { adminPaths, livePaths } from '../paths.ts';
 import { adminMessages, type AdminText } from './messages.ts';
@@ -105,7 +106,7 @@ export function renderAccountsPage(v: AccountsView): string {
   const rows = v.accounts.map(
     (
       a,
-    ) => markup`<tr data-account="${a.id}"><td>${a.id}</td><td>${a.email}</td><td>${a.isAdmin ? text.yes : text.no}</td><td>${a.createdAt.toISOString()}</td><td>${a.disabledAt ? text.disabled : text.active}</td>
+    ) => markup`<tr data-account="${a.id}"><td>${a.id}</td><td>${a.email}</td><td>${a.isAdmin ? text.yes : text.no}</td><td>${formatTime(a.createdAt)}</td><td>${a.disabledAt ? text.disabled : text.active}</td>
 <td>${
       a.disabledAt || a.id === v.selfId
         ? null

@@ -11,7 +11,7 @@ import {
 } from '../../sources/scenario/run.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
-import { fieldError, invalidAttrs } from '../layout.ts';
+import { fieldError, formatTime, invalidAttrs } from '../layout.ts';
 import { livePage, sendLivePage } from '../live-frame.ts';
 import { adminPaths, livePaths, paths } from '../paths.ts';
 import type { Visit } from '../visit.ts';
@@ -181,7 +181,7 @@ function registerInvite(scope: App, ctx: AppContext): void {
       createdBy: visit.account.id,
     });
     const link = `${authOrigin(ctx, request)}${paths.signup}?invitation=${encodeURIComponent(token)}`;
-    const done = markup`<div role="status" id="tool-result"><p>${text.invited} ${expiresAt.toISOString()}</p>
+    const done = markup`<div role="status" id="tool-result"><p>${text.invited} ${formatTime(expiresAt)}</p>
 <p><code id="invitation-link">${link}</code></p><p class="muted">${text.shownOnce}</p></div>`;
     return sendLivePage(reply, 201, renderInvitePage(view(visit, { done })));
   });

@@ -24,14 +24,13 @@ export const LIVE_SCRIPT = `'use strict';
     if (content !== undefined && content !== null) node.textContent = content;
     return node;
   }
+  // Japan time to the second, as the server writes it (layout.ts formatTime).
   function time(iso) {
     var d = new Date(iso);
-    return isNaN(d.getTime()) ? iso : d.toLocaleString(document.documentElement.lang);
+    if (isNaN(d.getTime())) return iso;
+    var jst = new Date(d.getTime() + 9 * 3600000).toISOString();
+    return jst.slice(0, 10) + ' ' + jst.slice(11, 19) + ' JST';
   }
-
-  Array.prototype.forEach.call(document.querySelectorAll('time[datetime]'), function (t) {
-    t.textContent = time(t.getAttribute('datetime'));
-  });
 
   source.addEventListener('open', function () { status.textContent = text.connected; });
   source.addEventListener('error', function () { status.textContent = text.reconnecting; });
@@ -80,7 +79,7 @@ export const LIVE_SCRIPT = `'use strict';
     if (w.magnitude) facts.push(text.magnitude + ': ' + w.magnitude);
     if (w.originTime) facts.push(text.originTime + ': ' + time(w.originTime));
     banner.appendChild(el('p', null, facts.join(' / ')));
-    var link = el('a', null, w.serialNo ? '#' + w.serialNo : w.eventId);
+    var link = el('a', null, text.eewReport.replace('%s', w.serialNo || '?'));
     link.href = w.href;
     banner.appendChild(link);
   });
@@ -105,6 +104,9 @@ export const LIVE_SCRIPT = `'use strict';
 
 export const LIVE_STYLE = `
 #telegram-list{list-style:none;padding:0;margin:0}
+.live-columns{display:grid;grid-template-columns:minmax(0,1fr);gap:0 2rem}
+@media (min-width:960px){.live-columns{grid-template-columns:minmax(0,2fr) minmax(0,3fr)}}
+#unplaced summary{cursor:pointer;margin:.8rem 0 .3rem;font-weight:bold}
 #telegram-list li{border-bottom:1px solid #ddd;padding:.4rem 0}
 #telegram-list .type,.tag{font-family:ui-monospace,monospace;font-size:.85rem;margin-left:.5rem;color:#333}
 #telegram-list time{display:block}

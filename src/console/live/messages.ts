@@ -1,4 +1,15 @@
-import type { Messages } from '../i18n.ts';
+import type { Lang, Messages } from '../i18n.ts';
+
+/** JMA's seismic intensity classes, weakest first, as the telegrams write them. */
+export const INTENSITY_ORDER = ['1', '2', '3', '4', '5-', '5+', '6-', '6+', '7'] as const;
+
+const intensityWords: Record<Lang, Record<string, string>> = {
+  ja: { '5-': '5弱', '5+': '5強', '6-': '6弱', '6+': '6強' },
+  en: { '5-': '5 Lower', '5+': '5 Upper', '6-': '6 Lower', '6+': '6 Upper' },
+};
+
+/** An intensity class as a reader of the language writes it (`5-` → 5弱, 5 Lower); others as given. */
+export const intensityName = (int: string, lang: Lang): string => intensityWords[lang][int] ?? int;
 
 /** Every user-visible text of the live view, the event and telegram pages (docs/console-live.md). */
 const en = {
@@ -20,10 +31,12 @@ const en = {
   intensity: 'Intensity',
   unreported: '5- or above, not yet reported',
   unplacedStations: 'Stations without a known position',
+  unplacedMore: 'more stations are not listed here; the JSON conversion of the report holds them all.',
   eewLabel: 'Earthquake Early Warning',
   eewWarning: 'Earthquake Early Warning (warning)',
   eewForecast: 'Earthquake Early Warning (forecast)',
   eewCanceled: 'The Earthquake Early Warning was cancelled.',
+  eewReport: 'Report %s: open this early warning',
   predictedMaxInt: 'Predicted maximum intensity',
   hypocentre: 'Hypocentre',
   magnitude: 'Magnitude',
@@ -82,10 +95,12 @@ export const liveMessages: Messages<keyof typeof en> = {
     intensity: '震度',
     unreported: '震度５弱以上未入電',
     unplacedStations: '位置が分からない観測点',
+    unplacedMore: '地点はここに表示していません。報告の JSON 変換にすべて含まれています。',
     eewLabel: '緊急地震速報',
     eewWarning: '緊急地震速報（警報）',
     eewForecast: '緊急地震速報（予報）',
     eewCanceled: '緊急地震速報は取り消されました。',
+    eewReport: '第%s報の詳細を開く',
     predictedMaxInt: '予想最大震度',
     hypocentre: '震源',
     magnitude: 'マグニチュード',

@@ -1,11 +1,12 @@
 import { markup, type SafeHtml } from '../html.ts';
+import { formatTime } from '../layout.ts';
 import type { Lang } from '../i18n.ts';
 import type { TelegramRecord } from '../../telegrams/record.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import { decodedBody } from './documents.ts';
 import { livePage } from '../live-frame.ts';
-import { intensityClass, intensityColours, renderMap, stationClass } from './map.ts';
-import { liveMessages, type LiveText } from './messages.ts';
+import { intensityClass, renderMap, stationClass } from './map.ts';
+import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
 import { payloadOf, type TelegramLine } from './payloads.ts';
 import { livePaths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
@@ -14,16 +15,21 @@ const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', S
 export const quakeHref = (eventId: string) =>
   livePaths.quake.replace(':eventId', encodeURIComponent(eventId));
 
+/** A time of a telegram in Japan time to the second, the instant kept in `datetime`. */
+const timeOf = (iso: string) =>
+  markup`<time datetime="${iso}">${formatTime(new Date(iso), { seconds: true })}</time>`;
+
 function telegramLine(t: TelegramLine, text: LiveText): SafeHtml {
-  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${t.test ? markup`<span class="test">${text.test}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${t.receivedTime}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
+  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${t.test ? markup`<span class="test">${text.test}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${formatTime(new Date(t.receivedTime), { seconds: true })}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
 }
 
-function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHtml | null {
+function areaList(title: string, areas: AreaIntensity[], lang: Lang): SafeHtml | null {
   if (areas.length === 0) return null;
+  const text = liveMessages[lang];
   return markup`<h3>${title}</h3>
 <ul class="areas">${areas.map(
     (a) =>
-      markup`<li data-code="${a.code}"><span class="chip ${intensityClass(a.maxInt)}" aria-hidden="true"></span>${a.name} <span class="sr">${text.maxInt}</span> <strong>${a.maxInt}</strong></li>`,
+      markup`<li data-code="${a.code}"><span class="chip ${intensityClass(a.maxInt)}" aria-hidden="true"></span>${a.name} <span class="sr">${text.maxInt}</span> <strong>${intensityName(a.maxInt, lang)}</strong></li>`,
   )}</ul>`;
 }
 
@@ -34,26 +40,36 @@ function areaList(title: string, areas: AreaIntensity[], text: LiveText): SafeHt
 const mapCredit = (text: LiveText) =>
   markup`<p class="muted map-credit">${text.mapCredit} <a href="https://mapsvg.com/maps/japan">MapSVG</a>, <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>. ${text.stationCredit}</p>`;
 
-/** The intensity scale of the station symbols, strongest last, as JMA's order reads. */
-const legend = (text: LiveText) =>
-  markup`<ul class="legend" aria-label="${text.legend}">${[...Object.keys(intensityColours), '!5-'].map(
+/** The intensity scale of the station symbols, weakest first, as JMA's scale reads. */
+function legend(lang: Lang): SafeHtml {
+  const text = liveMessages[lang];
+  return markup`<ul class="legend" aria-label="${text.legend}">${[...INTENSITY_ORDER, '!5-'].map(
     (int) =>
-      markup`<li><span class="chip ${stationClass(int)}" aria-hidden="true"></span>${int === '!5-' ? text.unreported : `${text.intensity} ${int}`}</li>`,
-  )}</ul>`;
-
-/** Stations of the report whose position the station list does not give: listed, never dropped. */
-function unplacedList(stations: StationIntensity[], text: LiveText): SafeHtml | null {
-  const unplaced = stations.filter((s) => s.point === null);
-  if (unplaced.length === 0) return null;
-  return markup`<h3>${text.unplacedStations}</h3>
-<ul class="areas" id="unplaced-stations">${unplaced.map(
-    (s) =>
-      markup`<li data-code="${s.code}" data-int="${s.int}"><span class="chip ${stationClass(s.int)}" aria-hidden="true"></span>${s.name} <span class="sr">${text.maxInt}</span> <strong>${s.int}</strong></li>`,
+      markup`<li><span class="chip ${stationClass(int)}" aria-hidden="true"></span>${int === '!5-' ? text.unreported : `${text.intensity}${lang === 'ja' ? '' : ' '}${intensityName(int, lang)}`}</li>`,
   )}</ul>`;
 }
 
+/** Unplaced stations listed on the page at most; the rest are counted (a report may name thousands). */
+export const UNPLACED_SHOWN = 100;
+
+/** Stations of the report whose position the station list does not give: collapsed, capped, counted. */
+function unplacedList(stations: StationIntensity[], lang: Lang): SafeHtml | null {
+  const unplaced = stations.filter((s) => s.point === null);
+  if (unplaced.length === 0) return null;
+  const text = liveMessages[lang];
+  const more = unplaced.length - UNPLACED_SHOWN;
+  return markup`<details id="unplaced"><summary>${text.unplacedStations} (${unplaced.length})</summary>
+<ul class="areas" id="unplaced-stations">${unplaced
+    .slice(0, UNPLACED_SHOWN)
+    .map(
+      (s) =>
+        markup`<li data-code="${s.code}" data-int="${s.int}"><span class="chip ${stationClass(s.int)}" aria-hidden="true"></span>${s.name} <span class="sr">${text.maxInt}</span> <strong>${intensityName(s.int, lang)}</strong></li>`,
+    )}</ul>${more > 0 ? markup`<p class="muted" id="unplaced-more">${more} ${text.unplacedMore}</p>` : null}</details>`;
+}
+
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
-export function quakeSection(quake: QuakeView | null, text: LiveText, heading: string): SafeHtml {
+export function quakeSection(quake: QuakeView | null, lang: Lang, heading: string): SafeHtml {
+  const text = liveMessages[lang];
   if (!quake) {
     return markup`<section id="quake" aria-labelledby="quake-heading"><h2 id="quake-heading">${heading}</h2>
 <p>${text.noQuake}</p>${renderMap(null, [], text.mapLabel)}${mapCredit(text)}</section>`;
@@ -70,18 +86,18 @@ ${renderMap(
   quake.prefectures,
   text.mapLabel,
   quake.stations.flatMap((s) => (s.point ? [{ ...s, point: s.point }] : [])),
-)}${quake.stations.length > 0 ? legend(text) : null}${mapCredit(text)}
+)}${quake.stations.length > 0 ? legend(lang) : null}${mapCredit(text)}
 <dl class="facts">
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
 <dt>${text.depth}</dt><dd>${depth !== undefined && depth !== null ? `${depth} km` : text.unknown}</dd>
 <dt>${text.magnitude}</dt><dd id="quake-magnitude">${event.magnitude?.value ?? event.magnitude?.condition ?? text.unknown}</dd>
-<dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ?? text.unknown}</dd>
-<dt>${text.originTime}</dt><dd>${event.originTime ?? event.arrivalTime}</dd>
+<dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ? intensityName(event.maxInt, lang) : text.unknown}</dd>
+<dt>${text.originTime}</dt><dd>${timeOf(event.originTime ?? event.arrivalTime)}</dd>
 </dl>
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
-${areaList(text.prefectures, quake.prefectures, text)}
-${areaList(text.regions, quake.regions, text)}
-${unplacedList(quake.stations, text)}
+${areaList(text.prefectures, quake.prefectures, lang)}
+${areaList(text.regions, quake.regions, lang)}
+${unplacedList(quake.stations, lang)}
 <p><a href="${quakeHref(event.eventId)}">${text.eventPage}</a></p>
 </section>`;
 }
@@ -110,6 +126,7 @@ export function renderLivePage(v: LiveView): string {
     eewWarning: text.eewWarning,
     eewForecast: text.eewForecast,
     eewCanceled: text.eewCanceled,
+    eewReport: text.eewReport,
     predictedMaxInt: text.predictedMaxInt,
     hypocentre: text.hypocentre,
     magnitude: text.magnitude,
@@ -125,10 +142,12 @@ export function renderLivePage(v: LiveView): string {
 <p>${text.liveIntro}</p>
 <p id="live-status" role="status" class="muted">${text.connecting}</p>
 <div id="eew-banner" role="alert" aria-label="${text.eewLabel}" hidden></div>
-${quakeSection(v.quake, text, text.latestQuake)}
-<section aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
+<div class="live-columns">
+<section id="telegrams" aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
 <p id="no-telegrams" ${lines.length > 0 ? markup`hidden` : null}>${text.noTelegrams}</p>
 <ol id="telegram-list">${lines}</ol></section>
+${quakeSection(v.quake, v.lang, text.latestQuake)}
+</div>
 </div>`,
   );
 }
@@ -137,7 +156,7 @@ export function renderQuakePage(lang: Lang, header: SafeHtml, quake: QuakeView):
   const text = liveMessages[lang];
   const rows = quake.telegrams.map(
     (t: TelegramSummary) =>
-      markup`<tr><td><a href="${telegramHref(t.serial)}">${t.serial}</a></td><td>${t.conversion?.schema.type ?? t.head.type}</td><td>${t.xmlReport?.head.title ?? ''}</td><td>${t.receivedTime}</td></tr>`,
+      markup`<tr><td><a href="${telegramHref(t.serial)}">${t.serial}</a></td><td>${t.conversion?.schema.type ?? t.head.type}</td><td>${t.xmlReport?.head.title ?? ''}</td><td>${timeOf(t.receivedTime)}</td></tr>`,
   );
   const title = `${text.eventTitle} ${quake.event.hypocenter?.name ?? quake.event.eventId}`;
   return livePage(
@@ -147,7 +166,7 @@ export function renderQuakePage(lang: Lang, header: SafeHtml, quake: QuakeView):
     markup`<div>
 <nav class="crumbs"><a href="${livePaths.live}">${text.backToLive}</a></nav>
 <h1>${title}</h1>
-${quakeSection(quake, text, text.eventPage)}
+${quakeSection(quake, lang, text.eventPage)}
 <h2>${text.telegrams}</h2>
 <table><thead><tr><th>${text.serial}</th><th>${text.type}</th><th>${text.title}</th><th>${text.received}</th></tr></thead>
 <tbody>${rows}</tbody></table>

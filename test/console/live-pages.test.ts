@@ -1,0 +1,93 @@
+/**
+ * The earthquake section as the live view and the event page render it: the intensity legend in
+ * JMA's order and each language's names, the stations without a position collapsed and capped,
+ * times in Japan time with the zone named.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatTime } from '../../src/console/layout.ts';
+import { quakeSection, UNPLACED_SHOWN } from '../../src/console/live/pages.ts';
+import type { QuakeView, StationIntensity } from '../../src/console/live/quake.ts';
+
+function quake(stations: StationIntensity[]): QuakeView {
+  return {
+    event: {
+      id: 1,
+      type: 'normal',
+      eventId: '20240101161010',
+      originTime: '2024-01-01T16:10:00+09:00',
+      arrivalTime: '2024-01-01T16:10:00+09:00',
+      maxInt: '6+',
+    },
+    latitude: null,
+    longitude: null,
+    point: null,
+    prefectures: [{ code: '17', name: '石川県', maxInt: '6+' }],
+    regions: [],
+    stations,
+    telegrams: [],
+  };
+}
+
+const station = (i: number, int: string, placed = false): StationIntensity => ({
+  code: String(1700000 + i),
+  name: `観測点${i}`,
+  int,
+  point: placed ? { x: 10, y: 10 } : null,
+});
+
+const legendOf = (html: string) =>
+  [...html.matchAll(/<ul class="legend"[^>]*>(.*?)<\/ul>/gs)][0]![1]!
+    .split('</li>')
+    .map((li) => li.replace(/<[^>]+>/g, '').trim())
+    .filter(Boolean);
+
+test('the legend reads 1 to 7 in order, in Japanese as 5弱 5強 6弱 6強', () => {
+  const html = String(quakeSection(quake([station(1, '3', true)]), 'ja', '最新の地震'));
+  assert.deepEqual(legendOf(html), [
+    '震度1',
+    '震度2',
+    '震度3',
+    '震度4',
+    '震度5弱',
+    '震度5強',
+    '震度6弱',
+    '震度6強',
+    '震度7',
+    '震度５弱以上未入電',
+  ]);
+  assert.match(html, /<dd id="quake-maxint">6強<\/dd>/);
+  assert.match(html, /石川県 <span class="sr">最大震度<\/span> <strong>6強<\/strong>/);
+  const en = String(quakeSection(quake([station(1, '3', true)]), 'en', 'Latest earthquake'));
+  assert.deepEqual(legendOf(en).slice(3, 9), [
+    'Intensity 4',
+    'Intensity 5 Lower',
+    'Intensity 5 Upper',
+    'Intensity 6 Lower',
+    'Intensity 6 Upper',
+    'Intensity 7',
+  ]);
+});
+
+test('stations without a position are collapsed, capped and counted', () => {
+  const many = Array.from({ length: UNPLACED_SHOWN + 37 }, (_, i) => station(i, '1'));
+  const html = String(quakeSection(quake(many), 'en', 'Latest earthquake'));
+  assert.match(
+    html,
+    new RegExp(
+      `<details id="unplaced"><summary>Stations without a known position \\(${many.length}\\)</summary>`,
+    ),
+  );
+  assert.equal([...html.matchAll(/<li data-code="17\d+" data-int=/g)].length, UNPLACED_SHOWN);
+  assert.match(html, /<p class="muted" id="unplaced-more">37 more stations/);
+  const few = String(quakeSection(quake(many.slice(0, 3)), 'en', 'Latest earthquake'));
+  assert.doesNotMatch(few, /unplaced-more/);
+});
+
+test('times are Japan time with the zone named', () => {
+  assert.equal(formatTime(new Date('2026-11-27T15:30:45Z')), '2026-11-28 00:30 JST');
+  assert.equal(formatTime(new Date('2026-11-27T15:30:45Z'), { seconds: true }), '2026-11-28 00:30:45 JST');
+  assert.equal(formatTime(null), '—');
+  const html = String(quakeSection(quake([]), 'en', 'Latest earthquake'));
+  assert.match(html, /<time datetime="2024-01-01T16:10:00\+09:00">2024-01-01 16:10:00 JST<\/time>/);
+});
