@@ -102,6 +102,10 @@ function rejectJobs(slot: Slot, err: Error): void {
   slot.jobs.clear();
 }
 
+/** Below 0 when slot `a` is less busy than `b`: fewer bytes to prepare, then started, then fewer jobs. */
+const lessBusy = (a: Slot, b: Slot) =>
+  a.bytes - b.bytes || Number(b.started) - Number(a.started) || a.jobs.size - b.jobs.size;
+
 /** The job the slot's runner is working on. */
 const inProgress = (slot: Slot): Job | undefined => slot.jobs.values().next().value;
 
@@ -167,12 +171,15 @@ export class PreparePool {
     await Promise.all(slots.map((s) => s.runner.stop()));
   }
 
-  /** The slot with the fewest bytes to prepare (then the fewest jobs), of those started unless `orStarting`. */
+  /**
+   * The slot with the fewest bytes to prepare (then one started, then the fewest jobs), of those
+   * started unless `orStarting`.
+   */
   #leastBusy(orStarting: boolean): Slot | undefined {
     let slot: Slot | undefined;
     for (const s of this.#slots) {
       if (!s.started && !orStarting) continue;
-      if (!slot || s.bytes < slot.bytes || (s.bytes === slot.bytes && s.jobs.size < slot.jobs.size)) slot = s;
+      if (!slot || lessBusy(s, slot) < 0) slot = s;
     }
     return slot;
   }

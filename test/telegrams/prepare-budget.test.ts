@@ -1,0 +1,214 @@
+/**
+ * The time budget of a telegram's preparation (docs/telegrams.md, "Time budget"): a crafted telegram
+ * of the largest size, millions of empty elements in a real JMA envelope, is stopped at the budget and
+ * stored without its conversion, counted; a real telegram sent right after it is prepared by the other
+ * runner and stored, converted and delivered without waiting for it; each is stored once. Live
+ * (`ingestTelegram`, child processes) and bulk (`ingestInOrder`, worker threads).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { DEFAULT_MAX_TELEGRAM_BYTES } from '../../src/config.ts';
+import { overBudgetReason } from '../../src/telegrams/budget.ts';
+import { recentConversionFailures } from '../../src/telegrams/conversion-failures.ts';
+import { ingestInOrder, ingestTelegram, type IngestOutcome } from '../../src/telegrams/ingest.ts';
+import { prepareForIngest } from '../../src/telegrams/prepare.ts';
+import { readTelegram } from '../../src/telegrams/read.ts';
+import { HEAD_READ_BYTES } from '../../src/telegrams/xml.ts';
+import { allRestXmlFixtures, fixture, fixtureIndex } from '../support/fixtures.ts';
+import { TestClient } from '../support/realtime.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/**
+ * What may follow the budget: a prepare process started (from the TypeScript sources, on a busy
+ * machine), the crafted telegram prepared again unconverted, and stored.
+ */
+const MARGIN_MS = 20_000;
+
+const envelope = readFileSync(fixture('official', '32-35_06_06_100915_VXSE53.xml'), 'utf8');
+/** JMA's real 397 KB telegram (an earthquake report with every station's intensity). */
+const REAL = '32-39_11_05_240613_VXSE53.xml';
+const real = readFileSync(fixture('official', REAL));
+
+/**
+ * The budget of these tests: ten times what preparing the real telegram takes on this machine now
+ * (at least 1.5 s), far shorter than the crafted one's preparation, which takes 20–40 times as long.
+ */
+function budgetHere(): number {
+  const took = [0, 1, 2].map(() => {
+    const started = performance.now();
+    assert.ok(prepareForIngest(real, { fileName: REAL, receivedTime: 0 }).ok);
+    return performance.now() - started;
+  });
+  return Math.max(1500, Math.round(10 * Math.min(...took)));
+}
+
+/** `size` bytes: a real telegram's envelope with empty elements filling its Body, `mark` to tell them apart. */
+function crafted(mark: string, size = DEFAULT_MAX_TELEGRAM_BYTES): Buffer {
+  const at = envelope.lastIndexOf('</Body>');
+  const head = `${envelope.slice(0, at)}<!--${mark}-->`;
+  const fill = size - Buffer.byteLength(head + envelope.slice(at));
+  const elements = '<a/>'.repeat(Math.floor(fill / 4));
+  return Buffer.from(head + elements + ' '.repeat(fill % 4) + envelope.slice(at));
+}
+
+describe('a telegram over the preparation time budget', () => {
+  let server: TestServer;
+  let budgetMs: number;
+
+  before(async () => {
+    budgetMs = budgetHere();
+    server = await startTestServer({ config: { prepareTimeoutMs: budgetMs } });
+  });
+  after(() => server.close());
+
+  const overBudget = async () =>
+    (await server.ctx.metrics.preparationsOverBudget.get()).values[0]?.value ?? 0;
+  const storedWith = async (id: string) =>
+    (
+      await server.ctx.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM telegrams WHERE id = $1 OR original_id = $1',
+        [id],
+      )
+    )[0]!.n;
+  /** A socket of an account of its own (an account's sockets are limited). */
+  const socket = async (formatMode: 'raw' | 'json') => {
+    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const key = await server.createApiKey(account.id, ['socket.start', 'telegram.get.earthquake']);
+    const res = await fetch(`${server.url}/v2/socket`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ classifications: ['telegram.earthquake'], formatMode }),
+    });
+    assert.equal(res.status, 200);
+    const client = new TestClient(((await res.json()) as { websocket: { url: string } }).websocket.url, [
+      'service.v2',
+    ]);
+    assert.equal((await client.next()).type, 'start');
+    return client;
+  };
+  const nextData = async (client: TestClient) => {
+    for (;;) {
+      const message = await client.next<{ type: string; id: string }>();
+      if (message.type === 'data') return message.id;
+    }
+  };
+
+  it('is stored unconverted within the budget and counted; a real one sent after it does not wait', async () => {
+    const raw = await socket('raw');
+    const json = await socket('json');
+    const counted = await overBudget();
+    const big = crafted('live');
+    assert.equal(big.length, DEFAULT_MAX_TELEGRAM_BYTES);
+
+    // Both prepare processes started (each takes one of two large telegrams at once): what is
+    // measured below is the preparation, not a process start.
+    const warmUp = allRestXmlFixtures().filter((p) => /_0[12]_160628_VPWW53\.xml$/.test(p));
+    assert.equal(warmUp.length, 2);
+    for (const outcome of await Promise.all(
+      warmUp.map((path) => ingestTelegram(server.ctx, readFileSync(path), { receivedTime: Date.now() })),
+    ))
+      assert.ok(outcome.ok);
+
+    const sentAt = performance.now();
+    const settledAt = (outcome: Promise<IngestOutcome>) =>
+      outcome.then((o) => ({ outcome: o, ms: performance.now() - sentAt }));
+    const slow = settledAt(ingestTelegram(server.ctx, big, { receivedTime: Date.now() }));
+    const fast = settledAt(ingestTelegram(server.ctx, real, { fileName: REAL, receivedTime: Date.now() }));
+
+    const realDone = await fast;
+    assert.ok(realDone.outcome.ok);
+    assert.equal(realDone.outcome.stored.duplicate, false);
+    assert.ok(realDone.outcome.converted, 'the real telegram is stored with its conversion');
+    assert.equal(realDone.outcome.conversionFailure, undefined);
+    assert.ok(realDone.ms < budgetMs, `the real telegram took ${realDone.ms} ms`);
+
+    const craftedDone = await slow;
+    assert.ok(craftedDone.outcome.ok);
+    const { stored, converted, conversionFailure } = craftedDone.outcome;
+    assert.ok(realDone.ms < craftedDone.ms, 'the real telegram did not wait for the crafted one');
+    assert.ok(craftedDone.ms >= budgetMs, `stopped at the budget, not before: ${craftedDone.ms} ms`);
+    assert.ok(craftedDone.ms < budgetMs + MARGIN_MS, `stored ${craftedDone.ms} ms after it was sent`);
+    assert.equal(converted, undefined);
+    assert.deepEqual(conversionFailure?.reason, overBudgetReason(budgetMs));
+    assert.deepEqual([stored.classification, stored.duplicate], ['telegram.earthquake', false]);
+    assert.equal(await overBudget(), counted + 1);
+
+    // Each stored once (the real one with its conversion); each delivered, the conversion to JSON mode.
+    assert.equal(await storedWith(stored.id), 1);
+    assert.equal(await storedWith(realDone.outcome.stored.id), 2);
+    assert.deepEqual(
+      new Set([await nextData(raw), await nextData(raw)]),
+      new Set([stored.id, realDone.outcome.stored.id]),
+    );
+    assert.equal(await nextData(json), realDone.outcome.converted.id);
+    raw.ws.close();
+    json.ws.close();
+
+    // Listed among the conversions that failed, without converting it again.
+    const failures = await recentConversionFailures(server.ctx.db, 10);
+    assert.deepEqual(
+      failures.filter((f) => f.id === stored.id).map((f) => f.schema),
+      ['earthquake-information 1.1.0'],
+    );
+  });
+
+  it('in a bulk ingest, is stored unconverted in its place; the telegrams around it are converted', async () => {
+    const small = readFileSync(fixture('official', '32-35_04_04_240613_VXSE53.xml'));
+    const items = [small, crafted('bulk'), real].map((bytes) => ({
+      raw: bytes,
+      hints: { receivedTime: Date.now() },
+    }));
+    const counted = await overBudget();
+    const outcomes: IngestOutcome[] = [];
+    await ingestInOrder(server.ctx, items, (outcome) => outcomes.push(outcome));
+    const [first, big, last] = outcomes.map((o) => (assert.ok(o.ok), o));
+    assert.equal(outcomes.length, 3);
+    assert.ok(first!.converted, JSON.stringify(first));
+    assert.equal(big!.conversionFailure?.reason, overBudgetReason(budgetMs));
+    assert.equal(big!.stored.duplicate, false);
+    assert.ok(last!.stored.duplicate, 'the real one, stored by the live ingest above, is not stored twice');
+    assert.ok(first!.stored.serial < big!.stored.serial, 'stored in order');
+    assert.equal(await overBudget(), counted + 1);
+    assert.equal(await storedWith(big!.stored.id), 1);
+  });
+});
+
+describe('reading Control and Head only', () => {
+  const hints = { receivedTime: Date.parse('2026-01-02T03:04:05Z') };
+  const read = (raw: Buffer, scope: 'whole' | 'head') => {
+    const outcome = readTelegram(raw, hints, scope);
+    if (!outcome.ok) return outcome;
+    const { facts: _facts, ...telegram } = outcome.telegram; // read from the Body
+    return { ok: true as const, telegram };
+  };
+
+  it('gives every JMA sample the record a whole read gives, without the document and its facts', () => {
+    const paths = [...fixtureIndex().map((e) => e.path), ...allRestXmlFixtures()];
+    assert.ok(paths.length > 600);
+    for (const path of paths) {
+      const raw = readFileSync(path);
+      const head = readTelegram(raw, hints, 'head');
+      assert.ok(!('xmlDocument' in head), path);
+      assert.deepEqual(read(raw, 'head'), read(raw, 'whole'), path);
+    }
+  });
+
+  it('refuses a document whose Head does not end within HEAD_READ_BYTES, or whose Head end is not its own', () => {
+    const at = envelope.indexOf('<Head');
+    const late = Buffer.from(
+      `${envelope.slice(0, at)}<!--${'x'.repeat(HEAD_READ_BYTES)}-->${envelope.slice(at)}`,
+    );
+    assert.deepEqual(read(late, 'head'), {
+      ok: false,
+      reason: `no end of Head within the first ${HEAD_READ_BYTES} bytes`,
+    });
+    assert.ok(read(late, 'whole').ok, 'a whole read takes it');
+    const inComment = Buffer.from(envelope.replace('<Control>', '<!--</Head>--><Control>'));
+    const outcome = read(inComment, 'head');
+    assert.ok(!outcome.ok && /^malformed XML/.test(outcome.reason), JSON.stringify(outcome));
+  });
+});
