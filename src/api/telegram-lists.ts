@@ -62,15 +62,15 @@ export const keptTelegramAnswerBytes = (answerCacheBytes: number) => Math.floor(
  * What of a `/v2/telegram` query decides its answer, as a key: the parsed parameters, not the URL,
  * so that parameters the list does not know (which clients may send) make no entry of their own.
  * The schema has checked every field but `datetime` and `cursorToken`: `datetime` goes with its
- * length and `cursorToken` last, so that no two queries share a key.
+ * length and `cursorToken` last, each marked when absent (an empty token is an error, not its
+ * absence), so that no two queries share a key.
  */
 function answerKey(q: Static<typeof TelegramListV2Query>): string {
-  const types = q['type[]'];
-  const datetime = q.datetime ?? '';
+  const { datetime, cursorToken } = q;
   return (
-    `${q.formatMode ?? 'raw'}|${q.xmlReport === 'true'}|${q.test ?? 'no'}|` +
-    `${q.limit === undefined ? 20 : Number(q.limit)}|${q.type ?? ''}|${types === undefined ? '-' : types.join(',')}|` +
-    `${datetime.length}|${datetime}${q.cursorToken ?? ''}`
+    `${q.formatMode ?? 'raw'}|${q.xmlReport === 'true'}|${q.test ?? 'no'}|${q.limit ?? 20}|${q.type ?? ''}|` +
+    `${q['type[]'] ?? '-'}|${datetime === undefined ? '-' : `${datetime.length}|${datetime}`}|` +
+    `${cursorToken === undefined ? '-' : `+${cursorToken}`}`
   );
 }
 
