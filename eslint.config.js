@@ -100,7 +100,7 @@ export const layers = {
   console: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
   realtime: [...domainBase, ...domain, 'context.ts', 'http'],
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
-  'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces, 'retention'],
+  'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces, 'retention', 'webhooks'],
   'demo.ts': [...domainBase, ...domain],
   cli: [...domainBase, ...domain, 'context.ts', 'server.ts', 'demo.ts', 'sources'],
 };

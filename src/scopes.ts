@@ -23,6 +23,8 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'socket.start': 'Open real-time WebSocket connections',
   'socket.list': 'See your WebSocket connections',
   'socket.close': 'Close your WebSocket connections',
+  'webhook.list': 'See your webhooks and their deliveries',
+  'webhook.manage': 'Create, test and delete webhooks that receive telegrams',
   'admin.telegram.ingest': 'Submit telegrams to this server (administrators only)',
 };
 

@@ -10,6 +10,7 @@ import { openDb } from './db/open.ts';
 import { registerApiReference } from './api/openapi.ts';
 import { registerDataApi } from './api/routes.ts';
 import { registerSocketApi } from './api/socket.ts';
+import { registerWebhookApi } from './api/webhooks.ts';
 import { registerAuthorize } from './oauth/authorize-endpoint.ts';
 import { registerConsole } from './console/routes.ts';
 import { buildApp } from './http/app.ts';
@@ -33,6 +34,7 @@ export const surfaces: readonly Surface[] = [
   registerConsole,
   registerDataApi,
   registerSocketApi,
+  registerWebhookApi,
   registerRealtime,
 ];
 

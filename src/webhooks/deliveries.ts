@@ -250,11 +250,12 @@ export interface DeliveryView {
   deliveredAt: Date | null;
 }
 
-/** The subscription's newest deliveries, newest first. */
+/** The subscription's newest deliveries, newest first; with `onlyId`, that one delivery of it (or none). */
 export async function recentDeliveries(
   q: Queryable,
   subscriptionId: number,
   limit: number,
+  onlyId: number | null = null,
 ): Promise<DeliveryView[]> {
   const rows = await q.query<{
     id: number;
@@ -274,8 +275,8 @@ export async function recentDeliveries(
     `SELECT d.id, d.serial, t.id AS telegram_id, d.message_id, d.state, d.attempts, d.last_status, d.last_error,
        d.last_duration_ms, d.last_attempt_at, d.next_at, d.created_at, d.delivered_at
      FROM webhook_deliveries d LEFT JOIN telegrams t ON t.serial = d.serial
-     WHERE d.subscription_id = $1 ORDER BY d.id DESC LIMIT $2`,
-    [subscriptionId, limit],
+     WHERE d.subscription_id = $1 AND ($3::int8 IS NULL OR d.id = $3) ORDER BY d.id DESC LIMIT $2`,
+    [subscriptionId, limit, onlyId],
   );
   return rows.map((r) => ({
     id: r.id,

@@ -1,0 +1,273 @@
+/**
+ * Webhook subscriptions on the data API (docs/webhooks.md "Subscriptions"): POST /v2/webhook
+ * (create; the signing secret is shown once), GET /v2/webhook (list), GET /v2/webhook/:id (settings,
+ * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test and
+ * POST /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the
+ * process's webhook delivery (webhooks/service.ts).
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { planByClassification } from '../accounts/plans.ts';
+import { requireScope } from '../access/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import { okBody } from '../http/envelope.ts';
+import { HttpError, documentedValidation } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
+import { classScope } from '../scopes.ts';
+import { INTENSITIES } from '../telegrams/facts.ts';
+import {
+  AREA_CODE_PATTERN,
+  MAX_AREAS,
+  parsePlaceFilters,
+  placeFilterMessages,
+} from '../telegrams/place-filters.ts';
+import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
+import { startWebhooks, type WebhookService } from '../webhooks/service.ts';
+import {
+  MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+  WEBHOOK_FORMATS,
+  createSubscription,
+  deleteSubscription,
+  findSubscription,
+  listSubscriptions,
+  type Subscription,
+  type SubscriptionSpec,
+  type WebhookFormat,
+} from '../webhooks/subscriptions.ts';
+import { MAX_URL_LENGTH, checkWebhookUrl } from '../webhooks/url-check.ts';
+
+/** Deliveries shown with one subscription, newest first. */
+const RECENT_DELIVERIES = 20;
+const MAX_TOKEN_LENGTH = 512;
+
+/** The fields' messages (docs/api-contract.md "Errors", docs/webhooks.md "Bad input"). */
+export const webhookMessages = {
+  url: `The \`url\` is an absolute https URL of up to ${MAX_URL_LENGTH} characters.`,
+  classifications: 'At least one element of `classifications` is required.',
+  types: 'The `types` is not a string or has more than 30 elements.',
+  test: 'The `test` is `no` or `including`.',
+  formatMode: 'You have entered a string that is not defined in `formatMode`.',
+  ...placeFilterMessages,
+  format: `The \`format\` is one of ${WEBHOOK_FORMATS.join(', ')}.`,
+  lang: 'The `lang` is `ja` or `en`.',
+  token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
+} as const;
+
+/** Why a URL was refused, in the message that names the `url` field. */
+const urlRefusals = {
+  malformed: webhookMessages.url,
+  scheme: 'The `url` must be https.',
+  credentials: 'The `url` may not hold a user name or password.',
+  address: 'The `url` points at a loopback, private, link-local or metadata address, which is refused.',
+} as const;
+
+export const NOT_JSON = 'The body of the request is not json.';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const filterName = Type.String({ minLength: 1, maxLength: 64 });
+
+export const WebhookCreateBody = Type.Object(
+  {
+    url: Type.String({ maxLength: MAX_URL_LENGTH, description: 'Where to POST: an https URL' }),
+    classifications: Type.Array(filterName, { minItems: 1, maxItems: 32 }),
+    types: Type.Optional(Nullable(Type.Array(filterName, { maxItems: 30 }))),
+    test: Type.Optional(Nullable(Type.Union([Type.Literal('no'), Type.Literal('including')]))),
+    formatMode: Type.Optional(Nullable(Type.Union([Type.Literal('raw'), Type.Literal('json')]))),
+    areas: Type.Optional(
+      Nullable(Type.Array(Type.String({ pattern: AREA_CODE_PATTERN }), { maxItems: MAX_AREAS })),
+    ),
+    minIntensity: Type.Optional(Nullable(Type.Union(INTENSITIES.map((i) => Type.Literal(i))))),
+    format: Type.Optional(
+      Nullable(
+        Type.Union(
+          WEBHOOK_FORMATS.map((f) => Type.Literal(f)),
+          { description: '`namazu` (default): the `data` message; or a ready-made post' },
+        ),
+      ),
+    ),
+    lang: Type.Optional(Nullable(Type.Union([Type.Literal('ja'), Type.Literal('en')]))),
+    token: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH }))),
+  },
+  { additionalProperties: true },
+);
+
+/** Validates without coercion: a JSON body holds real strings and arrays (as POST /v2/socket). */
+function strictValidator({ schema }: { schema: unknown }) {
+  const check = Compile(schema as TSchema);
+  return (data: unknown) => (check.Check(data) ? { value: data } : { error: check.Errors(data) });
+}
+
+const positiveInt = (raw: string): number | null => {
+  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : null;
+};
+
+/** The subscription a create request asks for, checked beyond the schema; throws a 400 naming the field. */
+function subscriptionSpec(
+  body: Static<typeof WebhookCreateBody>,
+  allowPrivate: boolean,
+): { spec: SubscriptionSpec; host: string } {
+  const url = checkWebhookUrl(body.url, allowPrivate);
+  if (!url.ok) throw new HttpError('INVALID_FIELD', { detail: urlRefusals[url.why] });
+  const place = parsePlaceFilters(body, 'body');
+  if (!place.ok) throw new HttpError('INVALID_FIELD', { detail: place.message });
+  const format = (body.format ?? 'namazu') as WebhookFormat;
+  const token = body.token ?? null;
+  if ((format === 'misskey') !== (token !== null))
+    throw new HttpError('INVALID_FIELD', { detail: webhookMessages.token });
+  const spec: SubscriptionSpec = {
+    ...place.value,
+    url: url.url,
+    classifications: [...new Set(body.classifications)],
+    types: body.types?.length ? [...new Set(body.types)] : null,
+    test: body.test ?? 'no',
+    formatMode: body.formatMode ?? 'raw',
+    format,
+    lang: body.lang ?? 'ja',
+    token,
+  };
+  return { spec, host: url.host };
+}
+
+function view(s: Subscription) {
+  return {
+    id: s.id,
+    url: s.url,
+    classifications: s.filter.classifications,
+    types: s.filter.types,
+    test: s.filter.test,
+    formatMode: s.filter.formatMode,
+    areas: s.filter.areas ?? null,
+    minIntensity: s.filter.minIntensity ?? null,
+    format: s.format,
+    lang: s.lang,
+    state: s.state,
+    disabledReason: s.disabledReason,
+    failingSince: s.failingSince?.toISOString() ?? null,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+function deliveryView(d: DeliveryView) {
+  return {
+    id: d.id,
+    webhookId: d.messageId,
+    telegramId: d.telegramId,
+    kind: d.serial === null ? 'test' : 'telegram',
+    state: d.state,
+    attempts: d.attempts,
+    status: d.lastStatus,
+    error: d.lastError,
+    durationMs: d.lastDurationMs,
+    lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: d.nextAt?.toISOString() ?? null,
+    createdAt: d.createdAt.toISOString(),
+    deliveredAt: d.deliveredAt?.toISOString() ?? null,
+  };
+}
+
+export async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
+  const service = await startWebhooks(ctx);
+  await registerCreate(app, ctx, service);
+  registerReads(app, ctx);
+  registerChanges(app, ctx, service);
+}
+
+/** `POST /v2/webhook` (its body is JSON whatever its type, as a socket start's). */
+async function registerCreate(app: App, ctx: AppContext, service: WebhookService): Promise<void> {
+  await app.register(async (scope: App) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(new HttpError('INVALID_FIELD', { detail: NOT_JSON }));
+      }
+    });
+    scope.setValidatorCompiler(strictValidator);
+    const options = {
+      config: { scopes: ['webhook.manage'] },
+      schema: { body: WebhookCreateBody },
+      schemaErrorFormatter: documentedValidation(webhookMessages, NOT_JSON),
+    };
+    scope.post('/v2/webhook', options, async (request) => {
+      const { principal } = request;
+      const { spec, host } = subscriptionSpec(request.body, ctx.config.webhookAllowPrivate);
+      for (const c of spec.classifications) {
+        if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
+      }
+      const created = await createSubscription(ctx.db, service.box, principal.accountId, spec, host);
+      if (!created.ok)
+        throw created.reason === 'full'
+          ? new HttpError('WEBHOOKS_FULL', { message: `at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhooks` })
+          : new HttpError('NO_CONTRACT');
+      return okBody({ ...view(created.subscription), secret: created.secret }, ctx.clock.now());
+    });
+  });
+}
+
+const idParams = { params: Type.Object({ id: Type.String() }) };
+
+async function ownSubscription(ctx: AppContext, accountId: number, raw: string): Promise<Subscription> {
+  const id = positiveInt(raw);
+  const found = id === null ? null : await findSubscription(ctx.db, accountId, id);
+  if (!found) throw new HttpError('WEBHOOK_NOT_FOUND');
+  return found;
+}
+
+/** `GET /v2/webhook` and `GET /v2/webhook/:id`. */
+function registerReads(app: App, ctx: AppContext): void {
+  const config = { scopes: ['webhook.list'] };
+  app.get('/v2/webhook', { config }, async (request) => {
+    const items = await listSubscriptions(ctx.db, request.principal.accountId);
+    return okBody({ items: items.map(view) }, ctx.clock.now());
+  });
+  app.get('/v2/webhook/:id', { config, schema: idParams }, async (request) => {
+    const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
+    const deliveries = await recentDeliveries(ctx.db, s.id, RECENT_DELIVERIES);
+    return okBody({ ...view(s), deliveries: deliveries.map(deliveryView) }, ctx.clock.now());
+  });
+}
+
+/** `DELETE /v2/webhook/:id`, its test event and the redelivery of one delivery. */
+function registerChanges(app: App, ctx: AppContext, service: WebhookService): void {
+  const config = { scopes: ['webhook.manage'] };
+  app.delete('/v2/webhook/:id', { config, schema: idParams }, async (request, reply) => {
+    const id = positiveInt(request.params.id);
+    if (id === null || !(await deleteSubscription(ctx.db, request.principal.accountId, id)))
+      throw new HttpError('WEBHOOK_NOT_FOUND');
+    return reply.code(204).send();
+  });
+  app.post('/v2/webhook/:id/test', { config, schema: idParams }, async (request) => {
+    const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
+    const { deliveryId, messageId, outcome } = await service.sendTest(s);
+    return okBody(
+      {
+        delivery: {
+          id: deliveryId,
+          webhookId: messageId,
+          delivered: outcome.ok,
+          status: outcome.status,
+          error: outcome.error,
+          durationMs: Math.round(outcome.durationMs),
+        },
+      },
+      ctx.clock.now(),
+    );
+  });
+  const redeliverParams = { params: Type.Object({ id: Type.String(), deliveryId: Type.String() }) };
+  app.post(
+    '/v2/webhook/:id/deliveries/:deliveryId/redeliver',
+    { config, schema: redeliverParams },
+    async (request) => {
+      const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
+      const deliveryId = positiveInt(request.params.deliveryId);
+      if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
+      const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);
+      // A test event is not redelivered: it is sent again by another test.
+      if (!found || found.serial === null) throw new HttpError('WEBHOOK_DELIVERY_NOT_FOUND');
+      return okBody({ delivery: deliveryView(found) }, ctx.clock.now());
+    },
+  );
+}
