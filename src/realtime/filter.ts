@@ -91,20 +91,26 @@ export function matches(f: CompiledFilter, record: TelegramRecord): boolean {
  * admits the rest of it, its cancellation and its end.
  */
 function placeMatches(f: CompiledFilter, facts: TelegramFacts | null | undefined): boolean {
-  if (f.areas !== null) {
-    if (!facts) return false;
-    let named = false;
-    for (const area of facts.areas) {
-      if (f.areas.has(area)) {
-        named = true;
-        break;
-      }
-    }
-    if (!named) return false;
-  }
   if (f.minRank >= 0 && facts && (facts.kind === 'earthquake' || facts.kind === 'eew')) {
     const rank = facts.maxIntensity === undefined ? -1 : INTENSITIES.indexOf(facts.maxIntensity);
     if (rank < f.minRank) return false;
   }
-  return true;
+  if (f.areas === null) return true;
+  if (!facts) return false;
+  // A filter names a few codes, a warning hundreds: look each of the filter's up in the sorted list.
+  for (const area of f.areas) if (sortedHas(facts.areas, area)) return true;
+  return false;
+}
+
+function sortedHas(sorted: readonly string[], value: string): boolean {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const at = sorted[mid]!;
+    if (at === value) return true;
+    if (at < value) low = mid + 1;
+    else high = mid - 1;
+  }
+  return false;
 }
