@@ -44,7 +44,7 @@ for (const [name, viewport] of [
     assert.doesNotMatch(text, /`/, 'no literal backticks');
     for (const path of ['/account/oauth2/v1/token', '/v2/socket', '/.well-known/oauth-authorization-server'])
       assert.equal((await page.locator('.opblock-summary-path', { hasText: path }).count()) > 0, true, path);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     await page.screenshot({ path: `${SHOTS}/reference-${name}.png`, fullPage: false });
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the window`);
     assert.deepEqual(refused, []);
