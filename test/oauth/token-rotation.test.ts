@@ -17,6 +17,7 @@ import {
   type AuthHarness,
   type TestClient,
 } from '../support/oauth.ts';
+import { waitFor } from '../support/wait.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const DAY = 86_400_000;
@@ -306,13 +307,17 @@ describe('refresh token rotation for public clients (NAMAZU_REFRESH_ROTATION=pub
     assert.equal(new Set(seen).size, 4, 'a new refresh token at each refresh');
 
     const socket = await sdk.socket.start({ classifications: ['telegram.earthquake'] });
-    const closed = new Promise<number>((resolve) => socket.on('close', resolve));
+    let closeCode: number | null = null;
+    socket.on('close', (code) => (closeCode = code));
     // The session is open once the server says so (its ticket used).
     await new Promise((resolve) => socket.once('start', resolve));
     const reuse = await refresh(h, client, seen[1]!);
     assert.equal(reuse.status, 400);
     assert.equal(reuse.json!.error, 'invalid_grant');
-    assert.equal(await closed, closeCodes.closedByAccount);
+    assert.equal(
+      await waitFor(() => closeCode, { message: 'the WebSocket to close' }),
+      closeCodes.closedByAccount,
+    );
     // The SDK's own refresh token went with the authorization: its next refresh is refused.
     h.clock.advance(ACCESS_TOKEN_LIFE_MS + 1000);
     // (The SDK reports a failure of its credentials as an error of its own.)
