@@ -194,7 +194,7 @@ export class PreparePool {
     if (jobs.size === 1) this.#timeInProgress(slot);
   }
 
-  /** Takes a job off its slot, the one in progress or, when its runner is gone, one waiting. */
+  /** Takes the job in progress off its slot: answered, over its budget, or lost with its runner. */
   #settle(slot: Slot, job: Job): void {
     slot.jobs.delete(job.request.seq);
     slot.bytes -= job.request.raw.byteLength;
