@@ -114,6 +114,31 @@ export async function changePassword(
   return true;
 }
 
+/**
+ * Sets the account's password whatever it was (an operator's reset, `namazu account password`) and
+ * ends its console sessions in the same transaction. Returns the account, or null when there is none.
+ */
+export async function resetPassword(db: Db, email: string, next: string): Promise<Account | null> {
+  if (next.length < MIN_PASSWORD_LENGTH || next.length > MAX_PASSWORD_LENGTH)
+    throw new AccountError(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  const hash = await hashPassword(next);
+  return db.tx(async (q) => {
+    const [row] = await q.query<AccountRow>(
+      'UPDATE accounts SET password_hash = $2 WHERE email = $1 RETURNING *',
+      [normalizeEmail(email), hash],
+    );
+    if (!row) return null;
+    await q.query('DELETE FROM web_sessions WHERE account_id = $1', [row.id]);
+    return toAccount(row);
+  });
+}
+
+/** Whether any active administrator exists (none: the operator is told how to create the first). */
+export async function hasAdministrator(q: Queryable): Promise<boolean> {
+  const rows = await q.query('SELECT 1 FROM accounts WHERE is_admin AND disabled_at IS NULL LIMIT 1');
+  return rows.length > 0;
+}
+
 let dummy: Promise<string> | undefined;
 const dummyHash = () => (dummy ??= hashPassword('namazu-dummy-password'));
 

@@ -1,4 +1,10 @@
-import { createAccount, findAccountByEmail, AccountError, isEmailAddress } from '../accounts/accounts.ts';
+import {
+  AccountError,
+  createAccount,
+  findAccountByEmail,
+  isEmailAddress,
+  resetPassword,
+} from '../accounts/accounts.ts';
 import { createInvitation } from '../accounts/invitations.ts';
 import { createApiKey } from '../accounts/api-keys.ts';
 import { addContract, removeContract } from '../accounts/contracts.ts';
@@ -6,7 +12,8 @@ import { busCodecs } from '../bus/codecs.ts';
 import { parseScopeList } from '../scopes.ts';
 import type { Queryable } from '../db/types.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
-import type { CommandIo } from './database.ts';
+import { usageError } from './usage.ts';
+import { DataDirServedError, type CommandIo } from './database.ts';
 
 async function accountByEmail(q: Queryable, email: string) {
   const account = await findAccountByEmail(q, email);
@@ -17,8 +24,8 @@ async function accountByEmail(q: Queryable, email: string) {
 /** namazu account create --email E --password P [--name N] [--admin] */
 export async function accountCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create')
-    throw new UsageError('usage: namazu account create --email E --password P [--name N] [--admin]');
+  if (sub === 'password') return passwordCommand(rest, io);
+  if (sub !== 'create') throw usageError('account');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
     email: { type: 'string' },
@@ -34,10 +41,35 @@ export async function accountCommand(argv: string[], io: CommandIo): Promise<voi
   printJson(io, { id: account.id, email: account.email });
 }
 
+/**
+ * namazu account password --email E [--password P] → {"id","email","passwordReset":true}: a new
+ * password (from --password, else read from the operator) and the account's console sessions ended.
+ */
+async function passwordCommand(argv: string[], io: CommandIo): Promise<void> {
+  const { values } = parseFlags(argv, {
+    ...databaseFlags,
+    email: { type: 'string' },
+    password: { type: 'string' },
+  });
+  const email = required(values, 'email');
+  if (values.password === undefined && !io.readSecret) required(values, 'password');
+  const password = values.password ?? (await io.readSecret!('New password: '));
+  try {
+    const account = await io.withDatabase(values, ({ db }) => resetPassword(db, email, password));
+    if (!account) throw new AccountError(`no account with email ${email}`);
+    printJson(io, { id: account.id, email: account.email, passwordReset: true });
+  } catch (err) {
+    // A server holds the data directory: the password read here goes with the command.
+    if (err instanceof DataDirServedError && values.password === undefined)
+      throw new DataDirServedError(err.dataDir, err.pid, ['password', ...argv, '--password', password]);
+    throw err;
+  }
+}
+
 /** namazu apikey create --account E --scopes "s1 s2" */
 export async function apikeyCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create') throw new UsageError('usage: namazu apikey create --account E --scopes "s1 s2"');
+  if (sub !== 'create') throw usageError('apikey');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
     account: { type: 'string' },
@@ -54,8 +86,7 @@ export async function apikeyCommand(argv: string[], io: CommandIo): Promise<void
 /** namazu contract add|remove --account E --plan P */
 export async function contractCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'add' && sub !== 'remove')
-    throw new UsageError('usage: namazu contract add|remove --account E --plan P');
+  if (sub !== 'add' && sub !== 'remove') throw usageError('contract');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
     account: { type: 'string' },
@@ -90,8 +121,7 @@ export async function contractCommand(argv: string[], io: CommandIo): Promise<vo
 /** namazu invite create [--email E] [--days N] [--by ADMIN_EMAIL] → the token, once, and the sign-up path */
 export async function inviteCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
-  const usage = 'usage: namazu invite create [--email E] [--days N (1-90, default 7)] [--by ADMIN_EMAIL]';
-  if (sub !== 'create') throw new UsageError(usage);
+  if (sub !== 'create') throw usageError('invite');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
     email: { type: 'string' },
@@ -99,7 +129,8 @@ export async function inviteCommand(argv: string[], io: CommandIo): Promise<void
     by: { type: 'string' },
   });
   const days = values.days === undefined ? 7 : Number(values.days);
-  if (!/^\d{1,2}$/.test(values.days ?? '7') || days < 1 || days > 90) throw new UsageError(usage);
+  if (!/^\d{1,2}$/.test(values.days ?? '7') || days < 1 || days > 90)
+    throw new UsageError('--days must be a whole number from 1 to 90');
   const email = values.email;
   if (email !== undefined && !isEmailAddress(email))
     throw new UsageError(`--email: not an e-mail address: ${email}`);

@@ -6,8 +6,8 @@ import {
   adminSocketPath,
   MAX_REQUEST_BYTES,
   REQUEST_TIMEOUT_MS,
+  type AdminOutput,
   type AdminRequest,
-  type AdminResponse,
 } from './admin-protocol.ts';
 import { adminCommands, runCommand } from './commands.ts';
 import type { CommandIo } from './database.ts';
@@ -79,8 +79,12 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
     const done = (async () => {
       const line = await readRequestLine(socket);
       const req = line === null ? null : parseRequest(line);
-      const res: AdminResponse = { stdout: '', stderr: '', code: 2 };
-      if (req === null) res.stderr = 'namazu: bad admin channel request\n';
+      // A caller gone has nobody to read its output; what the command does stands.
+      const send = (out: AdminOutput) => {
+        if (!socket.destroyed && socket.writable) socket.write(JSON.stringify(out) + '\n');
+      };
+      let code = 2;
+      if (req === null) send({ stderr: 'namazu: bad admin channel request\n' });
       else {
         ctx.log.info({ command: req.command }, 'admin command started');
         const io: CommandIo = {
@@ -95,13 +99,13 @@ export async function serveAdminChannel(ctx: AppContext): Promise<() => Promise<
               metrics: ctx.metrics,
               log: ctx.log,
             }),
-          stdout: (text) => (res.stdout += text),
-          stderr: (text) => (res.stderr += text),
+          stdout: (text) => send({ stdout: text }),
+          stderr: (text) => send({ stderr: text }),
         };
-        res.code = await runCommand(req.command, adminCommands[req.command]!, req.argv, io);
-        ctx.log.info({ command: req.command, code: res.code }, 'admin command');
+        code = await runCommand(req.command, adminCommands[req.command]!, req.argv, io);
+        ctx.log.info({ command: req.command, code }, 'admin command');
       }
-      if (!socket.destroyed && socket.writable) socket.end(JSON.stringify(res) + '\n');
+      if (!socket.destroyed && socket.writable) socket.end(JSON.stringify({ code }) + '\n');
     })();
     running.add(done);
     void done.finally(() => running.delete(done));

@@ -1,7 +1,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-/** Bad command-line usage: the CLI prints the message and exits with status 2. */
-export class UsageError extends Error {}
+/**
+ * Bad command-line usage: the CLI prints the message and exits with status 2; `pointToHelp` adds
+ * where the command's help is (an unknown or malformed flag).
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly pointToHelp = false,
+  ) {
+    super(message);
+  }
+}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -11,12 +21,20 @@ export const databaseFlags = {
   'database-url': { type: 'string' },
 } as const satisfies Options;
 
-/** Parses flags strictly: unknown flags, missing values and stray arguments are UsageErrors. */
+/**
+ * Parses flags strictly: unknown flags, missing values and stray arguments are UsageErrors (runCommand
+ * adds where the command's help is). Node's message for an unknown option goes on about `--`
+ * with an unbalanced quote: it is said in a few words instead.
+ */
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''));
+    const e = err as NodeJS.ErrnoException;
+    const unknown = /^Unknown option '([^']*)'/.exec(e.message);
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown)
+      throw new UsageError(`unknown option ${unknown[1]}`, true);
+    throw new UsageError(e.message.split('\n')[0]!.replace(/^TypeError \[[A-Z_]+\]: /, ''), true);
   }
 }
 
@@ -32,7 +50,7 @@ export function configFlags(
 
 export function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
-  if (typeof v !== 'string' || v.length === 0) throw new UsageError(`--${name} is required`);
+  if (typeof v !== 'string' || v.length === 0) throw new UsageError(`--${name} is required`, true);
   return v;
 }
 

@@ -15,21 +15,22 @@ import { embeddedDir } from '../db/open.ts';
 import { openPglite } from '../db/pglite.ts';
 import { openPostgres } from '../db/postgres.ts';
 import type { Queryable } from '../db/types.ts';
-import { configFlags, databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { configFlags, databaseFlags, parseFlags, printJson } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
 
 const migrationsOf = async (q: Queryable) =>
   (await q.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).map((r) => r.name);
 
-function oneFile(argv: string[], usage: string, cwd: string) {
+function oneFile(argv: string[], command: 'backup' | 'restore', cwd: string) {
   const { values, positionals } = parseFlags(argv, databaseFlags, true);
-  if (positionals.length !== 1 || positionals[0] === '') throw new UsageError(usage);
+  if (positionals.length !== 1 || positionals[0] === '') throw usageError(command);
   return { values, file: resolve(cwd, positionals[0]!) };
 }
 
 /** namazu backup FILE — prints {"file","engine","bytes","seconds"}. FILE must not exist yet. */
 export async function backupCommand(argv: string[], io: CommandIo): Promise<void> {
-  const { values, file } = oneFile(argv, 'usage: namazu backup FILE', io.cwd);
+  const { values, file } = oneFile(argv, 'backup', io.cwd);
   if (existsSync(file)) throw new BackupError(`${file} already exists: name a new file`);
   const folder = dirname(file);
   if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
@@ -83,7 +84,7 @@ async function readKind(file: string) {
 
 /** namazu restore FILE — into an empty data directory or database; prints {"restored","engine","migrations"}. */
 export async function restoreCommand(argv: string[], io: CommandIo): Promise<void> {
-  const { values, file } = oneFile(argv, 'usage: namazu restore FILE', io.cwd);
+  const { values, file } = oneFile(argv, 'restore', io.cwd);
   const config = loadConfig(process.env, configFlags(values, ['data-dir', 'database-url']));
   const kind = await readKind(file);
   if (kind === null) throw new BackupError(`${file} is not a backup made by namazu backup`);

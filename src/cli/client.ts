@@ -7,12 +7,8 @@ import {
 } from '../issuer/client-registration.ts';
 import { createClient } from '../issuer/clients.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
-
-const USAGE =
-  'usage: namazu client create --account E --name N --type confidential|public --redirect-uri U … ' +
-  '--grant authorization_code|refresh_token|client_credentials … --scopes "s1 s2" ' +
-  '[--refresh-rotation default|on|off] [--contact C --app-url U --terms-url U --privacy-url U]';
 
 /** The flag each registration field comes from. */
 const FLAG_OF: Record<RegistrationField, string> = {
@@ -68,7 +64,7 @@ export function clientFromFlags(values: Record<string, string | string[] | boole
 /** namazu client create … → {"client_id":"CId.…","client_secret":"CSt.…"} (no secret for public clients) */
 export async function clientCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'create') throw new UsageError(USAGE);
+  if (sub !== 'create') throw usageError('client');
   const { values } = parseFlags(rest, clientFlags);
   const email = required(values, 'account');
   const input = clientFromFlags(values);

@@ -15,6 +15,7 @@ import { ingestCommand } from './ingest.ts';
 import { replayCommand } from './replay.ts';
 import { scenarioCommand } from './scenario.ts';
 import { stationsCommand } from './stations.ts';
+import { helpCommand, helpText, wantsHelp } from './usage.ts';
 
 export type Command = (argv: string[], io: CommandIo) => Promise<void>;
 
@@ -52,8 +53,9 @@ function describeFatal(err: unknown): string {
 
 /**
  * Runs a command and answers its exit status: 0, 2 for bad usage or configuration, 1 for any other
- * failure (one line on stderr). A command that finds the embedded data directory held by a running
- * server is sent to that server's admin channel, which answers the same output and status.
+ * failure (one line on stderr). `-h`/`--help` anywhere prints the command's help (src/cli/usage.ts)
+ * and runs nothing. A command that finds the embedded data directory held by a running server is
+ * sent to that server's admin channel, which answers the same output and status.
  */
 export async function runCommand(
   name: string,
@@ -61,6 +63,10 @@ export async function runCommand(
   argv: string[],
   io: CommandIo,
 ): Promise<number> {
+  if (wantsHelp(argv)) {
+    io.stdout(helpText(name, argv));
+    return 0;
+  }
   try {
     await command(argv, io);
     return 0;
@@ -71,7 +77,7 @@ export async function runCommand(
       return 1;
     }
     if (err instanceof DataDirServedError)
-      return callAdminChannel(err, { command: name, argv, cwd: io.cwd }, io);
+      return callAdminChannel(err, { command: name, argv: err.argv ?? argv, cwd: io.cwd }, io);
     const usage = err instanceof UsageError || err instanceof ConfigError;
     const known =
       usage ||
@@ -80,7 +86,9 @@ export async function runCommand(
       err instanceof BackupError ||
       err instanceof ScenarioRefused ||
       err instanceof StationListInvalid;
-    io.stderr(`namazu ${name}: ${known ? (err as Error).message : describeFatal(err)}\n`);
+    const message = known ? (err as Error).message : describeFatal(err);
+    const help = err instanceof UsageError && err.pointToHelp ? ` (see ${helpCommand(name, argv)})` : '';
+    io.stderr(`namazu ${name}: ${message}${help}\n`);
     return usage ? 2 : 1;
   }
 }

@@ -1,8 +1,7 @@
 import { rebuildConversions } from '../telegrams/rebuild.ts';
-import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { databaseFlags, parseFlags, printJson } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
-
-const USAGE = 'usage: namazu convert --rebuild';
 
 /**
  * namazu convert --rebuild — re-derives the JSON conversions of every stored XML telegram after a
@@ -10,6 +9,6 @@ const USAGE = 'usage: namazu convert --rebuild';
  */
 export async function convertCommand(argv: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseFlags(argv, { ...databaseFlags, rebuild: { type: 'boolean' } }, false);
-  if (!values.rebuild || positionals.length > 0) throw new UsageError(USAGE);
+  if (!values.rebuild || positionals.length > 0) throw usageError('convert');
   printJson(io, await io.withDatabase(values, ({ db }) => rebuildConversions(db)));
 }

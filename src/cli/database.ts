@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { loadPepper } from '../security/pepper.ts';
 import { configFlags } from './args.ts';
+import { readSecret } from './read-secret.ts';
 
 export interface AdminSession {
   config: Config;
@@ -32,6 +33,8 @@ export interface CommandIo {
   withDatabase<T>(values: Record<string, unknown>, fn: (s: AdminSession) => Promise<T>): Promise<T>;
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Reads a secret from the operator (a terminal prompt, else standard input); not in a server. */
+  readSecret?(prompt: string): Promise<string>;
   /**
    * In a server: aborted when the caller goes away (Ctrl-C on the command) or the server stops; a
    * long command (scenario, replay) stops on it. Its reason says which.
@@ -44,6 +47,8 @@ export class DataDirServedError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    /** The arguments to send instead of the command's own (with what it read from the operator). */
+    readonly argv?: string[],
   ) {
     super(`data directory ${dataDir} is in use by process ${pid}`);
   }
@@ -86,4 +91,5 @@ export const directCommandIo: CommandIo = {
   },
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  readSecret: (prompt) => readSecret(prompt),
 };

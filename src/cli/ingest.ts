@@ -3,9 +3,8 @@ import { basename, join, resolve } from 'node:path';
 import { ingestInOrder } from '../telegrams/ingest.ts';
 import { tooLargeReason } from '../telegrams/size.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
-
-const USAGE = 'usage: namazu ingest [--type T] [--author A] PATH…  (files, or directories of *.xml)';
 
 /**
  * Telegram files under the paths (as given, read relative to `cwd`): named files as given,
@@ -32,7 +31,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
     { ...databaseFlags, type: { type: 'string' }, author: { type: 'string' } },
     true,
   );
-  if (positionals.length === 0) throw new UsageError(USAGE);
+  if (positionals.length === 0) throw usageError('ingest');
   const files: string[] = [];
   for (const p of positionals) {
     try {

@@ -1,14 +1,19 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { replayItem, replayOrder, restamp, type Replayable } from '../sources/replay.ts';
+import {
+  MAX_REPLAY_GAP_MS,
+  replayItem,
+  replayOrder,
+  replaySchedule,
+  restamp,
+  type Replayable,
+} from '../sources/replay.ts';
 import { ingestTimed } from '../sources/timed-ingest.ts';
 import { tooLargeReason } from '../telegrams/size.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import { DataDirServedError, type CommandIo } from './database.ts';
-
-const USAGE =
-  'usage: namazu replay [--speed X] [--as-test] [--loop] PATH…  (files, or directories of telegrams)';
+import { usageError } from './usage.ts';
 
 /** Files under the paths: named files as given, directories' files recursively, in name order. */
 function collect(cwd: string, path: string): string[] {
@@ -22,8 +27,9 @@ function collect(cwd: string, path: string): string[] {
 
 /**
  * namazu replay PATH… — ingests telegram files again in their original order and relative timing
- * (divided by --speed), their times moved to now (src/sources/replay.ts); --as-test marks them 訓練;
- * --loop starts over after the last one until interrupted. Prints, per pass,
+ * (divided by --speed, each gap cut to MAX_REPLAY_GAP_MS unless --real-time), their times moved to
+ * now (src/sources/replay.ts); --as-test marks them 訓練; --loop starts over after the last one until
+ * interrupted. Prints a line per telegram on stderr as it is sent and, per pass,
  * {"ingested","duplicates","skipped":[{path,reason}],"rejected":[{path,reason}]}; a pass that
  * stops (Ctrl-C, or the server it runs in stops) prints what it did so far.
  */
@@ -34,11 +40,12 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
       ...databaseFlags,
       speed: { type: 'string' },
       'as-test': { type: 'boolean' },
+      'real-time': { type: 'boolean' },
       loop: { type: 'boolean' },
     },
     true,
   );
-  if (positionals.length === 0) throw new UsageError(USAGE);
+  if (positionals.length === 0) throw usageError('replay');
   const speed = values.speed === undefined ? 1 : Number(values.speed);
   if (!Number.isFinite(speed) || speed < 0.01 || speed > 100_000)
     throw new UsageError('--speed must be a number from 0.01 to 100000');
@@ -78,6 +85,25 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
   }
 }
 
+/** The first line of a pass: how many telegrams, the time they spanned and the time they will take. */
+function planLine(ordered: Replayable[], offsets: number[], speed: number, realTime: boolean): string {
+  const spanS = ordered.length > 1 ? (ordered.at(-1)!.issuedMs - ordered[0]!.issuedMs) / 1000 : 0;
+  const takesS = (offsets.at(-1) ?? 0) / speed / 1000;
+  const cut = realTime ? '' : `, gaps over ${MAX_REPLAY_GAP_MS / 1000} s cut (--real-time keeps them)`;
+  return (
+    `namazu replay: ${ordered.length} telegrams issued over ${duration(spanS)}, ` +
+    `sent over ${duration(takesS)}${cut}\n`
+  );
+}
+
+/** A duration for people: seconds, minutes, hours or days. */
+function duration(seconds: number): string {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
 /** One pass over the files; stopped by `signal`, it prints what it did so far and rejects. */
 async function replayPass(
   files: string[],
@@ -104,10 +130,13 @@ async function replayPass(
     for (const item of items)
       if ('skipped' in item) out.skipped.push({ path: item.path, reason: item.skipped });
     const ordered = replayOrder(items);
-    const first = ordered[0]?.issuedMs ?? 0;
+    const offsets = replaySchedule(ordered, speed, values['real-time'] === true);
+    io.stderr(planLine(ordered, offsets, speed, values['real-time'] === true));
+    const passStart = Date.now();
+    let sent = 0;
     await ingestTimed<Replayable>(
       { db, bus: await bus(), config, metrics, log, source: 'replay' },
-      ordered.map((item) => ({ offsetMs: item.issuedMs - first, item })),
+      ordered.map((item, i) => ({ offsetMs: offsets[i]!, item })),
       speed,
       (item, now) => ({
         raw: restamp(item, now, eventIds, values['as-test'] === true),
@@ -117,6 +146,11 @@ async function replayPass(
         if (!outcome?.ok) out.rejected.push({ path: item.path, reason: outcome?.reason ?? 'not made' });
         else if (outcome.stored.duplicate) out.duplicates++;
         else out.ingested++;
+        const what = !outcome?.ok
+          ? `rejected: ${outcome?.reason ?? 'not made'}`
+          : `${outcome.stored.duplicate ? 'duplicate of' : 'sent as'} ${outcome.stored.id}`;
+        const at = ((Date.now() - passStart) / 1000).toFixed(1);
+        io.stderr(`namazu replay: ${++sent}/${ordered.length} +${at} s ${item.path} ${what}\n`);
       },
       signal,
     );

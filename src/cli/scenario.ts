@@ -1,9 +1,7 @@
 import { refuseRealBesideSources, runScenario, SCENARIO_LIMITS } from '../sources/scenario/run.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
-
-const USAGE =
-  'usage: namazu scenario earthquake --lat DEG --lon DEG --depth KM --magnitude M [--as-real] [--speed X]';
 
 function number(
   values: Record<string, unknown>,
@@ -40,7 +38,7 @@ export async function scenarioCommand(argv: string[], io: CommandIo): Promise<vo
     },
     true,
   );
-  if (positionals.length !== 1 || positionals[0] !== 'earthquake') throw new UsageError(USAGE);
+  if (positionals.length !== 1 || positionals[0] !== 'earthquake') throw usageError('scenario');
   const params = {
     latitude: number(values, 'latitude', 'lat'),
     longitude: number(values, 'longitude', 'lon'),

@@ -14,9 +14,9 @@ import {
 } from '../parameter/stations.ts';
 import { loadImportedList, saveImportedList } from '../parameter/store.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
 
-const USAGE = 'usage: namazu stations import [--change-time ISO8601] FILE';
 /** JMA's lists are a few MB; anything far larger is not one. */
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
@@ -59,7 +59,7 @@ export async function stationsCommand(argv: string[], io: CommandIo): Promise<vo
     { ...databaseFlags, 'change-time': { type: 'string' } },
     true,
   );
-  if (positionals[0] !== 'import' || positionals.length !== 2) throw new UsageError(USAGE);
+  if (positionals[0] !== 'import' || positionals.length !== 2) throw usageError('stations', positionals);
   const changeTime = values['change-time'] === undefined ? null : Date.parse(values['change-time']);
   if (changeTime !== null && Number.isNaN(changeTime))
     throw new UsageError(`--change-time is not an ISO 8601 time: ${values['change-time']}`);

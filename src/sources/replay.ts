@@ -55,6 +55,23 @@ export function replayOrder(items: ReplayItem[]): Replayable[] {
     .sort((a, b) => a.issuedMs - b.issuedMs || a.pressMs - b.pressMs);
 }
 
+/** The longest wait between two telegrams of a replay, at its speed, unless it keeps real time. */
+export const MAX_REPLAY_GAP_MS = 3000;
+
+/**
+ * When each telegram is due, in ms after the first before `speed` divides it: the original gaps,
+ * each cut to MAX_REPLAY_GAP_MS at that speed unless `realTime` (a sample spanning months would
+ * otherwise wait months, and one spanning hours shows nothing for hours).
+ */
+export function replaySchedule(ordered: readonly Replayable[], speed: number, realTime: boolean): number[] {
+  let offsetMs = 0;
+  return ordered.map((item, i) => {
+    const gapMs = i === 0 ? 0 : item.issuedMs - ordered[i - 1]!.issuedMs;
+    offsetMs += realTime ? gapMs : Math.min(gapMs, MAX_REPLAY_GAP_MS * speed);
+    return offsetMs;
+  });
+}
+
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** A time written as the original (same offset, same precision), moved by `shiftMs`. */
