@@ -171,7 +171,7 @@ export async function registerWebhookApi(app: App, ctx: AppContext): Promise<voi
   const service = await startWebhooks(ctx);
   await registerCreate(app, ctx, service);
   registerReads(app, ctx);
-  registerChanges(app, ctx, service);
+  await registerChanges(app, ctx, service);
 }
 
 /** `POST /v2/webhook` (its body is JSON whatever its type, as a socket start's). */
@@ -231,7 +231,16 @@ function registerReads(app: App, ctx: AppContext): void {
 }
 
 /** `DELETE /v2/webhook/:id`, its test event and the redelivery of one delivery. */
-function registerChanges(app: App, ctx: AppContext, service: WebhookService): void {
+async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
+  await parent.register(async (app: App) => {
+    // These requests take no body: whatever one holds (a client's empty JSON, `{}`) is not read.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { bodyLimit: 1024 }, (_req, _payload, done) => done(null, undefined));
+    registerChangeRoutes(app, ctx, service);
+  });
+}
+
+function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService): void {
   const config = { scopes: ['webhook.manage'] };
   app.delete('/v2/webhook/:id', { config, schema: idParams }, async (request, reply) => {
     const id = positiveInt(request.params.id);

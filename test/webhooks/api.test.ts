@@ -1,0 +1,237 @@
+// The webhook API's refusals: bad input names its field and creates nothing; URLs that point at this
+// machine or its networks are refused at creation and, for names, at connection time.
+import assert from 'node:assert/strict';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { test } from 'node:test';
+import { getJson } from '../support/data-api.ts';
+import { startTestServer } from '../support/server.ts';
+import { guardedLookup, isRefusedAddress } from '../../src/webhooks/address-guard.ts';
+import { Sender } from '../../src/webhooks/sender.ts';
+import { startReceiver } from './receiver.ts';
+
+const SCOPES = [
+  'webhook.manage',
+  'webhook.list',
+  'telegram.get.earthquake',
+  'telegram.get.volcano',
+  'eew.get.forecast',
+];
+
+async function setUp(allowPrivate: boolean) {
+  const server = await startTestServer({ listen: false, config: { webhookAllowPrivate: allowPrivate } });
+  const { account } = await server.createAccount({ contracts: ['telegram.earthquake', 'eew.forecast'] });
+  const key = await server.createApiKey(account.id, SCOPES);
+  const headers = {
+    authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+    'content-type': 'application/json',
+  };
+  const create = (body: unknown) =>
+    getJson(server, '/v2/webhook', {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const count = async () => (await getJson(server, '/v2/webhook', { headers })).body.items.length as number;
+  return { server, headers, create, count, accountId: account.id };
+}
+
+test('bad input is a 400 that names the field, and creates nothing', async () => {
+  const { server, create, count } = await setUp(false);
+  try {
+    const ok = { url: 'https://hooks.example.test/namazu', classifications: ['telegram.earthquake'] };
+    const cases: [unknown, RegExp][] = [
+      [{ ...ok, url: 'not a url' }, /`url`/],
+      [{ ...ok, url: 'ftp://hooks.example.test/' }, /`url` must be https/],
+      [{ ...ok, url: 'http://hooks.example.test/' }, /`url` must be https/],
+      [{ ...ok, url: 'https://user:pw@hooks.example.test/' }, /`url` may not hold/],
+      [{ ...ok, url: `https://hooks.example.test/${'a'.repeat(3000)}` }, /`url`/],
+      [{ ...ok, url: 42 }, /`url`/],
+      [{ url: ok.url }, /`classifications`/],
+      [{ ...ok, classifications: [] }, /`classifications`/],
+      [{ ...ok, format: 'teams' }, /`format`/],
+      [{ ...ok, format: 'misskey' }, /`token`/],
+      [{ ...ok, token: 'abc' }, /`token`/],
+      [{ ...ok, lang: 'fr' }, /`lang`/],
+      [{ ...ok, test: 'yes' }, /`test`/],
+      [{ ...ok, formatMode: 'xml' }, /`formatMode`/],
+      [{ ...ok, areas: ['tokyo'] }, /`areas`/],
+      [{ ...ok, minIntensity: '8' }, /`minIntensity`/],
+      ['{not json', /not json/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await create(body);
+      assert.equal(res.status, 400, JSON.stringify(body).slice(0, 200));
+      assert.match(res.body.error.message, message, JSON.stringify(body).slice(0, 200));
+    }
+    assert.equal(await count(), 0);
+    // The same request, well formed, is created.
+    const created = await create({ ...ok, format: 'misskey', token: 'misskey-token', lang: 'en' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.equal(await count(), 1);
+    assert.equal(created.body.format, 'misskey');
+    assert.equal(JSON.stringify(created.body).includes('misskey-token'), false, 'the token is never shown');
+  } finally {
+    await server.close();
+  }
+});
+
+test('addresses of this machine and its networks are refused at creation unless allowed', async () => {
+  const { server, create, count } = await setUp(false);
+  try {
+    for (const host of [
+      '127.0.0.1',
+      '127.1.2.3',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '100.64.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '224.0.0.1',
+      '[::1]',
+      '[::]',
+      '[fd00:ec2::254]',
+      '[fe80::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:a9fe:a9fe]',
+      'localhost',
+      'api.localhost',
+    ]) {
+      const res = await create({ url: `https://${host}/hook`, classifications: ['telegram.earthquake'] });
+      assert.equal(res.status, 400, host);
+      assert.match(res.body.error.message, /`url` points at/, host);
+    }
+    assert.equal(await count(), 0);
+  } finally {
+    await server.close();
+  }
+  const allowed = await setUp(true);
+  try {
+    const res = await allowed.create({
+      url: 'http://127.0.0.1:9/hook',
+      classifications: ['telegram.earthquake'],
+    });
+    assert.equal(res.status, 200);
+  } finally {
+    await allowed.server.close();
+  }
+});
+
+test('a name that resolves to a refused address is refused when connecting (DNS rebinding)', async () => {
+  assert.equal(isRefusedAddress('93.184.215.14'), false);
+  assert.equal(isRefusedAddress('2606:2800:21f:cb07:6820:80da:af6b:8b2c'), false);
+  const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+    guardedLookup('localhost', {}, (err) => resolve(err)),
+  );
+  assert.equal(refused?.code, 'ADDRESS_REFUSED');
+  // The machine's own name resolves to one of its addresses (loopback or a private network here):
+  // a URL naming it passes the check of the literal URL, and the connection is refused.
+  const own = hostname();
+  const addresses = await lookup(own, { all: true });
+  assert.ok(
+    addresses.every((a) => isRefusedAddress(a.address)),
+    `${own} resolves to ${JSON.stringify(addresses)}`,
+  );
+  const receiver = await startReceiver();
+  const sender = new Sender({
+    timeoutMs: 2000,
+    maxResponseBytes: 1024,
+    maxSocketsPerHost: 2,
+    maxSockets: 4,
+    allowPrivate: false,
+  });
+  try {
+    const outcome = await sender.send({
+      url: `https://${own}:${receiver.port}/hook`,
+      headers: {},
+      body: Buffer.from('{}'),
+    });
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.error, 'address refused');
+    assert.equal(receiver.received.length, 0);
+  } finally {
+    sender.close();
+    await receiver.close();
+  }
+});
+
+test('subscriptions: list, read with deliveries, test event, redelivery, delete; another account sees none', async () => {
+  const receiver = await startReceiver();
+  const { server, create, headers } = await setUp(true);
+  try {
+    const created = await create({ url: receiver.url, classifications: ['telegram.earthquake'] });
+    const id = created.body.id as number;
+    const auth = { authorization: headers.authorization };
+    const tested = await getJson(server, `/v2/webhook/${id}/test`, { method: 'POST', headers: auth });
+    assert.equal(tested.status, 200);
+    assert.equal(tested.body.delivery.delivered, true);
+    assert.equal(tested.body.delivery.status, 200);
+    assert.equal(receiver.received.length, 1);
+    assert.equal(JSON.parse(receiver.received[0]!.body).type, 'webhook.test');
+    const read = await getJson(server, `/v2/webhook/${id}`, { headers });
+    assert.equal(read.body.state, 'active');
+    assert.equal(read.body.deliveries.length, 1);
+    assert.equal(read.body.deliveries[0].kind, 'test');
+    assert.equal('secret' in read.body, false);
+    // A test event is not redelivered; an unknown delivery is not found.
+    const again = await getJson(
+      server,
+      `/v2/webhook/${id}/deliveries/${read.body.deliveries[0].id}/redeliver`,
+      {
+        method: 'POST',
+        headers,
+      },
+    );
+    assert.equal(again.status, 404);
+    // Another account's key sees nothing of it.
+    const other = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const otherKey = await server.createApiKey(other.account.id, ['webhook.list', 'webhook.manage']);
+    const otherHeaders = { authorization: `Basic ${Buffer.from(`${otherKey}:`).toString('base64')}` };
+    assert.equal((await getJson(server, `/v2/webhook/${id}`, { headers: otherHeaders })).status, 404);
+    assert.equal(
+      (await getJson(server, `/v2/webhook/${id}`, { method: 'DELETE', headers: otherHeaders })).status,
+      404,
+    );
+    // Without the scope.
+    const readOnly = await server.createApiKey(other.account.id, ['webhook.list']);
+    const refused = await getJson(server, '/v2/webhook', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${readOnly}:`).toString('base64')}` },
+      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
+    });
+    assert.equal(refused.status, 403);
+    const deleted = await getJson(server, `/v2/webhook/${id}`, { method: 'DELETE', headers: auth });
+    assert.equal(deleted.status, 204);
+    assert.equal((await getJson(server, '/v2/webhook', { headers })).body.items.length, 0);
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
+
+test('an account holds at most 20 webhooks; classifications it has no contract for are refused', async () => {
+  const { server, create, headers } = await setUp(false);
+  try {
+    const noContract = await create({
+      url: 'https://hooks.example.test/',
+      classifications: ['telegram.volcano'],
+    });
+    assert.equal(noContract.status, 402, JSON.stringify(noContract.body));
+    for (let i = 0; i < 20; i++) {
+      const res = await create({
+        url: `https://hooks.example.test/${i}`,
+        classifications: ['telegram.earthquake'],
+      });
+      assert.equal(res.status, 200);
+    }
+    const over = await create({
+      url: 'https://hooks.example.test/over',
+      classifications: ['telegram.earthquake'],
+    });
+    assert.equal(over.status, 409);
+    assert.equal((await getJson(server, '/v2/webhook', { headers })).body.items.length, 20);
+  } finally {
+    await server.close();
+  }
+});
