@@ -1,27 +1,8 @@
 #!/usr/bin/env node
-// Starts from the esbuild bundle in dist/ when it is at least as new as every source file (npm start
-// builds it); otherwise runs the TypeScript sources through tsx, so a checkout always runs its code.
-import { readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function bundleIsCurrent() {
-  try {
-    return statSync(`${root}dist/namazu.js`).mtimeMs >= newestMtime(`${root}src`);
-  } catch {
-    return false;
-  }
-}
+// Starts from the esbuild bundle in dist/ when it is at least as new as its sources (npm start builds
+// it when they changed: scripts/bundle-current.js); otherwise runs the TypeScript sources through tsx,
+// so a checkout always runs its code.
+import { bundleIsCurrent } from '../scripts/bundle-current.js';
 
 if (bundleIsCurrent()) {
   await import('../dist/namazu.js');
