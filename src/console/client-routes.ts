@@ -61,8 +61,8 @@ function clientFormValues(form: Params): ClientFormValues {
     redirectUris: one('redirectUris'),
     grants: [...(form.get('grant') ?? [])],
     scopes: [...(form.get('scope') ?? [])],
-    // An old form without the field keeps the server's default.
-    refreshRotation: singleValue(form, 'refreshRotation') ?? 'default',
+    // A form without the field (an older page) keeps the server's default; a repeated one is refused.
+    refreshRotation: form.has('refreshRotation') ? one('refreshRotation') : 'default',
     contact: one('contact'),
     appUrl: one('appUrl'),
     termsUrl: one('termsUrl'),

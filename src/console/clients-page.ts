@@ -245,7 +245,7 @@ ${typeField}
 ${fieldError('redirectUris', err('redirectUris'))}
 <fieldset id="grants"${err('grants') ? markup` aria-describedby="grants-error"` : null}><legend>${t.grants}</legend>${grants}
 ${fieldError('grants', err('grants'))}</fieldset>
-${scopeFieldset('scopes', t.scopes, v.offered, new Set(v.values.scopes), err('scopes'))}
+${scopeFieldset({ id: 'scopes', legend: t.scopes, lang: v.lang, scopes: v.offered, selected: new Set(v.values.scopes), error: err('scopes') })}
 ${rotationFieldset(v, err('refreshRotation'))}
 ${text('contact', t.contact, v.values.contact, 'text', { hinted: true })}
 <p class="hint" id="contact-hint">${t.contactHint}</p>
@@ -278,7 +278,7 @@ function rotationFieldset(v: ClientFormView, error: string | undefined): SafeHtm
   const server = v.editing
     ? markup` <span class="muted">(${t.rotationServer}: ${serverRotation(v, v.values.type)})</span>`
     : null;
-  return markup`<fieldset id="refreshRotation" aria-describedby="refreshRotation-hint${error ? ' refreshRotation-error' : ''}"><legend>${t.refreshRotation}</legend>
+  return markup`<fieldset id="refreshRotation"${error ? markup` aria-describedby="refreshRotation-error"` : null}><legend>${t.refreshRotation}</legend>
 ${choices}
 <p class="hint" id="refreshRotation-hint">${t.rotationHint}${server}</p>
 ${fieldError('refreshRotation', error)}</fieldset>`;
@@ -306,7 +306,7 @@ export function renderClientsPage(v: ClientsView): string {
 <td data-label="${t.name}"><a href="${pathOf(paths.client, c.id)}">${c.name}</a></td>
 <td data-label="${t.type}">${c.type === 'public' ? t.public : t.confidential}</td>
 <td data-label="${t.clientId}"><code>${c.clientId}</code></td>
-<td data-label="${t.scopes}">${scopeTags(c.scopes)}</td>
+<td data-label="${t.scopes}">${scopeTags(c.scopes, v.lang)}</td>
 <td data-label="${t.created}">${formatTime(c.createdAt)}</td>
 </tr>`,
   );
@@ -356,7 +356,7 @@ ${v.secret ? secretBox('new-secret', t.newSecret, v.secret, v.lang) : null}
 <dt>${t.type}</dt><dd>${c.type === 'public' ? t.public : t.confidential}</dd>
 <dt>${t.redirectUris}</dt><dd>${c.redirectUris.map((u) => markup`<code>${u}</code><br>`)}</dd>
 <dt>${t.grants}</dt><dd>${c.grants.join(', ')}</dd>
-<dt>${t.scopes}</dt><dd>${scopeTags(c.scopes)}</dd>
+<dt>${t.scopes}</dt><dd>${scopeTags(c.scopes, v.lang)}</dd>
 <dt>${t.refreshRotation}</dt><dd id="refresh-rotation">${rotationFact(v)}</dd>
 <dt>${t.contact}</dt><dd>${c.contact ?? '—'}</dd>
 <dt>${t.appUrl}</dt><dd>${link(c.appUrl)}</dd>

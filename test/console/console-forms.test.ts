@@ -193,6 +193,18 @@ describe('OAuth clients', () => {
     ['unknown type', replace('type', 'secret'), 'type', /confidential or public/],
     ['terms not http', replace('termsUrl', 'javascript:alert(1)'), 'termsUrl', /must be an http\(s\) URL/],
     ['contact too long', replace('contact', 'c'.repeat(255)), 'contact', /1 to 254/],
+    [
+      'unknown refresh rotation',
+      [...valid, ['refreshRotation', 'always']],
+      'refreshRotation',
+      /Refresh token rotation must be one of default, on, off/,
+    ],
+    [
+      'refresh rotation given twice',
+      [...valid, ['refreshRotation', 'on'], ['refreshRotation', 'off']],
+      'refreshRotation',
+      /must be one of default, on, off/,
+    ],
   ];
 
   test('every broken rule is shown beside its field, the values are kept, and nothing is registered', async () => {
@@ -280,6 +292,41 @@ describe('OAuth clients', () => {
     assert.equal(del.status, 303);
     assert.equal(await verifyClientSecret(db, pepper, clientId, secret2), false);
     assert.equal((await browser.get(`${server.url}/account/clients/${row.id}`)).status, 404);
+  });
+
+  test('refresh token rotation: chosen at registration, shown on the page, changed by an edit', async () => {
+    const rotationOf = async (id: string) =>
+      (
+        await server.ctx.db.query<{ refresh_rotation: string }>(
+          'SELECT refresh_rotation FROM oauth_clients WHERE id = $1',
+          [Number(id)],
+        )
+      )[0]!.refresh_rotation;
+    const html = await page('/account/clients/new');
+    assert.match(
+      html,
+      /<input type="radio" id="refreshRotation-default" name="refreshRotation" value="default" checked>/,
+    );
+    const res = await browser.submit(html, '/account/clients', [
+      ...replace('type', 'public'),
+      ['refreshRotation', 'on'],
+    ]);
+    assert.equal(res.status, 201);
+    const body = await res.text();
+    const id = /\/account\/clients\/(\d+)\/delete/.exec(body)![1]!;
+    assert.equal(await rotationOf(id), 'on');
+    assert.match(body, /<dd id="refresh-rotation">on<\/dd>/);
+    assert.match(body, /value="on" checked>/);
+
+    const edit = parseForms(body).find((f) => f.action.endsWith(`/account/clients/${id}`))!;
+    const saved = await browser.post(edit.action, [...edit.fields, ...valid, ['refreshRotation', 'default']]);
+    assert.equal(saved.status, 303);
+    assert.equal(await rotationOf(id), 'default');
+    // The server's default here is off: the page says so.
+    assert.match(
+      await page(`/account/clients/${id}`),
+      /<dd id="refresh-rotation">off \(Server default\)<\/dd>/,
+    );
   });
 
   test("another account's client is not found, and cannot be changed", async () => {
