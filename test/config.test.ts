@@ -24,6 +24,12 @@ test('environment variables are parsed and flags override them', () => {
   assert.equal(c.databaseUrl, 'postgres://u@127.0.0.1/db');
 });
 
+test('refresh tokens rotate for nobody unless the operator says so (NAMAZU_REFRESH_ROTATION)', () => {
+  assert.equal(loadConfig({}).refreshRotation, 'off');
+  assert.equal(loadConfig({ NAMAZU_REFRESH_ROTATION: 'public' }).refreshRotation, 'public');
+  assert.equal(loadConfig({ NAMAZU_REFRESH_ROTATION: 'all' }).refreshRotation, 'all');
+});
+
 test('public URLs must be origins and are normalised', () => {
   assert.equal(
     loadConfig({ NAMAZU_AUTH_URL: 'https://auth.example.com/' }).authUrl,
@@ -55,6 +61,7 @@ for (const [env, message] of [
     { NAMAZU_ANSWER_CACHE_BYTES: '17179869185' },
     /NAMAZU_ANSWER_CACHE_BYTES must be between 0 and 17179869184/,
   ],
+  [{ NAMAZU_REFRESH_ROTATION: 'on' }, /^NAMAZU_REFRESH_ROTATION must be one of off, public, all, got "on"$/],
 ] as const) {
   test(`invalid configuration is refused naming the setting: ${JSON.stringify(env)}`, () => {
     assert.throws(
