@@ -12,6 +12,8 @@ export interface AccountView {
   csrf: string;
   authorizations: Authorization[];
   counts: { keys: number; clients: number; openSessions: number; connectionLimit: number };
+  /** Whether the account holds a contract: without one it receives nothing, and the page says where to start. */
+  contracted: boolean;
   /** Form action that revokes the authorization with this id. */
   revokeAction: (id: number) => string;
   notice?: string;
@@ -30,7 +32,9 @@ type Key =
   | 'scopes'
   | 'at'
   | 'revoke'
-  | 'revokeHint';
+  | 'revokeHint'
+  | 'noContract'
+  | 'toContracts';
 
 export const dashboardText: Messages<Key | 'revoked'> = {
   en: {
@@ -48,6 +52,9 @@ export const dashboardText: Messages<Key | 'revoked'> = {
     revoke: 'Revoke',
     revokeHint: 'Revoking stops the application at once: its access and refresh tokens are deleted.',
     revoked: 'The authorization was revoked; its tokens no longer work.',
+    noContract:
+      'Your account has no contract yet, so it receives no telegram: the live view, the data API and WebSocket connections need a contracted plan.',
+    toContracts: 'Choose a plan on the Contracts page',
   },
   ja: {
     title: 'ダッシュボード',
@@ -65,8 +72,16 @@ export const dashboardText: Messages<Key | 'revoked'> = {
     revokeHint:
       '取り消すとアプリケーションは直ちに停止します。アクセストークンとリフレッシュトークンは削除されます。',
     revoked: '許可を取り消しました。そのトークンはもう使えません。',
+    noContract:
+      'このアカウントにはまだ契約がないため、電文を受信できません。ライブ表示、データAPI、WebSocket接続にはプランの契約が必要です。',
+    toContracts: '契約ページでプランを選ぶ',
   },
 };
+
+/** What an account without a contract sees first: why nothing arrives, and the way to the Contracts page. */
+export function noContractPointer(why: string, link: string): SafeHtml {
+  return markup`<div class="card pointer" id="no-contract"><p>${why}</p><p><a href="${paths.contracts}"><strong>${link}</strong></a></p></div>`;
+}
 
 export function renderAccountPage(v: AccountView): string {
   const t = dashboardText[v.lang];
@@ -95,6 +110,7 @@ ${rows}</tbody>
     markup`<h1>${t.title}</h1>
 <p>${t.signedInAs} ${v.email}.</p>
 ${notice(v.notice)}
+${v.contracted ? null : noContractPointer(t.noContract, t.toContracts)}
 <div class="cards">
 ${card(t.keys, String(v.counts.keys), paths.keys)}
 ${card(t.clients, String(v.counts.clients), paths.clients)}

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { changePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/accounts.ts';
 import { countHeld } from '../accounts/caps.ts';
-import { connectionLimit } from '../accounts/contracts.ts';
+import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
 import { listAuthorizations, revokeAuthorization } from '../issuer/authorizations.ts';
 import { deleteOtherSessions } from './signin/signin-sessions.ts';
 import { announceRevoked } from '../issuer/tokens.ts';
@@ -49,12 +49,13 @@ function dashboardRoutes(scope: App, ctx: AppContext): void {
   scope.get<{ Querystring: QueryOf<'revoked'> }>(paths.account, async (request, reply) => {
     const { visit } = request;
     const id = visit.account.id;
-    const [authorizations, keys, clients, sessions, limit] = await Promise.all([
+    const [authorizations, keys, clients, sessions, limit, contracted] = await Promise.all([
       listAuthorizations(ctx.db, ctx.clock, id),
       countHeld(ctx.db, id, 'apiKeys'),
       countHeld(ctx.db, id, 'oauthClients'),
       listSessions(ctx.db, id, { status: 'open', limit: 1000 }),
       connectionLimit(ctx.db, id),
+      contractedClassifications(ctx.db, id),
     ]);
     const counts = { keys, clients, openSessions: sessions.items.length, connectionLimit: limit };
     return sendPage(
@@ -67,6 +68,7 @@ function dashboardRoutes(scope: App, ctx: AppContext): void {
         csrf: visit.csrf,
         authorizations,
         counts,
+        contracted: contracted.size > 0,
         revokeAction: (grant) => visit.origin + pathOf(paths.revoke, grant),
         notice: request.query.revoked === '1' ? dashboardText[visit.lang].revoked : undefined,
       }),

@@ -1,7 +1,7 @@
 import type { OAuthClient } from '../issuer/clients.ts';
-import { scopeDescriptions } from '../scopes.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, safeHref, type SafeHtml } from './html.ts';
+import { scopeDescription } from './scope-text.ts';
 
 export interface ConsentView {
   lang?: Lang;
@@ -94,7 +94,7 @@ export function renderConsentPage(v: ConsentView): string {
 <div class="card">
 <p>${t.asks.replace('{name}', c.name)}</p>
 <ul>
-${v.scopes.map((s) => markup`<li>${scopeDescriptions[s] ?? s} <span class="muted">(${s})</span></li>\n`)}</ul>
+${v.scopes.map((s) => markup`<li>${scopeDescription(s, lang)} <span class="muted">(${s})</span></li>\n`)}</ul>
 <p>${t.about}</p>
 <ul>
 ${item(t.contact, c.contact, t.notGiven)}

@@ -67,10 +67,12 @@ export interface PageOptions {
   narrow?: boolean;
   /** Loads the copy-button script (pages that show a secret once). */
   copyScript?: boolean;
+  /** Loads the script of the scope presets (the API key form). */
+  presetScript?: boolean;
 }
 
 /**
- * Every page: the stylesheet and the only script are static files from 'self' (console/assets), so
+ * Every page: the stylesheet and the scripts are static files from 'self' (console/assets), so
  * the CSP allows no inline style or script but the form_post page's one hashed line.
  */
 export function page(title: string, body: SafeHtml, opts: PageOptions = {}): string {
@@ -84,6 +86,7 @@ export function page(title: string, body: SafeHtml, opts: PageOptions = {}): str
 <title>${title} · Namazu</title>
 <link rel="stylesheet" href="${assets.style.path}">
 ${opts.copyScript ? markup`<script src="${assets.copy.path}" defer></script>` : null}
+${opts.presetScript ? markup`<script src="${assets.presets.path}" defer></script>` : null}
 </head>
 <body>
 ${opts.header ?? null}

@@ -86,7 +86,7 @@ export function renderKeysPage(v: KeysView): string {
   const rows = v.keys.map(
     (k) => markup`<tr>
 <td data-label="ID">#${k.id}</td>
-<td data-label="${t.scopes}">${scopeTags(k.scopes)}</td>
+<td data-label="${t.scopes}">${scopeTags(k.scopes, v.lang)}</td>
 <td data-label="${t.created}">${formatTime(k.createdAt)}</td>
 <td data-label="${t.lastUsed}">${k.lastUsedAt ? formatTime(k.lastUsedAt) : t.never}</td>
 <td><form method="post" action="${v.origin + pathOf(paths.keyRevoke, k.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="danger" aria-label="${t.revoke} #${k.id}">${t.revoke}</button></form></td>
@@ -117,9 +117,9 @@ ${pager}
 <h2>${t.create}</h2>
 <div class="card"><form method="post" action="${v.origin + paths.keys}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
-${scopeFieldset('scopes', t.chooseScopes, v.offered, v.selected, v.scopeError)}
+${scopeFieldset({ id: 'scopes', legend: t.chooseScopes, lang: v.lang, scopes: v.offered, selected: v.selected, error: v.scopeError, presets: true })}
 <button type="submit">${t.submit}</button>
 </form></div>`,
-    { lang: v.lang, header: v.header, copyScript: v.created !== undefined },
+    { lang: v.lang, header: v.header, copyScript: v.created !== undefined, presetScript: true },
   );
 }

@@ -9,20 +9,23 @@ import type { Messages } from './i18n.ts';
 import { keysText, renderKeysPage } from './keys-page.ts';
 import { paths } from './paths.ts';
 import { offeredScopes } from './scope-field.ts';
+import { isScopePreset, presetScopes } from './scope-text.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
 
 /** The credentials area: the account's API keys (docs/console.md "Credentials"). */
 
-const text: Messages<'noScope' | 'unknownScope' | 'noKey'> = {
+const text: Messages<'noScope' | 'unknownScope' | 'unknownPreset' | 'noKey'> = {
   en: {
     noScope: 'Choose at least one scope.',
     unknownScope: 'Choose only scopes from the list.',
+    unknownPreset: 'Choose one of the presets offered.',
     noKey: 'No such API key of your account.',
   },
   ja: {
     noScope: 'スコープを1つ以上選んでください。',
     unknownScope: '一覧にあるスコープだけを選んでください。',
+    unknownPreset: '表示されている選び方から1つを選んでください。',
     noKey: 'あなたのアカウントにそのようなAPIキーはありません。',
   },
 };
@@ -72,8 +75,16 @@ export async function credentialsArea(area: App, { ctx }: { ctx: AppContext }): 
   area.post(paths.keys, async (request, reply) => {
     const { visit } = request;
     const t = text[visit.lang];
-    const chosen = [...new Set(checkedForm(request).get('scope') ?? [])];
+    const form = checkedForm(request);
     const offered = offeredScopes(visit.account.isAdmin);
+    const preset = form.get('preset');
+    if (preset !== undefined) {
+      // A preset button without the script: the form comes back with its scopes ticked, nothing made.
+      const name = preset.length === 1 ? preset[0]! : '';
+      if (!isScopePreset(name)) return showKeys(reply, 400, visit, { scopeError: t.unknownPreset });
+      return showKeys(reply, 200, visit, { selected: presetScopes(name, offered) });
+    }
+    const chosen = [...new Set(form.get('scope') ?? [])];
     const selected = chosen.filter(isKnownScope);
     if (chosen.length === 0) return showKeys(reply, 400, visit, { scopeError: t.noScope });
     if (chosen.some((s) => !offered.includes(s)))

@@ -22,6 +22,7 @@ type ChromeKey =
   | 'live'
   | 'admin'
   | 'menu'
+  | 'consoleMenu'
   | 'password'
   | 'signout'
   | 'signin'
@@ -40,6 +41,7 @@ const text: Messages<ChromeKey> = {
     live: 'Live',
     admin: 'Administration',
     menu: 'Account',
+    consoleMenu: 'Menu',
     password: 'Change password',
     signout: 'Sign out',
     signin: 'Sign in',
@@ -57,6 +59,7 @@ const text: Messages<ChromeKey> = {
     live: 'ライブ',
     admin: '管理',
     menu: 'アカウント',
+    consoleMenu: 'メニュー',
     password: 'パスワード変更',
     signout: 'サインアウト',
     signin: 'サインイン',
@@ -91,31 +94,54 @@ function languageSwitch(lang: Lang, here: string, label: string): SafeHtml {
   return markup`<nav class="langs" aria-label="${label}">${links}</nav>`;
 }
 
+/**
+ * The header holds one line at every width: on a wide screen the navigation and the account menu
+ * are in the bar; on a narrow one (below 72rem, style.ts) they are hidden and the same links and
+ * account items sit in a "Menu" disclosure (`<details>`: no script, a button for keyboards and
+ * screen readers). Only one of the two is displayed, so only one is in the accessibility tree.
+ */
 export function header(v: HeaderView): SafeHtml {
   const t = text[v.lang];
   const link = (section: Section, href: string) =>
     markup`<li><a href="${href}"${v.section === section ? markup` aria-current="page"` : null}>${t[section]}</a></li>`;
-  const nav = v.minimal
-    ? null
-    : v.account
-      ? markup`<nav class="main" aria-label="${t.nav}"><ul>
-${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}${link('live', livePaths.live)}${
-          v.account.admin ? link('admin', adminPaths.status) : null
-        }
-</ul></nav>
-<details class="menu"><summary>${t.menu}</summary><div class="panel">
-<p class="muted">${v.account.email}</p>
+  const links = v.account
+    ? markup`${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}${link('live', livePaths.live)}${
+        v.account.admin ? link('admin', adminPaths.status) : null
+      }`
+    : markup`<li><a href="${paths.signin}">${t.signin}</a></li>${
+        v.signupOpen ? markup`<li><a href="${paths.signup}">${t.signup}</a></li>` : null
+      }`;
+  const accountItems = v.account
+    ? markup`<p class="muted">${v.account.email}</p>
 <p><a href="${paths.password}">${t.password}</a></p>
-<form method="post" action="${v.origin + paths.signout}"><input type="hidden" name="csrf" value="${v.account.csrf}"><button type="submit" class="secondary">${t.signout}</button></form>
+<form method="post" action="${v.origin + paths.signout}"><input type="hidden" name="csrf" value="${v.account.csrf}"><button type="submit" class="secondary">${t.signout}</button></form>`
+    : null;
+  const nav = (className: string) =>
+    markup`<nav class="${className}" aria-label="${t.nav}"><ul>
+${links}
+</ul></nav>`;
+  const wide = v.minimal
+    ? null
+    : markup`${nav('main wide')}
+${
+  accountItems
+    ? markup`<details class="menu wide"><summary>${t.menu}</summary><div class="panel">
+${accountItems}
 </div></details>`
-      : markup`<nav class="main" aria-label="${t.nav}"><ul><li><a href="${paths.signin}">${t.signin}</a></li>${
-          v.signupOpen ? markup`<li><a href="${paths.signup}">${t.signup}</a></li>` : null
-        }</ul></nav>`;
+    : null
+}`;
+  const compact = v.minimal
+    ? null
+    : markup`<details class="menu compact"><summary>${t.consoleMenu}</summary><div class="panel">
+${nav('main')}
+${accountItems}
+</div></details>`;
   return markup`<a class="skip" href="#main">${t.skip}</a>
 <header class="top"><div class="bar">
 <a class="brand" href="${paths.root}">Namazu</a>
-${nav}
+${wide}
 ${languageSwitch(v.lang, v.here, t.language)}
+${compact}
 </div></header>`;
 }
 

@@ -301,6 +301,26 @@ export async function loadNewestTelegrams(q: Queryable, limit: number): Promise<
   return rows.map((r) => ({ ...toSummary(r), body: bodyOf(r) }));
 }
 
+/**
+ * The newest JSON conversions of one event (`facts.event`, `kind:EventID`, facts.ts), test ones or
+ * not, newest first and at most `limit`: the console draws a training event from them, which the
+ * earthquake projection leaves out.
+ */
+export async function loadEventConversions(
+  q: Queryable,
+  event: string,
+  test: boolean,
+  limit: number,
+): Promise<TelegramRecord[]> {
+  const rows = await q.query<Row>(
+    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams
+      WHERE facts ? 'event' AND facts->>'event' = $1 AND format = 'json' AND test = $2
+      ORDER BY serial DESC LIMIT $3`,
+    [event, test, limit],
+  );
+  return rows.map((r) => ({ ...toSummary(r), body: bodyOf(r) }));
+}
+
 export interface StoredBody {
   classification: string;
   format: TelegramFormat;

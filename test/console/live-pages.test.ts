@@ -26,6 +26,7 @@ function quake(stations: StationIntensity[]): QuakeView {
     regions: [],
     stations,
     telegrams: [],
+    training: false,
   };
 }
 

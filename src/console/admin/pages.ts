@@ -27,7 +27,7 @@ export function renderStatusPage(
     markup`<tr><th scope="row">${name}</th><td>${value}</td></tr>`;
   const failureRows = failures.map(
     (f) =>
-      markup`<tr><td><a href="${livePaths.telegram.replace(':serial', String(f.serial))}">${f.serial}</a></td><td>${f.type}</td><td>${f.schema}</td><td>${f.receivedTime}</td><td>${f.reason}</td></tr>`,
+      markup`<tr><td data-label="#"><a href="${livePaths.telegram.replace(':serial', String(f.serial))}">${f.serial}</a></td><td data-label="type">${f.type}</td><td data-label="${text.schema}">${f.schema}</td><td data-label="time">${f.receivedTime}</td><td data-label="${text.reason}">${f.reason}</td></tr>`,
   );
   return livePage(
     lang,
@@ -51,7 +51,7 @@ ${row(text.failuresCount, status.conversionFailures)}
 ${
   failures.length === 0
     ? markup`<p>${text.noFailures}</p>`
-    : markup`<table id="failures"><thead><tr><th>#</th><th>type</th><th>${text.schema}</th><th>time</th><th>${text.reason}</th></tr></thead><tbody>${failureRows}</tbody></table>`
+    : markup`<div class="table-wrap"><table id="failures" class="stack"><thead><tr><th>#</th><th>type</th><th>${text.schema}</th><th>time</th><th>${text.reason}</th></tr></thead><tbody>${failureRows}</tbody></table></div>`
 }
 </div>`,
   );
@@ -106,7 +106,7 @@ export function renderAccountsPage(v: AccountsView): string {
   const rows = v.accounts.map(
     (
       a,
-    ) => markup`<tr data-account="${a.id}"><td>${a.id}</td><td>${a.email}</td><td>${a.isAdmin ? text.yes : text.no}</td><td>${formatTime(a.createdAt)}</td><td>${a.disabledAt ? text.disabled : text.active}</td>
+    ) => markup`<tr data-account="${a.id}"><td data-label="#">${a.id}</td><td data-label="${text.email}">${a.email}</td><td data-label="${text.admin}">${a.isAdmin ? text.yes : text.no}</td><td data-label="${text.created}">${formatTime(a.createdAt)}</td><td data-label="${text.state}">${a.disabledAt ? text.disabled : text.active}</td>
 <td>${
       a.disabledAt || a.id === v.selfId
         ? null
@@ -121,8 +121,8 @@ export function renderAccountsPage(v: AccountsView): string {
 ${adminNav(text)}
 <h1>${text.accounts}</h1>
 ${v.notice ? markup`<p role="status">${v.notice}</p>` : null}
-<table id="accounts"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th><span class="sr">${text.disable}</span></th></tr></thead>
-<tbody>${rows}</tbody></table>
+<div class="table-wrap"><table id="accounts" class="stack"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th><span class="sr">${text.disable}</span></th></tr></thead>
+<tbody>${rows}</tbody></table></div>
 ${v.nextAfter !== null ? markup`<p><a href="${adminPaths.accounts}?after=${v.nextAfter}">${text.next}</a></p>` : null}
 </div>`,
   );

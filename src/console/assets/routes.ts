@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { App } from '../../http/surface.ts';
 import { COPY_SCRIPT } from './copy-script.ts';
 import { FAVICON_PNG } from './favicon.ts';
+import { PRESETS_SCRIPT } from './presets-script.ts';
 import { STYLESHEET } from './style.ts';
 
 /**
@@ -19,6 +20,7 @@ function asset(base: string, ext: string, body: string, type: string) {
 export const assets = {
   style: asset('console', 'css', STYLESHEET, 'text/css; charset=utf-8'),
   copy: asset('copy', 'js', COPY_SCRIPT, 'text/javascript; charset=utf-8'),
+  presets: asset('presets', 'js', PRESETS_SCRIPT, 'text/javascript; charset=utf-8'),
 };
 
 export function registerAssets(app: App): void {

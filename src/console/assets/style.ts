@@ -14,7 +14,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible,
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:.5rem;background:#fff;padding:.4rem;z-index:2}
 header.top{background:#14283f;color:#fff}
-header.top .bar{max-width:64rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.2rem}
+header.top .bar{max-width:80rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.2rem}
 header.top a{color:#fff}
 .brand{font-weight:700;text-decoration:none;font-size:1.1rem;margin-right:auto}
 nav.main ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.2rem .9rem}
@@ -23,10 +23,16 @@ nav.main a[aria-current=page]{border-bottom-color:#7fb8ff}
 .langs{display:flex;gap:.6rem;font-size:.9rem}
 .langs a[aria-current=true]{font-weight:700;text-decoration:none}
 details.menu{position:relative}
-details.menu summary{cursor:pointer;list-style:none;padding:.2rem .5rem;border:1px solid #5d7290;border-radius:var(--radius)}
+details.menu summary{cursor:pointer;list-style:none;padding:.2rem .5rem;border:1px solid #5d7290;border-radius:var(--radius);white-space:nowrap}
+details.menu summary::-webkit-details-marker{display:none}details.menu summary::after{content:" \\25BE"}
 details.menu .panel{position:absolute;right:0;z-index:3;background:var(--card);color:var(--fg);border:1px solid var(--line);
 border-radius:var(--radius);padding:.6rem .8rem;min-width:14rem;box-shadow:0 4px 16px rgba(0,0,0,.15)}
 details.menu .panel a{color:var(--accent)}
+details.menu .panel{max-width:calc(100vw - 1.5rem)}
+details.compact{display:none}details.compact nav.main ul{flex-direction:column;gap:.3rem;margin-bottom:.6rem}
+details.compact nav.main a[aria-current=page]{font-weight:700;border-bottom-color:var(--accent)}
+@media (max-width:71.99rem){header.top .wide{display:none}header.top details.compact{display:block}}
+.langs{white-space:nowrap}
 main{max-width:64rem;margin:0 auto;padding:1.2rem 1rem 3rem}
 main.narrow{max-width:30rem}
 h1{font-size:1.5rem;margin:.4rem 0 1rem}h2{font-size:1.15rem;margin:1.6rem 0 .6rem}
@@ -55,6 +61,10 @@ button{white-space:nowrap}
 .secret{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .secret code{background:#eef1f5;padding:.4rem .6rem;border-radius:4px;word-break:break-all;flex:1 1 18rem}
 .secret button{margin:0}
+.pointer{border-left:4px solid var(--accent);background:#eaf2fb;padding:.6rem .9rem;border-radius:4px;margin:0 0 1rem}.pointer p{margin:.2rem 0}
+fieldset.scope-group{border:none;padding:0;margin:.7rem 0 0}fieldset.scope-group legend{padding:0;color:var(--muted);font-size:.95rem}
+fieldset label code{font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
+.presets button{margin:.3rem .5rem 0 0}.presets p{margin:.3rem 0 0}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%;background:var(--card)}
 td,th{border-bottom:1px solid var(--line);padding:.45rem .5rem;text-align:left;vertical-align:top}

@@ -116,6 +116,9 @@ export const LIVE_STYLE = `
 .eew.forecast{border-color:#8a5a00;background:#fff8e6;color:#4a3000}
 .eew.canceled{border-color:#555;background:#f2f2f2;color:#222}
 .eew .intensity{font-size:1.6rem;font-weight:bold}
+#quake.training .map{border:3px dashed #8a5a00}
+.training-mark{border:3px solid #8a5a00;background:#fff8e6;color:#4a3000;padding:.5rem .9rem;margin:.5rem 0}
+.training-mark strong{font-size:1.2rem;margin-right:.5rem}
 .eew p{margin:.2rem 0}
 .map{width:100%;height:auto;border:1px solid #bbb}
 .areas{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .8rem}

@@ -22,6 +22,11 @@ const en = {
   noTelegrams: 'No telegram yet.',
   latestQuake: 'Latest earthquake',
   noQuake: 'No earthquake yet.',
+  noContract:
+    'Your account has no contract yet, so no telegram or earthquake can be shown here. A contracted plan (for earthquakes, 地震・津波関連) fills this page.',
+  toContracts: 'Choose a plan on the Contracts page',
+  training: 'TRAINING',
+  trainingNote: 'A training scenario (訓練), not a real earthquake.',
   offMap: 'The epicentre lies outside this map.',
   mapLabel:
     'Map of Japan with the epicentre of the latest earthquake, the maximum intensity per prefecture and the intensity at each station',
@@ -87,6 +92,11 @@ export const liveMessages: Messages<keyof typeof en> = {
     noTelegrams: 'まだ電文はありません。',
     latestQuake: '最新の地震',
     noQuake: 'まだ地震情報はありません。',
+    noContract:
+      'このアカウントにはまだ契約がないため、ここに電文や地震を表示できません。プラン（地震なら「地震・津波関連」）を契約すると表示されます。',
+    toContracts: '契約ページでプランを選ぶ',
+    training: '訓練',
+    trainingNote: '訓練用の想定地震です。実際の地震ではありません。',
     offMap: '震央はこの地図の範囲外です。',
     mapLabel: '最新の地震の震央、都道府県ごとの最大震度と観測点ごとの震度を示す日本地図',
     mapCredit: '地図:',

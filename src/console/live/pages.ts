@@ -8,7 +8,7 @@ import { livePage } from '../live-frame.ts';
 import { intensityClass, renderMap, stationClass } from './map.ts';
 import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
 import { payloadOf, type TelegramLine } from './payloads.ts';
-import { livePaths } from '../paths.ts';
+import { livePaths, paths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 
 const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', String(serial));
@@ -77,8 +77,9 @@ export function quakeSection(quake: QuakeView | null, lang: Lang, heading: strin
   const { event } = quake;
   const hypo = event.hypocenter;
   const depth = hypo?.depth?.value;
-  return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}">
+  return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}"${quake.training ? markup` class="training" data-training="true"` : null}>
 <h2 id="quake-heading">${heading}</h2>
+${quake.training ? markup`<p class="training-mark" id="quake-training"><strong>${text.training}</strong> ${text.trainingNote}</p>` : null}
 ${renderMap(
   quake.latitude !== null && quake.longitude !== null
     ? { latitude: quake.latitude, longitude: quake.longitude, maxInt: event.maxInt }
@@ -111,6 +112,8 @@ export interface LiveView {
   /** The serial the stream starts after. */
   position: number;
   quake: QuakeView | null;
+  /** Whether the account holds a contract; without one the page points to the Contracts page. */
+  contracted: boolean;
 }
 
 export function renderLivePage(v: LiveView): string {
@@ -141,6 +144,7 @@ export function renderLivePage(v: LiveView): string {
 <h1>${text.liveTitle}</h1>
 <p>${text.liveIntro}</p>
 <p id="live-status" role="status" class="muted">${text.connecting}</p>
+${v.contracted ? null : markup`<div class="pointer" id="no-contract"><p>${text.noContract}</p><p><a href="${paths.contracts}"><strong>${text.toContracts}</strong></a></p></div>`}
 <div id="eew-banner" role="alert" aria-label="${text.eewLabel}" hidden></div>
 <div class="live-columns">
 <section id="telegrams" aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
@@ -156,7 +160,7 @@ export function renderQuakePage(lang: Lang, header: SafeHtml, quake: QuakeView):
   const text = liveMessages[lang];
   const rows = quake.telegrams.map(
     (t: TelegramSummary) =>
-      markup`<tr><td><a href="${telegramHref(t.serial)}">${t.serial}</a></td><td>${t.conversion?.schema.type ?? t.head.type}</td><td>${t.xmlReport?.head.title ?? ''}</td><td>${timeOf(t.receivedTime)}</td></tr>`,
+      markup`<tr><td data-label="${text.serial}"><a href="${telegramHref(t.serial)}">${t.serial}</a></td><td data-label="${text.type}">${t.conversion?.schema.type ?? t.head.type}</td><td data-label="${text.title}">${t.xmlReport?.head.title ?? ''}</td><td data-label="${text.received}">${timeOf(t.receivedTime)}</td></tr>`,
   );
   const title = `${text.eventTitle} ${quake.event.hypocenter?.name ?? quake.event.eventId}`;
   return livePage(
@@ -168,8 +172,8 @@ export function renderQuakePage(lang: Lang, header: SafeHtml, quake: QuakeView):
 <h1>${title}</h1>
 ${quakeSection(quake, lang, text.eventPage)}
 <h2>${text.telegrams}</h2>
-<table><thead><tr><th>${text.serial}</th><th>${text.type}</th><th>${text.title}</th><th>${text.received}</th></tr></thead>
-<tbody>${rows}</tbody></table>
+<div class="table-wrap"><table class="stack"><thead><tr><th>${text.serial}</th><th>${text.type}</th><th>${text.title}</th><th>${text.received}</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
 </div>`,
   );
 }

@@ -19,7 +19,7 @@ import { decodedBody } from './documents.ts';
 import { defaultFeedLimits, LiveFeed } from './feed.ts';
 import { liveMessages } from './messages.ts';
 import { renderLivePage, renderQuakePage, renderTelegramPage } from './pages.ts';
-import { loadQuake, newestQuakeId, type StationPositions } from './quake.ts';
+import { loadQuake, loadTrainingQuake, newestQuake, type StationPositions } from './quake.ts';
 
 /** Telegrams listed on the live view when it opens. */
 const RECENT = 30;
@@ -155,9 +155,12 @@ async function showLiveView(ctx: AppContext, live: LiveView, request: FastifyReq
             withXmlReport: true,
           })
         ).filter((t) => t.serial <= position);
-  const quakeId = contracted.has('telegram.earthquake') ? await newestQuakeId(ctx.db) : null;
-  const quake = quakeId ? await loadQuake(ctx.db, quakeId, live.positions) : null;
-  return sendLivePage(reply, 200, renderLivePage({ lang, header, recent, position, quake }));
+  const quake = contracted.has('telegram.earthquake') ? await newestQuake(ctx.db, live.positions) : null;
+  return sendLivePage(
+    reply,
+    200,
+    renderLivePage({ lang, header, recent, position, quake, contracted: contracted.size > 0 }),
+  );
 }
 
 /** What a telegram page reads: the store, its cache, and the accounts' page limits. */
@@ -242,7 +245,8 @@ async function livePages(scope: App, { ctx, live }: { ctx: AppContext; live: Liv
     const contracted = await contractedClassifications(ctx.db, visit.session.accountId);
     const quake =
       EVENT_ID.test(eventId) && contracted.has('telegram.earthquake')
-        ? await loadQuake(ctx.db, eventId, live.positions)
+        ? ((await loadQuake(ctx.db, eventId, live.positions)) ??
+          (await loadTrainingQuake(ctx.db, eventId, live.positions)))
         : null;
     if (!quake) return sendErrorPage(reply, 404, liveMessages[visit.lang].eventNotFound);
     return sendLivePage(reply, 200, renderQuakePage(visit.lang, visit.header('live', livePaths.live), quake));
