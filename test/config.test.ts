@@ -62,6 +62,8 @@ for (const [env, message] of [
     /NAMAZU_ANSWER_CACHE_BYTES must be between 0 and 17179869184/,
   ],
   [{ NAMAZU_REFRESH_ROTATION: 'on' }, /^NAMAZU_REFRESH_ROTATION must be one of off, public, all, got "on"$/],
+  [{ NAMAZU_PREPARE_TIMEOUT_MS: '10s' }, /NAMAZU_PREPARE_TIMEOUT_MS must be an integer/],
+  [{ NAMAZU_PREPARE_TIMEOUT_MS: '99' }, /NAMAZU_PREPARE_TIMEOUT_MS must be between 100 and 600000/],
 ] as const) {
   test(`invalid configuration is refused naming the setting: ${JSON.stringify(env)}`, () => {
     assert.throws(
@@ -81,6 +83,12 @@ test('the budget of kept answers: 64 MiB by default, 0 keeps none', () => {
   assert.equal(loadConfig({}).answerCacheBytes, 64 * 1024 * 1024);
   assert.equal(loadConfig({ NAMAZU_ANSWER_CACHE_BYTES: '0' }).answerCacheBytes, 0);
   assert.equal(loadConfig({ NAMAZU_ANSWER_CACHE_BYTES: '268435456' }).answerCacheBytes, 256 * 1024 * 1024);
+});
+
+test('the time budget of a preparation: 10 s by default, anything from 100 ms to 10 min', () => {
+  assert.equal(loadConfig({}).prepareTimeoutMs, 10_000);
+  assert.equal(loadConfig({ NAMAZU_PREPARE_TIMEOUT_MS: '100' }).prepareTimeoutMs, 100);
+  assert.equal(loadConfig({ NAMAZU_PREPARE_TIMEOUT_MS: '600000' }).prepareTimeoutMs, 600_000);
 });
 
 test('an unknown flag is refused', () => {
