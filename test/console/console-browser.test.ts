@@ -110,6 +110,9 @@ async function checkAccessibility(p: Page, what: string): Promise<void> {
   );
 }
 
+/** A scope's checkbox, labelled by what it allows with the scope's code at the end. */
+const scopeBox = (p: Page, scope: string) => p.getByLabel(new RegExp(`\\s${scope.replace(/\./g, '\\.')}$`));
+
 /** The console's main navigation. */
 const nav = (p: Page) => p.getByRole('navigation', { name: 'Console' });
 
@@ -157,7 +160,7 @@ test('register a public client in the console', async () => {
   await page.getByLabel('Application name').fill('Browser Test App');
   await page.getByRole('radio', { name: /^Public/ }).check();
   await page.getByLabel('Redirect URIs').fill(`${app.origin}/callback#frag`);
-  for (const s of ['telegram.list', 'contract.list']) await page.getByLabel(s, { exact: true }).check();
+  for (const s of ['telegram.list', 'contract.list']) await scopeBox(page, s).check();
   await page.getByLabel('Public contact of the maker').fill('maker@test-app.example');
   await page.getByLabel('Application URL').fill('https://test-app.example/');
   await page.getByLabel('Terms of use URL').fill('https://test-app.example/terms');
@@ -261,7 +264,7 @@ test('create an API key (shown once, with a copy button), use it, revoke it', as
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   await visit('/account/keys', 'keys');
   for (const s of ['contract.list', 'socket.start', 'socket.list', 'socket.close', 'telegram.get.earthquake'])
-    await page.getByLabel(s, { exact: true }).check();
+    await scopeBox(page, s).check();
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.locator('#new-key').waitFor();
   apiKey = await page.locator('#new-key').innerText();
@@ -276,7 +279,7 @@ test('create an API key (shown once, with a copy button), use it, revoke it', as
 
   // A throwaway key to revoke; the first one is used for the WebSocket below.
   await page.goto(`${server.url}/account/keys`);
-  await page.getByLabel('contract.list', { exact: true }).check();
+  await scopeBox(page, 'contract.list').check();
   await page.getByRole('button', { name: 'Create key' }).click();
   const spare = await page.locator('#new-key').innerText();
   assert.equal((await fetch(`${server.url}/v2/contract?key=${spare}`)).status, 200);
