@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
+import type { Db } from './db/types.ts';
 import { registerApiReference } from './api/openapi.ts';
 import { registerDataApi } from './api/routes.ts';
 import { registerSocketApi } from './api/socket.ts';
@@ -55,6 +56,11 @@ export interface StartOptions {
   listen?: boolean;
   /** A bus to use instead of the configured one (closed with the server). */
   bus?: Bus;
+  /**
+   * The configured database, already opening (closed with the server): `namazu serve` starts the
+   * embedded one before it loads this module and the others of the server, so that both overlap.
+   */
+  db?: Promise<Db>;
 }
 
 /**
@@ -72,12 +78,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.logger ?? createLogger(config.logLevel);
   // Read at each scrape, once the database is open.
   const metrics = createMetrics({ dbPoolWaiting: () => db.poolWaiting?.() ?? 0 });
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.dbPoolSize,
-    onPoolWait: (seconds) => metrics.dbPoolWait.observe(seconds),
-  });
+  const db = await (options.db ??
+    openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.dbPoolSize,
+      onPoolWait: (seconds) => metrics.dbPoolWait.observe(seconds),
+    }));
   let bus;
   try {
     await migrate(db);

@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.ts';
+import { openDb } from '../db/open.ts';
 import {
   createDemoOnce,
   demoBanner,
@@ -6,7 +7,6 @@ import {
   demoNotice,
   writeDemoCredentials,
 } from '../demo.ts';
-import { startServer } from '../server.ts';
 import { startSources } from '../sources/start.ts';
 import { serveAdminChannel } from './admin-channel.ts';
 import { configFlags, parseFlags } from './args.ts';
@@ -43,7 +43,15 @@ export async function serveCommand(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   const startedAt = performance.now();
-  const server = await startServer(config);
+  // The embedded database starts in a thread of its own (PGlite's start, about a second) while this
+  // one loads the server's modules, imported here rather than above for that reason.
+  const db =
+    config.databaseUrl === null
+      ? openDb({ databaseUrl: null, dataDir: config.dataDir, poolSize: 1 })
+      : undefined;
+  db?.catch(() => {}); // a failure to open is thrown by startServer, which awaits it
+  const { startServer } = await import('../server.ts');
+  const server = await startServer(config, { db });
   const { ctx } = server;
   // The embedded data directory is this process's alone: admin commands reach it through here.
   if (config.databaseUrl === null) ctx.onShutdown.push(await serveAdminChannel(ctx));
