@@ -138,19 +138,23 @@ async function replayPass(
       { db, bus: await bus(), config, metrics, log, source: 'replay' },
       ordered.map((item, i) => ({ offsetMs: offsets[i]!, item })),
       speed,
-      (item, now) => ({
-        raw: restamp(item, now, eventIds, values['as-test'] === true),
-        fileName: basename(item.path),
-      }),
+      (item, now) => {
+        // Said as it goes out; only what did not go as planned gets a second line.
+        const at = ((now - passStart) / 1000).toFixed(1);
+        io.stderr(`namazu replay: ${++sent}/${ordered.length} +${at} s ${item.path}\n`);
+        return {
+          raw: restamp(item, now, eventIds, values['as-test'] === true),
+          fileName: basename(item.path),
+        };
+      },
       (item, outcome) => {
-        if (!outcome?.ok) out.rejected.push({ path: item.path, reason: outcome?.reason ?? 'not made' });
-        else if (outcome.stored.duplicate) out.duplicates++;
-        else out.ingested++;
-        const what = !outcome?.ok
-          ? `rejected: ${outcome?.reason ?? 'not made'}`
-          : `${outcome.stored.duplicate ? 'duplicate of' : 'sent as'} ${outcome.stored.id}`;
-        const at = ((Date.now() - passStart) / 1000).toFixed(1);
-        io.stderr(`namazu replay: ${++sent}/${ordered.length} +${at} s ${item.path} ${what}\n`);
+        if (!outcome?.ok) {
+          out.rejected.push({ path: item.path, reason: outcome?.reason ?? 'not made' });
+          io.stderr(`namazu replay: ${item.path} rejected: ${outcome?.reason ?? 'not made'}\n`);
+        } else if (outcome.stored.duplicate) {
+          out.duplicates++;
+          io.stderr(`namazu replay: ${item.path} was stored before, as ${outcome.stored.id}\n`);
+        } else out.ingested++;
       },
       signal,
     );

@@ -24,6 +24,10 @@ const DATABASE_OPTIONS = [
   ['--database-url U', 'postgres://… to use PostgreSQL instead (NAMAZU_DATABASE_URL)'],
 ] as const;
 const HELP_OPTION = ['-h, --help', 'this help'] as const;
+const CONTRACT_OPTIONS = [
+  ['--account E', 'the account'],
+  ['--plan P', 'a classification such as telegram.earthquake, or websocket.plus2'],
+] as const;
 
 export const USAGES: readonly CommandUsage[] = [
   {
@@ -75,7 +79,7 @@ export const USAGES: readonly CommandUsage[] = [
       ['--password P', 'the new password, 8 characters or more (else read from standard input)'],
     ],
     database: true,
-    example: "printf '%s\\n' 'a new long password' | npx namazu account password --email ops@example.com",
+    example: 'npx namazu account password --email ops@example.com',
   },
   {
     command: 'apikey',
@@ -115,15 +119,21 @@ export const USAGES: readonly CommandUsage[] = [
   },
   {
     command: 'contract',
-    subcommands: ['add', 'remove'],
+    subcommands: ['add'],
     synopsis: '--account E --plan P',
-    about: "Adds or ends an account's contract for a plan; running servers apply it to open connections.",
-    options: [
-      ['--account E', 'the account'],
-      ['--plan P', 'a classification such as telegram.earthquake, or websocket.plus2'],
-    ],
+    about: 'Contracts an account to a plan; running servers apply it to open connections.',
+    options: CONTRACT_OPTIONS,
     database: true,
     example: 'npx namazu contract add --account ops@example.com --plan telegram.earthquake',
+  },
+  {
+    command: 'contract',
+    subcommands: ['remove'],
+    synopsis: '--account E --plan P',
+    about: "Ends an account's contract for a plan; running servers close what it no longer covers.",
+    options: CONTRACT_OPTIONS,
+    database: true,
+    example: 'npx namazu contract remove --account ops@example.com --plan telegram.earthquake',
   },
   {
     command: 'invite',
