@@ -136,10 +136,8 @@ export class Dispatcher {
   }
 
   private deliver(record: TelegramRecord, wokenAt: number): void {
-    this.hub.broadcast(
-      record,
-      passingOf(record, this.serverName, this.clock.now()),
-      () => this.onDelivered(record, (performance.now() - wokenAt) / 1000),
+    this.hub.broadcast(record, passingOf(record, this.serverName, this.clock.now()), () =>
+      this.onDelivered(record, (performance.now() - wokenAt) / 1000),
     );
   }
 }

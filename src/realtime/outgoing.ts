@@ -30,5 +30,9 @@ export class Outgoing {
 /** One server-sent event (the JSON holds no line break: one `data:` line). */
 export function sseEvent(event: string, json: Buffer | string, id: string | null = null): Buffer {
   const idLine = id === null ? '' : `id: ${id}\n`;
-  return Buffer.concat([Buffer.from(`event: ${event}\n${idLine}data: `), Buffer.from(json), Buffer.from('\n\n')]);
+  return Buffer.concat([
+    Buffer.from(`event: ${event}\n${idLine}data: `),
+    Buffer.from(json),
+    Buffer.from('\n\n'),
+  ]);
 }

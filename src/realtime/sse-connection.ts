@@ -75,7 +75,9 @@ export class SseConnection implements Subscriber {
     if (this.closing || !this.open()) return false;
     if (this.res.writableLength > this.maxBufferedBytes) {
       // One last small event says why, then the stream ends: nothing more is queued.
-      this.res.write(sseEvent('error', errorMessage(closeMessages.slowConsumer, closeCodes.serverRestart, true)));
+      this.res.write(
+        sseEvent('error', errorMessage(closeMessages.slowConsumer, closeCodes.serverRestart, true)),
+      );
       this.close(closeCodes.serverRestart);
       return false;
     }

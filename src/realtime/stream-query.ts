@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import type { SessionSpec } from '../sessions/socket-sessions.ts';
+import { parsePlaceFilters, placeFilterMessages } from '../telegrams/place-filters.ts';
 import { TELEGRAM_ID_PATTERN, resumeMessages } from '../telegrams/resume-point.ts';
 
 /** At most 32 names of at most 64 characters each, comma-separated (as the socket start's lists). */
@@ -27,17 +28,33 @@ export const StreamQuery = Type.Object(
       }),
     ),
     test: Type.Optional(
-      Type.Union([Type.Literal('no'), Type.Literal('including')], { description: '`no` (default) or `including`' }),
+      Type.Union([Type.Literal('no'), Type.Literal('including')], {
+        description: '`no` (default) or `including`',
+      }),
     ),
     formatMode: Type.Optional(
       Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
     ),
-    appName: Type.Optional(Type.String({ maxLength: MAX_APP_NAME_BYTES, description: 'Shown in GET /v2/socket' })),
+    appName: Type.Optional(
+      Type.String({ maxLength: MAX_APP_NAME_BYTES, description: 'Shown in GET /v2/socket' }),
+    ),
     after: Type.Optional(
       Type.String({
         pattern: TELEGRAM_ID_PATTERN,
         description:
           'Resume after this telegram id (the `id` of an event or of a list item); `Last-Event-ID` wins when both are sent',
+      }),
+    ),
+    // Read and checked by telegrams/place-filters.ts, as the socket start's fields.
+    areas: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description:
+          'Comma-separated prefecture codes (01–47) and JMA area codes, in one parameter or repeated (as `areas` of POST /v2/socket)',
+      }),
+    ),
+    minIntensity: Type.Optional(
+      Type.String({
+        description: '1…4, 5-, 5+, 6-, 6+, 7 (`+` encoded as %2B; as `minIntensity` of POST /v2/socket)',
       }),
     ),
     key: Type.Optional(Type.String({ description: 'API key (alternative to the Authorization header)' })),
@@ -55,11 +72,19 @@ export const streamMessages = {
   formatMode: 'You have entered a string that is not defined in `formatMode`.',
   appName: 'The `appName` is up to 24 bytes.',
   after: resumeMessages.malformed('after'),
+  ...placeFilterMessages,
 } as const;
 
 /** A comma-separated list: entries trimmed, empty ones dropped, repeats kept once. */
 function listOf(raw: string): string[] {
-  return [...new Set(raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
 /** The session the query asks for, or the message of the field that is wrong. */
@@ -70,10 +95,15 @@ export function streamSpec(query: StreamQueryValue): SessionSpec | { invalid: st
   const types = query.types === undefined ? [] : listOf(query.types);
   if (types.length > MAX_TYPES) return { invalid: streamMessages.types };
   if ([...classifications, ...types].some((name) => name.length > MAX_NAME))
-    return { invalid: types.some((t) => t.length > MAX_NAME) ? streamMessages.types : streamMessages.classifications };
+    return {
+      invalid: types.some((t) => t.length > MAX_NAME) ? streamMessages.types : streamMessages.classifications,
+    };
   if (query.appName !== undefined && Buffer.byteLength(query.appName) > MAX_APP_NAME_BYTES)
     return { invalid: streamMessages.appName };
+  const place = parsePlaceFilters(query, 'query');
+  if (!place.ok) return { invalid: place.message };
   return {
+    ...place.value,
     classifications,
     types: types.length > 0 ? types : null,
     test: query.test ?? 'no',

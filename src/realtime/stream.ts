@@ -30,6 +30,19 @@ export const STREAM_PATH = '/v2/stream';
 /** A comment line this often keeps proxies (60 s idle time for nginx and most balancers) from closing an idle stream. */
 export const KEEP_ALIVE_MS = 15_000;
 
+/** The route's description in the OpenAPI document, with runnable examples. */
+const STREAM_DESCRIPTION = `The real-time stream over plain HTTP (scope \`socket.start\`; counted, listed and closed like a socket).
+Each telegram is one event: \`event: data\`, \`id:\` the telegram id, \`data:\` the WebSocket \`data\` message.
+A comment line comes every 15 s. \`Last-Event-ID\` or \`after\` resumes after a telegram: every one stored since, then the live stream.
+
+    curl -N "$BASE/v2/stream?classifications=eew.forecast&formatMode=json" -H "Authorization: Bearer $TOKEN"
+    curl -N "$BASE/v2/stream?classifications=eew.forecast&after=$LAST_ID" -H "Authorization: Bearer $TOKEN"
+
+In a browser (it resumes by itself with Last-Event-ID):
+
+    const es = new EventSource(BASE + '/v2/stream?classifications=eew.forecast&key=' + apiKey);
+    es.addEventListener('data', (e) => console.log(JSON.parse(e.data)));`;
+
 export interface StreamOptions {
   hub: Hub;
   gate: SessionGate;
@@ -58,7 +71,11 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
     STREAM_PATH,
     {
       config: { scopes: ['socket.start'] },
-      schema: { querystring: StreamQuery },
+      schema: {
+        summary: 'Telegrams as server-sent events',
+        description: STREAM_DESCRIPTION,
+        querystring: StreamQuery,
+      },
       schemaErrorFormatter: documentedValidation(streamMessages),
     },
     async (request, reply) => {
