@@ -146,10 +146,10 @@ export const JMA_FEED_URLS = ['regular', 'extra', 'eqvol', 'other'].flatMap((nam
  */
 export const DEFAULT_MAX_TELEGRAM_BYTES = 16 * 1024 * 1024;
 /**
- * The default time budget of a telegram's preparation: JMA's 4 MB telegrams take 0.15–0.3 s, so 10 s
- * leaves room for a 16 MiB one on a busy machine (docs/telegrams.md "Time budget").
+ * The default time budget of a telegram's preparation: three times what a telegram of the largest
+ * size with real content took on a 2-core machine under heavy load (docs/telegrams.md "Time budget").
  */
-export const DEFAULT_PREPARE_TIMEOUT_MS = 10_000;
+export const DEFAULT_PREPARE_TIMEOUT_MS = 30_000;
 /** Above this, 20 telegrams ingested at once would need gigabytes (docs/telegrams.md "Size"). */
 const MAX_TELEGRAM_BYTES_CEILING = 64 * 1024 * 1024;
 

@@ -85,8 +85,8 @@ test('the budget of kept answers: 64 MiB by default, 0 keeps none', () => {
   assert.equal(loadConfig({ NAMAZU_ANSWER_CACHE_BYTES: '268435456' }).answerCacheBytes, 256 * 1024 * 1024);
 });
 
-test('the time budget of a preparation: 10 s by default, anything from 100 ms to 10 min', () => {
-  assert.equal(loadConfig({}).prepareTimeoutMs, 10_000);
+test('the time budget of a preparation: 30 s by default, anything from 100 ms to 10 min', () => {
+  assert.equal(loadConfig({}).prepareTimeoutMs, 30_000);
   assert.equal(loadConfig({ NAMAZU_PREPARE_TIMEOUT_MS: '100' }).prepareTimeoutMs, 100);
   assert.equal(loadConfig({ NAMAZU_PREPARE_TIMEOUT_MS: '600000' }).prepareTimeoutMs, 600_000);
 });
