@@ -2,7 +2,8 @@
  * What a delivery posts (docs/webhooks.md "Formats"): format `namazu` sends the service.v2 `data`
  * message of the telegram, the others a ready-made post (render.ts) of its summary. Each telegram is
  * read, summarised and serialised once for all its subscriptions: the builder keeps the last few
- * telegrams' bodies (a burst to a thousand subscriptions reads each once).
+ * telegrams' bodies (a burst to a thousand subscriptions reads each once), within a byte budget
+ * (docs/operations.md "Memory": a telegram may be as large as NAMAZU_MAX_TELEGRAM_BYTES).
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -16,12 +17,21 @@ import { summarize, type TelegramSummary } from './summary.ts';
 
 const gunzipAsync = promisify(gunzip);
 
-/** Telegrams whose bodies the builder keeps. */
+/** Telegrams whose bodies the builder keeps, and the bytes they may hold together. */
 const KEPT_TELEGRAMS = 32;
+export const KEPT_PAYLOAD_BYTES = 32 * 1024 * 1024;
+/** A kept telegram's cost beyond its bytes (objects, map slots), and what one counts while read. */
+const KEPT_ENTRY_BYTES = 1024;
 
 export interface Payload {
   headers: Record<string, string>;
   body: Buffer;
+}
+
+interface Kept {
+  prepared: Promise<Prepared | null>;
+  /** Counted in `keptBytes`. */
+  bytes: number;
 }
 
 interface Prepared {
@@ -50,8 +60,17 @@ async function documentOf(q: Queryable, record: TelegramRecord): Promise<unknown
   }
 }
 
+/**
+ * What a prepared telegram holds, over-estimated: its body, its message, and its summary's text at
+ * 2 bytes a character, twice (the parsed objects).
+ */
+const preparedBytes = (p: Prepared) =>
+  p.record.body.length + p.message.length + (p.summary ? JSON.stringify(p.summary).length * 4 : 0);
+
 export class PayloadBuilder {
-  private readonly kept = new Map<number, Promise<Prepared | null>>();
+  /** Least recently used first. */
+  private readonly kept = new Map<number, Kept>();
+  private keptBytes = 0;
 
   constructor(
     private readonly db: Queryable,
@@ -77,6 +96,7 @@ export class PayloadBuilder {
     if (!post) {
       post = this.render(format, prepared.summary, lang, token);
       prepared.posts.set(key, post);
+      this.count(serial, post.body.length);
     }
     return post;
   }
@@ -91,19 +111,46 @@ export class PayloadBuilder {
     return { headers: post.headers, body: Buffer.from(post.body) };
   }
 
+  /** The bytes the kept telegrams hold, by this builder's count. */
+  get heldBytes(): number {
+    return this.keptBytes;
+  }
+
   private prepared(serial: number): Promise<Prepared | null> {
-    let found = this.kept.get(serial);
+    const found = this.kept.get(serial);
     if (found) {
       // Most recently used last.
       this.kept.delete(serial);
       this.kept.set(serial, found);
-      return found;
+      return found.prepared;
     }
-    found = this.prepare(serial);
-    this.kept.set(serial, found);
-    found.catch(() => this.kept.delete(serial));
-    while (this.kept.size > KEPT_TELEGRAMS) this.kept.delete(this.kept.keys().next().value!);
-    return found;
+    const entry: Kept = { prepared: this.prepare(serial), bytes: 0 };
+    this.kept.set(serial, entry);
+    this.count(serial, KEPT_ENTRY_BYTES);
+    entry.prepared.then(
+      (p) => p && this.kept.get(serial) === entry && this.count(serial, preparedBytes(p)),
+      () => this.kept.get(serial) === entry && this.forget(serial),
+    );
+    return entry.prepared;
+  }
+
+  /** Adds `bytes` to a kept telegram's count (if it is still kept), then lets the oldest go past the budget. */
+  private count(serial: number, bytes: number): void {
+    const entry = this.kept.get(serial);
+    if (!entry) return;
+    entry.bytes += bytes;
+    this.keptBytes += bytes;
+    for (const oldest of this.kept.keys()) {
+      if (this.kept.size <= KEPT_TELEGRAMS && this.keptBytes <= KEPT_PAYLOAD_BYTES) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(serial: number): void {
+    const entry = this.kept.get(serial);
+    if (!entry) return;
+    this.kept.delete(serial);
+    this.keptBytes -= entry.bytes;
   }
 
   private async prepare(serial: number): Promise<Prepared | null> {
