@@ -724,9 +724,9 @@ async function plantLongHeadlines(namazu: Namazu): Promise<void> {
   }
 }
 
-const basicAuth = (namazu: Namazu) => ({
-  authorization: `Basic ${Buffer.from(`${namazu.apiKey}:`).toString('base64')}`,
-});
+function basicAuth(namazu: Namazu): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${namazu.apiKey}:`).toString('base64')}` };
+}
 
 /** The list answers of `queries`, one after another; the size of the largest. */
 async function askLists(namazu: Namazu, queries: string[]): Promise<number> {
