@@ -65,9 +65,10 @@ test('socket.start, start event, data events byte-identical to the ingested fixt
   );
   assert.deepEqual(start.classifications, ['eew.forecast', 'telegram.observation']);
   assert.equal(start.appName, 'sdk-test');
-  // Under Node the SDK hands `{protocol}` to ws as options, so it offers no subprotocol: the
-  // handshake must succeed without one.
-  assert.equal(ws.protocol, '');
+  // On Node 20 the SDK hands `{protocol}` to ws as options, so it offers no subprotocol: the
+  // handshake must succeed without one. Where Node has a global WebSocket (22 and later), the SDK
+  // takes it, which offers service.v2: echoed (docs/api-contract.md).
+  assert.equal(ws.protocol, typeof globalThis.WebSocket === 'function' ? 'service.v2' : '');
 
   // A gzip-compressed EEW and an uncompressed VGSK50.
   const eew = officialSample('77_01_01_240613_VXSE45.xml');
