@@ -21,7 +21,8 @@ function number(
 /**
  * namazu scenario earthquake … — generates an earthquake's telegrams (EEW, intensity flash,
  * hypocentre, detailed report, tsunami forecast when due) and ingests them in real time divided by
- * --speed; 訓練 unless --as-real. Prints {"eventId","originTime","telegrams","rejected"}. Run in a
+ * --speed; 訓練 unless --as-real. Prints a line per telegram on stderr as it is stored, then
+ * {"eventId","originTime","telegrams","rejected"} (the origin time as the reports carry it). Run in a
  * server, it stops when the command is interrupted or the server stops (io.signal).
  */
 export async function scenarioCommand(argv: string[], io: CommandIo): Promise<void> {
@@ -49,7 +50,23 @@ export async function scenarioCommand(argv: string[], io: CommandIo): Promise<vo
   const speed = number(values, 'speed', 'speed', 1);
   const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     refuseRealBesideSources(config, params.asReal);
-    return runScenario({ db, bus: await bus(), config, metrics, log }, params, speed, io.signal);
+    const begun = Date.now();
+    const say = (line: string) => io.stderr(`namazu scenario: ${line}\n`);
+    let total = 0;
+    let told = 0;
+    return runScenario({ db, bus: await bus(), config, metrics, log }, params, speed, io.signal, {
+      onStart: (s) => {
+        total = s.telegrams.length;
+        const lastS = Math.round((s.telegrams.at(-1)?.offsetMs ?? 0) / 1000);
+        say(`event ${s.eventId}, origin ${s.originTime}: ${total} telegrams over ${lastS} s`);
+      },
+      progress: (t) => {
+        const at = ((Date.now() - begun) / 1000).toFixed(1);
+        say(
+          `${++told}/${total} +${at} s ${t.type} ${'id' in t ? `sent as ${t.id}` : `rejected: ${t.reason}`}`,
+        );
+      },
+    });
   });
   printJson(io, result);
 }

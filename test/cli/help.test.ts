@@ -82,7 +82,7 @@ test('every command and subcommand answers --help (the real executable) and -h w
       assert.match(help, new RegExp(`^usage: namazu ${name}( |\n)`));
       const [usageLine] = help.split('\n');
       assert.ok(sub === null || usageLine!.split(' ')[3]!.split('|').includes(sub), usageLine);
-      assert.match(help, /\noptions:\n(  .+\n)+\nexample:\n {2}npx namazu .+\n/);
+      assert.match(help, /\noptions:\n( {2}.+\n)+\nexample:\n {2}npx namazu .+\n/);
       const example = /\nexample:\n {2}(npx namazu .+)\n/.exec(help)![1]!;
       assert.ok(example.includes(`npx namazu ${words.join(' ')}`), example);
       assert.match(help, /-h, --help/);

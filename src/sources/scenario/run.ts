@@ -52,15 +52,21 @@ export interface StartedScenario {
   done: Promise<ScenarioResult>;
 }
 
+/** What became of one telegram of a scenario, told as soon as it is stored (or refused). */
+export type ScenarioProgress =
+  { type: string; id: string; serial: number } | { type: string; reason: string };
+
 /**
  * Generates a scenario now and starts ingesting its telegrams at their times divided by `speed`;
- * `signal` stops it between telegrams (`done` then rejects with the abort).
+ * `signal` stops it between telegrams (`done` then rejects with the abort); `progress` hears of each
+ * telegram as it is stored.
  */
 export function startScenario(
   deps: Omit<IngestDeps, 'source'>,
   params: ScenarioParams,
   speed: number,
   signal?: AbortSignal,
+  progress?: (told: ScenarioProgress) => void,
 ): StartedScenario {
   const now = Date.now();
   lastStartMs = Math.max(now, lastStartMs + 1000);
@@ -79,9 +85,12 @@ export function startScenario(
     speed,
     (t) => ({ raw: Buffer.from(t.xml, 'utf8') }),
     (t, outcome) => {
-      if (outcome?.ok)
-        result.telegrams.push({ type: t.type, id: outcome.stored.id, serial: outcome.stored.serial });
-      else result.rejected.push({ type: t.type, reason: outcome?.reason ?? 'not made' });
+      const told: ScenarioProgress = outcome?.ok
+        ? { type: t.type, id: outcome.stored.id, serial: outcome.stored.serial }
+        : { type: t.type, reason: outcome?.reason ?? 'not made' };
+      if ('id' in told) result.telegrams.push(told);
+      else result.rejected.push(told);
+      progress?.(told);
     },
     signal,
   ).then(() => result);
@@ -98,13 +107,16 @@ export function startScenario(
 
 /**
  * Generates a scenario now and ingests its telegrams at their times divided by `speed`, until done
- * or `signal` stops it.
+ * or `signal` stops it; `onStart` hears what it will issue, `progress` each telegram as it is stored.
  */
 export function runScenario(
   deps: Omit<IngestDeps, 'source'>,
   params: ScenarioParams,
   speed: number,
   signal?: AbortSignal,
+  hooks: { onStart?(s: StartedScenario): void; progress?(told: ScenarioProgress): void } = {},
 ): Promise<ScenarioResult> {
-  return startScenario(deps, params, speed, signal).done;
+  const started = startScenario(deps, params, speed, signal, hooks.progress);
+  hooks.onStart?.(started);
+  return started.done;
 }

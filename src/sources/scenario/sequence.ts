@@ -24,6 +24,7 @@ export interface ScenarioTelegram {
 
 export interface Scenario {
   eventId: string;
+  /** As the reports carry it: to the minute (the EEWs and the EventID have its seconds). */
   originTime: string;
   telegrams: ScenarioTelegram[];
 }
@@ -112,7 +113,9 @@ export function earthquakeScenario(params: ScenarioParams, startMs: number, spee
   if (tsunami) push('VTSE41', TSUNAMI_AT, tsunamiXml(common, at(TSUNAMI_AT)));
   push('VXSE52', HYPOCENTRE_AT, hypocentreXml(common, at(HYPOCENTRE_AT), tsunami));
   push('VXSE53', DETAIL_AT, detailXml(common, at(DETAIL_AT), tsunami));
-  return { eventId, originTime: jst(originMs), telegrams };
+  // The origin time as the earthquake reports and /v2/gd/earthquake give it: JMA's reports carry it
+  // to the minute; only the early warnings (and the EventID) carry its seconds.
+  return { eventId, originTime: jst(minute(originMs)), telegrams };
 }
 
 interface EewReport {
