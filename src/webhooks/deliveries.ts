@@ -341,3 +341,50 @@ export async function backlog(q: Queryable): Promise<{ pending: number; oldestSe
   );
   return { pending: row!.pending, oldestSeconds: row!.oldest ?? 0 };
 }
+
+/**
+ * Deletes up to `limit` ended deliveries (delivered or failed) queued more than `keepMs` ago;
+ * returns how many (docs/webhooks.md "Operations": delivery records are kept 30 days).
+ */
+export async function pruneEnded(q: Queryable, keepMs: number, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries
+       WHERE state <> 'pending' AND created_at < now() - $1 * interval '1 millisecond'
+       LIMIT $2)
+     RETURNING id`,
+    [keepMs, limit],
+  );
+  return rows.length;
+}
+
+/**
+ * Records successful attempts in one statement (the delivery path's common case; a burst to many
+ * subscriptions records hundreds at once), each only if its attempt still holds the delivery, and
+ * ends their subscriptions' failing streaks. Returns the ids recorded.
+ */
+export async function recordDelivered(
+  q: Queryable,
+  items: readonly { d: ClaimedDelivery; outcome: AttemptOutcome }[],
+): Promise<Set<number>> {
+  if (items.length === 0) return new Set();
+  const rows = await q.query<{ id: number; subscription_id: number }>(
+    `UPDATE webhook_deliveries d
+     SET state = 'delivered', delivered_at = now(), lease_until = NULL, last_status = x.status, last_error = NULL,
+       last_duration_ms = x.ms
+     FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[]) AS x(id, attempt, status, ms)
+     WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending'
+     RETURNING d.id, d.subscription_id`,
+    [
+      items.map((i) => i.d.id),
+      items.map((i) => i.d.attempt),
+      items.map((i) => i.outcome.status ?? 0),
+      items.map((i) => Math.round(i.outcome.durationMs)),
+    ],
+  );
+  await q.query(
+    'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ANY($1::int8[]) AND failing_since IS NOT NULL',
+    [[...new Set(rows.map((r) => r.subscription_id))]],
+  );
+  return new Set(rows.map((r) => r.id));
+}

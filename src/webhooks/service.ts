@@ -9,7 +9,7 @@ import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import { SecretBox } from '../security/sealed.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
-import { backlog, recordTestEvent, type AttemptOutcome, type RetryPolicy } from './deliveries.ts';
+import { backlog, pruneEnded, recordTestEvent, type AttemptOutcome, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder, isPostFormat } from './payload.ts';
 import { Queuer } from './queuer.ts';
 import { renderPost } from './render.ts';
@@ -33,6 +33,10 @@ const HEAL_INTERVAL_MS = 1000;
 const POLL_INTERVAL_MS = 500;
 /** How often the backlog figures are read. */
 const BACKLOG_INTERVAL_MS = 15_000;
+/** Ended deliveries (delivered, failed, test events) are kept this long, pruned hourly in small batches. */
+export const DELIVERY_RECORDS_KEPT_MS = 30 * 24 * 3_600_000;
+const PRUNE_INTERVAL_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
 
 /** The purpose of the pepper-derived key that seals webhook secrets (security/sealed.ts). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook secrets';
@@ -121,6 +125,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
       perHost: MAX_ATTEMPTS_PER_HOST,
       leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
       pollMs: POLL_INTERVAL_MS,
+      timeoutMs: config.webhookTimeoutMs,
       policy,
     },
     {
@@ -163,6 +168,14 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
       .catch(onError);
   const backlogTimer = setInterval(readBacklog, BACKLOG_INTERVAL_MS);
   backlogTimer.unref();
+  const prune = async () => {
+    while (
+      !ctx.stopping.aborted &&
+      (await pruneEnded(db, DELIVERY_RECORDS_KEPT_MS, PRUNE_BATCH)) === PRUNE_BATCH
+    );
+  };
+  const pruneTimer = setInterval(() => prune().catch(onError), PRUNE_INTERVAL_MS);
+  pruneTimer.unref();
   const stopCommitted = cache.onCommitted(() => queuer.wake());
   const unsubscribe = [
     await busCodecs.telegram.subscribe(ctx.bus, () => queuer.wake()),
@@ -177,6 +190,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   ctx.onShutdown.push(async () => {
     clearInterval(healing);
     clearInterval(backlogTimer);
+    clearInterval(pruneTimer);
     stopCommitted();
     for (const off of unsubscribe) await off();
     queuer.stop();

@@ -11,6 +11,7 @@ import type { SecretBox } from '../security/sealed.ts';
 import { Webhook } from 'standardwebhooks';
 import {
   claimDue,
+  recordDelivered,
   recordOutcome,
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -27,6 +28,8 @@ export interface WorkerOptions {
   leaseMs: number;
   /** How often the queue is looked at without a wake-up (retries that came due, other processes' work). */
   pollMs: number;
+  /** The time limit of one attempt. */
+  timeoutMs: number;
   policy: RetryPolicy;
 }
 
@@ -52,7 +55,9 @@ export function signedHeaders(
 
 const USER_AGENT = 'Namazu-Webhooks/1';
 /** Claimed per statement. */
-const CLAIM_BATCH = 64;
+const CLAIM_BATCH = 128;
+/** Successes recorded per statement. */
+const SUCCESS_BATCH = 512;
 
 export class DeliveryWorker {
   private inFlight = 0;
@@ -62,6 +67,12 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly timer: NodeJS.Timeout;
   private readonly attempts = new Set<Promise<void>>();
+  /** Claimed for a host that has its limit of attempts under way, with when they were claimed. */
+  private readonly waiting = new Map<string, { d: ClaimedDelivery; claimedAt: number }[]>();
+  private waitingCount = 0;
+  /** Successes to record together (one statement per flush), and the flush under way. */
+  private successes: { d: ClaimedDelivery; outcome: AttemptOutcome }[] = [];
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -99,27 +110,63 @@ export class DeliveryWorker {
     clearInterval(this.timer);
     while (this.pumping) await this.pumping;
     await Promise.allSettled([...this.attempts]);
+    while (this.flushing) await this.flushing;
+    const waiting = [...this.waiting.values()].flat().map((w) => w.d);
+    this.waiting.clear();
+    this.waitingCount = 0;
+    if (waiting.length > 0) await this.release(waiting);
   }
 
+  /** Hosts with their limit under way and as many again waiting: not claimed for now. */
   private busyHosts(): string[] {
-    return [...this.hostLoad].filter(([, n]) => n >= this.options.perHost).map(([host]) => host);
+    const full = 2 * this.options.perHost;
+    return [...this.hostLoad]
+      .filter(([host, n]) => n + (this.waiting.get(host)?.length ?? 0) >= full)
+      .map(([host]) => host);
   }
 
   private async pump(): Promise<void> {
     while (!this.stopped) {
-      const free = this.options.concurrency - this.inFlight;
+      const free = this.options.concurrency - this.inFlight - this.waitingCount;
       if (free <= 0) return;
       const asked = Math.min(free, CLAIM_BATCH);
       const claimed = await claimDue(this.db, asked, this.options.leaseMs, this.busyHosts());
-      const over: ClaimedDelivery[] = [];
+      const claimedAt = performance.now();
       for (const d of claimed) {
-        if ((this.hostLoad.get(d.host) ?? 0) >= this.options.perHost) over.push(d);
-        else this.begin(d);
+        if ((this.hostLoad.get(d.host) ?? 0) < this.options.perHost) this.begin(d);
+        else {
+          const queue = this.waiting.get(d.host) ?? [];
+          this.waiting.set(d.host, queue);
+          queue.push({ d, claimedAt });
+          this.waitingCount++;
+        }
       }
-      // Claimed beyond a host's limit in this batch: back to the queue at once, as they were.
-      if (over.length > 0) await this.release(over);
-      if (claimed.length < asked || over.length > 0) return;
+      if (claimed.length < asked) return;
     }
+  }
+
+  /**
+   * The next delivery waiting for `host`, when one is. One that waited so long that its lease would
+   * end before its attempt could goes back to the queue instead (no other process may send it while
+   * this one might).
+   */
+  private async next(host: string): Promise<void> {
+    // Stopping: what waits goes back to the queue (stop()).
+    if (this.stopped) return;
+    const queue = this.waiting.get(host);
+    const stale: ClaimedDelivery[] = [];
+    const limit = this.options.leaseMs - this.options.timeoutMs - 1000;
+    while (queue && queue.length > 0) {
+      const { d, claimedAt } = queue.shift()!;
+      this.waitingCount--;
+      if (performance.now() - claimedAt > limit) stale.push(d);
+      else {
+        this.begin(d);
+        break;
+      }
+    }
+    if (queue?.length === 0) this.waiting.delete(host);
+    if (stale.length > 0) await this.release(stale);
   }
 
   private begin(d: ClaimedDelivery): void {
@@ -135,7 +182,9 @@ export class DeliveryWorker {
         else this.hostLoad.set(d.host, load);
         this.events.inFlight(this.inFlight);
         this.attempts.delete(attempt);
-        this.wake();
+        this.next(d.host)
+          .catch((err) => this.events.error(err))
+          .finally(() => this.wake());
       });
     this.attempts.add(attempt);
   }
@@ -151,8 +200,34 @@ export class DeliveryWorker {
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const outcome = await this.send(d);
+    if (outcome.ok) {
+      // Recorded with the other successes of the moment; the slot is free at once.
+      this.successes.push({ d, outcome });
+      this.flushing ??= this.flush();
+      return;
+    }
     const recorded = await recordOutcome(this.db, d, outcome, this.options.policy);
     this.events.attempted(d, outcome, recorded);
+  }
+
+  /** Records the successes gathered meanwhile, one statement per batch, until none are left. */
+  private async flush(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (this.successes.length > 0) {
+        const batch = this.successes.splice(0, SUCCESS_BATCH);
+        try {
+          const recorded = await recordDelivered(this.db, batch);
+          for (const { d, outcome } of batch)
+            this.events.attempted(d, outcome, recorded.has(d.id) ? 'delivered' : 'stale');
+        } catch (err) {
+          // Not recorded: the leases end and the deliveries are sent again under the same webhook-id.
+          this.events.error(err);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
   }
 
   private async send(d: ClaimedDelivery): Promise<AttemptOutcome> {
