@@ -22,7 +22,7 @@ import {
   placeFilterMessages,
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
-import { startWebhooks, type WebhookService } from '../webhooks/service.ts';
+import { webhookService, type WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
   WEBHOOK_FORMATS,
@@ -168,7 +168,7 @@ function deliveryView(d: DeliveryView) {
 }
 
 export async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
-  const service = await startWebhooks(ctx);
+  const service = await webhookService(ctx);
   await registerCreate(app, ctx, service);
   registerReads(app, ctx);
   await registerChanges(app, ctx, service);

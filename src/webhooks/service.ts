@@ -96,6 +96,22 @@ function testBody(
   );
 }
 
+/** The delivery started for each running process's context, by the first surface that needs it. */
+const started = new WeakMap<AppContext, Promise<WebhookService>>();
+
+/**
+ * The process's one webhook delivery: the API and the console both act through it (its sender, its
+ * secret box), and it is started once, by whichever registers first.
+ */
+export function webhookService(ctx: AppContext): Promise<WebhookService> {
+  let service = started.get(ctx);
+  if (!service) {
+    service = startWebhooks(ctx);
+    started.set(ctx, service);
+  }
+  return service;
+}
+
 export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const { db, config, log, metrics } = ctx;
   const onError = (err: unknown) => log.error({ err }, 'webhook delivery failed');
