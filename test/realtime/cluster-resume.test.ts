@@ -25,15 +25,18 @@ function socketSession(url: string, received: string[], limit: number, total: nu
   ws.on('error', () => {});
   let count = 0;
   return new Promise((resolve, reject) => {
-    const silence = setTimeout(
-      () => reject(new Error(`no telegram for 20 s after ${received.length}`)),
-      20_000,
-    );
+    // Nothing for this long while telegrams are missing: a gap (the test fails instead of hanging).
+    const silent = () => reject(new Error(`no telegram for 20 s after ${received.length}`));
+    let silence = setTimeout(silent, 20_000);
     const done = () => {
       clearTimeout(silence);
       ws.terminate();
       resolve();
     };
+    ws.on('message', () => {
+      clearTimeout(silence);
+      silence = setTimeout(silent, 20_000);
+    });
     ws.on('message', (m) => {
       const msg = JSON.parse(m.toString()) as { type: string; id?: string; pingId?: string };
       if (msg.type === 'ping') ws.send(JSON.stringify({ type: 'pong', pingId: msg.pingId }));
@@ -80,6 +83,7 @@ for (const bus of ['postgres', 'redis'] as const) {
         assert.equal(await stream.opened, 200);
 
         const sent: string[] = [];
+        // Awaited with the clients, so that a failed ingest fails the test at once.
         const burst = (async () => {
           for (let i = 1; i <= TOTAL; i++) {
             const raw = Buffer.concat([EEW, Buffer.from(`\n<!-- cluster resume ${i} -->\n`)]);
@@ -93,6 +97,7 @@ for (const bus of ['postgres', 'redis'] as const) {
           }
         })();
 
+        burst.catch(() => {});
         const bySocket: string[] = [];
         const socketDone = (async () => {
           let url = firstSocket;
