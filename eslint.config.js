@@ -97,7 +97,8 @@ export const layers = {
   // the one interface of console/authorization-pages.ts.
   oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console/authorization-pages.ts'],
   // The administration's scenario button starts what `POST /admin/v1/scenarios` starts.
-  console: [...domainBase, ...domain, 'context.ts', 'http', 'sources'],
+  // The Webhooks area acts through the process's webhook delivery as `/v2/webhook` does.
+  console: [...domainBase, ...domain, 'context.ts', 'http', 'sources', 'webhooks'],
   realtime: [...domainBase, ...domain, 'context.ts', 'http'],
   ops: [...domainBase, ...domain, 'context.ts', 'http'],
   'server.ts': [...domainBase, ...domain, 'context.ts', 'http', ...surfaces, 'retention', 'webhooks'],

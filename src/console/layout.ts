@@ -9,7 +9,7 @@ import { adminPaths, livePaths, paths } from './paths.ts';
  */
 
 export type Section =
-  'dashboard' | 'keys' | 'clients' | 'contracts' | 'sessions' | 'password' | 'live' | 'admin';
+  'dashboard' | 'keys' | 'clients' | 'webhooks' | 'contracts' | 'sessions' | 'password' | 'live' | 'admin';
 
 type ChromeKey =
   | 'skip'
@@ -17,6 +17,7 @@ type ChromeKey =
   | 'dashboard'
   | 'keys'
   | 'clients'
+  | 'webhooks'
   | 'contracts'
   | 'sessions'
   | 'live'
@@ -36,6 +37,7 @@ const text: Messages<ChromeKey> = {
     dashboard: 'Dashboard',
     keys: 'API keys',
     clients: 'OAuth clients',
+    webhooks: 'Webhooks',
     contracts: 'Contracts',
     sessions: 'WebSocket sessions',
     live: 'Live',
@@ -54,6 +56,7 @@ const text: Messages<ChromeKey> = {
     dashboard: 'ダッシュボード',
     keys: 'APIキー',
     clients: 'OAuthクライアント',
+    webhooks: 'Webhook',
     contracts: '契約',
     sessions: 'WebSocketセッション',
     live: 'ライブ',
@@ -105,7 +108,7 @@ export function header(v: HeaderView): SafeHtml {
   const link = (section: Section, href: string) =>
     markup`<li><a href="${href}"${v.section === section ? markup` aria-current="page"` : null}>${t[section]}</a></li>`;
   const links = v.account
-    ? markup`${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}${link('live', livePaths.live)}${
+    ? markup`${link('dashboard', paths.account)}${link('keys', paths.keys)}${link('clients', paths.clients)}${link('webhooks', paths.webhooks)}${link('contracts', paths.contracts)}${link('sessions', paths.sessions)}${link('live', livePaths.live)}${
         v.account.admin ? link('admin', adminPaths.status) : null
       }`
     : markup`<li><a href="${paths.signin}">${t.signin}</a></li>${

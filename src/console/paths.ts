@@ -1,5 +1,5 @@
 /**
- * Every path of the console's pages, by area: account, credentials, clients and service pages
+ * Every path of the console's pages, by area: account, credentials, clients, webhooks and service pages
  * (`paths`), the live view (`livePaths`) and the administration (`adminPaths`).
  */
 
@@ -19,6 +19,12 @@ export const paths = {
   client: '/account/clients/:id',
   clientSecret: '/account/clients/:id/secret',
   clientDelete: '/account/clients/:id/delete',
+  webhooks: '/account/webhooks',
+  webhookNew: '/account/webhooks/new',
+  webhook: '/account/webhooks/:id',
+  webhookTest: '/account/webhooks/:id/test',
+  webhookRedeliver: '/account/webhooks/:id/redeliver',
+  webhookDelete: '/account/webhooks/:id/delete',
   contracts: '/account/contracts',
   sessions: '/account/sessions',
   sessionClose: '/account/sessions/:id/close',

@@ -11,6 +11,7 @@ import { credentialsArea } from './keys-routes.ts';
 import { liveArea, openLiveView, registerLiveAssets } from './live/routes.ts';
 import { paths } from './paths.ts';
 import { serviceArea } from './service-routes.ts';
+import { webhooksArea } from './webhooks-routes.ts';
 import { currentSession } from './signin-cookies.ts';
 import { acceptVisits } from './visit.ts';
 import { asWebScope, authOrigin, sendErrorPage, sendRedirect } from './web.ts';
@@ -18,7 +19,7 @@ import { asWebScope, authOrigin, sendErrorPage, sendRedirect } from './web.ts';
 /**
  * The console (docs/console.md, docs/console-live.md): the root path, the static files, and one
  * web scope holding its areas, each an encapsulated plugin with its own gate (`visit.ts`):
- * account, credentials, clients, service, live and admin.
+ * account, credentials, clients, webhooks, service, live and admin.
  */
 
 /** True when the client asked for a page (a browser), not for JSON. */
@@ -57,6 +58,7 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
     await scope.register(accountArea, { ctx });
     await scope.register(credentialsArea, { ctx });
     await scope.register(clientsArea, { ctx });
+    await scope.register(webhooksArea, { ctx });
     await scope.register(serviceArea, { ctx });
     await scope.register(liveArea, { ctx, live });
     await scope.register(adminArea, { ctx, streams: live.feed });

@@ -1,0 +1,188 @@
+import type { Params } from '../http/form.ts';
+import { singleValue } from '../http/form.ts';
+import { parsePlaceFilters } from '../telegrams/place-filters.ts';
+import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../webhooks/subscriptions.ts';
+import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../webhooks/url-check.ts';
+import type { Lang, Messages } from './i18n.ts';
+
+/**
+ * The webhook form of the console (docs/console.md "Webhooks"): what was typed, and the subscription
+ * it describes or every field that breaks a rule, each with its message in the page's language (the
+ * place filters with the API's own messages, from the parser `GET /v2/stream` and `/v2/webhook` use).
+ */
+
+export type WebhookField =
+  | 'url'
+  | 'format'
+  | 'token'
+  | 'lang'
+  | 'classifications'
+  | 'types'
+  | 'test'
+  | 'formatMode'
+  | 'areas'
+  | 'minIntensity';
+
+export interface WebhookFormValues {
+  url: string;
+  format: string;
+  token: string;
+  lang: string;
+  classifications: string[];
+  types: string;
+  test: string;
+  formatMode: string;
+  areas: string;
+  minIntensity: string;
+}
+
+export type WebhookProblems = Partial<Record<WebhookField, string>>;
+
+export const emptyWebhookForm: WebhookFormValues = {
+  url: '',
+  format: 'namazu',
+  token: '',
+  lang: 'ja',
+  classifications: [],
+  types: '',
+  test: 'no',
+  formatMode: 'raw',
+  areas: '',
+  minIntensity: '',
+};
+
+/** Types one subscription may name, and the longest (as `POST /v2/webhook`). */
+const MAX_TYPES = 30;
+const MAX_TYPE_LENGTH = 64;
+const MAX_TOKEN_LENGTH = 512;
+
+type RuleKey =
+  | 'malformed'
+  | 'scheme'
+  | 'credentials'
+  | 'address'
+  | 'format'
+  | 'tokenMissing'
+  | 'tokenOther'
+  | 'lang'
+  | 'noClassification'
+  | 'notContracted'
+  | 'types'
+  | 'test'
+  | 'formatMode'
+  | 'check';
+
+export const webhookRules: Messages<RuleKey> = {
+  en: {
+    malformed: `Enter an absolute URL (https://…) of up to ${MAX_URL_LENGTH} characters.`,
+    scheme: 'The URL must start with https://.',
+    credentials: 'The URL may not hold a user name or password.',
+    address: 'The URL points at a loopback, private, link-local or metadata address, which is refused.',
+    format: 'Choose one of the formats offered.',
+    tokenMissing: `Misskey needs an access token (up to ${MAX_TOKEN_LENGTH} characters) with the permission write:notes.`,
+    tokenOther: 'A token is only used with the Misskey format: clear it or choose Misskey.',
+    lang: 'Choose Japanese or English.',
+    noClassification: 'Choose at least one classification.',
+    notContracted: 'Choose only classifications your account has a contract for.',
+    types: `List at most ${MAX_TYPES} telegram types, each up to ${MAX_TYPE_LENGTH} characters, separated by spaces or commas.`,
+    test: 'Choose whether test telegrams are included.',
+    formatMode: 'Choose raw or json.',
+    check: '',
+  },
+  ja: {
+    malformed: `${MAX_URL_LENGTH}文字以内の絶対URL（https://…）を入力してください。`,
+    scheme: 'URLは https:// で始まる必要があります。',
+    credentials: 'URLにユーザー名やパスワードを含めることはできません。',
+    address:
+      'URLがループバック、プライベート、リンクローカル、またはメタデータのアドレスを指しているため、受け付けられません。',
+    format: '表示されている形式から選んでください。',
+    tokenMissing: `Misskeyには write:notes 権限のアクセストークン（${MAX_TOKEN_LENGTH}文字以内）が必要です。`,
+    tokenOther: 'トークンはMisskey形式でのみ使います。消去するか、Misskeyを選んでください。',
+    lang: '日本語か英語を選んでください。',
+    noClassification: '分類を1つ以上選んでください。',
+    notContracted: '契約している分類だけを選んでください。',
+    types: `電文の種類は${MAX_TYPES}個まで、それぞれ${MAX_TYPE_LENGTH}文字以内で、空白かコンマで区切って入力してください。`,
+    test: 'テスト電文を含めるかどうかを選んでください。',
+    formatMode: 'raw か json を選んでください。',
+    check: 'この項目を確認してください:',
+  },
+};
+
+/** The form as submitted (kept to show again beside the errors). */
+export function webhookFormValues(form: Params): WebhookFormValues {
+  const one = (name: keyof WebhookFormValues, fallback = '') => singleValue(form, name) ?? fallback;
+  return {
+    url: one('url').trim(),
+    format: one('format'),
+    token: one('token').trim(),
+    lang: one('lang'),
+    classifications: [...new Set(form.get('classifications') ?? [])],
+    types: one('types'),
+    test: one('test'),
+    formatMode: one('formatMode'),
+    areas: one('areas'),
+    minIntensity: one('minIntensity'),
+  };
+}
+
+const isFormat = (value: string): value is WebhookFormat =>
+  (WEBHOOK_FORMATS as readonly string[]).includes(value);
+const urlRule = (why: Exclude<UrlCheck, { ok: true }>['why']): RuleKey => why;
+
+/** The telegram types typed, or null when they break the rule. */
+function typesOf(raw: string): string[] | null {
+  const types = [...new Set(raw.split(/[\s,、]+/).filter((t) => t !== ''))];
+  return types.length > MAX_TYPES || types.some((t) => t.length > MAX_TYPE_LENGTH) ? null : types;
+}
+
+function tokenProblem(v: WebhookFormValues): RuleKey | null {
+  if (v.format === 'misskey')
+    return v.token === '' || v.token.length > MAX_TOKEN_LENGTH ? 'tokenMissing' : null;
+  return v.token === '' ? null : 'tokenOther';
+}
+
+/**
+ * The subscription the form describes and its host, or every problem at once (nothing is created
+ * then). `contracted`: the classifications the account's running contracts deliver.
+ */
+export function checkWebhookForm(
+  v: WebhookFormValues,
+  contracted: ReadonlySet<string>,
+  allowPrivate: boolean,
+  lang: Lang,
+): { ok: true; spec: SubscriptionSpec; host: string } | { ok: false; problems: WebhookProblems } {
+  const t = webhookRules[lang];
+  const problems: WebhookProblems = {};
+  const url = checkWebhookUrl(v.url, allowPrivate);
+  if (!url.ok) problems.url = t[urlRule(url.why)];
+  if (!isFormat(v.format)) problems.format = t.format;
+  const token = tokenProblem(v);
+  if (token) problems.token = t[token];
+  if (v.lang !== 'ja' && v.lang !== 'en') problems.lang = t.lang;
+  if (v.classifications.length === 0) problems.classifications = t.noClassification;
+  else if (v.classifications.some((c) => !contracted.has(c))) problems.classifications = t.notContracted;
+  const types = typesOf(v.types);
+  if (types === null) problems.types = t.types;
+  if (v.test !== 'no' && v.test !== 'including') problems.test = t.test;
+  if (v.formatMode !== 'raw' && v.formatMode !== 'json') problems.formatMode = t.formatMode;
+  // Each filter on its own, so that both can be refused at once; the API's own messages.
+  const areas = parsePlaceFilters({ areas: v.areas }, 'query');
+  if (!areas.ok) problems.areas = `${t.check} ${areas.message}`.trim();
+  const minIntensity = parsePlaceFilters({ minIntensity: v.minIntensity || undefined }, 'query');
+  if (!minIntensity.ok) problems.minIntensity = `${t.check} ${minIntensity.message}`.trim();
+  if (!url.ok || !areas.ok || !minIntensity.ok || Object.keys(problems).length > 0)
+    return { ok: false, problems };
+  const spec: SubscriptionSpec = {
+    url: url.url,
+    classifications: v.classifications,
+    types: types!.length > 0 ? types : null,
+    test: v.test as SubscriptionSpec['test'],
+    formatMode: v.formatMode as SubscriptionSpec['formatMode'],
+    areas: areas.value.areas,
+    minIntensity: minIntensity.value.minIntensity,
+    format: v.format as WebhookFormat,
+    lang: v.lang as SubscriptionSpec['lang'],
+    token: v.format === 'misskey' ? v.token : null,
+  };
+  return { ok: true, spec, host: url.host };
+}

@@ -1,0 +1,136 @@
+import { planByClassification } from '../accounts/plans.ts';
+import type { DeliveryView } from '../webhooks/deliveries.ts';
+import type { Subscription } from '../webhooks/subscriptions.ts';
+import type { Lang } from './i18n.ts';
+import { markup, page, type SafeHtml } from './html.ts';
+import { formatTime, notice, secretBox } from './layout.ts';
+import { pathOf, paths } from './paths.ts';
+import { deliveryStateText, shownUrl, stateText } from './webhooks-page.ts';
+import { webhooksText } from './webhooks-text.ts';
+
+/** One webhook's page: its settings, the test button, its recent deliveries; and its deletion. */
+
+export interface WebhookView {
+  lang: Lang;
+  header: SafeHtml;
+  origin: string;
+  csrf: string;
+  subscription: Subscription;
+  deliveries: DeliveryView[];
+  /** The signing secret, only in the answer to the creation. */
+  secret?: string;
+  notice?: string;
+  /** The outcome of the test event just sent, announced (role=alert when it failed). */
+  tested?: DeliveryView;
+}
+
+/** What the receiver answered to an attempt: its status, else why there was none. */
+function responseText(d: DeliveryView): string {
+  const parts = [d.lastStatus === null ? null : `HTTP ${d.lastStatus}`, d.lastError];
+  const said = parts.filter((p) => p !== null).join(' · ');
+  const took = d.lastDurationMs === null ? '' : ` (${d.lastDurationMs} ms)`;
+  return said === '' ? '—' : `${said}${took}`;
+}
+
+function settings(v: WebhookView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const s = v.subscription;
+  const f = s.filter;
+  const classes = f.classifications.map(
+    (c) => markup`<span class="tag">${planByClassification(c)?.name ?? c} <code>${c}</code></span>`,
+  );
+  return markup`<div class="card"><dl class="facts" id="webhook-settings">
+<dt>${t.url}</dt><dd><code>${s.url}</code></dd>
+<dt>${t.format}</dt><dd>${s.format}</dd>
+<dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
+<dt>${t.state}</dt><dd id="webhook-state">${stateText(s, v.lang)}</dd>
+<dt>${t.classifications}</dt><dd>${classes}</dd>
+<dt>${t.types}</dt><dd>${f.types?.join(', ') ?? t.all}</dd>
+<dt>${t.test}</dt><dd>${f.test === 'including' ? t['test-including'] : t['test-no']}</dd>
+<dt>${t.formatMode}</dt><dd>${f.formatMode}</dd>
+<dt>${t.areas}</dt><dd>${f.areas?.join(', ') ?? t.everywhere}</dd>
+<dt>${t.minIntensity}</dt><dd>${f.minIntensity ?? t.anyIntensity}</dd>
+<dt>${t.created}</dt><dd>${formatTime(s.createdAt)}</dd>
+</dl></div>`;
+}
+
+function deliveryTable(v: WebhookView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const hidden = markup`<input type="hidden" name="csrf" value="${v.csrf}">`;
+  const rows = v.deliveries.map((d) => {
+    const what = d.serial === null ? t.testEvent : (d.telegramId ?? `#${d.serial}`);
+    const again =
+      d.serial !== null && d.state !== 'pending'
+        ? markup`<form method="post" action="${v.origin + pathOf(paths.webhookRedeliver, v.subscription.id)}">${hidden}<input type="hidden" name="delivery" value="${d.id}"><button type="submit" class="secondary" aria-label="${t.redeliver} #${d.id}">${t.redeliver}</button></form>`
+        : null;
+    return markup`<tr id="delivery-${d.id}">
+<td data-label="${t.delivery}">#${d.id} <span class="muted">${what}</span></td>
+<td data-label="${t.state}">${deliveryStateText(d, v.lang)}</td>
+<td data-label="${t.attempts}">${d.attempts}</td>
+<td data-label="${t.response}">${responseText(d)}</td>
+<td data-label="${t.time}">${formatTime(d.lastAttemptAt, { seconds: true })}</td>
+<td>${again}</td>
+</tr>`;
+  });
+  if (rows.length === 0) return markup`<p>${t.noDeliveries}</p>`;
+  return markup`<div class="table-wrap"><table class="stack" id="deliveries"><thead><tr><th>${t.delivery}</th><th>${t.state}</th><th>${t.attempts}</th><th>${t.response}</th><th>${t.time}</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
+
+/** The test event's outcome, announced: a notice when delivered, an alert when not. */
+function testOutcome(v: WebhookView): SafeHtml | null {
+  const d = v.tested;
+  if (!d) return null;
+  const t = webhooksText[v.lang];
+  return d.state === 'delivered'
+    ? markup`<p class="notice" role="status" id="test-outcome">${t.tested}: ${responseText(d)}</p>`
+    : markup`<p class="alert" role="alert" id="test-outcome">${t.testFailed}: ${responseText(d)}</p>`;
+}
+
+export function renderWebhookPage(v: WebhookView): string {
+  const t = webhooksText[v.lang];
+  const s = v.subscription;
+  const title = `${t.title}: ${shownUrl(s.url)}`;
+  return page(
+    title,
+    markup`<h1>${t.title} #${s.id}</h1>
+${notice(v.notice)}
+${testOutcome(v)}
+${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}
+<h2>${t.settings}</h2>
+${settings(v)}
+<h2>${t.sendTest}</h2>
+<form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+<p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>
+<h2>${t.deliveries}</h2>
+${deliveryTable(v)}
+<h2>${t.delete}</h2>
+<p class="muted">${t.deleteHint}</p>
+<p><a href="${pathOf(paths.webhookDelete, s.id)}" id="delete-link">${t.delete}</a></p>`,
+    { lang: v.lang, header: v.header, copyScript: v.secret !== undefined },
+  );
+}
+
+export interface DeleteView {
+  lang: Lang;
+  header: SafeHtml;
+  origin: string;
+  csrf: string;
+  subscription: Subscription;
+}
+
+/** The confirmation asked before a deletion (a page of its own: it works without script). */
+export function renderDeleteWebhookPage(v: DeleteView): string {
+  const t = webhooksText[v.lang];
+  const s = v.subscription;
+  return page(
+    t.deleteConfirm,
+    markup`<h1>${t.deleteConfirm} #${s.id}</h1>
+<div class="card"><p><code>${shownUrl(s.url)}</code> · ${s.format}</p>
+<p class="alert" id="delete-question">${t.deleteQuestion}</p>
+<form method="post" action="${v.origin + pathOf(paths.webhookDelete, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+<button type="submit" class="danger" aria-describedby="delete-question">${t.deleteConfirm}</button>
+<a href="${pathOf(paths.webhook, s.id)}">${t.cancel}</a></form></div>`,
+    { lang: v.lang, header: v.header },
+  );
+}

@@ -1,0 +1,196 @@
+import { planByClassification } from '../accounts/plans.ts';
+import { INTENSITIES } from '../telegrams/facts.ts';
+import type { DeliveryView } from '../webhooks/deliveries.ts';
+import { WEBHOOK_FORMATS, type Subscription } from '../webhooks/subscriptions.ts';
+import type { Lang } from './i18n.ts';
+import { markup, page, type SafeHtml } from './html.ts';
+import { fieldError, formatTime, invalidAttrs, notice } from './layout.ts';
+import { pathOf, paths } from './paths.ts';
+import type { WebhookField, WebhookFormValues, WebhookProblems } from './webhook-form.ts';
+import { webhooksText } from './webhooks-text.ts';
+
+/** The Webhooks area's list and creation form (docs/console.md "Webhooks"). */
+
+/** A path segment this long is taken for a token (Discord's, Slack's, a secret ntfy topic) and shortened. */
+const TOKEN_LIKE_LENGTH = 20;
+
+/**
+ * A webhook's URL as lists show it: the host and the path, without the query, and with every
+ * token-like segment shortened, so that a list never shows a token.
+ */
+export function shownUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    const path = url.pathname
+      .split('/')
+      .map((s) => (s.length >= TOKEN_LIKE_LENGTH ? `${s.slice(0, 4)}…` : s))
+      .join('/');
+    return `${url.host}${path}${url.search ? '?…' : ''}`;
+  } catch {
+    return '—';
+  }
+}
+
+/** The state of a subscription in words: active (failing since…), or disabled with its reason. */
+export function stateText(s: Subscription, lang: Lang): string {
+  const t = webhooksText[lang];
+  if (s.state === 'disabled') return `${t.disabled}: ${s.disabledReason ?? '—'}`;
+  return s.failingSince ? `${t.active} (${t.failingSince} ${formatTime(s.failingSince)})` : t.active;
+}
+
+/** A delivery's state in words, with the next attempt of a pending one. */
+export function deliveryStateText(d: DeliveryView, lang: Lang): string {
+  const t = webhooksText[lang];
+  if (d.state === 'pending')
+    return `${t.pending} (${t.nextAttempt} ${formatTime(d.nextAt, { seconds: true })})`;
+  return t[d.state];
+}
+
+export interface WebhooksView {
+  lang: Lang;
+  header: SafeHtml;
+  items: { subscription: Subscription; last: DeliveryView | null }[];
+  notice?: string;
+}
+
+export function renderWebhooksPage(v: WebhooksView): string {
+  const t = webhooksText[v.lang];
+  const rows = v.items.map(({ subscription: s, last }) => {
+    const lastText = last
+      ? `${deliveryStateText(last, v.lang)}, ${formatTime(last.lastAttemptAt ?? last.createdAt)}`
+      : '—';
+    return markup`<tr>
+<td data-label="${t.url}"><a href="${pathOf(paths.webhook, s.id)}" class="webhook-url">${shownUrl(s.url)}</a></td>
+<td data-label="${t.format}">${s.format}</td>
+<td data-label="${t.state}">${stateText(s, v.lang)}</td>
+<td data-label="${t.lastDelivery}">${lastText}</td>
+</tr>`;
+  });
+  const table =
+    rows.length === 0
+      ? markup`<p>${t.none}</p>`
+      : markup`<div class="table-wrap"><table class="stack" id="webhooks"><thead><tr><th>${t.url}</th><th>${t.format}</th><th>${t.state}</th><th>${t.lastDelivery}</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+  return page(
+    t.title,
+    markup`<h1>${t.title}</h1>
+<p>${t.intro}</p>
+${notice(v.notice)}
+<p><a href="${paths.webhookNew}">${t.create}</a></p>
+${table}`,
+    { lang: v.lang, header: v.header },
+  );
+}
+
+export interface WebhookFormView {
+  lang: Lang;
+  header: SafeHtml;
+  origin: string;
+  csrf: string;
+  values: WebhookFormValues;
+  /** The classifications the account's running contracts deliver. */
+  contracted: readonly string[];
+  problems: WebhookProblems;
+  /** A problem of the whole form (the account's cap). */
+  alert?: string;
+}
+
+/** A group of radio buttons, one per value, labelled by `label(value)`. */
+function radios(
+  v: WebhookFormView,
+  field: WebhookField & keyof WebhookFormValues,
+  legend: string,
+  choices: readonly string[],
+  label: (value: string) => string,
+  hint?: string,
+): SafeHtml {
+  const error = v.problems[field];
+  const describedBy = [hint ? `${field}-hint` : null, error ? `${field}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  const boxes = choices.map(
+    (c) =>
+      markup`<label for="${field}-${c}"><input type="radio" id="${field}-${c}" name="${field}" value="${c}"${
+        v.values[field] === c ? markup` checked` : null
+      }> ${label(c)}</label>`,
+  );
+  return markup`<fieldset id="${field}"${describedBy ? markup` aria-describedby="${describedBy}"` : null}><legend>${legend}</legend>
+${boxes}
+${hint ? markup`<p class="hint" id="${field}-hint">${hint}</p>` : null}
+${fieldError(field, error)}</fieldset>`;
+}
+
+/** A one-line text field with its hint and, when refused, its error. */
+function textField(
+  v: WebhookFormView,
+  field: 'url' | 'token' | 'types' | 'areas',
+  label: string,
+  hint: string,
+  type = 'text',
+): SafeHtml {
+  const error = v.problems[field];
+  // A token typed is never sent back in a page: after a refusal it is typed again.
+  const value = field === 'token' ? '' : v.values[field];
+  const extra = field === 'token' ? markup` autocomplete="off"` : null;
+  return markup`<label for="${field}">${label}</label>
+<input id="${field}" type="${type}" name="${field}" value="${value}" maxlength="2048"${extra}${invalidAttrs(field, error, true)}>
+<p class="hint" id="${field}-hint">${hint}</p>
+${fieldError(field, error)}`;
+}
+
+function classificationField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.classifications;
+  const boxes = v.contracted.map(
+    (c, i) =>
+      markup`<label for="classification-${i}"><input type="checkbox" id="classification-${i}" name="classifications" value="${c}"${
+        v.values.classifications.includes(c) ? markup` checked` : null
+      }> ${planByClassification(c)?.name ?? c} <code>${c}</code></label>`,
+  );
+  const none =
+    v.contracted.length === 0
+      ? markup`<p class="pointer" id="no-contract">${t.noContract} <a href="${paths.contracts}">${t.contractsLink}</a></p>`
+      : null;
+  return markup`<fieldset id="classifications"${error ? markup` aria-describedby="classifications-error"` : null}><legend>${t.classifications}</legend>
+${none}${boxes}
+${fieldError('classifications', error)}</fieldset>`;
+}
+
+function intensityField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.minIntensity;
+  const options = ['', ...INTENSITIES].map(
+    (i) =>
+      markup`<option value="${i}"${v.values.minIntensity === i ? markup` selected` : null}>${i === '' ? t.anyIntensity : i}</option>`,
+  );
+  return markup`<label for="minIntensity">${t.minIntensity}</label>
+<select id="minIntensity" name="minIntensity"${invalidAttrs('minIntensity', error)}>${options}</select>
+${fieldError('minIntensity', error)}`;
+}
+
+export function renderWebhookFormPage(v: WebhookFormView): string {
+  const t = webhooksText[v.lang];
+  const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
+  const form = markup`<form method="post" action="${v.origin + paths.webhooks}" novalidate>
+<input type="hidden" name="csrf" value="${v.csrf}">
+${textField(v, 'url', t.url, t.urlHint, 'url')}
+${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
+${textField(v, 'token', t.token, t.tokenHint, 'password')}
+${radios(v, 'lang', t.lang, ['ja', 'en'], (l) => (l === 'ja' ? t['lang-ja'] : t['lang-en']))}
+<h2>${t.filters}</h2>
+${classificationField(v)}
+${textField(v, 'types', t.types, t.typesHint)}
+${radios(v, 'test', t.test, ['no', 'including'], (x) => (x === 'no' ? t['test-no'] : t['test-including']))}
+${radios(v, 'formatMode', t.formatMode, ['raw', 'json'], (m) => m, t.formatModeHint)}
+${textField(v, 'areas', t.areas, t.areasHint)}
+${intensityField(v)}
+<button type="submit">${t.submit}</button>
+</form>`;
+  return page(
+    t.newTitle,
+    markup`<h1>${t.newTitle}</h1>
+${v.alert ? markup`<p class="alert" role="alert" id="form-alert">${v.alert}</p>` : null}
+<div class="card">${form}</div>`,
+    { lang: v.lang, header: v.header },
+  );
+}

@@ -1,0 +1,218 @@
+import type { FastifyReply } from 'fastify';
+import { contractedClassifications } from '../accounts/contracts.ts';
+import type { AppContext } from '../context.ts';
+import { singleValue } from '../http/form.ts';
+import type { App } from '../http/surface.ts';
+import { recentDeliveries, redeliver } from '../webhooks/deliveries.ts';
+import { webhookService, type WebhookService } from '../webhooks/service.ts';
+import {
+  createSubscription,
+  deleteSubscription,
+  findSubscription,
+  listSubscriptions,
+  type Subscription,
+} from '../webhooks/subscriptions.ts';
+import { pathOf, paths } from './paths.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
+import {
+  checkWebhookForm,
+  emptyWebhookForm,
+  webhookFormValues,
+  webhookRules,
+  type WebhookFormValues,
+  type WebhookProblems,
+} from './webhook-form.ts';
+import { renderDeleteWebhookPage, renderWebhookPage, type WebhookView } from './webhook-page.ts';
+import { renderWebhookFormPage, renderWebhooksPage } from './webhooks-page.ts';
+import { webhooksText } from './webhooks-text.ts';
+import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+
+/**
+ * The Webhooks area (docs/console.md "Webhooks"): the account's webhook subscriptions, through the
+ * same functions and the same delivery as `/v2/webhook` (no API scope: the console acts for the
+ * signed-in account).
+ */
+
+/** Deliveries shown on a webhook's page, newest first (as `GET /v2/webhook/:id`). */
+const RECENT_DELIVERIES = 20;
+
+type WebhookParams = { Params: { id: string } };
+/** A form about one webhook: sign-in leads back to the list. */
+const onWebhook = { config: { returnTo: paths.webhooks } };
+
+/** The visit's own webhook named by the path, or null after answering 404. */
+async function ownWebhook(
+  ctx: AppContext,
+  reply: FastifyReply,
+  visit: Visit,
+  param: string,
+): Promise<Subscription | null> {
+  const id = rowId(param);
+  const found = id === null ? null : await findSubscription(ctx.db, visit.account.id, id);
+  if (!found) sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+  return found;
+}
+
+async function showForm(
+  ctx: AppContext,
+  reply: FastifyReply,
+  status: number,
+  visit: Visit,
+  form: { values: WebhookFormValues; problems?: WebhookProblems; alert?: string },
+) {
+  const contracted = await contractedClassifications(ctx.db, visit.account.id);
+  return sendPage(
+    reply,
+    status,
+    renderWebhookFormPage({
+      lang: visit.lang,
+      header: visit.header('webhooks', paths.webhookNew),
+      origin: visit.origin,
+      csrf: visit.csrf,
+      values: form.values,
+      contracted: [...contracted],
+      problems: form.problems ?? {},
+      alert: form.alert,
+    }),
+  );
+}
+
+async function showWebhook(
+  ctx: AppContext,
+  reply: FastifyReply,
+  status: number,
+  visit: Visit,
+  subscription: Subscription,
+  extra: Pick<WebhookView, 'secret' | 'notice' | 'tested'> = {},
+) {
+  return sendPage(
+    reply,
+    status,
+    renderWebhookPage({
+      lang: visit.lang,
+      header: visit.header('webhooks', pathOf(paths.webhook, subscription.id)),
+      origin: visit.origin,
+      csrf: visit.csrf,
+      subscription,
+      deliveries: await recentDeliveries(ctx.db, subscription.id, RECENT_DELIVERIES),
+      ...extra,
+    }),
+  );
+}
+
+export async function webhooksArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  const service = await webhookService(ctx);
+  guardVisits(area, ctx);
+  listRoutes(area, ctx, service);
+  webhookRoutes(area, ctx, service);
+}
+
+/** The list, the creation form and the creation. */
+function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
+  area.get<{ Querystring: QueryOf<'deleted'> }>(paths.webhooks, async (request, reply) => {
+    const { visit } = request;
+    const subscriptions = await listSubscriptions(ctx.db, visit.account.id);
+    // At most the account's cap of subscriptions, one short read each.
+    const items = await Promise.all(
+      subscriptions.map(async (subscription) => {
+        const [last] = await recentDeliveries(ctx.db, subscription.id, 1);
+        return { subscription, last: last ?? null };
+      }),
+    );
+    return sendPage(
+      reply,
+      200,
+      renderWebhooksPage({
+        lang: visit.lang,
+        header: visit.header('webhooks', paths.webhooks),
+        items,
+        notice: request.query.deleted === '1' ? webhooksText[visit.lang].deleted : undefined,
+      }),
+    );
+  });
+
+  area.get(paths.webhookNew, async (request, reply) =>
+    showForm(ctx, reply, 200, request.visit, { values: emptyWebhookForm }),
+  );
+
+  area.post(paths.webhooks, { config: { returnTo: paths.webhookNew } }, async (request, reply) => {
+    const { visit } = request;
+    const t = webhooksText[visit.lang];
+    const values = webhookFormValues(checkedForm(request));
+    const contracted = await contractedClassifications(ctx.db, visit.account.id);
+    const checked = checkWebhookForm(values, contracted, ctx.config.webhookAllowPrivate, visit.lang);
+    if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems });
+    const created = await createSubscription(
+      ctx.db,
+      service.box,
+      visit.account.id,
+      checked.spec,
+      checked.host,
+    );
+    if (!created.ok && created.reason === 'full')
+      return showForm(ctx, reply, 409, visit, { values, alert: t.cap });
+    if (!created.ok) {
+      // A contract ended between the form and the creation.
+      const problems = { classifications: webhookRules[visit.lang].notContracted };
+      return showForm(ctx, reply, 400, visit, { values, problems });
+    }
+    // The secret appears only in this answer (not cached, never in a URL).
+    return showWebhook(ctx, reply, 201, visit, created.subscription, {
+      secret: created.secret,
+      notice: t.createdNotice,
+    });
+  });
+}
+
+/** One webhook: its page, the test event, a redelivery, the deletion. */
+function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): void {
+  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered'> }>(
+    paths.webhook,
+    async (request, reply) => {
+      const { visit, query } = request;
+      const s = await ownWebhook(ctx, reply, visit, request.params.id);
+      if (!s) return reply;
+      const testedId = rowId(query.tested);
+      const [tested] = testedId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, testedId);
+      const notice = query.redelivered === '1' ? webhooksText[visit.lang].redelivered : undefined;
+      return showWebhook(ctx, reply, 200, visit, s, { tested, notice });
+    },
+  );
+
+  area.post<WebhookParams>(paths.webhookTest, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const { deliveryId } = await service.sendTest(s);
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${deliveryId}`);
+  });
+
+  area.post<WebhookParams>(paths.webhookRedeliver, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const deliveryId = rowId(singleValue(checkedForm(request), 'delivery') ?? undefined);
+    if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
+    const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);
+    if (!found || found.serial === null)
+      return sendErrorPage(reply, 404, webhooksText[visit.lang].noDelivery, undefined, visit.lang);
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?redelivered=1`);
+  });
+
+  area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const header = visit.header('webhooks', pathOf(paths.webhookDelete, s.id));
+    const { lang, origin, csrf } = visit;
+    return sendPage(reply, 200, renderDeleteWebhookPage({ lang, header, origin, csrf, subscription: s }));
+  });
+
+  area.post<WebhookParams>(paths.webhookDelete, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const id = rowId(request.params.id);
+    if (id === null || !(await deleteSubscription(ctx.db, visit.account.id, id)))
+      return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+    return sendRedirect(reply, `${visit.origin}${paths.webhooks}?deleted=1`);
+  });
+}

@@ -1,0 +1,236 @@
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../webhooks/subscriptions.ts';
+import type { Messages } from './i18n.ts';
+
+/** The words of the Webhooks area (docs/console.md "Webhooks"), in both languages. */
+
+type Key =
+  | 'title'
+  | 'intro'
+  | 'none'
+  | 'create'
+  | 'newTitle'
+  | 'url'
+  | 'urlHint'
+  | 'format'
+  | 'format-namazu'
+  | 'format-discord'
+  | 'format-slack'
+  | 'format-ntfy'
+  | 'format-misskey'
+  | 'token'
+  | 'tokenHint'
+  | 'lang'
+  | 'lang-ja'
+  | 'lang-en'
+  | 'classifications'
+  | 'noContract'
+  | 'contractsLink'
+  | 'types'
+  | 'typesHint'
+  | 'test'
+  | 'test-no'
+  | 'test-including'
+  | 'formatMode'
+  | 'formatModeHint'
+  | 'areas'
+  | 'areasHint'
+  | 'minIntensity'
+  | 'anyIntensity'
+  | 'filters'
+  | 'submit'
+  | 'state'
+  | 'active'
+  | 'disabled'
+  | 'failingSince'
+  | 'lastDelivery'
+  | 'created'
+  | 'secret'
+  | 'createdNotice'
+  | 'settings'
+  | 'all'
+  | 'everywhere'
+  | 'sendTest'
+  | 'sendTestHint'
+  | 'tested'
+  | 'testFailed'
+  | 'deliveries'
+  | 'noDeliveries'
+  | 'delivery'
+  | 'testEvent'
+  | 'attempts'
+  | 'response'
+  | 'time'
+  | 'pending'
+  | 'delivered'
+  | 'failed'
+  | 'nextAttempt'
+  | 'redeliver'
+  | 'redelivered'
+  | 'delete'
+  | 'deleteHint'
+  | 'deleteConfirm'
+  | 'deleteQuestion'
+  | 'cancel'
+  | 'deleted'
+  | 'cap'
+  | 'noWebhook'
+  | 'noDelivery';
+
+export const webhooksText: Messages<Key> = {
+  en: {
+    title: 'Webhooks',
+    intro:
+      'A webhook posts every telegram you choose to a URL of yours, signed, once, with retries for a day when the receiver is down: to your own server, or as a ready-made post to Discord, Slack, ntfy or Misskey.',
+    none: 'You have no webhook.',
+    create: 'Create a webhook',
+    newTitle: 'Create a webhook',
+    url: 'URL',
+    urlHint:
+      'Where to POST: your receiver; Discord or Slack: the incoming-webhook URL; ntfy: the topic URL; Misskey: https://<instance>/api/notes/create.',
+    format: 'Format',
+    'format-namazu': 'Namazu: the data message, as the WebSocket sends it',
+    'format-discord': 'Discord: a message with an embed',
+    'format-slack': 'Slack: a message with blocks',
+    'format-ntfy': 'ntfy: a notification with title, priority and tags',
+    'format-misskey': 'Misskey: a note',
+    token: 'Misskey access token',
+    tokenHint:
+      'Misskey only: a token with the permission write:notes. It is stored sealed and never shown again.',
+    lang: 'Language of posts',
+    'lang-ja': 'Japanese',
+    'lang-en': 'English',
+    classifications: 'Classifications',
+    noContract: 'Your account has no contract, so it receives nothing. Apply for a plan first:',
+    contractsLink: 'Contracts',
+    types: 'Telegram types (optional)',
+    typesHint: 'Only these types, separated by spaces or commas, e.g. VXSE53 VXSE43. Empty: every type.',
+    test: 'Test telegrams',
+    'test-no': 'Leave them out',
+    'test-including': 'Include them',
+    formatMode: 'Body of the data message',
+    formatModeHint: 'Namazu format only: raw (the XML) or json (the JSON conversion).',
+    areas: 'Areas (optional)',
+    areasHint:
+      'Prefecture codes (01–47) or JMA area codes, separated by commas, e.g. 13,14. Empty: everywhere. A cancellation always reaches you.',
+    minIntensity: 'Lowest intensity of earthquakes and early warnings',
+    anyIntensity: 'Any',
+    filters: 'What to send',
+    submit: 'Create webhook',
+    state: 'State',
+    active: 'Active',
+    disabled: 'Disabled',
+    failingSince: 'failing since',
+    lastDelivery: 'Last delivery',
+    created: 'Created',
+    secret: 'Signing secret (verify the webhook-signature header with it)',
+    createdNotice: 'The webhook was created. It receives the telegrams stored from now on.',
+    settings: 'Settings',
+    all: 'all',
+    everywhere: 'everywhere',
+    sendTest: 'Send a test',
+    sendTestHint: 'Posts a signed test event to the URL now and shows what the receiver answered.',
+    tested: 'The test event was delivered',
+    testFailed: 'The test event was not delivered',
+    deliveries: 'Recent deliveries',
+    noDeliveries: 'Nothing was delivered yet.',
+    delivery: 'Delivery',
+    testEvent: 'test event',
+    attempts: 'Attempts',
+    response: 'Response',
+    time: 'Last attempt',
+    pending: 'pending',
+    delivered: 'delivered',
+    failed: 'failed',
+    nextAttempt: 'next attempt',
+    redeliver: 'Redeliver',
+    redelivered: 'The delivery is queued again, with the same webhook-id; it is sent within seconds.',
+    delete: 'Delete this webhook',
+    deleteHint: 'Its queued deliveries are dropped; nothing more is posted to its URL.',
+    deleteConfirm: 'Delete webhook',
+    deleteQuestion: 'Delete this webhook and its deliveries? This cannot be undone.',
+    cancel: 'Cancel',
+    deleted: 'The webhook was deleted.',
+    cap: `Your account holds ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhooks, its limit. Delete one to create another.`,
+    noWebhook: 'No such webhook of your account.',
+    noDelivery:
+      'No such delivery of this webhook that can be redelivered (a test event is sent again by another test).',
+  },
+  ja: {
+    title: 'Webhook',
+    intro:
+      'Webhookは、選んだ電文を署名付きで1回ずつ指定のURLへPOSTします。受信側が止まっていても1日間再送します。自分のサーバーへ送るほか、Discord・Slack・ntfy・Misskey向けの投稿形式も選べます。',
+    none: 'Webhookはありません。',
+    create: 'Webhookを作成',
+    newTitle: 'Webhookの作成',
+    url: 'URL',
+    urlHint:
+      'POST先。DiscordやSlackは受信Webhook（Incoming Webhook）のURL、ntfyはトピックのURL、Misskeyは https://<インスタンス>/api/notes/create。',
+    format: '形式',
+    'format-namazu': 'Namazu: WebSocketと同じdataメッセージ',
+    'format-discord': 'Discord: 埋め込み付きメッセージ',
+    'format-slack': 'Slack: ブロック付きメッセージ',
+    'format-ntfy': 'ntfy: タイトル・優先度・タグ付きの通知',
+    'format-misskey': 'Misskey: ノート',
+    token: 'Misskeyのアクセストークン',
+    tokenHint: 'Misskeyのみ。write:notes 権限のトークン。暗号化して保存され、二度と表示されません。',
+    lang: '投稿の言語',
+    'lang-ja': '日本語',
+    'lang-en': '英語',
+    classifications: '分類',
+    noContract: 'このアカウントには契約がないため、何も受信しません。先にプランを申し込んでください:',
+    contractsLink: '契約',
+    types: '電文の種類（任意）',
+    typesHint:
+      'この種類だけを送ります。空白かコンマで区切ります（例: VXSE53 VXSE43）。空欄ならすべての種類。',
+    test: 'テスト電文',
+    'test-no': '含めない',
+    'test-including': '含める',
+    formatMode: 'dataメッセージの本文',
+    formatModeHint: 'Namazu形式のみ: raw（XML）または json（JSON変換）。',
+    areas: '地域（任意）',
+    areasHint:
+      '都道府県コード（01〜47）または気象庁の地域コードをコンマで区切って入力します（例: 13,14）。空欄なら全国。取消は必ず届きます。',
+    minIntensity: '地震・緊急地震速報の最小震度',
+    anyIntensity: '指定なし',
+    filters: '送る電文',
+    submit: 'Webhookを作成',
+    state: '状態',
+    active: '有効',
+    disabled: '無効',
+    failingSince: '失敗継続中、開始',
+    lastDelivery: '最後の配信',
+    created: '作成日時',
+    secret: '署名シークレット（webhook-signature ヘッダーの検証に使います）',
+    createdNotice: 'Webhookを作成しました。これから保存される電文を受信します。',
+    settings: '設定',
+    all: 'すべて',
+    everywhere: '全国',
+    sendTest: 'テスト送信',
+    sendTestHint: '署名付きのテストイベントを今すぐURLへ送り、受信側の応答を表示します。',
+    tested: 'テストイベントを配信しました',
+    testFailed: 'テストイベントを配信できませんでした',
+    deliveries: '最近の配信',
+    noDeliveries: 'まだ配信はありません。',
+    delivery: '配信',
+    testEvent: 'テストイベント',
+    attempts: '試行回数',
+    response: '応答',
+    time: '最後の試行',
+    pending: '配信待ち',
+    delivered: '配信済み',
+    failed: '失敗',
+    nextAttempt: '次の試行',
+    redeliver: '再配信',
+    redelivered: '配信を同じ webhook-id で再びキューに入れました。数秒以内に送信されます。',
+    delete: 'このWebhookを削除',
+    deleteHint: 'キューにある配信は破棄され、このURLへはもう何も送られません。',
+    deleteConfirm: 'Webhookを削除',
+    deleteQuestion: 'このWebhookとその配信記録を削除しますか？元に戻せません。',
+    cancel: 'キャンセル',
+    deleted: 'Webhookを削除しました。',
+    cap: `このアカウントのWebhookは上限の${MAX_SUBSCRIPTIONS_PER_ACCOUNT}個です。削除してから作成してください。`,
+    noWebhook: 'あなたのアカウントにそのようなWebhookはありません。',
+    noDelivery:
+      'このWebhookに再配信できるそのような配信はありません（テストイベントはもう一度テスト送信してください）。',
+  },
+};
