@@ -77,7 +77,8 @@ export function writeDemoCredentials(path: string, banner: string): void {
 const GETTING_DATA = [
   '  Data:           none yet. An earthquake on demand (訓練, out of /v2/gd/*; --as-real for 通常):',
   '    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10',
-  '  Replay telegram files with their times moved to now:  npx namazu replay --as-test --speed 60 DIR',
+  '  Real telegrams (an EEW, an earthquake, a tsunami, a warning) again, times moved to now, within half a minute:',
+  '    npx namazu replay --as-test samples/telegrams',
   '  Live data: NAMAZU_SOURCES (the JMA feed or an upstream service), see docs/sources.md.',
 ];
 

@@ -133,6 +133,10 @@ export async function resetPassword(db: Db, email: string, next: string): Promis
   });
 }
 
+/** How the first administrator is created: the server prints it at start, the sign-up page shows it. */
+export const FIRST_ADMINISTRATOR_COMMAND =
+  'npx namazu account create --email you@example.com --password "a long password" --admin';
+
 /** Whether any active administrator exists (none: the operator is told how to create the first). */
 export async function hasAdministrator(q: Queryable): Promise<boolean> {
   const rows = await q.query('SELECT 1 FROM accounts WHERE is_admin AND disabled_at IS NULL LIMIT 1');

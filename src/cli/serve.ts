@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
+import { findAccountByEmail, FIRST_ADMINISTRATOR_COMMAND, hasAdministrator } from '../accounts/accounts.ts';
+import type { AppContext } from '../context.ts';
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/open.ts';
 import {
   createDemoOnce,
+  DEMO_EMAIL,
   demoBanner,
   demoCredentialsPath,
   demoNotice,
@@ -69,8 +73,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
     },
     'namazu listening',
   );
+  let demoShown = false;
   if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
+    demoShown = demo !== null;
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     if (demo) {
       const origin = config.baseUrl ?? `http://${shownHost}:${server.port}`;
@@ -85,6 +91,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       }
     }
   }
+
+  if (isFirstWorker()) await tellOperator(ctx, demoShown);
 
   let stopping: string | null = null;
   stop = (signal: string) => {
@@ -110,6 +118,29 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   };
   if (stopRequested) stop(stopRequested);
+}
+
+/**
+ * What the operator needs to know at start, on stderr beside the JSON log (and logged): how to create
+ * the first administrator when there is none; after a first start with the demo setup, where its
+ * password went.
+ */
+async function tellOperator(ctx: AppContext, demoShownNow: boolean): Promise<void> {
+  if (!(await hasAdministrator(ctx.db))) {
+    ctx.log.warn({ create: FIRST_ADMINISTRATOR_COMMAND }, 'no administrator yet');
+    process.stderr.write(
+      `namazu: no administrator yet. Create the first one (then sign in to the console at /account):\n` +
+        `  ${FIRST_ADMINISTRATOR_COMMAND}\n`,
+    );
+    return;
+  }
+  if (!ctx.config.demo || demoShownNow || !(await findAccountByEmail(ctx.db, DEMO_EMAIL))) return;
+  const file = demoCredentialsPath(ctx.config.dataDir, ctx.config.databaseUrl === null);
+  const where = existsSync(file) ? `is in ${file}` : 'was shown once, on the first start';
+  process.stderr.write(
+    `namazu: the demo account ${DEMO_EMAIL}'s password ${where}; ` +
+      `to set another: npx namazu account password --email ${DEMO_EMAIL}\n`,
+  );
 }
 
 /** namazu migrate [--data-dir D] [--database-url U] */

@@ -1,3 +1,4 @@
+import { FIRST_ADMINISTRATOR_COMMAND } from '../accounts/accounts.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { markup, page, type SafeHtml } from './html.ts';
 import { fieldError, invalidAttrs, notice } from './layout.ts';
@@ -11,6 +12,7 @@ type Key =
   | 'signupTitle'
   | 'invited'
   | 'closed'
+  | 'noAdministrator'
   | 'name'
   | 'nameHint'
   | 'email'
@@ -31,6 +33,8 @@ export const accountFormText: Messages<Key> = {
     invited: 'You were invited to create an account.',
     closed:
       'Accounts are created by invitation only. Ask an administrator of this service for an invitation link.',
+    noAdministrator:
+      'This service has no administrator yet. Whoever runs it creates the first one on the server, in its directory:',
     name: 'Name (optional)',
     nameHint: 'Up to 100 characters.',
     email: 'E-mail address',
@@ -49,6 +53,8 @@ export const accountFormText: Messages<Key> = {
     signupTitle: 'アカウント作成',
     invited: 'アカウント作成に招待されています。',
     closed: 'アカウントは招待制です。このサービスの管理者に招待リンクを依頼してください。',
+    noAdministrator:
+      'このサービスにはまだ管理者がいません。運用者がサーバー上（Namazu のディレクトリ）で最初の管理者を作成します：',
     name: '名前（任意）',
     nameHint: '100文字以内。',
     email: 'メールアドレス',
@@ -74,6 +80,8 @@ export interface SignupView {
   invitation: string | null;
   /** Sign-up is by invitation and none (valid) was given: no form, only how to get one. */
   closed: boolean;
+  /** No administrator exists yet to invite anyone: the page says how the first is created. */
+  noAdministrator: boolean;
   values: { email?: string; name?: string };
   errors: Partial<Record<SignupField, string>>;
   signinUrl: string;
@@ -83,7 +91,10 @@ export function renderSignupPage(v: SignupView): string {
   const t = accountFormText[v.lang];
   const e = v.errors;
   const body = v.closed
-    ? markup`<p class="alert" role="alert">${e.invitation ?? t.closed}</p>`
+    ? v.noAdministrator && !e.invitation
+      ? markup`<p class="alert" role="alert">${t.noAdministrator}</p>
+<pre><code>${FIRST_ADMINISTRATOR_COMMAND}</code></pre>`
+      : markup`<p class="alert" role="alert">${e.invitation ?? t.closed}</p>`
     : markup`${v.invitation ? markup`<p class="notice">${t.invited}</p>` : null}
 ${e.invitation ? markup`<p class="alert" role="alert">${e.invitation}</p>` : null}
 <div class="card"><form method="post" action="${v.action}" novalidate>

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   AccountError,
   createAccount,
+  hasAdministrator,
   isEmailAddress,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
@@ -69,7 +70,7 @@ function refusedFields(lang: Lang, err: unknown): FieldErrors {
   return err.reason === 'other-email' ? { email: t.invitationOther } : { invitation: t.invitationInvalid };
 }
 
-function showSignup(
+async function showSignup(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -91,6 +92,7 @@ function showSignup(
       csrf: preSigninCsrf(ctx, request, reply),
       invitation: view.invitation,
       closed: view.closed,
+      noAdministrator: view.closed && !(await hasAdministrator(ctx.db)),
       values: view.values ?? {},
       errors: view.errors ?? {},
       signinUrl: paths.signin,
