@@ -1,0 +1,330 @@
+/**
+ * The console's Webhooks area in Chromium, with a real HTTP receiver on loopback (the server allows
+ * private addresses, as a LAN receiver needs): create a webhook by keyboard (bad input first: shown
+ * beside each field, nothing created), see the signing secret once, send a test and see it arrive
+ * signed, see a telegram's delivery listed, redeliver it under the same webhook-id, delete the
+ * webhook after the confirmation page; forms without their CSRF token refused (403); the area's
+ * pages fit a phone and a desktop and pass axe-core, in both languages.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { placeFilterMessages } from '../../src/telegrams/place-filters.ts';
+import { webhookService } from '../../src/webhooks/service.ts';
+import { createSubscription, listSubscriptions } from '../../src/webhooks/subscriptions.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+
+const SHOTS = join('test-output', 'screenshots');
+const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
+const QUAKE_FILE = join(FIXTURES, 'jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SIZES = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'desktop', width: 1280, height: 800 },
+] as const;
+
+let server: TestServer;
+let browser: Browser;
+let receiver: Receiver;
+let person: { email: string; password: string; id: number };
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
+  receiver = await startReceiver();
+  server = await startTestServer({ config: { webhookAllowPrivate: true, webhookRetryBaseMs: 50 } });
+  const a = await server.createAccount({ contracts: ['telegram.earthquake', 'eew.forecast'] });
+  person = { email: a.account.email, password: a.password, id: a.account.id };
+});
+
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await server?.close();
+});
+
+async function signedIn(options: {
+  width: number;
+  height: number;
+  lang: 'en' | 'ja';
+}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width, height: options.height },
+    locale: options.lang === 'ja' ? 'ja-JP' : 'en-US',
+  });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/account/signin?return_to=%2Faccount`);
+  await page.locator('#email').fill(person.email);
+  await page.locator('#password').fill(person.password);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === '/account'),
+    page.locator('#main button[type=submit]').click(),
+  ]);
+  return { context, page };
+}
+
+async function accessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations;
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `accessibility of ${what}`,
+  );
+}
+
+const overflowOf = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+
+const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
+
+/** Presses a key on a control reached by focus, waiting for the page it submits to. */
+async function pressOn(page: Page, selector: string, key: string): Promise<void> {
+  await page.locator(selector).focus();
+  await Promise.all([page.waitForEvent('load'), page.keyboard.press(key)]);
+}
+
+/** Fills the creation form by keyboard: focus, type, Space on the boxes. */
+async function typeForm(page: Page, fields: { url: string; areas: string; classification: boolean }) {
+  await page.locator('#url').focus();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(fields.url);
+  await page.locator('#areas').focus();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  if (fields.areas) await page.keyboard.type(fields.areas);
+  const box = page.getByRole('checkbox', { name: /telegram\.earthquake/ });
+  if ((await box.isChecked()) !== fields.classification) {
+    await box.focus();
+    await page.keyboard.press('Space');
+  }
+}
+
+test('create by keyboard, the secret once, a test event and a telegram arriving, redeliver, delete', async () => {
+  const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
+  try {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.waitForURL((u) => u.pathname === '/account/webhooks');
+    assert.match(await page.locator('#main').innerText(), /You have no webhook/);
+    await page.getByRole('link', { name: 'Create a webhook' }).click();
+    await page.waitForURL((u) => u.pathname === '/account/webhooks/new');
+
+    // Bad input: every refused field says why beside it, the form keeps what was typed, nothing is made.
+    await typeForm(page, { url: 'not a url', areas: 'tokyo', classification: false });
+    await pressOn(page, '#main button[type=submit]', 'Enter');
+    assert.match(await page.locator('#url-error').innerText(), /absolute URL/);
+    assert.equal(await page.locator('#url').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#areas-error').innerText(), placeFilterMessages.areas);
+    assert.match(await page.locator('#classifications-error').innerText(), /at least one/);
+    assert.equal(await page.locator('#areas').inputValue(), 'tokyo');
+    assert.equal((await subscriptions()).length, 0, 'nothing created');
+    await accessible(page, 'webhook form with errors');
+    await page.screenshot({ path: join(SHOTS, 'webhooks-form-error-desktop-en.png'), fullPage: true });
+
+    await typeForm(page, { url: receiver.url, areas: '', classification: true });
+    await pressOn(page, '#main button[type=submit]', 'Enter');
+    const secret = await page.locator('#new-secret').innerText();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+    const [created] = await subscriptions();
+    assert.ok(created, 'created');
+    assert.equal(created.url, receiver.url);
+    assert.deepEqual(created.filter.classifications, ['telegram.earthquake']);
+    await accessible(page, 'webhook just created');
+    const webhookPath = `/account/webhooks/${created.id}`;
+
+    // The secret is shown once: neither the webhook's page nor the list shows it again.
+    await page.goto(server.url + webhookPath);
+    assert.equal(await page.locator('#new-secret').count(), 0);
+    assert.ok(!(await page.content()).includes(secret.slice(6)), 'the secret is not shown again');
+    await page.goto(`${server.url}/account/webhooks`);
+    assert.ok(!(await page.content()).includes(secret.slice(6)));
+    assert.match(await page.locator('#webhooks').innerText(), /127\.0\.0\.1:\d+\/hook\s+namazu\s+Active/);
+
+    // Send a test: it arrives signed with that secret, and the page says what the receiver answered.
+    await page.goto(server.url + webhookPath);
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.match(await page.locator('#test-outcome').innerText(), /delivered: HTTP 200/);
+    assert.equal(receiver.received.length, 1);
+    const testEvent = new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers);
+    assert.equal((testEvent as { type: string }).type, 'webhook.test');
+    assert.match(await page.locator('#deliveries').innerText(), /test event/);
+    await accessible(page, 'webhook after a test');
+
+    // A telegram of its classification is delivered and listed, then redelivered by hand under its id.
+    const xml = readFileSync(QUAKE_FILE, 'utf8').replace('<Status>訓練</Status>', '<Status>通常</Status>');
+    const outcome = await ingestTelegram(server.ctx, Buffer.from(xml), { receivedTime: Date.now() });
+    assert.ok(outcome.ok);
+    const first = await waitFor(
+      () => receiver.received.find((r) => r.headers['webhook-id']!.startsWith(`msg_${created.id}_`)),
+      {
+        timeout: 15_000,
+        message: 'the telegram at the receiver',
+      },
+    );
+    assert.equal((new Webhook(secret).verify(first.body, first.headers) as { type: string }).type, 'data');
+    const deliveryRow = page.locator('#deliveries tbody tr', { hasText: outcome.stored.id });
+    await waitFor(
+      async () => {
+        await page.reload();
+        return /delivered/.test(await deliveryRow.innerText());
+      },
+      { message: 'the delivery listed as delivered' },
+    );
+    assert.match(await deliveryRow.innerText(), /delivered\s+1\s+HTTP 200/);
+    await pressOn(page, `#deliveries tbody tr:has-text("${outcome.stored.id}") button`, 'Enter');
+    assert.match(await page.locator('.notice').innerText(), /queued again/);
+    const again = await waitFor(
+      () => {
+        const same = receiver.received.filter((r) => r.headers['webhook-id'] === first.headers['webhook-id']);
+        return same.length === 2 ? same[1] : null;
+      },
+      { timeout: 15_000, message: 'the redelivery at the receiver' },
+    );
+    new Webhook(secret).verify(again.body, again.headers);
+    await waitFor(
+      async () => {
+        await page.reload();
+        return /delivered\s+2\s+HTTP 200/.test(await deliveryRow.innerText());
+      },
+      { message: 'two attempts listed' },
+    );
+
+    // Delete: a confirmation page first, then the webhook is gone.
+    await page.getByRole('link', { name: 'Delete this webhook' }).click();
+    await page.waitForURL((u) => u.pathname === `${webhookPath}/delete`);
+    await accessible(page, 'delete confirmation');
+    assert.equal((await subscriptions()).length, 1, 'the confirmation page deletes nothing');
+    await pressOn(page, 'button.danger', 'Enter');
+    assert.equal(new URL(page.url()).pathname, '/account/webhooks');
+    assert.match(await page.locator('.notice').innerText(), /deleted/);
+    assert.equal((await subscriptions()).length, 0);
+  } finally {
+    await context.close();
+  }
+});
+
+test('forms without their CSRF token are refused (403) and change nothing', async () => {
+  const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
+  const service = await webhookService(server.ctx);
+  const created = await createSubscription(
+    server.ctx.db,
+    service.box,
+    person.id,
+    {
+      url: receiver.url,
+      classifications: ['telegram.earthquake'],
+      types: null,
+      test: 'no',
+      formatMode: 'raw',
+      areas: null,
+      minIntensity: null,
+      format: 'namazu',
+      lang: 'ja',
+      token: null,
+    },
+    '127.0.0.1',
+  );
+  assert.ok(created.ok);
+  const id = created.subscription.id;
+  const heard = receiver.received.length;
+  try {
+    const form = {
+      url: receiver.url,
+      format: 'namazu',
+      lang: 'ja',
+      classifications: 'telegram.earthquake',
+      test: 'no',
+      formatMode: 'raw',
+    };
+    for (const csrf of [undefined, 'forged']) {
+      const extra: Record<string, string> = csrf === undefined ? {} : { csrf };
+      const posts: [string, Record<string, string>][] = [
+        ['/account/webhooks', form],
+        [`/account/webhooks/${id}/test`, {}],
+        [`/account/webhooks/${id}/delete`, {}],
+      ];
+      for (const [path, fields] of posts) {
+        const res = await page.request.post(server.url + path, {
+          form: { ...fields, ...extra },
+          maxRedirects: 0,
+        });
+        assert.equal(res.status(), 403, `${path} with csrf ${csrf}`);
+      }
+    }
+    assert.equal((await subscriptions()).length, 1, 'nothing created or deleted');
+    assert.equal(receiver.received.length, heard, 'no test event sent');
+  } finally {
+    await context.close();
+    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  }
+});
+
+test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
+  const service = await webhookService(server.ctx);
+  const spec = {
+    url: `${receiver.url}/${'t'.repeat(40)}`,
+    classifications: ['telegram.earthquake', 'eew.forecast'],
+    types: ['VXSE53', 'VXSE51'],
+    test: 'including' as const,
+    formatMode: 'json' as const,
+    areas: ['13', '14'],
+    minIntensity: '3' as const,
+    format: 'misskey' as const,
+    lang: 'en' as const,
+    token: 'misskey-token-not-shown',
+  };
+  const created = await createSubscription(server.ctx.db, service.box, person.id, spec, '127.0.0.1');
+  assert.ok(created.ok);
+  await service.sendTest(created.subscription);
+  const id = created.subscription.id;
+  const pages = [
+    '/account/webhooks',
+    '/account/webhooks/new',
+    `/account/webhooks/${id}`,
+    `/account/webhooks/${id}/delete`,
+  ];
+  try {
+    for (const size of SIZES) {
+      for (const lang of ['en', 'ja'] as const) {
+        const { context, page } = await signedIn({ ...size, lang });
+        try {
+          for (const path of pages) {
+            await page.goto(server.url + path);
+            const what = `${path} ${size.name} ${lang}`;
+            assert.equal(await page.locator('html').getAttribute('lang'), lang, what);
+            assert.ok((await overflowOf(page)) <= 0, `${what}: ${await overflowOf(page)} px too wide`);
+            assert.ok(!(await page.content()).includes('misskey-token-not-shown'), `${what}: no token`);
+            await accessible(page, what);
+            const name = path.replace(/^\/account\//, '').replace(/\//g, '-');
+            await page.screenshot({ path: join(SHOTS, `${name}-${size.name}-${lang}.png`), fullPage: true });
+          }
+          // The list shows the host and path without the token-like segment.
+          await page.goto(`${server.url}/account/webhooks`);
+          assert.ok(!(await page.locator('#webhooks').innerText()).includes('t'.repeat(40)));
+        } finally {
+          await context.close();
+        }
+      }
+    }
+  } finally {
+    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  }
+});
