@@ -81,6 +81,12 @@ const benches: Bench[] = [
     setup: async () => ({ command: tsx('bench/startup.ts', runs) }),
   },
   {
+    name: 'restart',
+    title:
+      'Restart of `npm start` and `node bin/namazu.js serve` to the first /healthz, beside a bare Fastify app (bench/restart.ts)',
+    setup: async () => ({ command: tsx('bench/restart.ts', runs) }),
+  },
+  {
     name: 'conversion',
     title: 'JSON conversion time per schema (bench/conversion.ts)',
     setup: async () => ({ command: tsx('bench/conversion.ts', values.rounds!) }),
