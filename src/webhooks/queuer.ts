@@ -16,8 +16,8 @@ import { activeSubscriptions } from './subscriptions.ts';
 
 /** The advisory lock key of the queuer (a constant of its own: 'namazu webhook queue'). */
 const QUEUE_LOCK_KEY = 0x6e7a7768;
-/** Telegrams read and queued per transaction. */
-const BATCH = 64;
+/** Telegrams read and queued per transaction (to a thousand subscriptions: 16,000 rows). */
+const BATCH = 16;
 /** How soon to try again when another process held the lock (it may have read before our commit). */
 const BUSY_RETRY_MS = 25;
 
