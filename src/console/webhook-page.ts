@@ -64,10 +64,10 @@ function deliveryTable(v: WebhookView): SafeHtml {
         ? markup`<form method="post" action="${v.origin + pathOf(paths.webhookRedeliver, v.subscription.id)}">${hidden}<input type="hidden" name="delivery" value="${d.id}"><button type="submit" class="secondary" aria-label="${t.redeliver} #${d.id}">${t.redeliver}</button></form>`
         : null;
     return markup`<tr id="delivery-${d.id}">
-<td data-label="${t.delivery}">#${d.id} <span class="muted">${what}</span></td>
+<td data-label="${t.delivery}" class="long">#${d.id} <span class="muted">${what}</span></td>
 <td data-label="${t.state}">${deliveryStateText(d, v.lang)}</td>
 <td data-label="${t.attempts}">${d.attempts}</td>
-<td data-label="${t.response}">${responseText(d)}</td>
+<td data-label="${t.response}" class="long">${responseText(d)}</td>
 <td data-label="${t.time}">${formatTime(d.lastAttemptAt, { seconds: true })}</td>
 <td>${again}</td>
 </tr>`;
@@ -90,10 +90,10 @@ function testOutcome(v: WebhookView): SafeHtml | null {
 export function renderWebhookPage(v: WebhookView): string {
   const t = webhooksText[v.lang];
   const s = v.subscription;
-  const title = `${t.title}: ${shownUrl(s.url)}`;
+  const title = `Webhook #${s.id}: ${shownUrl(s.url)}`;
   return page(
     title,
-    markup`<h1>${t.title} #${s.id}</h1>
+    markup`<h1>Webhook #${s.id}</h1>
 ${notice(v.notice)}
 ${testOutcome(v)}
 ${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}

@@ -60,9 +60,9 @@ export function renderWebhooksPage(v: WebhooksView): string {
       ? `${deliveryStateText(last, v.lang)}, ${formatTime(last.lastAttemptAt ?? last.createdAt)}`
       : '—';
     return markup`<tr>
-<td data-label="${t.url}"><a href="${pathOf(paths.webhook, s.id)}" class="webhook-url">${shownUrl(s.url)}</a></td>
+<td data-label="${t.url}" class="long"><a href="${pathOf(paths.webhook, s.id)}" class="webhook-url">${shownUrl(s.url)}</a></td>
 <td data-label="${t.format}">${s.format}</td>
-<td data-label="${t.state}">${stateText(s, v.lang)}</td>
+<td data-label="${t.state}" class="long">${stateText(s, v.lang)}</td>
 <td data-label="${t.lastDelivery}">${lastText}</td>
 </tr>`;
   });

@@ -18,6 +18,8 @@ import { offeredScopes } from '../../src/console/scope-field.ts';
 import { listEarthquakeEvents } from '../../src/gd/earthquake-store.ts';
 import { createClient } from '../../src/issuer/clients.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { webhookService } from '../../src/webhooks/service.ts';
+import { createSubscription } from '../../src/webhooks/subscriptions.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -38,6 +40,7 @@ let clientPath = '';
 let telegramPath = '';
 let quakePath = '';
 let consentPath = '';
+let webhookPath = '';
 
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -63,6 +66,27 @@ before(async () => {
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
   })}`;
+  const { box } = await webhookService(server.ctx);
+  const webhook = await createSubscription(
+    server.ctx.db,
+    box,
+    a.account.id,
+    {
+      url: 'https://hooks.example.test/api/webhooks/1234567890/a-token-long-enough-to-be-shortened',
+      classifications: CONTRACTS,
+      types: null,
+      test: 'no',
+      formatMode: 'raw',
+      areas: ['13'],
+      minIntensity: '3',
+      format: 'discord',
+      lang: 'ja',
+      token: null,
+    },
+    'hooks.example.test',
+  );
+  if (!webhook.ok) throw new Error(`no webhook: ${webhook.reason}`);
+  webhookPath = `/account/webhooks/${webhook.subscription.id}`;
   // The official sample is a training telegram: ingested as an operational one, a real event.
   const xml = readFileSync(QUAKE_FILE, 'utf8').replace('<Status>訓練</Status>', '<Status>通常</Status>');
   const outcome = await ingestTelegram(server.ctx, Buffer.from(xml), {
@@ -144,6 +168,9 @@ test('every console page fits a phone and a desktop, in both languages; header o
     '/account/clients',
     '/account/clients/new',
     clientPath,
+    '/account/webhooks',
+    '/account/webhooks/new',
+    webhookPath,
     '/account/contracts',
     '/account/sessions',
     '/account/password',

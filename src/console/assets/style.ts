@@ -69,6 +69,7 @@ fieldset label code{font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;background:var(--card)}
 td,th{border-bottom:1px solid var(--line);padding:.45rem .5rem;text-align:left;vertical-align:top}
 th{font-size:.9rem;color:var(--muted)}
+td.long{overflow-wrap:anywhere}
 .tag{display:inline-block;background:#e7eef8;color:#173a66;border-radius:4px;padding:0 .35rem;margin:0 .2rem .2rem 0;font-size:.85rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-all}
 @media (max-width:40rem){
