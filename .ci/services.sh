@@ -10,6 +10,9 @@ set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
+# curl and jq: the runnable examples of the docs (test/docs/examples.test.ts).
+command -v curl >/dev/null || need+=(curl)
+command -v jq >/dev/null || need+=(jq)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 NGINX=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null || true)

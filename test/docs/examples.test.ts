@@ -210,7 +210,7 @@ describe('runnable examples of the README and docs/', () => {
 
   /** Plays the person at the browser: signs in and approves the first authorization URL printed. */
   async function approveOnce(stdout: string, state: { started: boolean }): Promise<void> {
-    const url = /^(http\S+\/account\/oauth2\/v1\/authorization\?\S+)$/m.exec(stdout)?.[1];
+    const url = /^(https?:\/\/\S+[?&]code_challenge=\S+)$/m.exec(stdout)?.[1];
     if (!url || state.started) return;
     state.started = true;
     const browser = new Browser();
@@ -234,13 +234,17 @@ describe('runnable examples of the README and docs/', () => {
         // Inside the checkout, so that imports resolve from its node_modules.
         const file = join(scratch, `${example.file.replace(/\W/g, '-')}-${example.line}.mjs`);
         writeFileSync(file, example.code);
-        const browser = { started: false, done: Promise.resolve() };
+        const browser = { started: false, done: Promise.resolve(), error: undefined as unknown };
         run = await runExample(process.execPath, [file], env, (stdout) => {
           if (example.flags.includes('browser') && !browser.started)
-            browser.done = approveOnce(stdout, browser);
+            browser.done = approveOnce(stdout, browser).catch((error: unknown) => {
+              browser.error = error;
+            });
         });
         await browser.done;
-        if (example.flags.includes('browser')) assert.ok(browser.started, 'no authorization URL printed');
+        if (browser.error) throw browser.error;
+        if (example.flags.includes('browser'))
+          assert.ok(browser.started, `no authorization URL printed\n${run.stdout}\n${run.stderr}`);
       }
       const context = `exit ${run.status}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
       assert.equal(run.status, 0, context);
