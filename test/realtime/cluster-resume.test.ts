@@ -77,6 +77,15 @@ for (const bus of ['postgres', 'redis'] as const) {
           return ((await r.json()) as { websocket: { url: string } }).websocket.url;
         };
         const base = `${cluster.url}/v2/stream?classifications=eew.forecast`;
+        // The newest telegram before the burst: a client dropped before its first telegram
+        // resumes after this one, as a client that read the list first would.
+        const origin = await ingestTelegram(
+          { db, bus: ingestBus },
+          Buffer.concat([EEW, Buffer.from('\n<!-- cluster resume origin -->\n')]),
+          { fileName: '77_01_03_240613_VXSE45.xml', receivedTime: Date.now() },
+        );
+        assert.ok(origin.ok);
+        const originId = origin.stored.id;
         // Both open before the burst, so that each is owed every telegram of it.
         const firstSocket = await start();
         let stream = new SseClient(base, auth(key));
@@ -103,17 +112,17 @@ for (const bus of ['postgres', 'redis'] as const) {
           let url = firstSocket;
           while (bySocket.length < TOTAL) {
             await socketSession(url, bySocket, Math.floor(Math.random() * 6), TOTAL);
-            if (bySocket.length < TOTAL) url = await start(bySocket.at(-1));
+            if (bySocket.length < TOTAL) url = await start(bySocket.at(-1) ?? originId);
           }
         })();
 
         const byStream: string[] = [];
         for (let drops = 0; byStream.length < TOTAL; drops++) {
           if (drops > 0) {
-            const last = byStream.at(-1);
-            stream = new SseClient(drops % 2 === 0 && last ? `${base}&after=${last}` : base, {
+            const last = byStream.at(-1) ?? originId;
+            stream = new SseClient(drops % 2 === 0 ? `${base}&after=${last}` : base, {
               ...auth(key),
-              ...(drops % 2 === 1 && last ? { 'last-event-id': last } : {}),
+              ...(drops % 2 === 1 ? { 'last-event-id': last } : {}),
             });
             assert.equal(await stream.opened, 200);
           }

@@ -103,6 +103,9 @@ async function socketUntil(url: string, received: string[], stop: (sinceOpen: nu
 test('a socket dropped at random points of a burst resumes with `after`: every telegram once, in order', async () => {
   const total = 60;
   const received: string[] = [];
+  // The newest telegram before the burst: a client dropped before its first telegram resumes
+  // after this one, as a client that read the list first would.
+  const origin = await ingestOne();
   const first = await startSocket({});
   assert.equal(first.status, 200);
   const sent = burst(total);
@@ -115,8 +118,7 @@ test('a socket dropped at random points of a burst resumes with `after`: every t
     await socketUntil(url, received, (n) => n >= limit || everything());
     if (everything()) break;
     drops++;
-    const last = received.at(-1);
-    const next = await startSocket(last === undefined ? {} : { after: last });
+    const next = await startSocket({ after: received.at(-1) ?? origin });
     assert.equal(next.status, 200, JSON.stringify(next.json));
     url = next.json.websocket.url;
   }
@@ -129,18 +131,19 @@ test('an SSE stream dropped at random points resumes with Last-Event-ID or ?afte
   const total = 60;
   const received: string[] = [];
   const base = `${server.url}/v2/stream?classifications=eew.forecast`;
+  // As for the socket: a stream dropped before its first telegram resumes after this one.
+  let lastId = await ingestOne();
   let client = new SseClient(base, auth());
   assert.equal(await client.opened, 200);
   const sent = burst(total);
-  let lastId: string | null = null;
   let drops = 0;
   while (received.length < total) {
     if (drops > 0) {
       // Alternately as a browser's EventSource reconnects (Last-Event-ID) and with ?after=.
       const byHeader = drops % 2 === 0;
-      const url = lastId && !byHeader ? `${base}&after=${lastId}` : base;
+      const url = byHeader ? base : `${base}&after=${lastId}`;
       const headers: Record<string, string> = { ...auth() };
-      if (lastId && byHeader) headers['last-event-id'] = lastId;
+      if (byHeader) headers['last-event-id'] = lastId;
       client = new SseClient(url, headers);
       assert.equal(await client.opened, 200);
     }
@@ -155,7 +158,7 @@ test('an SSE stream dropped at random points resumes with Last-Event-ID or ?afte
       assert.equal(e.id, msg.id, 'the event id is the telegram id');
       received.push(msg.id);
     }
-    lastId = received.at(-1) ?? null;
+    lastId = received.at(-1) ?? lastId;
     drops++;
   }
   await sent.done;
