@@ -179,7 +179,12 @@ test('an earthquake report updates the map, and its event page shows what the XM
       xmlText(xml, /<jmx_eb:Magnitude[^>]*>([^<]+)</),
     );
     // JMA's English names of the classes (5- is "5 Lower"); the page is in English.
-    const english: Record<string, string> = { '5-': '5 Lower', '5+': '5 Upper', '6-': '6 Lower', '6+': '6 Upper' };
+    const english: Record<string, string> = {
+      '5-': '5 Lower',
+      '5+': '5 Upper',
+      '6-': '6 Lower',
+      '6+': '6 Upper',
+    };
     const maxInt = xmlText(xml, /<MaxInt>([^<]+)</);
     assert.equal(await page.locator('#quake-maxint').textContent(), english[maxInt] ?? maxInt);
     const firstPref = xmlText(xml, /<Pref>\s*<Name>([^<]+)</);
