@@ -64,7 +64,8 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
 
   await app.register(cors, {
     origin: '*',
-    allowedHeaders: ['Authorization', 'Content-Type', 'DPoP'],
+    // Last-Event-ID: a page of another origin resuming the stream (GET /v2/stream) by hand.
+    allowedHeaders: ['Authorization', 'Content-Type', 'DPoP', 'Last-Event-ID'],
     exposedHeaders: ['DPoP-Nonce', 'WWW-Authenticate', 'Retry-After'],
     maxAge: 600,
   });

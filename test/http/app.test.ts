@@ -67,3 +67,16 @@ test('CORS preflight is answered for any origin', async () => {
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
   assert.match(res.headers.get('access-control-allow-headers')!, /DPoP/);
 });
+
+test('CORS preflight admits Last-Event-ID for the stream (a page of another origin resuming it)', async () => {
+  const res = await testFetch(`${server.url}/v2/stream`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization,last-event-id',
+    },
+  });
+  assert.equal(res.status, 204);
+  assert.match(res.headers.get('access-control-allow-headers')!, /Last-Event-ID/);
+});
