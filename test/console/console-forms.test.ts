@@ -383,6 +383,9 @@ describe('contracts', () => {
 
 describe('sign-up by invitation', () => {
   test('without an invitation there is no form, and a posted sign-up creates nothing', async () => {
+    // With an administrator to ask (without one, the page says how to create the first one:
+    // test/cli/first-administrator.test.ts).
+    await server.createAccount({ admin: true });
     const b = new Browser();
     const html = await page('/account/signup', b);
     assert.ok(html.includes('by invitation only'));
