@@ -165,9 +165,6 @@ export const socketStartMessages = {
   after: resumeMessages.malformed('after'),
 } as const;
 
-/** A start request whose body is not a JSON object (docs/api-contract.md "Errors"). */
-export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
-
 /** A JMA data type code (VXSE53, VXKOii…). */
 const TYPE_CODE = '[A-Za-z0-9]{1,6}';
 /** Most exact codes one `type` filter may list (docs/api-contract.md "Errors"). */

@@ -7,6 +7,7 @@ import { requireScope } from '../access/authenticate.ts';
 import { classScope } from '../scopes.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
+import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
@@ -29,13 +30,7 @@ import { parsePlaceFilters } from '../telegrams/place-filters.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import {
-  MAX_APP_NAME_BYTES,
-  NOT_JSON_MESSAGE,
-  socketStartMessages,
-  SocketListQuery,
-  SocketStartBody,
-} from './schemas.ts';
+import { MAX_APP_NAME_BYTES, socketStartMessages, SocketListQuery, SocketStartBody } from './schemas.ts';
 
 const LIST_DEFAULT = 20;
 /** The list name in this list's cursors (api/cursor.ts). */
@@ -106,15 +101,7 @@ async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
   const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
 
   await app.register(async (scope: App) => {
-    // Any Content-Type (or none) is parsed as JSON: browser samples send text/plain.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(body as string));
-      } catch {
-        done(new HttpError('INVALID_FIELD', { detail: NOT_JSON_MESSAGE }));
-      }
-    });
+    acceptJsonWhateverType(scope);
     scope.setValidatorCompiler(strictValidator);
 
     const schema = { body: SocketStartBody };

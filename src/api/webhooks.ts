@@ -12,6 +12,7 @@ import { requireScope } from '../access/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
+import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
 import type { App } from '../http/surface.ts';
 import { classScope } from '../scopes.ts';
 import { INTENSITIES } from '../telegrams/facts.ts';
@@ -60,8 +61,6 @@ const urlRefusals = {
   credentials: 'The `url` may not hold a user name or password.',
   address: 'The `url` points at a loopback, private, link-local or metadata address, which is refused.',
 } as const;
-
-export const NOT_JSON = 'The body of the request is not json.';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const filterName = Type.String({ minLength: 1, maxLength: 64 });
@@ -177,19 +176,12 @@ export async function registerWebhookApi(app: App, ctx: AppContext): Promise<voi
 /** `POST /v2/webhook` (its body is JSON whatever its type, as a socket start's). */
 async function registerCreate(app: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await app.register(async (scope: App) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(body as string));
-      } catch {
-        done(new HttpError('INVALID_FIELD', { detail: NOT_JSON }));
-      }
-    });
+    acceptJsonWhateverType(scope);
     scope.setValidatorCompiler(strictValidator);
     const options = {
       config: { scopes: ['webhook.manage'] },
       schema: { body: WebhookCreateBody },
-      schemaErrorFormatter: documentedValidation(webhookMessages, NOT_JSON),
+      schemaErrorFormatter: documentedValidation(webhookMessages, NOT_JSON_MESSAGE),
     };
     scope.post('/v2/webhook', options, async (request) => {
       const { principal } = request;

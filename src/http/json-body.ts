@@ -1,0 +1,21 @@
+import { HttpError } from './errors.ts';
+import type { App } from './surface.ts';
+
+/** The documented answer to a body that is not JSON (docs/api-contract.md "Errors"). */
+export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
+
+/**
+ * Parses every body of the scope as JSON whatever its Content-Type (or none), as the production
+ * service does for `POST /v2/socket`: browser samples send text/plain. A body that is not JSON is a
+ * 400 with the documented message.
+ */
+export function acceptJsonWhateverType(scope: App): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new HttpError('INVALID_FIELD', { detail: NOT_JSON_MESSAGE }));
+    }
+  });
+}
