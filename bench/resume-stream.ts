@@ -1,0 +1,372 @@
+// Resume and server-sent events under load (docs/realtime.md "Resume", "Server-sent events"), each
+// figure beside its reference measured in the same run. Run through bench/resume-stream.sh (it
+// raises the open-file limit). Needs PostgreSQL: NAMAZU_BENCH_DATABASE_URL (or NAMAZU_TEST_DATABASE_URL).
+//
+//   bench/resume-stream.sh [--clients 5000] [--missed 1000] [--rounds 5]
+//
+// Three processes, as bench/fanout.ts: this one creates accounts and ingests real telegrams with the
+// ingest pipeline; `namazu serve` (PostgreSQL bus) delivers them; bench/resume-stream-clients.ts
+// holds the clients. Latency = receipt − the return of the ingest call (one clock across processes).
+//
+// 1. Resume, with N live WebSocket clients (eew.* only) open. Each round: an EEW (VXSE45) to the N
+//    with nothing else under way (the reference); then M earthquake telegrams (VXSE51) that no open
+//    connection takes — the ones a dropped client missed; then `POST /v2/socket` with `after` = the
+//    id of the EEW, and that ticket's socket (eew.* and telegram.earthquake) is opened. When its first
+//    caught-up telegram arrives, another EEW is ingested: it goes to the N at once and to the
+//    resuming socket after its M. Figures: from the resuming socket's connection request (ticket
+//    redemption included) to its M-th and to its M+1-th telegram; ingest → last of the N for the EEW
+//    during the catch-up, against the reference EEW of the same round. Every resuming socket must get
+//    exactly the M ids then the live one, in order.
+// 2. Fan-out to N server-sent-event streams against N WebSocket clients: the same EEW telegrams,
+//    ingest → first and last client, in phases — the N sockets (alone on the server), then the N
+//    streams (alone), then the sockets again — so that neither transport is written after the other
+//    in one broadcast.
+import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { createApiKey } from '../src/accounts/api-keys.ts';
+import { addContract } from '../src/accounts/contracts.ts';
+import { plans } from '../src/accounts/plans.ts';
+import { openBus } from '../src/bus/open.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openDb } from '../src/db/open.ts';
+import { loadPepper } from '../src/security/pepper.ts';
+import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
+import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { emitResult } from './result.ts';
+import { BIN } from './namazu-bin.ts';
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '5000' },
+    missed: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '5' },
+  },
+});
+const clientCount = Number(values.clients);
+const missed = Number(values.missed);
+const rounds = Number(values.rounds);
+const adminUrl = process.env.NAMAZU_BENCH_DATABASE_URL || process.env.NAMAZU_TEST_DATABASE_URL;
+if (!adminUrl) throw new Error('set NAMAZU_BENCH_DATABASE_URL (a PostgreSQL server)');
+
+const CLIENTS = fileURLToPath(new URL('./resume-stream-clients.ts', import.meta.url));
+const FIXTURES =
+  process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
+const SAMPLES = join(FIXTURES, 'jma-xml/jma-official-samples');
+const EEW = {
+  name: '77_01_03_240613_VXSE45.xml',
+  raw: readFileSync(join(SAMPLES, '77_01_03_240613_VXSE45.xml')),
+};
+const QUAKE = {
+  name: '32-35_04_01_100831_VXSE51.xml',
+  raw: readFileSync(join(SAMPLES, '32-35_04_01_100831_VXSE51.xml')),
+};
+const LIVE_CLASSES = ['eew.forecast', 'eew.warning'];
+const RESUME_CLASSES = [...LIVE_CLASSES, 'telegram.earthquake'];
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+const CONNECTIONS_PER_ACCOUNT = plans.reduce((n, p) => n + p.connectionCounts, 0);
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// A fresh database for this run.
+const dbName = `namazu_bench_resume_${process.pid}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(adminUrl);
+url.pathname = `/${dbName}`;
+const databaseUrl = url.toString();
+const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 8 });
+await migrate(db);
+const pepper = await loadPepper(db, SECRET);
+const messageBus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null });
+
+// The server.
+const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  env: {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_'))),
+    NAMAZU_DATABASE_URL: databaseUrl,
+    NAMAZU_BUS: 'postgres',
+    NAMAZU_SECRET: SECRET,
+    NAMAZU_DEMO: '0',
+    NAMAZU_LOG_LEVEL: 'info',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let log = '';
+server.stdout!.on('data', (d) => (log += d));
+let port: string | undefined;
+while (!(port = /"port":(\d+).*"namazu listening"/.exec(log)?.[1])) await sleep(50);
+const base = `http://127.0.0.1:${port}`;
+const wsBase = `ws://127.0.0.1:${port}/v2/websocket?ticket=`;
+
+// The clients, and their messages by type.
+const clients = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
+const inbox = new Map<string, Record<string, unknown>[]>();
+const waiting = new Map<string, (m: Record<string, unknown>) => void>();
+clients.on('message', (m: Record<string, unknown>) => {
+  const type = String(m.type);
+  if (type === 'error') console.error('client error', m);
+  const waiter = waiting.get(type);
+  if (waiter) {
+    waiting.delete(type);
+    waiter(m);
+  } else inbox.set(type, [...(inbox.get(type) ?? []), m]);
+});
+/** The next message of this type from the clients (one waiter per type at a time). */
+function next<T = Record<string, unknown>>(type: string): Promise<T> {
+  const queued = inbox.get(type)?.shift();
+  if (queued) return Promise.resolve(queued as T);
+  return new Promise((resolve) => waiting.set(type, resolve as (m: Record<string, unknown>) => void));
+}
+function ask<T = Record<string, unknown>>(command: object, answer: string): Promise<T> {
+  const reply = next<T>(answer);
+  clients.send(command);
+  return reply;
+}
+
+// Accounts with every plan and an API key each; a connection takes the next free slot. Slots are
+// used again once the connections that held them are closed (phase 2).
+const store = sessionStoreOptions(pepper, 30_000);
+const accounts: { id: number; authorization: string }[] = [];
+async function account(index: number) {
+  while (accounts.length <= index) {
+    const created = await createAccount(db, {
+      email: `bench${accounts.length}@example.test`,
+      password: 'bench-password',
+    });
+    for (const p of plans) await addContract(db, created.id, p.classification);
+    const { key } = await createApiKey(db, pepper, created.id, [
+      'socket.start',
+      'eew.get.forecast',
+      'eew.get.warning',
+      'telegram.get.earthquake',
+    ]);
+    accounts.push({ id: created.id, authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` });
+  }
+  return accounts[index]!;
+}
+const slotAccount = (slot: number) => account(Math.floor(slot / CONNECTIONS_PER_ACCOUNT));
+
+async function socketUrls(n: number): Promise<string[]> {
+  const urls: string[] = [];
+  for (let slot = 0; slot < n; slot++) {
+    const started = await startSession(
+      db,
+      store,
+      (await slotAccount(slot)).id,
+      { classifications: LIVE_CLASSES, types: null, test: 'no', formatMode: 'raw', appName: 'bench' },
+      Date.now(),
+    );
+    if (!started.ok) throw new Error(`cannot start a session: ${started.reason}`);
+    urls.push(wsBase + started.ticket);
+  }
+  return urls;
+}
+
+let serial = 0;
+/** Ingests a copy of a fixture made unique; returns its telegram id and when the ingest call returned. */
+async function ingest(fixture: { name: string; raw: Buffer }): Promise<{ id: string; at: number }> {
+  const raw = Buffer.concat([fixture.raw, Buffer.from(`\n<!-- bench ${process.pid} ${++serial} -->\n`)]);
+  const outcome = await ingestTelegram({ db, bus: messageBus }, raw, {
+    fileName: fixture.name,
+    receivedTime: Date.now(),
+  });
+  const at = now();
+  if (!outcome.ok) throw new Error(`ingest refused: ${outcome.reason}`);
+  return { id: outcome.stored.id, at };
+}
+
+interface Round {
+  first: number;
+  last: number;
+  payload: string;
+  extra: number;
+}
+const failures: string[] = [];
+/** One EEW to the open clients: ingest → first and last receipt. */
+async function fanoutRound(label: string): Promise<{ id: string; first: number; last: number }> {
+  await ask({ type: 'expect', count: clientCount }, 'expecting');
+  const round = next<Round>('round');
+  const { id, at } = await ingest(EEW);
+  const r = await round;
+  if (!r.payload.includes(id)) failures.push(`${label}: the first client received another telegram`);
+  if (r.extra > 0) failures.push(`${label}: ${r.extra} messages beyond the expected ones`);
+  return { id, first: r.first - at, last: r.last - at };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+
+// --- The N live sockets.
+let t = performance.now();
+await ask({ type: 'connect', urls: await socketUrls(clientCount) }, 'ready');
+console.log(
+  `resume-stream: ${clientCount} clients, ${missed} missed telegrams, ${rounds} rounds; ` +
+    `${clientCount} sockets open in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
+await sleep(2000);
+
+// --- 1. Resume.
+// An account of its own, after those of the N slots.
+const resumer = await account(Math.ceil(clientCount / CONNECTIONS_PER_ACCOUNT));
+const reference: number[] = [];
+const during: number[] = [];
+const toMissed: number[] = [];
+const toLive: number[] = [];
+const fromOpen: number[] = [];
+let overlapping = 0;
+for (let r = 0; r < rounds; r++) {
+  // The reference EEW is also the telegram the resuming client handled last before it dropped.
+  const alone = await fanoutRound(`resume round ${r + 1}, reference`);
+  reference.push(alone.last);
+  const lastHandled = alone.id;
+  const expectedIds: string[] = [];
+  for (let i = 0; i < missed; i++) expectedIds.push((await ingest(QUAKE)).id);
+  const res = await fetch(`${base}/v2/socket`, {
+    method: 'POST',
+    headers: { authorization: resumer.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ classifications: RESUME_CLASSES, after: lastHandled }),
+  });
+  const body = (await res.json()) as { ticket?: string };
+  if (!body.ticket) throw new Error(`POST /v2/socket with after: ${res.status} ${JSON.stringify(body)}`);
+  await ask({ type: 'expect', count: clientCount }, 'expecting');
+  const round = next<Round>('round');
+  const resumed = next<{ started: number; opened: number; ids: string[]; times: number[] }>('resumed');
+  const catchingUp = next('catching-up');
+  clients.send({ type: 'resume', url: wsBase + body.ticket, count: missed + 1 });
+  await catchingUp;
+  const live = await ingest(EEW);
+  const others = await round;
+  const caughtUp = await resumed;
+  expectedIds.push(live.id);
+  if (caughtUp.ids.join() !== expectedIds.join())
+    failures.push(
+      `resume round ${r + 1}: the resuming socket did not get the ${missed} ids then the live one`,
+    );
+  if (others.extra > 0)
+    failures.push(`resume round ${r + 1}: ${others.extra} messages beyond the expected ones`);
+  const missedAt = caughtUp.times[missed - 1]!;
+  if (live.at < missedAt) overlapping++;
+  during.push(others.last - live.at);
+  toMissed.push(missedAt - caughtUp.started);
+  toLive.push(caughtUp.times[missed]! - caughtUp.started);
+  fromOpen.push(missedAt - caughtUp.opened);
+  await sleep(500);
+}
+
+const resume = {
+  clients: clientCount,
+  missed,
+  rounds,
+  toMissedMs: median(toMissed),
+  toLiveMs: median(toLive),
+  fromOpenToMissedMs: median(fromOpen),
+  liveLastDuringMs: median(during),
+  liveLastReferenceMs: median(reference),
+  overlapping,
+};
+console.log(
+  `\n1. resume after ${missed} missed telegrams, ${clientCount} other sockets live; medians of ${rounds} rounds`,
+);
+console.log(
+  `  connection request → ${missed}th caught-up telegram: ${ms(resume.toMissedMs)} (rounds: ${list(toMissed)}); ` +
+    `→ the next live one: ${ms(resume.toLiveMs)} (${list(toLive)}); target ≤ 1000 ms`,
+);
+console.log(
+  `  (from the socket's opening, after its redemption, to the ${missed}th: ${ms(resume.fromOpenToMissedMs)})`,
+);
+console.log(
+  `  ingest → last of ${clientCount} live sockets, EEW during the catch-up: ${ms(resume.liveLastDuringMs)} (${list(during)}); ` +
+    `reference, EEW with no catch-up, same rounds: ${ms(resume.liveLastReferenceMs)} (${list(reference)}); ` +
+    `${(resume.liveLastDuringMs / resume.liveLastReferenceMs).toFixed(2)}×, target ≤ 1.10×`,
+);
+console.log(
+  `  the live EEW was ingested before the catch-up's ${missed}th telegram arrived in ${overlapping} of ${rounds} rounds`,
+);
+emitResult('resume-stream', { case: 'resume', ...resume });
+
+// --- 2. Fan-out: sockets, streams, sockets, in phases of `rounds` rounds.
+const phase = async (label: string, out: { first: number[]; last: number[] }) => {
+  for (let r = 0; r < rounds; r++) {
+    const { first, last } = await fanoutRound(`${label} round ${r + 1}`);
+    out.first.push(first);
+    out.last.push(last);
+    await sleep(100);
+  }
+};
+const sockets = { first: [] as number[], last: [] as number[] };
+const streams = { first: [] as number[], last: [] as number[] };
+await phase('sockets', sockets);
+await ask({ type: 'close-all' }, 'closed');
+await sleep(2000);
+t = performance.now();
+const query = `classifications=${LIVE_CLASSES.join(',')}`;
+const requests = await Promise.all(
+  Array.from({ length: clientCount }, async (_, slot) => ({
+    url: `${base}/v2/stream?${query}`,
+    authorization: (await slotAccount(slot)).authorization,
+  })),
+);
+await ask({ type: 'stream', requests }, 'ready');
+const streamsOpened = (performance.now() - t) / 1000;
+await sleep(2000);
+await phase('streams', streams);
+await ask({ type: 'close-all' }, 'closed');
+await sleep(2000);
+await ask({ type: 'connect', urls: await socketUrls(clientCount) }, 'ready');
+await sleep(2000);
+await phase('sockets again', sockets);
+
+const fan = {
+  clients: clientCount,
+  rounds: rounds * 2,
+  socketFirstMs: median(sockets.first),
+  socketLastMs: median(sockets.last),
+  streamFirstMs: median(streams.first),
+  streamLastMs: median(streams.last),
+  streamsOpenedSeconds: streamsOpened,
+};
+console.log(`\n2. fan-out of an EEW (VXSE45), ingest → first / last client; medians`);
+console.log(
+  `  ${clientCount} server-sent-event streams (${rounds} rounds): ${ms(fan.streamFirstMs)} / ${ms(fan.streamLastMs)} (last: ${list(streams.last)})`,
+);
+console.log(
+  `  ${clientCount} WebSocket clients (${rounds} rounds before the streams, ${rounds} after): ${ms(fan.socketFirstMs)} / ${ms(fan.socketLastMs)} (last: ${list(sockets.last)})`,
+);
+console.log(
+  `  streams / sockets, last client: ${(fan.streamLastMs / fan.socketLastMs).toFixed(2)}×, target ≤ 1.2×; ` +
+    `${clientCount} streams opened in ${streamsOpened.toFixed(1)} s`,
+);
+emitResult('resume-stream', { case: 'sse-fanout', ...fan });
+
+console.log(
+  `load average: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+if (failures.length > 0) {
+  console.error(`checks failed:\n  ${failures.join('\n  ')}`);
+  process.exitCode = 1;
+}
+
+const clientsExited = new Promise((r) => clients.on('exit', r));
+clients.send({ type: 'quit' });
+await clientsExited;
+server.kill('SIGTERM');
+await new Promise((r) => server.on('exit', r));
+await messageBus.close();
+await db.close();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+process.exit();
