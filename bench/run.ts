@@ -204,6 +204,17 @@ const benches: Bench[] = [
       env: { NAMAZU_BENCH_DATABASE_URL: adminUrl! },
     }),
   },
+  {
+    name: 'resume-stream',
+    title:
+      'Resume after 1,000 missed telegrams beside live delivery to 5,000 sockets; server-sent-event fan-out beside WebSocket fan-out (bench/resume-stream.sh)',
+    missing: noPostgres,
+    // Each round of the resume ingests 1,000 telegrams: rounds as many as runs, at least 3.
+    setup: async () => ({
+      command: ['bash', 'bench/resume-stream.sh', '--rounds', String(Math.max(3, Number(runs)))],
+      env: { NAMAZU_BENCH_DATABASE_URL: adminUrl! },
+    }),
+  },
 ];
 
 // Load average, sampled through the whole run.
