@@ -114,11 +114,12 @@ export function extractFacts(type: string, report: XmlElement): TelegramFacts {
   else if (kind === 'tsunami') tsunamiAreas(body, areas);
   else otherAreas(report, areas);
   const eventId = report.at('Head/EventID')?.text.trim();
+  // Keys in the order jsonb keeps them (shorter first): the record in memory is the one stored.
   return {
     kind,
     areas: areas.sorted(),
-    ...(maxIntensity !== undefined ? { maxIntensity } : {}),
     ...(eventId && kind !== 'other' ? { event: `${kind}:${eventId}` } : {}),
+    ...(maxIntensity !== undefined ? { maxIntensity } : {}),
   };
 }
 
