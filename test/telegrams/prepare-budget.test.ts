@@ -94,7 +94,8 @@ describe('a telegram over the preparation time budget', () => {
         authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({ classifications: ['telegram.earthquake'], formatMode }),
+      // REAL is one of JMA's training samples (訓練): delivered only to sessions that take them.
+      body: JSON.stringify({ classifications: ['telegram.earthquake'], formatMode, test: 'including' }),
     });
     assert.equal(res.status, 200);
     const client = new TestClient(((await res.json()) as { websocket: { url: string } }).websocket.url, [
