@@ -297,16 +297,34 @@ console.log(
 emitResult('resume-stream', { case: 'resume', ...resume });
 
 // --- 2. Fan-out: sockets, streams, sockets, in phases of `rounds` rounds.
-const phase = async (label: string, out: { first: number[]; last: number[] }) => {
+/** CPU time of a process in ms (user + system; clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+interface Phase {
+  first: number[];
+  last: number[];
+  /** CPU time of the server and of the clients process during the rounds. */
+  serverCpuMs: number;
+  clientsCpuMs: number;
+}
+const phase = async (label: string, out: Phase) => {
+  const server0 = cpuMs(server.pid!);
+  const clients0 = cpuMs(clients.pid!);
   for (let r = 0; r < rounds; r++) {
     const { first, last } = await fanoutRound(`${label} round ${r + 1}`);
     out.first.push(first);
     out.last.push(last);
     await sleep(100);
   }
+  out.serverCpuMs += cpuMs(server.pid!) - server0;
+  out.clientsCpuMs += cpuMs(clients.pid!) - clients0;
 };
-const sockets = { first: [] as number[], last: [] as number[] };
-const streams = { first: [] as number[], last: [] as number[] };
+const sockets: Phase = { first: [], last: [], serverCpuMs: 0, clientsCpuMs: 0 };
+const streams: Phase = { first: [], last: [], serverCpuMs: 0, clientsCpuMs: 0 };
+/** CPU µs per delivered message. */
+const perMessage = (cpu: number, phaseRounds: number) => (cpu * 1000) / (phaseRounds * clientCount);
 await phase('sockets', sockets);
 await ask({ type: 'close-all' }, 'closed');
 await sleep(2000);
@@ -336,6 +354,10 @@ const fan = {
   streamFirstMs: median(streams.first),
   streamLastMs: median(streams.last),
   streamsOpenedSeconds: streamsOpened,
+  serverCpuMicrosecondsPerSocketMessage: perMessage(sockets.serverCpuMs, rounds * 2),
+  serverCpuMicrosecondsPerStreamEvent: perMessage(streams.serverCpuMs, rounds),
+  clientsCpuMicrosecondsPerSocketMessage: perMessage(sockets.clientsCpuMs, rounds * 2),
+  clientsCpuMicrosecondsPerStreamEvent: perMessage(streams.clientsCpuMs, rounds),
 };
 console.log(`\n2. fan-out of an EEW (VXSE45), ingest → first / last client; medians`);
 console.log(
@@ -347,6 +369,11 @@ console.log(
 console.log(
   `  streams / sockets, last client: ${(fan.streamLastMs / fan.socketLastMs).toFixed(2)}×, target ≤ 1.2×; ` +
     `${clientCount} streams opened in ${streamsOpened.toFixed(1)} s`,
+);
+console.log(
+  `  CPU per delivered message, streams / sockets: server ${fan.serverCpuMicrosecondsPerStreamEvent.toFixed(1)} / ` +
+    `${fan.serverCpuMicrosecondsPerSocketMessage.toFixed(1)} µs, clients process ` +
+    `${fan.clientsCpuMicrosecondsPerStreamEvent.toFixed(1)} / ${fan.clientsCpuMicrosecondsPerSocketMessage.toFixed(1)} µs`,
 );
 emitResult('resume-stream', { case: 'sse-fanout', ...fan });
 
