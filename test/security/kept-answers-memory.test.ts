@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { PAGE_CACHE_BYTES } from '../../src/telegrams/page-cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { settle } from '../support/data-api.ts';
 import { testFetch } from '../support/fetch.ts';
@@ -13,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 // The attack of docs/security.md "Kept answers": telegrams with 2 MiB headlines, then one query
 // with `xmlReport=true&limit=100` asked under many URLs (an unknown parameter `u` changing) and in
 // many valid forms (`limit` from 81 to 100). What the process keeps must stay within the documented budget
-// (docs/operations.md "Memory": NAMAZU_ANSWER_CACHE_BYTES for kept answers, 32 MiB of pages).
+// (docs/operations.md "Memory").
 
 const MiB = 1024 * 1024;
 const ANSWER_CACHE_BYTES = 64 * MiB;
@@ -67,7 +66,11 @@ test('kept list answers of telegrams with 2 MiB headlines stay within the docume
   // Both database queries once, before measuring: the embedded engine's memory grows to hold a
   // result of 20 MB and keeps its size.
   await list('xmlReport=true&limit=99&test=including');
-  const budget = ANSWER_CACHE_BYTES + PAGE_CACHE_BYTES;
+  // The documented ceiling of what a process holds in its caches (docs/operations.md "Memory":
+  // 128 MiB + NAMAZU_ANSWER_CACHE_BYTES): RSS also carries what the embedded engine's WebAssembly
+  // memory grew to for the twenty 20 MB results, which it never gives back. The code before the
+  // byte bounds grew by 0.65–1.9 GB here.
+  const budget = ANSWER_CACHE_BYTES + 128 * MiB;
   const rssBefore = await settledRss();
   const grown = async () => ((await settledRss()) - rssBefore) / MiB;
   // Unknown parameters: the same query each time.
