@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/types.ts';
 import { AccountError } from './accounts.ts';
+import { operatorLimit } from './connection-limit.ts';
 import { planByClassification, planById, plans, type Plan } from './plans.ts';
 
 export interface Contract {
@@ -87,7 +88,12 @@ export async function contractedClassifications(q: Queryable, accountId: number)
   );
 }
 
-/** Simultaneous WebSocket connections allowed: the sum of connectionCounts of running contracts. */
+/**
+ * Simultaneous WebSocket connections allowed: the operator's limit of the account when one is set
+ * (connection-limit.ts), else the sum of connectionCounts of running contracts.
+ */
 export async function connectionLimit(q: Queryable, accountId: number): Promise<number> {
+  const set = await operatorLimit(q, accountId);
+  if (set !== null) return set;
   return (await runningContracts(q, accountId)).reduce((n, c) => n + c.plan.connectionCounts, 0);
 }

@@ -7,7 +7,8 @@ import {
 } from '../accounts/accounts.ts';
 import { createInvitation } from '../accounts/invitations.ts';
 import { createApiKey } from '../accounts/api-keys.ts';
-import { addContract, removeContract } from '../accounts/contracts.ts';
+import { parseConnectionLimit, setConnectionLimit } from '../accounts/connection-limit.ts';
+import { addContract, connectionLimit, removeContract } from '../accounts/contracts.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import { parseScopeList } from '../scopes.ts';
 import type { Queryable } from '../db/types.ts';
@@ -25,6 +26,7 @@ async function accountByEmail(q: Queryable, email: string) {
 export async function accountCommand(argv: string[], io: CommandIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'password') return passwordCommand(rest, io);
+  if (sub === 'limit') return limitCommand(rest, io);
   if (sub !== 'create') throw usageError('account');
   const { values } = parseFlags(rest, {
     ...databaseFlags,
@@ -64,6 +66,32 @@ async function passwordCommand(argv: string[], io: CommandIo): Promise<void> {
       throw new DataDirServedError(err.dataDir, err.pid, ['password', ...argv, '--password', password]);
     throw err;
   }
+}
+
+/**
+ * namazu account limit --account E --connections N|default → {"id","email","connectionLimit","connections"}:
+ * the operator's limit of simultaneous connections (null: the plans decide) and the limit in force.
+ */
+async function limitCommand(argv: string[], io: CommandIo): Promise<void> {
+  const { values } = parseFlags(argv, {
+    ...databaseFlags,
+    account: { type: 'string' },
+    connections: { type: 'string' },
+  });
+  const email = required(values, 'account');
+  const limit = parseConnectionLimit(required(values, 'connections'));
+  if (!limit.ok) throw new UsageError(`--connections: ${limit.message}`);
+  const result = await io.withDatabase(values, async ({ db }) => {
+    const account = await accountByEmail(db, email);
+    await setConnectionLimit(db, account.id, limit.limit);
+    return { id: account.id, email: account.email, connections: await connectionLimit(db, account.id) };
+  });
+  printJson(io, {
+    id: result.id,
+    email: result.email,
+    connectionLimit: limit.limit,
+    connections: result.connections,
+  });
 }
 
 /** namazu apikey create --account E --scopes "s1 s2" */

@@ -82,6 +82,19 @@ export const USAGES: readonly CommandUsage[] = [
     example: 'npx namazu account password --email ops@example.com',
   },
   {
+    command: 'account',
+    subcommands: ['limit'],
+    synopsis: '--account E --connections N|default',
+    about:
+      "Sets how many WebSocket connections and streams an account may hold at once, in place of its plans' count (1 per contract, +2, +5); default goes back to the plans. Open connections are kept; new ones are counted against it.",
+    options: [
+      ['--account E', 'the account'],
+      ['--connections N', 'a whole number from 0 to 1000000, or default (the plans decide)'],
+    ],
+    database: true,
+    example: 'npx namazu account limit --account ops@example.com --connections 100000',
+  },
+  {
     command: 'apikey',
     subcommands: ['create'],
     synopsis: '--account E --scopes "s1 s2"',
