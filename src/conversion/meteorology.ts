@@ -1,18 +1,44 @@
 import { writtenText } from './free-text.ts';
-import type { XmlElement } from './xml-element.ts';
+import { trimmedText, type XmlElement } from './xml-element.ts';
 
 /** Pieces shared by the meteorological schemas (警報・注意報 and their relatives, `body/meteorology1`). */
 
 export const NO_WARNING = '発表警報・注意報はなし';
-
-/** An element's text without surrounding white space; '' when the element is absent. */
-export const trimmedText = (element: XmlElement | undefined): string => element?.text.trim() ?? '';
 
 /** `{code, name}` from an element's `Code` and `Name` children. */
 export const codeName = (element: XmlElement | undefined) => ({
   code: trimmedText(element?.child('Code')),
   name: trimmedText(element?.child('Name')),
 });
+
+/** One `TimeDefine` of a `TimeSeriesInfo`. */
+export interface TimeDefine {
+  timeId: string;
+  dateTime: string;
+  duration: string;
+  name: string;
+}
+
+type WrittenTimeDefine = Pick<TimeDefine, 'timeId' | 'dateTime'> & Partial<TimeDefine>;
+
+/**
+ * `TimeDefines/TimeDefine` → `{timeId, dateTime, duration, name}` ('' for an absent child); with
+ * `onlyWritten`, `duration` and `name` appear only where the telegram writes them.
+ */
+export function timeDefines(info: XmlElement | undefined): TimeDefine[];
+export function timeDefines(info: XmlElement | undefined, onlyWritten: true): WrittenTimeDefine[];
+export function timeDefines(info: XmlElement | undefined, onlyWritten = false): WrittenTimeDefine[] {
+  return (info?.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => {
+    const duration = define.child('Duration');
+    const name = define.child('Name');
+    return {
+      timeId: define.attr('timeId') ?? '',
+      dateTime: trimmedText(define.child('DateTime')),
+      ...(duration || !onlyWritten ? { duration: trimmedText(duration) } : {}),
+      ...(name || !onlyWritten ? { name: trimmedText(name) } : {}),
+    };
+  });
+}
 
 /** The `Note`s of an `Attention` or `Addition`; undefined when there is none. */
 export function notes(element: XmlElement | undefined): string[] | undefined {

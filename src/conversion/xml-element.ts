@@ -51,6 +51,9 @@ export class XmlElement {
 }
 
 /** Deepest element nesting accepted in any telegram (JMA XML stays well under 20). */
+/** An element's text without surrounding white space; '' when the element is absent. */
+export const trimmedText = (element: XmlElement | undefined): string => element?.text.trim() ?? '';
+
 export const MAX_XML_DEPTH = 48;
 
 /** Attributes of an element that has none: one shared frozen object instead of one per element. */

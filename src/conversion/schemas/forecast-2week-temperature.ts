@@ -1,12 +1,11 @@
 import type { Forecast2weekTemperature } from '@dmdata/telegram-json-types';
 import { isCancellation } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
-import { codeName, trimmedText } from '../meteorology.ts';
+import { codeName, timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = Forecast2weekTemperature.v1_0_0.PublicBody;
-type TimeDefine = Forecast2weekTemperature.v1_0_0.TimeSeriesTimeDefine;
 type Comparison = Forecast2weekTemperature.v1_0_0.TemperatureComparison;
 type ZoneItem = Forecast2weekTemperature.v1_0_0.TimeSeriesZoneItem;
 type StationItem = Forecast2weekTemperature.v1_0_0.TimeSeriesStationItem;
@@ -46,15 +45,6 @@ function convertBody(body: XmlElement | undefined): PublicBody {
       ],
     },
   };
-}
-
-function timeDefines(info: XmlElement | undefined): TimeDefine[] {
-  return (info?.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-    timeId: define.attr('timeId') ?? '',
-    dateTime: trimmedText(define.child('DateTime')),
-    duration: trimmedText(define.child('Duration')),
-    name: trimmedText(define.child('Name')),
-  }));
 }
 
 /** The values (`jmx_eb:Temperature`, `jmx_eb:Comparison`) of each `ClimateValuesPart` of an item, by its `type`. */

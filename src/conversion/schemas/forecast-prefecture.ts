@@ -1,8 +1,8 @@
 import type { ForecastPrefecture } from '@dmdata/telegram-json-types';
 import { buildDocument } from '../head.ts';
-import { codeName, trimmedText } from '../meteorology.ts';
+import { codeName, timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type BodyVPFD51 = ForecastPrefecture.v1_0_0.PublicBodyVPFD51;
 type BodyVPFW50 = ForecastPrefecture.v1_0_0.PublicBodyVPFW50;
@@ -62,16 +62,7 @@ const conditionOf = (element: XmlElement | undefined) => {
 /** One time series: its `TimeDefine`s (DateTime, and Duration/Name when written) and its items. */
 function timeSeries(info: XmlElement) {
   return {
-    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => {
-      const duration = define.child('Duration');
-      const name = define.child('Name');
-      return {
-        timeId: define.attr('timeId') ?? '',
-        dateTime: trimmedText(define.child('DateTime')),
-        ...(duration ? { duration: trimmedText(duration) } : {}),
-        ...(name ? { name: trimmedText(name) } : {}),
-      };
-    }),
+    timeDefines: timeDefines(info, true),
     items: info.all('Item').map((item) => ({
       ...codeName(item.child('Area') ?? item.child('Station')),
       kinds: item.all('Kind').map(kind),

@@ -1,8 +1,9 @@
 import type { ForecastSeason } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
+import { codeName, timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = ForecastSeason.v1_0_0.PublicBody;
 type Season = ForecastSeason.v1_0_0.Season;
@@ -25,12 +26,6 @@ export const forecastSeason: Converter = {
   },
 };
 
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-const codeName = (element: XmlElement | undefined) => ({
-  code: trimmed(element?.child('Code')),
-  name: trimmed(element?.child('Name')),
-});
-
 function convertBody(body: XmlElement | undefined): PublicBody {
   const infos = body?.child('MeteorologicalInfos');
   const notice = writtenText(body?.child('Notice'));
@@ -45,8 +40,8 @@ function convertBody(body: XmlElement | undefined): PublicBody {
     forecastAddition: {
       nextForecastSchedules: (addition?.all('NextForecastSchedule') ?? []).map((schedule) => ({
         type: (schedule.attr('target') ?? '') as ForecastSeason.v1_0_0.NextForecastSchedule['type'],
-        text: trimmed(schedule.child('Text')),
-        dateTime: trimmed(schedule.child('DateTime')),
+        text: trimmedText(schedule.child('Text')),
+        dateTime: trimmedText(schedule.child('DateTime')),
       })),
       scheduleNotice: optionalText('NoticeOfSchedule'),
       additionalNotice: optionalText('AdditionalNotice'),
@@ -69,11 +64,11 @@ function convertSeason(info: XmlElement): Season {
     type: '季節予報',
     period: {
       dateTime: {
-        value: trimmed(dateTime),
+        value: trimmedText(dateTime),
         validFormat: (dateTime?.attr('significant') ?? 'yyyy-mm-dd') as 'yyyy-mm-dd',
       },
-      duration: trimmed(info.child('Duration')) as Season['period']['duration'],
-      name: trimmed(info.child('Name')) as Season['period']['name'],
+      duration: trimmedText(info.child('Duration')) as Season['period']['duration'],
+      name: trimmedText(info.child('Name')) as Season['period']['name'],
     },
     items: [
       summaryItem
@@ -144,7 +139,7 @@ function probabilitiesOf(part: XmlElement | undefined): (Probability & { refId?:
       return {
         type,
         unit: '%' as const,
-        value: trimmed(element),
+        value: trimmedText(element),
         ...(element?.attr('significant') === 'true' ? { significant: true as const } : {}),
       };
     };
@@ -164,12 +159,7 @@ function convertTimeSeries(info: XmlElement): TimeSeriesZone {
   const summaryItems = items.filter((item) => typeOf(item) === SUMMARY);
   const probabilityItems = items.filter((item) => typeOf(item) === PROBABILITY);
   return {
-    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-      timeId: define.attr('timeId') ?? '',
-      dateTime: trimmed(define.child('DateTime')),
-      duration: trimmed(define.child('Duration')),
-      name: trimmed(define.child('Name')),
-    })),
+    timeDefines: timeDefines(info),
     items: [
       ...summaryItems.map((item) => ({
         kinds: [{ type: SUMMARY, summaries: summariesOf(propertyOf(item)) }],

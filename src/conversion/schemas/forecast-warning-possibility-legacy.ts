@@ -1,7 +1,8 @@
 import { buildDocument } from '../head.ts';
+import { timeDefines } from '../meteorology.ts';
 import type { ConversionSource, Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
-import { convertRank, convertTimeDefines } from './forecast-warning-possibility.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
+import { convertRank } from './forecast-warning-possibility.ts';
 
 /**
  * 警報級の可能性（明日まで） (VPFD60) and （明後日以降） (VPFW60), the telegrams before 早期注意情報
@@ -14,11 +15,9 @@ export const forecastWarningPossibilityLegacy: Converter = {
   },
 };
 
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-
 const areaOf = (item: XmlElement) => ({
-  code: trimmed(item.at('Area/Code')),
-  name: trimmed(item.at('Area/Name')),
+  code: trimmedText(item.at('Area/Code')),
+  name: trimmedText(item.at('Area/Name')),
 });
 
 /**
@@ -32,16 +31,16 @@ function convertTimeSeries(source: ConversionSource): object[] {
   const hasDetails = (info: XmlElement) =>
     info.all('Item').some((item) => item.all('Kind').some((kind) => kind.at('Property/DetailForecast')));
   const detailed = series.filter(hasDetails).map((info) => ({
-    timeDefines: convertTimeDefines(info),
+    timeDefines: timeDefines(info),
     items: info.all('Item').map(convertDetailItem),
   }));
   const daily = (infos?.all('MeteorologicalInfo') ?? []).map((info) => ({
     timeDefines: [
       {
         timeId: '1',
-        dateTime: trimmed(info.child('DateTime')),
-        duration: trimmed(info.child('Duration')),
-        name: trimmed(info.child('Name')),
+        dateTime: trimmedText(info.child('DateTime')),
+        duration: trimmedText(info.child('Duration')),
+        name: trimmedText(info.child('Name')),
       },
     ],
     items: info.all('Item').map(convertDetailItem),
@@ -49,9 +48,7 @@ function convertTimeSeries(source: ConversionSource): object[] {
   const ranks = series
     .filter((info) => !hasDetails(info))
     .map((info) => ({
-      timeDefines: convertTimeDefines(info).map(({ name, ...define }) =>
-        name ? { ...define, name } : define,
-      ),
+      timeDefines: timeDefines(info).map(({ name, ...define }) => (name ? { ...define, name } : define)),
       items: info.all('Item').map(convertRankItem),
     }));
   return [...detailed, ...daily, ...ranks];
@@ -62,9 +59,9 @@ function convertRankItem(item: XmlElement) {
     ...areaOf(item),
     kinds: item.all('Kind').map((kind) => {
       const property = kind.child('Property');
-      const text = trimmed(property?.child('Text'));
+      const text = trimmedText(property?.child('Text'));
       return {
-        type: trimmed(property?.child('Type')),
+        type: trimmedText(property?.child('Type')),
         ...(text ? { text } : {}),
         possibilityRanks: (
           property?.child('PossibilityRankOfWarningPart')?.all('PossibilityRankOfWarning') ?? []
@@ -88,7 +85,7 @@ function convertDetailItem(item: XmlElement) {
     kinds: item.all('Kind').map((kind) => {
       const property = kind.child('Property');
       return {
-        type: trimmed(property?.child('Type')),
+        type: trimmedText(property?.child('Type')),
         details: (property?.child('DetailForecast')?.children ?? []).map(convertDetail),
       };
     }),
@@ -105,18 +102,18 @@ function convertDetail(part: XmlElement) {
   const localAreas = base?.all('Local') ?? [];
   const locals =
     localAreas.length > 0
-      ? localAreas.map((local) => ({ name: trimmed(local.child('AreaName')), ...convertValue(local) }))
+      ? localAreas.map((local) => ({ name: trimmedText(local.child('AreaName')), ...convertValue(local) }))
       : [{ name: null, ...convertValue(base) }];
   const subArea = part.child('SubArea');
-  const subText = trimmed(subArea?.child('Sentence'));
+  const subText = trimmedText(subArea?.child('Sentence'));
   return {
     refId: part.attr('refID') ?? '1',
-    text: trimmed(part.child('Sentence')),
+    text: trimmedText(part.child('Sentence')),
     base: { locals },
     ...(subArea
       ? {
           subArea: {
-            name: trimmed(subArea.child('AreaName')),
+            name: trimmedText(subArea.child('AreaName')),
             ...(subText ? { text: subText } : {}),
             base: convertValue(subArea.child('Base')),
           },

@@ -1,7 +1,8 @@
 import type { ForecastWarningPossibility } from '@dmdata/telegram-json-types';
 import { buildDocument } from '../head.ts';
+import { timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type V110 = ForecastWarningPossibility.v1_1_0.PublicBody;
 type TimeSeriesItem = ForecastWarningPossibility.v1_1_0.TimeSeriesItem;
@@ -28,33 +29,21 @@ export const forecastWarningPossibility: Converter = {
   },
 };
 
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-
-/** `TimeDefines/TimeDefine` → `{timeId, dateTime, duration, name}`. */
-export function convertTimeDefines(info: XmlElement) {
-  return (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-    timeId: define.attr('timeId') ?? '',
-    dateTime: trimmed(define.child('DateTime')),
-    duration: trimmed(define.child('Duration')),
-    name: trimmed(define.child('Name')),
-  }));
-}
-
 function convertTimeSeries(info: XmlElement) {
-  return { timeDefines: convertTimeDefines(info), items: info.all('Item').map(convertItem) };
+  return { timeDefines: timeDefines(info), items: info.all('Item').map(convertItem) };
 }
 
 /** One forecast area: its code and name, one kind per element (大雨, 土砂災害, 雪, 風（風雪）, and 波, 潮位 where they apply). */
 function convertItem(item: XmlElement): TimeSeriesItem {
   const area = item.child('Area');
   return {
-    code: trimmed(area?.child('Code')),
-    name: trimmed(area?.child('Name')),
+    code: trimmedText(area?.child('Code')),
+    name: trimmedText(area?.child('Name')),
     kinds: item.all('Kind').map((kind) => ({
       properties: kind.all('Property').map((property) => {
-        const text = trimmed(property.child('Text'));
+        const text = trimmedText(property.child('Text'));
         return {
-          type: trimmed(property.child('Type')),
+          type: trimmedText(property.child('Type')),
           possibilityRankOfWarnings: (
             property.child('PossibilityRankOfWarningPart')?.all('PossibilityRankOfWarning') ?? []
           ).map(convertRank),

@@ -3,7 +3,7 @@ import { parseIso6709 } from '../coordinate.ts';
 import { buildDocument } from '../head.ts';
 import { withFullYear } from '../typhoon-number.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type WeatherMap = ForecastWeathermap.v1_0_0.WeatherMap;
 type SevereWeather = ForecastWeathermap.v1_0_0.SevereWeather;
@@ -38,8 +38,6 @@ export const forecastWeathermap: Converter = {
   },
 };
 
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-
 /** Full-width letters, digits and spaces as ASCII (`ＳＬＷ` → `SLW`, `ＡＬＭＯＳＴ ＳＴＮＲ` → `ALMOST STNR`). */
 const ascii = (text: string) =>
   text.replace(/[！-～]/gu, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/\u3000/gu, ' ');
@@ -52,7 +50,7 @@ function timeOf(info: XmlElement | undefined) {
   return {
     type: written.startsWith('実況') ? '実況' : '予想',
     elapsedTime: `PT${hours === undefined ? '0' : String(Number(hours))}H`,
-    dateTime: trimmed(dateTime),
+    dateTime: trimmedText(dateTime),
   };
 }
 
@@ -71,27 +69,31 @@ const properties = (item: XmlElement) => item.all('Kind').flatMap((kind) => kind
 
 function convertMapItem(item: XmlElement, reportDateTime: string) {
   const all = properties(item);
-  const type = trimmed(all[0]?.child('Type'));
+  const type = trimmedText(all[0]?.child('Type'));
   if (type === '等圧線') {
     const part = all[0]?.child('IsobarPart');
     return {
       type,
       kinds: [
-        { type, pressure: pressureOf(part?.child('Pressure')), line: points(trimmed(part?.child('Line'))) },
+        {
+          type,
+          pressure: pressureOf(part?.child('Pressure')),
+          line: points(trimmedText(part?.child('Line'))),
+        },
       ],
     };
   }
   if (type.endsWith('前線')) {
-    return { type, kinds: [{ type, line: points(trimmed(all[0]?.at('CoordinatePart/Line'))) }] };
+    return { type, kinds: [{ type, line: points(trimmedText(all[0]?.at('CoordinatePart/Line'))) }] };
   }
   const center = all.find((p) => p.child('CenterPart'))?.child('CenterPart');
   const centerKind = { type, ...convertCenter(center) };
   if (type !== '台風') return { type, kinds: [centerKind] };
   const windPart = all.find((p) => p.child('WindPart'))?.child('WindPart');
   const namePart = all.find((p) => p.child('TyphoonNamePart'))?.child('TyphoonNamePart');
-  const classText = trimmed(all.find((p) => p.child('ClassPart'))?.at('ClassPart/TyphoonClass'));
+  const classText = trimmedText(all.find((p) => p.child('ClassPart'))?.at('ClassPart/TyphoonClass'));
   const classMatch = /^(.+?)\s*[(（](.+)[)）]$/u.exec(classText);
-  const optional = (element: XmlElement | undefined) => trimmed(element) || null;
+  const optional = (element: XmlElement | undefined) => trimmedText(element) || null;
   return {
     type,
     kinds: [
@@ -102,7 +104,7 @@ function convertMapItem(item: XmlElement, reportDateTime: string) {
         text: optional(namePart?.child('Name')),
         kana: optional(namePart?.child('NameKana')),
         number: namePart?.child('Number')?.text.trim()
-          ? withFullYear(trimmed(namePart.child('Number')), reportDateTime)
+          ? withFullYear(trimmedText(namePart.child('Number')), reportDateTime)
           : null,
       },
       {
@@ -117,7 +119,7 @@ function convertMapItem(item: XmlElement, reportDateTime: string) {
 const pressureOf = (element: XmlElement | undefined) => ({
   type: element?.attr('type') ?? '気圧',
   unit: 'hPa',
-  value: trimmed(element),
+  value: trimmedText(element),
 });
 
 /** A centre: position (`付近` as condition), moving direction (degrees, 不定), speeds (km/h, knot), central pressure. */
@@ -126,7 +128,7 @@ function convertCenter(center: XmlElement | undefined) {
   const point = coordinate ? parseIso6709(coordinate.text) : undefined;
   const condition = coordinate?.attr('condition');
   const direction = center?.child('Direction');
-  const directionValue = trimmed(direction);
+  const directionValue = trimmedText(direction);
   const directionCondition = direction?.attr('condition');
   return {
     coordinate: {
@@ -152,7 +154,7 @@ function convertCenter(center: XmlElement | undefined) {
 function speedsOf(elements: XmlElement[], type: string) {
   const converted = elements.map((element) => {
     const unit = element.attr('unit') === 'ノット' ? 'knot' : (element.attr('unit') ?? '');
-    const value = trimmed(element);
+    const value = trimmedText(element);
     const description = element.attr('condition') ?? element.attr('description');
     return {
       type,
@@ -168,9 +170,9 @@ function speedsOf(elements: XmlElement[], type: string) {
 
 /** An item of `MeteorologicalInfos[type=悪天情報]`: its kind's name decides the shape. */
 function convertSevereItem(item: XmlElement) {
-  const type = trimmed(item.at('Kind/Name'));
+  const type = trimmedText(item.at('Kind/Name'));
   const area = item.child('Area');
-  const name = trimmed(area?.child('Name'));
+  const name = trimmedText(area?.child('Name'));
   if (type === '悪天情報（強風）') {
     const windPart = item.at('Kind/Property/WindPart');
     const degree = windPart?.child('WindDegree');
@@ -179,23 +181,23 @@ function convertSevereItem(item: XmlElement) {
     return {
       type,
       name,
-      coordinates: points(trimmed(area?.child('Coordinate'))).slice(0, 1),
+      coordinates: points(trimmedText(area?.child('Coordinate'))).slice(0, 1),
       kinds: [
         {
           type,
-          direction: { type: '風向', unit: '°', value: trimmed(degree) },
-          speed: { type: '最大風速', unit: 'knot', value: trimmed(speed) },
+          direction: { type: '風向', unit: '°', value: trimmedText(degree) },
+          speed: { type: '最大風速', unit: 'knot', value: trimmedText(speed) },
         },
       ],
     };
   }
   if (type === '悪天情報（霧）') {
     const polygon = area?.child('Polygon');
-    if (polygon) return { type, name, polygons: [points(trimmed(polygon))] };
-    return { type, name, code: trimmed(area?.child('Code')) };
+    if (polygon) return { type, name, polygons: [points(trimmedText(polygon))] };
+    return { type, name, code: trimmedText(area?.child('Code')) };
   }
   const iceArea = ICE_AREAS[type];
-  return { type, name: iceArea ?? name, coordinates: points(trimmed(area?.child('Coordinate'))) };
+  return { type, name: iceArea ?? name, coordinates: points(trimmedText(area?.child('Coordinate'))) };
 }
 
 /**

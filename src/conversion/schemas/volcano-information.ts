@@ -3,7 +3,7 @@ import { convertCoordinate } from '../coordinate.ts';
 import { cancellationBody, isCancellation, writtenText } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
 import type { ConversionSource, Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type Comments = VolcanoInformation.v1_0_0.Comments;
 type Eruption = VolcanoInformation.v1_0_0.Eruption;
@@ -130,21 +130,19 @@ function convertBody(source: ConversionSource): object {
 }
 
 const areaCodeType = (info: XmlElement) => info.at('Item/Areas')?.attr('codeType');
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-
 /** `Kind` with `LastKind` of one item: the change (`Condition`) and the previous kind only when the XML has them. */
 function convertKind(item: XmlElement): Kind {
   const kind = item.child('Kind');
-  const formalName = trimmed(kind?.child('FormalName'));
+  const formalName = trimmedText(kind?.child('FormalName'));
   const condition = kind?.child('Condition');
   const lastKind = item.child('LastKind');
   return {
-    code: trimmed(kind?.child('Code')),
-    name: trimmed(kind?.child('Name')),
+    code: trimmedText(kind?.child('Code')),
+    name: trimmedText(kind?.child('Name')),
     ...(formalName !== '' ? { formalName } : {}),
     ...(condition !== undefined ? { condition: condition.text.trim() } : {}),
     ...(lastKind !== undefined
-      ? { lastKind: { code: trimmed(lastKind.child('Code')), name: trimmed(lastKind.child('Name')) } }
+      ? { lastKind: { code: trimmedText(lastKind.child('Code')), name: trimmedText(lastKind.child('Name')) } }
       : {}),
   };
 }
@@ -165,12 +163,12 @@ function firstTarget(info: XmlElement | undefined): Target {
 
 function convertTarget(area: XmlElement, kind: Kind): Target {
   const coordinate = area.child('Coordinate');
-  const areaFromMark = trimmed(area.child('AreaFromMark'));
-  const craterName = trimmed(area.child('CraterName'));
+  const areaFromMark = trimmedText(area.child('AreaFromMark'));
+  const craterName = trimmedText(area.child('CraterName'));
   const craterCoordinate = area.child('CraterCoordinate');
   return {
-    code: trimmed(area.child('Code')),
-    name: trimmed(area.child('Name')),
+    code: trimmedText(area.child('Code')),
+    name: trimmedText(area.child('Name')),
     ...(coordinate !== undefined ? { coordinate: convertCoordinate(coordinate) } : {}),
     ...(areaFromMark !== '' ? { areaFromMark } : {}),
     ...(craterName !== '' || craterCoordinate !== undefined
@@ -194,10 +192,10 @@ function areaKinds(info: XmlElement | undefined): AreaKinds[] {
   for (const item of info?.all('Item') ?? []) {
     const kind = convertKind(item);
     for (const area of item.child('Areas')?.all('Area') ?? []) {
-      const code = trimmed(area.child('Code'));
+      const code = trimmedText(area.child('Code'));
       let entry = byCode.get(code);
       if (!entry) {
-        entry = { code, name: trimmed(area.child('Name')), kinds: [] };
+        entry = { code, name: trimmedText(area.child('Name')), kinds: [] };
         byCode.set(code, entry);
       }
       entry.kinds.push(kind);
@@ -233,7 +231,7 @@ function convertEruption(body: XmlElement | undefined, volcanoInfo: XmlElement |
   const observation = body?.child('VolcanoObservation');
   const eventDateTime =
     observation?.at('EventTime/EventDateTime') ?? volcanoInfo?.at('Item/EventTime/EventDateTime');
-  const eventTime = trimmed(eventDateTime);
+  const eventTime = trimmedText(eventDateTime);
   const colorPlume = observation?.child('ColorPlume');
   const whitePlume = observation?.child('WhitePlume');
   const appendix = writtenText(observation?.child('Appendix'));
@@ -310,8 +308,8 @@ function convertAshForecast(info: XmlElement): AshForecast {
   return {
     type: kind as '予報',
     elapsedTime: elapsed ? `PT${elapsed[1]}${elapsed[2] === '分' ? 'M' : 'H'}` : '',
-    startTime: trimmed(info.child('StartTime')),
-    endTime: trimmed(info.child('EndTime')),
+    startTime: trimmedText(info.child('StartTime')),
+    endTime: trimmedText(info.child('EndTime')),
     items: info.all('Item').map(convertAshItem),
   };
 }
@@ -324,8 +322,8 @@ function convertAshItem(item: XmlElement): AshForecastItem {
   const distance = property?.child('Distance');
   const remark = writtenText(property?.child('Remark'));
   return {
-    code: trimmed(kind?.child('Code')),
-    name: trimmed(kind?.child('Name')),
+    code: trimmedText(kind?.child('Code')),
+    name: trimmedText(kind?.child('Name')),
     polygons: (property?.all('Polygon') ?? []).map((polygon) => parsePolygon(polygon.text)),
     ...(size
       ? {
@@ -339,17 +337,17 @@ function convertAshItem(item: XmlElement): AshForecastItem {
     direction: {
       type: (direction?.attr('type') ?? '') as AshForecastItem['direction']['type'],
       unit: '漢字',
-      value: trimmed(direction) as AshForecastItem['direction']['value'],
+      value: trimmedText(direction) as AshForecastItem['direction']['value'],
     },
     distance: {
       type: (distance?.attr('type') ?? '') as AshForecastItem['distance']['type'],
       unit: 'km',
-      value: trimmed(distance),
+      value: trimmedText(distance),
     },
     ...(remark !== undefined ? { remake: remark } : {}),
     cities: (item.child('Areas')?.all('Area') ?? []).map((area) => ({
-      code: trimmed(area.child('Code')),
-      name: trimmed(area.child('Name')),
+      code: trimmedText(area.child('Code')),
+      name: trimmedText(area.child('Name')),
     })),
   };
 }

@@ -1,9 +1,9 @@
 import type { WeatherCommentary } from '@dmdata/telegram-json-types';
 import { isCancellation } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
-import { trimmedText } from '../meteorology.ts';
+import { timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherCommentary.v1_0_0.PublicBody;
 
@@ -75,12 +75,7 @@ function section(type: string, infos: XmlElement) {
     items: info.all('Item').map((item) => convertItem(item, type, false)),
   }));
   const series = infos.all('TimeSeriesInfo').map((info) => ({
-    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-      timeId: define.attr('timeId') ?? '',
-      dateTime: trimmedText(define.child('DateTime')),
-      duration: trimmedText(define.child('Duration')),
-      name: trimmedText(define.child('Name')),
-    })),
+    timeDefines: timeDefines(info),
     items: info.all('Item').map((item) => convertItem(item, type, true)),
   }));
   if (SENTENCE_SECTIONS.has(type)) {

@@ -1,9 +1,9 @@
 import type { WeatherEarly } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
 import { documentConverter } from '../head.ts';
-import { codeName, trimmedText } from '../meteorology.ts';
+import { codeName } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherEarly.v1_0_0.PublicBody;
 type EarlyBase = WeatherEarly.v1_0_0.EarlyBase;

@@ -1,8 +1,9 @@
 import type { WeatherImpactSociety } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
+import { codeName } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type V101 = WeatherImpactSociety.v1_0_1.PublicBody & { season?: WeatherImpactSociety.v1_0_1.Season };
 /** 1.0.1's body, or 1.0.0's for VPFI50 (main texts naming prefectures). */
@@ -50,13 +51,6 @@ interface BodyForm {
 }
 const CURRENT: BodyForm = { areaKey: 'zones', closingText: true };
 const PREFECTURE: BodyForm = { areaKey: 'prefectures', closingText: false };
-
-const trimmed = (element: XmlElement | undefined) => element?.text.trim() ?? '';
-
-const codeName = (element: XmlElement | undefined) => ({
-  code: trimmed(element?.child('Code')),
-  name: trimmed(element?.child('Name')),
-});
 
 /** Every `Kind/Property` of an Item. */
 const properties = (item: XmlElement) => item.all('Kind').flatMap((kind) => kind.all('Property'));
@@ -116,7 +110,7 @@ function headedTexts(texts: XmlElement[]): string {
 /** `{value, validFormat}` of a DateTime; `validFormat` from its `significant` attribute when written. */
 function convertDateTime(dateTime: XmlElement | undefined) {
   const significant = dateTime?.attr('significant');
-  return { value: trimmed(dateTime), ...(significant ? { validFormat: significant } : {}) };
+  return { value: trimmedText(dateTime), ...(significant ? { validFormat: significant } : {}) };
 }
 
 /** 梅雨入り / 梅雨明け items: one zone per area, with this year's, the normal and last year's dates. */
@@ -156,8 +150,8 @@ function convertStatistic(info: XmlElement): Statistic {
     type: info.attr('type') as Statistic['type'],
     period: {
       dateTime: convertDateTime(info.child('DateTime')),
-      duration: trimmed(info.child('Duration')),
-      name: trimmed(info.child('Name')),
+      duration: trimmedText(info.child('Duration')),
+      name: trimmedText(info.child('Name')),
     },
     ...(text ? { text } : {}),
     stations: items.filter((item) => item.child('Station')).map(convertStation),

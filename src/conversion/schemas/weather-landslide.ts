@@ -1,7 +1,8 @@
 import type { WeatherLandslide } from '@dmdata/telegram-json-types';
 import { documentConverter } from '../head.ts';
-import { codeName, trimmedText } from '../meteorology.ts';
+import { codeName } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
+import { trimmedText } from '../xml-element.ts';
 
 type PublicBody = WeatherLandslide.v1_0_0.PublicBody;
 type City = WeatherLandslide.v1_0_0.City;

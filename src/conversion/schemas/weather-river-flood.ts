@@ -1,8 +1,8 @@
 import type { WeatherRiverFlood } from '@dmdata/telegram-json-types';
 import { documentConverter } from '../head.ts';
-import { codeName, joinedNotices, trimmedText } from '../meteorology.ts';
+import { codeName, joinedNotices, timeDefines } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherRiverFlood.v1_0_0.PublicBody;
 type MainText = WeatherRiverFlood.v1_0_0.MainText;
@@ -115,22 +115,13 @@ const valueOf = (element: XmlElement | undefined) => {
   return value === '' ? null : value;
 };
 
-function timeDefines(info: XmlElement, withDuration: boolean) {
-  return (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-    timeId: define.attr('timeId') ?? '',
-    dateTime: trimmedText(define.child('DateTime')),
-    ...(withDuration ? { duration: trimmedText(define.child('Duration')) } : {}),
-    name: trimmedText(define.child('Name')),
-  }));
-}
-
 function convertRainfall(infos: XmlElement): Rainfall {
   const info = infos.child('MeteorologicalInfo');
   return {
     dateTime: trimmedText(info?.child('DateTime')),
     text: trimmedText(info?.at('Item/Kind/Property/Text')),
     timeSeries: infos.all('TimeSeriesInfo').map((series) => ({
-      timeDefines: timeDefines(series, true) as Rainfall['timeSeries'][number]['timeDefines'],
+      timeDefines: timeDefines(series) as Rainfall['timeSeries'][number]['timeDefines'],
       items: series.all('Item').map((item) => ({
         name: trimmedText(item.at('Area/Name')),
         forecasts: (item.at('Kind/Property/PrecipitationPart')?.all('Precipitation') ?? []).map((p) => ({
@@ -150,7 +141,7 @@ function convertRainfall(infos: XmlElement): Rainfall {
 function convertWaterLevel(infos: XmlElement): WaterLevel {
   return {
     timeSeries: infos.all('TimeSeriesInfo').map((series) => ({
-      timeDefines: timeDefines(series, false),
+      timeDefines: timeDefines(series).map(({ duration: _, ...define }) => define),
       items: series.all('Item').map((item): WaterLevelItem => {
         const property = item.at('Kind/Property');
         const values = property?.children.flatMap((part) => part.children) ?? [];

@@ -1,8 +1,8 @@
 import type { WeatherTornado } from '@dmdata/telegram-json-types';
 import { documentConverter } from '../head.ts';
-import { codeName, trimmedText } from '../meteorology.ts';
+import { codeName } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type PublicBody = WeatherTornado.v1_0_0.PublicBody;
 type Target = WeatherTornado.v1_0_0.Target;

@@ -25,22 +25,23 @@ function convertBody(source: ConversionSource): PublicBody {
     .flatMap((info) => properties(info))
     .find((p) => p.textAt('Type')?.trim() === '呼称')
     ?.child('TyphoonNamePart');
-  const number = trimmed(namePart?.child('Number'));
+  const number = nonEmptyText(namePart?.child('Number'));
   return {
     typhoon: {
       tcNumber: withFullYear(source.report.textAt('Head/EventID')?.trim() ?? '', reportDateTime),
       name: {
-        text: trimmed(namePart?.child('Name')),
-        kana: trimmed(namePart?.child('NameKana')),
+        text: nonEmptyText(namePart?.child('Name')),
+        kana: nonEmptyText(namePart?.child('NameKana')),
         number: number === null ? null : withFullYear(number, reportDateTime),
       },
-      remark: trimmed(namePart?.child('Remark')) as WeatherTyphoon.v1_0_0.TyphoonRemark,
+      remark: nonEmptyText(namePart?.child('Remark')) as WeatherTyphoon.v1_0_0.TyphoonRemark,
     },
     forecasts: infos.map(convertInfo) as PublicBody['forecasts'],
   };
 }
 
-const trimmed = (element: XmlElement | undefined): string | null => {
+/** An element's trimmed text; null when it is empty or absent. */
+const nonEmptyText = (element: XmlElement | undefined): string | null => {
   const text = element?.text.trim();
   return text ? text : null;
 };
@@ -75,7 +76,7 @@ function convertInfo(info: XmlElement): RealState | Forecast {
       value: centerPart?.child('Pressure')?.text.trim() ?? '',
     },
   };
-  const location = trimmed(centerPart?.child('Location'));
+  const location = nonEmptyText(centerPart?.child('Location'));
   const wind = windProperty ? convertWind(windProperty, realState) : undefined;
   if (realState) {
     return {
@@ -108,13 +109,13 @@ function convertInfo(info: XmlElement): RealState | Forecast {
 
 /** `台風(TS)` → name 台風, category TS; an empty class is null. */
 function convertClassification(classPart: XmlElement | undefined): Classification {
-  const written = trimmed(classPart?.child('TyphoonClass'));
+  const written = nonEmptyText(classPart?.child('TyphoonClass'));
   const match = written ? /^(.+?)\s*[(（](.+)[)）]$/u.exec(written) : null;
   return {
     category: (match?.[2] ?? null) as Classification['category'],
     name: (match?.[1] ?? written) as Classification['name'],
-    area: trimmed(classPart?.child('AreaClass')) as Classification['area'],
-    intensity: trimmed(classPart?.child('IntensityClass')) as Classification['intensity'],
+    area: nonEmptyText(classPart?.child('AreaClass')) as Classification['area'],
+    intensity: nonEmptyText(classPart?.child('IntensityClass')) as Classification['intensity'],
   };
 }
 
@@ -159,7 +160,7 @@ const AZIMUTHS: Readonly<Record<string, string>> = {
 
 /** A compass direction: the point as written and its azimuth; none written (全域, 不定) → both null with JMA's condition. */
 function convertDirection(direction: XmlElement | undefined, type: string, unit: string): Direction {
-  const value = trimmed(direction);
+  const value = nonEmptyText(direction);
   const condition = direction?.attr('condition');
   return {
     type: direction?.attr('type') ?? type,
@@ -176,7 +177,7 @@ const convertMovingDirection = (direction: XmlElement | undefined) =>
 /** Moving speed in km/h; ゆっくり and ほとんど停滞 have no number (value null with the condition). */
 function convertSpeed(centerPart: XmlElement | undefined): WeatherTyphoon.v1_0_0.RealStateCenterSpeed {
   const speed = centerPart?.all('Speed').find((s) => s.attr('unit') === 'km/h');
-  const value = trimmed(speed);
+  const value = nonEmptyText(speed);
   const condition = speed?.attr('condition');
   if (value === null) {
     return {
@@ -197,7 +198,7 @@ function convertAxes(circle: XmlElement | undefined): Axis[] {
   const axes = circle?.child('Axes')?.all('Axis') ?? [];
   return axes.flatMap((axis) => {
     const radius = axis.all('Radius').find((r) => r.attr('unit') === 'km');
-    const value = trimmed(radius);
+    const value = nonEmptyText(radius);
     if (radius === undefined || value === null) return [];
     return [
       {

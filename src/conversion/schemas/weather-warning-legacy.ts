@@ -1,9 +1,9 @@
 import type { WeatherWarning } from '@dmdata/telegram-json-types';
 import { writtenText } from '../free-text.ts';
-import { codeName, joinedNotices, notes, trimmedText, warningAreas } from '../meteorology.ts';
 import { documentConverter } from '../head.ts';
+import { codeName, joinedNotices, notes, timeDefines, warningAreas } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 type Kind = WeatherWarning.v1_0_0.Kind;
 type NextKind = WeatherWarning.v1_0_0.KindNextKind;
@@ -92,12 +92,7 @@ function convertNextKind(next: XmlElement): NextKind {
 /** `TimeSeriesInfo`: its time definitions and, per municipality, the kinds' risk and quantitative series. */
 function convertTimeSeries(info: XmlElement): TimeSeries {
   return {
-    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-      timeId: define.attr('timeId') ?? '',
-      dateTime: trimmedText(define.child('DateTime')),
-      duration: trimmedText(define.child('Duration')),
-      name: trimmedText(define.child('Name')),
-    })),
+    timeDefines: timeDefines(info),
     items: info.all('Item').map((item) => {
       const area = item.child('Area');
       return {

@@ -1,7 +1,7 @@
 import { documentConverter } from '../head.ts';
-import { codeName, notes, trimmedText } from '../meteorology.ts';
+import { codeName, notes, timeDefines } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 /**
  * 気象警報・注意報時系列情報（Ｒ０６） (VPWP50) → weather-warning-timeseries 1.0.0
@@ -24,12 +24,7 @@ function convertBody(source: ConversionSource): object {
 
 function convertTimeSeries(info: XmlElement): object {
   return {
-    timeDefines: (info.child('TimeDefines')?.all('TimeDefine') ?? []).map((define) => ({
-      timeId: define.attr('timeId') ?? '',
-      dateTime: trimmedText(define.child('DateTime')),
-      duration: trimmedText(define.child('Duration')),
-      name: trimmedText(define.child('Name')),
-    })),
+    timeDefines: timeDefines(info),
     items: info.all('Item').map(convertItem),
   };
 }

@@ -1,7 +1,7 @@
-import { codeName, joinedNotices, NO_WARNING, notes, trimmedText, warningAreas } from '../meteorology.ts';
 import { documentConverter } from '../head.ts';
+import { codeName, joinedNotices, NO_WARNING, notes, warningAreas } from '../meteorology.ts';
 import type { ConversionSource } from '../types.ts';
-import type { XmlElement } from '../xml-element.ts';
+import { trimmedText, type XmlElement } from '../xml-element.ts';
 
 /** Body parts only some types carry (the package's types prohibit them elsewhere). */
 const EXTRA_PARTS: Readonly<Record<string, readonly string[]>> = {
