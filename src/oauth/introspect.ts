@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { findLiveToken } from '../issuer/tokens.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { authenticateClient, invalidClient, presentedClient } from './client-auth.ts';
-import type { Issuer } from './token-grants.ts';
+import type { Issuer } from './token-issuer.ts';
 import type { Params } from '../http/form.ts';
 import { requiredParam } from './token-params.ts';
 

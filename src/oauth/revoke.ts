@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { announceRevoked, deleteToken, endGrant, findTokenOwner } from '../issuer/tokens.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
-import type { Issuer } from './token-grants.ts';
+import type { Issuer } from './token-issuer.ts';
 import type { Params } from '../http/form.ts';
 import { requiredParam } from './token-params.ts';
 

@@ -12,7 +12,7 @@ import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
 import { scheduleTokenCleanup } from './token-cleanup.ts';
 import { presentedClient } from './client-auth.ts';
 import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './token-errors.ts';
-import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-grants.ts';
+import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-issuer.ts';
 import { acceptForms, formOf, FORM_BODY_LIMIT, type Params } from '../http/form.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */

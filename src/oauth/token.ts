@@ -3,13 +3,11 @@ import { checkDpopProof, readDpopHeader, type DpopPolicy } from '../dpop/dpop-ch
 import { DpopError, type VerifiedProof } from '../dpop/dpop.ts';
 import { authenticateClient, presentedClient } from './client-auth.ts';
 import { invalidRequest, OAuthError } from './token-errors.ts';
-import {
-  authorizationCodeGrant,
-  clientCredentialsGrant,
-  refreshTokenGrant,
-  type Issuer,
-  type TokenResponse,
-} from './token-grants.ts';
+import { authorizationCodeGrant } from './grants/authorization-code.ts';
+import { clientCredentialsGrant } from './grants/client-credentials.ts';
+import { refreshTokenGrant } from './grants/refresh-token.ts';
+import type { TokenResponse } from './grants/token-response.ts';
+import type { Issuer } from './token-issuer.ts';
 import type { Params } from '../http/form.ts';
 import { param } from './token-params.ts';
 
