@@ -9,8 +9,9 @@
  * page: P only grows, and everything up to P has been handed to the hub (the dispatcher moves P
  * and broadcasts in one synchronous step). Once the pages have reached P — checked and joined in
  * one synchronous step — every broadcast after P includes the connection. Nothing is queued for it
- * meanwhile: the store holds what it missed. Pages yield the event loop between them and wait for
- * the connection to take what was written, so a catch-up never holds live delivery to others.
+ * meanwhile: the store holds what it missed. Pages yield the event loop between them, wait for
+ * the connection to take what was written, and are read and written only while the hub has no
+ * broadcast under way, so a catch-up never holds live delivery to others.
  */
 import type { Clock } from '../clock.ts';
 import type { TelegramSource } from './dispatcher.ts';
@@ -70,8 +71,11 @@ export class CatchUp {
         return;
       }
       await conn.drained(LOW_WATER_BYTES);
+      await this.hub.drained();
       // Everything up to `target` was handed to the hub, so the source holds it (or it was pruned).
       const page = await this.source.after(cursor, PAGE, false);
+      // A live telegram that came while the page was read goes out first.
+      await this.hub.drained();
       if (conn.closing || !this.hub.holds(conn)) return;
       for (const record of page) {
         if (record.serial > target) break;

@@ -8,6 +8,7 @@ import { textFrame } from './frame.ts';
 export class Outgoing {
   private ws: Buffer | null = null;
   private sse: Buffer | null = null;
+  private sseChunked: Buffer | null = null;
 
   constructor(
     /** The message as JSON (a `data` message, a ping). */
@@ -25,6 +26,16 @@ export class Outgoing {
   get sseEvent(): Buffer {
     return (this.sse ??= sseEvent('data', this.payload, this.eventId));
   }
+
+  /** The server-sent event as one HTTP/1.1 chunk, to be written as it is under a chunked response. */
+  get sseChunk(): Buffer {
+    return (this.sseChunked ??= httpChunk(this.sseEvent));
+  }
+}
+
+/** `body` framed as one chunk of a chunked HTTP/1.1 body (RFC 9112 §7.1): size in hex, CRLF, bytes, CRLF. */
+export function httpChunk(body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]);
 }
 
 /** One server-sent event (the JSON holds no line break: one `data:` line). */

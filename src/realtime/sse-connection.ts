@@ -3,8 +3,13 @@
  * same delivery as a socket, written as events to a plain HTTP response. Same bound as a socket: a
  * stream with more queued than `maxBufferedBytes` when the next message is due is a slow consumer,
  * and is told so and ended.
+ *
+ * A broadcast writes each event as one HTTP chunk framed once for every stream, straight to the TCP
+ * socket, as a socket's frame is written (docs/realtime.md "Fan-out"): `res.write` would frame it
+ * again for each stream, in three pieces corked until the next tick.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { CompiledFilter } from './filter.ts';
 import { sseEvent, type Outgoing } from './outgoing.ts';
 import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
@@ -35,8 +40,22 @@ export class SseConnection implements Subscriber {
 
   deliver(message: Outgoing): boolean {
     if (!this.writable()) return false;
-    this.res.write(message.sseEvent);
+    const socket = this.rawSocket();
+    if (socket) socket.write(message.sseChunk);
+    else this.res.write(message.sseEvent);
     return true;
+  }
+
+  /**
+   * The TCP socket when a pre-framed chunk may go to it directly: the headers are out, the body is
+   * chunked, and the response has nothing of its own waiting (its writes are then the socket's,
+   * in order).
+   */
+  private rawSocket(): Socket | null {
+    const { res } = this;
+    const socket = res.socket;
+    if (!socket || !res.headersSent || !res.chunkedEncoding) return null;
+    return res.writableLength === socket.writableLength ? socket : null;
   }
 
   keepAlive(): void {
@@ -55,15 +74,17 @@ export class SseConnection implements Subscriber {
   }
 
   drained(bytes: number): Promise<void> {
-    if (this.res.writableLength <= bytes || !this.open()) return Promise.resolve();
+    // The socket's own 'drain': the response emits one only after a write of its own was refused.
+    const socket = this.res.socket;
+    if (!socket || this.res.writableLength <= bytes || !this.open()) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
+        socket.off('drain', done);
+        socket.off('close', done);
         resolve();
       };
-      this.res.once('drain', done);
-      this.res.once('close', done);
+      socket.once('drain', done);
+      socket.once('close', done);
     });
   }
 
