@@ -1,9 +1,16 @@
 // Runs every test file under test/ with Node's test runner, each file bundled with its sources
 // (scripts/build-tests.js). Node 20's runner does not expand globs itself, so the file list is built here.
+//   node scripts/run-tests.js [substring…]   the files whose path holds one of the substrings (all without)
+//   --engine-dependent   only the files listed in test/engine-dependent.json: those whose behaviour
+//                        depends on the database engine or the bus, run again on PostgreSQL by CI
+//   --coverage / --no-coverage   line and branch coverage of src/ (scripts/coverage.js), printed
+//                        after the tests and written to coverage/summary.json; on by default for
+//                        the whole suite only (a subset's coverage says little)
 import { spawnSync } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTests } from './build-tests.js';
+import { formatCoverage, summariseCoverage } from './coverage.js';
 
 function collect(dir) {
   const out = [];
@@ -15,30 +22,64 @@ function collect(dir) {
   return out;
 }
 
-const filters = process.argv.slice(2);
-const files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const args = process.argv.slice(2);
+const options = new Set(args.filter((a) => a.startsWith('--')));
+const filters = args.filter((a) => !a.startsWith('--'));
+for (const option of options) {
+  if (!['--engine-dependent', '--coverage', '--no-coverage'].includes(option)) {
+    console.error(`unknown option ${option} (known: --engine-dependent, --coverage, --no-coverage)`);
+    process.exit(1);
+  }
+}
+let files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (options.has('--engine-dependent')) {
+  const listed = JSON.parse(readFileSync('test/engine-dependent.json', 'utf8')).files;
+  const missing = listed.filter((f) => !existsSync(f));
+  if (missing.length > 0) {
+    console.error(`test/engine-dependent.json lists files that do not exist: ${missing.join(', ')}`);
+    process.exit(1);
+  }
+  files = files.filter((f) => listed.includes(f));
+}
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+const wholeSuite = filters.length === 0 && !options.has('--engine-dependent');
+const coverage = options.has('--coverage') || (wholeSuite && !options.has('--no-coverage'));
 
 // Tests that run `namazu` as a process start it from one bundle of this checkout's sources, built
 // here as `npm start` builds dist/ (test/support/namazu-bin.ts): through tsx every start would
 // compile and load the sources again. Inside the checkout, so that node_modules resolves.
 const bundle = join('test-output', `namazu-bin-${process.pid}`);
 const testBundle = join('test-output', `tests-${process.pid}`);
+// Every process the tests start, test files, `namazu` and workers, writes V8's counts there.
+const rawCoverage = join(process.cwd(), 'test-output', `coverage-${process.pid}`);
 const built = spawnSync(process.execPath, ['scripts/build.js', bundle], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 let result;
 try {
   const bundled = await buildTests(files, testBundle);
+  const env = { ...process.env, NAMAZU_TEST_BIN: join(process.cwd(), bundle, 'namazu.js') };
+  if (coverage) {
+    mkdirSync(rawCoverage, { recursive: true });
+    env.NODE_V8_COVERAGE = rawCoverage;
+  }
   result = spawnSync(
     process.execPath,
     ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-timeout=600000', ...bundled],
-    { stdio: 'inherit', env: { ...process.env, NAMAZU_TEST_BIN: join(process.cwd(), bundle, 'namazu.js') } },
+    { stdio: 'inherit', env },
   );
+  if (coverage) {
+    const summary = summariseCoverage(rawCoverage, process.cwd());
+    mkdirSync('coverage', { recursive: true });
+    writeFileSync('coverage/summary.json', `${JSON.stringify(summary, null, 1)}\n`);
+    console.log(formatCoverage(summary));
+    console.log('# coverage/summary.json holds every file; scripts/check-coverage.js checks the floor');
+  }
 } finally {
   rmSync(bundle, { recursive: true, force: true });
   rmSync(testBundle, { recursive: true, force: true });
+  rmSync(rawCoverage, { recursive: true, force: true });
 }
 process.exit(result.status ?? 1);
