@@ -52,6 +52,7 @@ const listed: string[] = JSON.parse(readFileSync(LIST, 'utf8')).files;
 
 test('every test file that shows a sign of depending on the engine or the bus is listed', () => {
   const unlisted = testFiles('test')
+    .filter((path) => path !== 'test/lint/engine-marks.test.ts') // its planted texts show every sign
     .map((path) => ({ path, signs: signsOf(path, readFileSync(path, 'utf8')) }))
     .filter(({ path, signs }) => signs.length > 0 && !listed.includes(path))
     .map(({ path, signs }) => `${path} (${signs.join(', ')})`);
