@@ -48,21 +48,21 @@ export const layers = {
   'classifications.ts': [],
   // The scopes of credentials: API keys (accounts/), OAuth clients and tokens (issuer/) and every surface.
   'scopes.ts': [],
-  'config.ts': ['classifications.ts'],
+  'config.ts': ['classifications.ts', 'errors.ts'],
   'clock.ts': [],
   'log.ts': [],
   'metrics.ts': [],
   // The error catalogue: every layer's errors carry its codes.
   'errors.ts': [],
-  db: [],
+  db: ['errors.ts'],
   bus: ['config.ts'],
   // Secrets, the credential reader and cache, the fixed-window limiter and the failure limits on it.
   security: ['clock.ts', 'db'],
-  accounts: ['db', 'security', 'scopes.ts'],
+  accounts: ['errors.ts', 'db', 'security', 'scopes.ts'],
   // DPoP proofs, nonces and replay, shared by the token endpoint and the data API.
   dpop: ['clock.ts', 'errors.ts', 'db', 'security'],
   // The authorization server's records: clients, codes, authorizations, tokens.
-  issuer: ['clock.ts', 'scopes.ts', 'db', 'bus', 'security', 'accounts'],
+  issuer: ['clock.ts', 'scopes.ts', 'errors.ts', 'db', 'bus', 'security', 'accounts'],
   // The resource server's check of a request's credential (API key, Bearer or DPoP token).
   access: ['errors.ts', 'context.ts', 'db', 'bus', 'security', 'accounts', 'dpop', 'issuer'],
   // config.ts: the default size limit of a telegram (telegrams/size.ts).
@@ -71,7 +71,7 @@ export const layers = {
   gd: ['errors.ts', 'db'],
   sessions: ['clock.ts', 'db', 'security', 'accounts'],
   // JMA's station lists of the parameter API (docs/parameter.md).
-  parameter: ['db', 'bus'],
+  parameter: ['errors.ts', 'db', 'bus'],
   // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).
   sources: [
     'config.ts',

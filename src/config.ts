@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { classifications } from './classifications.ts';
+import { CodedError } from './errors.ts';
 
 /**
  * Every setting of the service, from command-line flags and NAMAZU_* environment variables (a flag
@@ -153,7 +154,11 @@ export const DEFAULT_PREPARE_TIMEOUT_MS = 30_000;
 /** Above this, 20 telegrams ingested at once would need gigabytes (docs/telegrams.md "Size"). */
 const MAX_TELEGRAM_BYTES_CEILING = 64 * 1024 * 1024;
 
-export class ConfigError extends Error {}
+export class ConfigError extends CodedError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', { message });
+  }
+}
 
 type Parser<T> = (raw: string, name: string) => T;
 

@@ -52,6 +52,27 @@ export const errorCatalogue = {
   unsupported_response_type: { status: 400, message: '%s' },
   unsupported_code_challenge_method: { status: 400, message: '%s' },
   no_signin: { status: 403, message: '%s' },
+  // Errors of the command line and of the process's own work (sources, ingest, backups, the data
+  // directory). No request is meant to end with one: a route that can meet one answers with its own
+  // message (the console's sign-up and client forms); one that reaches a route unhandled is a server
+  // error, logged with its own message. The command line prints that message and exits with 2 for
+  // USAGE and CONFIG_INVALID, 1 for the others (cli/commands.ts).
+  USAGE: { status: 500, message: 'Server error.' },
+  CONFIG_INVALID: { status: 500, message: 'Server error.' },
+  DATA_DIR_LOCKED: { status: 500, message: 'Server error.' },
+  DATA_DIR_SERVED: { status: 500, message: 'Server error.' },
+  ADMIN_CHANNEL_BROKEN: { status: 500, message: 'Server error.' },
+  ACCOUNT_REFUSED: { status: 500, message: 'Server error.' },
+  CLIENT_REGISTRATION_REFUSED: { status: 500, message: 'Server error.' },
+  BACKUP_FAILED: { status: 500, message: 'Server error.' },
+  ARCHIVE_DAMAGED: { status: 500, message: 'Server error.' },
+  STATION_LIST_INVALID: { status: 500, message: 'Server error.' },
+  XML_REJECTED: { status: 500, message: 'Server error.' },
+  PREPARE_OVER_BUDGET: { status: 500, message: 'Server error.' },
+  FETCH_FAILED: { status: 500, message: 'Server error.' },
+  FETCH_ATTEMPT_FAILED: { status: 500, message: 'Server error.' },
+  ATOM_REJECTED: { status: 500, message: 'Server error.' },
+  UPSTREAM_REJECTED: { status: 500, message: 'Server error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

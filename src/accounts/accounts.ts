@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db/types.ts';
 import { hashPassword, verifyPassword } from '../security/secrets.ts';
+import { CodedError } from '../errors.ts';
 
 export interface Account {
   id: number;
@@ -8,7 +9,11 @@ export interface Account {
   isAdmin: boolean;
 }
 
-export class AccountError extends Error {}
+export class AccountError extends CodedError {
+  constructor(message: string) {
+    super('ACCOUNT_REFUSED', { message });
+  }
+}
 
 // No white space, control characters or second @: nothing a database text column or a mail header chokes on.
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it excludes

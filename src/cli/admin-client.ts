@@ -1,9 +1,14 @@
 import { createConnection } from 'node:net';
 import { adminSocketPath, type AdminOutput, type AdminRequest } from './admin-protocol.ts';
 import type { CommandIo, DataDirServedError } from './database.ts';
+import { CodedError } from '../errors.ts';
 
 /** Something went wrong after the server answered: its output so far was relayed already. */
-class ChannelBroken extends Error {}
+class ChannelBroken extends CodedError {
+  constructor(message: string) {
+    super('ADMIN_CHANNEL_BROKEN', { message });
+  }
+}
 
 /**
  * Sends one admin command to the server that holds the data directory, over its admin channel;

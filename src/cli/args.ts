@@ -1,15 +1,16 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CodedError } from '../errors.ts';
 
 /**
  * Bad command-line usage: the CLI prints the message and exits with status 2; `pointToHelp` adds
  * where the command's help is (an unknown or malformed flag).
  */
-export class UsageError extends Error {
+export class UsageError extends CodedError {
   constructor(
     message: string,
     readonly pointToHelp = false,
   ) {
-    super(message);
+    super('USAGE', { message });
   }
 }
 

@@ -1,9 +1,4 @@
-import { AccountError } from '../accounts/accounts.ts';
-import { StationListInvalid } from '../parameter/stations.ts';
-import { ScenarioRefused } from '../sources/scenario/run.ts';
-import { ConfigError } from '../config.ts';
-import { BackupError } from '../db/backup-format.ts';
-import { DataDirLockedError } from '../db/lock-file.ts';
+import { CodedError, type ErrorCode } from '../errors.ts';
 import { accountCommand, apikeyCommand, contractCommand, inviteCommand } from './accounts.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { backupCommand } from './backup.ts';
@@ -33,6 +28,9 @@ export const adminCommands: Record<string, Command> = {
   stations: stationsCommand,
   backup: backupCommand,
 };
+
+/** The errors of bad usage or configuration, which exit with status 2. */
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['USAGE', 'CONFIG_INVALID']);
 
 /** One line for an error, never a stack trace: what failed and, where it helps, what to do. */
 function describeFatal(err: unknown): string {
@@ -78,17 +76,10 @@ export async function runCommand(
     }
     if (err instanceof DataDirServedError)
       return callAdminChannel(err, { command: name, argv: err.argv ?? argv, cwd: io.cwd }, io);
-    const usage = err instanceof UsageError || err instanceof ConfigError;
-    const known =
-      usage ||
-      err instanceof DataDirLockedError ||
-      err instanceof AccountError ||
-      err instanceof BackupError ||
-      err instanceof ScenarioRefused ||
-      err instanceof StationListInvalid;
-    const message = known ? (err as Error).message : describeFatal(err);
+    // A catalogued error says what failed in its own message; anything else is described here.
+    const message = err instanceof CodedError ? err.message : describeFatal(err);
     const help = err instanceof UsageError && err.pointToHelp ? ` (see ${helpCommand(name, argv)})` : '';
     io.stderr(`namazu ${name}: ${message}${help}\n`);
-    return usage ? 2 : 1;
+    return err instanceof CodedError && USAGE_CODES.has(err.code) ? 2 : 1;
   }
 }

@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics.ts';
 import { loadPepper } from '../security/pepper.ts';
 import { configFlags } from './args.ts';
 import { readSecret } from './read-secret.ts';
+import { CodedError } from '../errors.ts';
 
 export interface AdminSession {
   config: Config;
@@ -43,14 +44,14 @@ export interface CommandIo {
 }
 
 /** The embedded data directory is held by a running server: the command goes to its admin channel. */
-export class DataDirServedError extends Error {
+export class DataDirServedError extends CodedError {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
     /** The arguments to send instead of the command's own (with what it read from the operator). */
     readonly argv?: string[],
   ) {
-    super(`data directory ${dataDir} is in use by process ${pid}`);
+    super('DATA_DIR_SERVED', { message: `data directory ${dataDir} is in use by process ${pid}` });
   }
 }
 

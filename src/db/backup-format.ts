@@ -1,7 +1,12 @@
+import { CodedError } from '../errors.ts';
 /** What `namazu backup` writes and `namazu restore` reads (docs/operations.md, "Backup and restore"). */
 
 /** A backup or restore that cannot be done; the message says why and, where it helps, what to do. */
-export class BackupError extends Error {}
+export class BackupError extends CodedError {
+  constructor(message: string) {
+    super('BACKUP_FAILED', { message });
+  }
+}
 
 export const BACKUP_FORMAT = 'namazu-backup/1' as const;
 

@@ -1,7 +1,12 @@
 import { closeSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { CodedError } from '../errors.ts';
 
-export class DataDirLockedError extends Error {}
+export class DataDirLockedError extends CodedError {
+  constructor(message: string) {
+    super('DATA_DIR_LOCKED', { message });
+  }
+}
 
 function processAlive(pid: number): boolean {
   try {

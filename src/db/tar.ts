@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { CodedError } from '../errors.ts';
 
 const BLOCK = 512;
 const NAME_BYTES = 100;
@@ -13,7 +14,11 @@ const NAME_BYTES = 100;
 const MAX_SIZE = 0o77777777777;
 const CHUNK = 1024 * 1024;
 
-export class TarError extends Error {}
+export class TarError extends CodedError {
+  constructor(message: string) {
+    super('ARCHIVE_DAMAGED', { message });
+  }
+}
 
 /** A safe relative name: letters, digits, `_.-` and `/`, no empty, `.` or `..` part. */
 function checkName(name: string): void {

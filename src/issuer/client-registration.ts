@@ -7,6 +7,7 @@ import {
 } from './clients.ts';
 import { parseLoopback } from './redirect-uris.ts';
 import { isKnownScope, parseScopeList } from '../scopes.ts';
+import { CodedError } from '../errors.ts';
 
 /**
  * The rules a client registration must meet before `createClient` records it (docs/oauth.md
@@ -45,9 +46,9 @@ export interface RegistrationProblem {
 }
 
 /** Every field that breaks a rule, each with its first broken rule, in form order. */
-export class RegistrationError extends Error {
+export class RegistrationError extends CodedError {
   constructor(readonly problems: readonly RegistrationProblem[]) {
-    super(problems.map((p) => p.message).join('; '));
+    super('CLIENT_REGISTRATION_REFUSED', { message: problems.map((p) => p.message).join('; ') });
   }
 
   /** The field of the first problem. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CodedError } from '../errors.ts';
 
 /**
  * The station lists of the parameter API (docs/parameter.md): JMA's seismic-intensity stations and
@@ -59,7 +60,11 @@ export interface StationList<K extends StationKind = StationKind> {
 }
 
 /** A station list file that cannot be used: the message says which row and why. */
-export class StationListInvalid extends Error {}
+export class StationListInvalid extends CodedError {
+  constructor(message: string) {
+    super('STATION_LIST_INVALID', { message });
+  }
+}
 
 /** The version of a list: the first 16 hex characters of SHA-256 over its items and change time. */
 export function listVersion(changeTime: string, items: readonly object[]): string {

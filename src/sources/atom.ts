@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { CodedError } from '../errors.ts';
 
 /** One entry of an Atom feed: what the JMA feed source needs of it. */
 export interface AtomEntry {
@@ -10,7 +11,11 @@ export interface AtomEntry {
   link: string;
 }
 
-export class AtomRejected extends Error {}
+export class AtomRejected extends CodedError {
+  constructor(message: string) {
+    super('ATOM_REJECTED', { message });
+  }
+}
 
 const MAX_DEPTH = 16;
 

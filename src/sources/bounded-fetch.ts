@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { CodedError } from '../errors.ts';
 
 /** What a bounded GET returned: a body, or that the resource has not changed (304). */
 export type FetchResult =
@@ -9,13 +10,13 @@ export type FetchResult =
   | { status: 'not-modified' };
 
 /** A request that failed: the network, a time-out, an HTTP error status, or a body over the limit. */
-export class FetchFailed extends Error {
+export class FetchFailed extends CodedError {
   constructor(
     message: string,
     /** True when asking again later may succeed (network, time-out, 5xx, 429). */
     readonly transient: boolean,
   ) {
-    super(message);
+    super('FETCH_FAILED', { message });
   }
 }
 
@@ -134,12 +135,12 @@ interface Received {
 }
 
 /** A network failure: whether it happened on a pooled connection before any byte of the answer. */
-class AttemptFailed extends Error {
+class AttemptFailed extends CodedError {
   constructor(
     readonly error: Error,
     readonly beforeAnswerOnReused: boolean,
   ) {
-    super(error.message);
+    super('FETCH_ATTEMPT_FAILED', { message: error.message });
   }
 }
 

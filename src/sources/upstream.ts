@@ -9,6 +9,7 @@ import { broughtTelegram, heardFrom } from './lag.ts';
 import type { SourceDeps } from './deps.ts';
 import { loadPosition, savePosition } from './positions.ts';
 import { relayScopes, UpstreamAuth, type UpstreamCredential } from './upstream-auth.ts';
+import { CodedError } from '../errors.ts';
 
 const SOURCE = 'upstream';
 const PAGE = 100;
@@ -58,7 +59,11 @@ interface Received {
   body: Buffer;
 }
 
-class UpstreamRejected extends Error {}
+class UpstreamRejected extends CodedError {
+  constructor(message: string) {
+    super('UPSTREAM_REJECTED', { message });
+  }
+}
 
 /**
  * The upstream relay (docs/sources.md): a service.v2 client of another server. Every telegram it

@@ -6,6 +6,7 @@ import {
   type Ready,
 } from './prepare.ts';
 import { startRunner, type PrepareRunner, type RunnerKind } from './prepare-runners.ts';
+import { CodedError } from '../errors.ts';
 
 /** A telegram to prepare, as posted to a runner. */
 export interface PrepareRequest {
@@ -29,7 +30,11 @@ export interface PrepareOptions {
 }
 
 /** A job stopped because it ran longer than its budget: its runner was stopped with it. */
-export class PrepareOverBudget extends Error {}
+export class PrepareOverBudget extends CodedError {
+  constructor(message: string) {
+    super('PREPARE_OVER_BUDGET', { message });
+  }
+}
 
 /** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
 type Outcome = { ready: Ready } | { converted: Converted };

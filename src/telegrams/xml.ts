@@ -1,7 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import { parseXmlElement, type XmlElement } from '../conversion/xml-element.ts';
+import { CodedError } from '../errors.ts';
 
-export class XmlRejected extends Error {}
+export class XmlRejected extends CodedError {
+  constructor(message: string) {
+    super('XML_REJECTED', { message });
+  }
+}
 
 /**
  * Parses JMA XML safely into the shared element view (docs/conversion.md) that both the ingest
