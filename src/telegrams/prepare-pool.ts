@@ -1,26 +1,12 @@
+import { readyToStore, type IngestHints, type PreparedTelegram, type Ready } from './prepare.ts';
 import {
-  readyToStore,
-  type Converted,
-  type IngestHints,
-  type PreparedTelegram,
-  type Ready,
-} from './prepare.ts';
-import { startRunner, type PrepareRunner, type RunnerKind } from './prepare-runners.ts';
+  startRunner,
+  type Outcome,
+  type PrepareRequest,
+  type PrepareRunner,
+  type RunnerKind,
+} from './prepare-runners.ts';
 import { CodedError } from '../errors.ts';
-
-/** A telegram to prepare, as posted to a runner. */
-export interface PrepareRequest {
-  seq: number;
-  raw: Uint8Array;
-  hints: IngestHints;
-  /** Whether the runner also compresses and identifies it, or leaves that to the caller. */
-  compress: boolean;
-  /**
-   * Set when the telegram is to be stored without its conversion, for this reason: the runner reads
-   * its Control and Head only, and compresses and identifies it (prepare.ts `prepareUnconverted`).
-   */
-  unconvertedBecause?: string;
-}
 
 /** What a caller may ask of one preparation besides the telegram (PreparePool.prepare). */
 export interface PrepareOptions {
@@ -35,12 +21,6 @@ export class PrepareOverBudget extends CodedError {
     super('PREPARE_OVER_BUDGET', { message });
   }
 }
-
-/** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
-type Outcome = { ready: Ready } | { converted: Converted };
-
-/** What a runner posts: that it has loaded its code, or the outcome of one request. */
-export type PrepareReply = { started: true } | ({ seq: number } & Outcome) | { seq: number; error: string };
 
 /** Idle runners are kept this long for the next telegram, then stopped. */
 const IDLE_MS = 10_000;

@@ -1,7 +1,27 @@
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import type { PrepareReply, PrepareRequest } from './prepare-pool.ts';
+import type { Converted, IngestHints, Ready } from './prepare.ts';
+
+/** A telegram to prepare, as posted to a runner. */
+export interface PrepareRequest {
+  seq: number;
+  raw: Uint8Array;
+  hints: IngestHints;
+  /** Whether the runner also compresses and identifies it, or leaves that to the caller. */
+  compress: boolean;
+  /**
+   * Set when the telegram is to be stored without its conversion, for this reason: the runner reads
+   * its Control and Head only, and compresses and identifies it (prepare.ts `prepareUnconverted`).
+   */
+  unconvertedBecause?: string;
+}
+
+/** A prepared telegram, or one read and converted only, when compressing was left to the caller. */
+export type Outcome = { ready: Ready } | { converted: Converted };
+
+/** What a runner posts: that it has loaded its code, or the outcome of one request. */
+export type PrepareReply = { started: true } | ({ seq: number } & Outcome) | { seq: number; error: string };
 
 /**
  * Where prepare-pool.ts runs its prepare code (prepare-worker.ts): a worker thread of this process,

@@ -2,8 +2,8 @@
 // in a child process through its IPC channel and standard input. Prepares telegrams for the thread
 // that started it, or only reads and converts them when that thread compresses them itself.
 import { parentPort } from 'node:worker_threads';
-import { transferable, type PrepareReply, type PrepareRequest } from './prepare-pool.ts';
-import type { ProcessRequest } from './prepare-runners.ts';
+import { transferable } from './prepare-pool.ts';
+import type { PrepareReply, PrepareRequest, ProcessRequest } from './prepare-runners.ts';
 import { convertReceived, prepareUnconverted, readyToStore } from './prepare.ts';
 
 /** Posts a reply: a thread transfers the byte arrays listed; a process's channel copies them. */

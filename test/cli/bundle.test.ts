@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-pool.ts';
+import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-runners.ts';
 import type { ProcessRequest } from '../../src/telegrams/prepare-runners.ts';
 import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/prepare.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
