@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { classifications } from './classifications.ts';
+import { classifications, type Classification } from './classifications.ts';
 import { CodedError } from './errors.ts';
 
 /**
@@ -90,6 +90,16 @@ export interface Config {
   retentionIntervalMs: number;
   /** Time one pruning transaction aims at (its size follows); 0 = by engine (4 ms embedded, 10 ms PostgreSQL). */
   retentionBatchMs: number;
+  /**
+   * Classifications anyone may read without credentials on the public streams (docs/realtime.md
+   * "Public streams"); empty = no public stream.
+   */
+  publicClassifications: Classification[];
+  /** Anonymous public connections one process holds at most, in total and per client address. */
+  publicMaxConnections: number;
+  publicMaxPerAddress: number;
+  /** New public connections one client address may open per minute, counted across every process. */
+  publicConnectsPerMinute: number;
   /** Webhooks may post to loopback, private and link-local addresses, and over http (docs/webhooks.md "Safety"). */
   webhookAllowPrivate: boolean;
   /** Time limit of one webhook attempt: connection, request and the response's status. */
@@ -312,6 +322,10 @@ export const settings = [
   setting('retentionDays', 'NAMAZU_RETENTION_DAYS', retentionDays),
   setting('retentionIntervalMs', 'NAMAZU_RETENTION_INTERVAL_MS', int(0, 7 * 86_400_000)),
   setting('retentionBatchMs', 'NAMAZU_RETENTION_BATCH_MS', int(0, 10_000)),
+  setting('publicClassifications', 'NAMAZU_PUBLIC_CLASSIFICATIONS', listOf(oneOf(...classifications))),
+  setting('publicMaxConnections', 'NAMAZU_PUBLIC_MAX_CONNECTIONS', int(1, 1_000_000)),
+  setting('publicMaxPerAddress', 'NAMAZU_PUBLIC_MAX_PER_ADDRESS', int(1, 1_000_000)),
+  setting('publicConnectsPerMinute', 'NAMAZU_PUBLIC_CONNECTS_PER_MINUTE', int(1, 1_000_000)),
   setting('webhookAllowPrivate', 'NAMAZU_WEBHOOK_ALLOW_PRIVATE', bool),
   setting('webhookTimeoutMs', 'NAMAZU_WEBHOOK_TIMEOUT_MS', int(100, 60_000)),
   setting('webhookRetryBaseMs', 'NAMAZU_WEBHOOK_RETRY_BASE_MS', int(10, 600_000)),
@@ -375,6 +389,10 @@ export function defaults(): Config {
     retentionDays: { ...DEFAULT_RETENTION_DAYS },
     retentionIntervalMs: 3_600_000,
     retentionBatchMs: 0,
+    publicClassifications: [],
+    publicMaxConnections: 10_000,
+    publicMaxPerAddress: 20,
+    publicConnectsPerMinute: 60,
     webhookAllowPrivate: false,
     webhookTimeoutMs: 10_000,
     webhookRetryBaseMs: 5_000,

@@ -5,6 +5,10 @@ export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   openWebSockets: Gauge;
+  /** Anonymous connections of the public streams open on this process, by transport (websocket, stream). */
+  publicConnections: Gauge<'transport'>;
+  /** Anonymous connections refused, by reason: total, address (per-address cap), rate, invalid. */
+  publicRefused: Counter<'reason'>;
   telegramsIngested: Counter<'classification' | 'source'>;
   /** JSON conversions stored with their XML telegram, by schema. */
   telegramsConverted: Counter<'schema'>;
@@ -82,6 +86,18 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
     openWebSockets: new Gauge({
       name: 'namazu_websocket_open_connections',
       help: 'WebSocket connections open on this process',
+      registers: [registry],
+    }),
+    publicConnections: new Gauge({
+      name: 'namazu_public_open_connections',
+      help: 'Anonymous connections of the public streams open on this process, by transport (websocket, stream)',
+      labelNames: ['transport'],
+      registers: [registry],
+    }),
+    publicRefused: new Counter({
+      name: 'namazu_public_refused_total',
+      help: 'Anonymous public connections refused, by reason (total, address, rate, invalid)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     telegramsIngested: new Counter({

@@ -52,6 +52,18 @@ export interface SessionGate {
   closed(socketId: number, code: number | null): void;
 }
 
+/**
+ * The public WebSocket (docs/realtime.md "Public streams"): connections opened from the query of
+ * the upgrade request, without a ticket.
+ */
+export interface PublicSocketGate {
+  readonly path: string;
+  /** Admits an anonymous connection (caps, rate) and reads what it asks for from `query`. */
+  open(query: URLSearchParams, ipAddress: string | null): Promise<OpenedSession | Refusal>;
+  /** The connection of an opened anonymous socket ended. */
+  closed(socketId: number): void;
+}
+
 export interface EndpointOptions {
   hub: Hub;
   heartbeat: Heartbeat;
@@ -69,6 +81,8 @@ export interface EndpointOptions {
   onError?: (err: unknown) => void;
   /** Runs the catch-up of a session that resumes (`resumeAfter`). */
   catchUp?: CatchUp;
+  /** The public WebSocket, when public streams are on. */
+  publicSocket?: PublicSocketGate;
 }
 
 export interface WebSocketEndpoint {
@@ -98,30 +112,52 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     handleProtocols: (offered) => chooseSubprotocol(offered),
   });
 
+  const { publicSocket } = options;
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WEBSOCKET_PATH || !accepting) {
+    const isPublic = publicSocket !== undefined && url.pathname === publicSocket.path;
+    if ((url.pathname !== WEBSOCKET_PATH && !isPublic) || !accepting) {
       socket.end(
         `HTTP/1.1 ${accepting ? '404 Not Found' : '503 Service Unavailable'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
       );
       return;
     }
+    const ip = options.clientIp?.(req) ?? req.socket.remoteAddress ?? null;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      void welcome(
-        ws,
-        url.searchParams.get('ticket'),
-        options.clientIp?.(req) ?? req.socket.remoteAddress ?? null,
-      );
+      if (isPublic)
+        void welcome(
+          ws,
+          () => publicSocket.open(url.searchParams, ip),
+          (id) => publicSocket.closed(id),
+        );
+      else void welcomeTicket(ws, url.searchParams.get('ticket'), ip);
     });
   };
   server.on('upgrade', onUpgrade);
 
-  async function welcome(ws: WebSocket, ticket: string | null, ip: string | null): Promise<void> {
+  function welcomeTicket(ws: WebSocket, ticket: string | null, ip: string | null): Promise<void> {
+    if (!ticket) {
+      ws.on('error', ignore);
+      refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
+      return Promise.resolve();
+    }
+    return welcome(
+      ws,
+      () => gate.open(ticket, ip),
+      (id, code) => gate.closed(id, code),
+    );
+  }
+
+  /** Opens the connection (`open`: a ticket's session, or an anonymous one); `closed` runs once it ends. */
+  async function welcome(
+    ws: WebSocket,
+    open: () => Promise<OpenedSession | Refusal>,
+    closed: (socketId: number, code: number | null) => void,
+  ): Promise<void> {
     ws.on('error', ignore); // a reset socket also emits 'close', where cleanup happens
-    if (!ticket) return refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
     let opened: OpenedSession | Refusal;
     try {
-      opened = await gate.open(ticket, ip);
+      opened = await open();
     } catch (err) {
       options.onError?.(err);
       return refuse(ws, closeCodes.serverRestart, closeMessages.internalError);
@@ -129,7 +165,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     if ('code' in opened) return refuse(ws, opened.code, opened.message);
     if (ws.readyState !== 1 || !accepting) {
       if (ws.readyState === 1) refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart);
-      gate.closed(opened.socketId, closeCodes.serverRestart);
+      closed(opened.socketId, closeCodes.serverRestart);
       return;
     }
     const conn = new Connection(
@@ -167,7 +203,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     });
     ws.on('close', (code) => {
       hub.remove(conn);
-      gate.closed(conn.socketId, code);
+      closed(conn.socketId, code);
     });
   }
 

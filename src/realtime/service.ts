@@ -29,7 +29,9 @@ import { compileFilter } from './filter.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { Hub } from './hub.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
+import { registerPublicStreams } from './public-stream.ts';
 import { registerStream } from './stream.ts';
+import type { Subscriber } from './subscriber.ts';
 
 /** Sockets written per event-loop turn before yielding (see bench/fanout). */
 const CHUNK_SIZE = 512;
@@ -69,7 +71,10 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     hub,
     clock,
     { intervalMs: ctx.config.pingIntervalMs, timeoutMs: PONG_TIMEOUT_MS },
-    (conn) => ponged.add(conn.socketId),
+    // Anonymous connections (negative ids, public-admission.ts) have no session to record pings in.
+    (conn) => {
+      if (conn.socketId > 0) ponged.add(conn.socketId);
+    },
   );
   const onError = (err: unknown) => log.error({ err }, 'real-time delivery failed');
 
@@ -118,7 +123,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     const ids = [...ponged];
     ponged.clear();
     recordPings(db, ids, clock.now()).catch(onError);
-    const held = [...hub.connections()].map((c) => c.socketId);
+    const held = sessionIds(hub.connections());
     closedByAccount(db, held)
       .then((closed) => closed.forEach(closeByAccount))
       .catch(onError);
@@ -174,6 +179,15 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
   // reads at the speed of its link (docs/telegrams.md "Size").
   const maxBufferedBytes = MAX_BUFFERED_BYTES + 2 * ctx.config.maxTelegramBytes;
 
+  const streams = registerStream(app, ctx, {
+    hub,
+    gate,
+    catchUp,
+    store,
+    maxBufferedBytes,
+    closeGraceMs: CLOSE_GRACE_MS,
+  });
+  const publicStreams = registerPublicStreams(app, ctx, streams);
   const endpoint = attachWebSocketEndpoint(app.server, {
     hub,
     heartbeat,
@@ -187,14 +201,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
       : undefined,
     onError,
     catchUp,
-  });
-  const streams = registerStream(app, ctx, {
-    hub,
-    gate,
-    catchUp,
-    store,
-    maxBufferedBytes,
-    closeGraceMs: CLOSE_GRACE_MS,
+    publicSocket: publicStreams.gate,
   });
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();
@@ -232,20 +239,22 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     clearInterval(healing);
     stopCommitted();
     for (const off of unsubscribe) await off();
-    const conns = [...hub.connections()];
+    const held = sessionIds(hub.connections());
     streams.close();
     endpoint.close(closeCodes.serverRestart, closeMessages.serverRestart);
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     while (hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const conn of hub.connections()) conn.terminate();
     // Recorded here in one statement, before the database closes (close handlers may come later).
-    await endSessions(
-      db,
-      conns.map((c) => c.socketId),
-      clock.now(),
-      closeCodes.serverRestart,
-    );
+    await endSessions(db, held, clock.now(), closeCodes.serverRestart);
   });
+}
+
+/** The ids of the connections that are sessions (an anonymous public connection's is negative). */
+function sessionIds(connections: Iterable<Subscriber>): number[] {
+  const ids: number[] = [];
+  for (const conn of connections) if (conn.socketId > 0) ids.push(conn.socketId);
+  return ids;
 }
 
 function forwardedFor(header: string | string[] | undefined): string | null {

@@ -64,6 +64,26 @@ export const StreamQuery = Type.Object(
 
 export type StreamQueryValue = Static<typeof StreamQuery>;
 
+/**
+ * The query of the public streams (docs/realtime.md "Public streams"): the stream's, without a
+ * credential or an application name, and `classifications` optional (default: every public one).
+ */
+export const PublicStreamQuery = Type.Object(
+  {
+    ...Type.Omit(StreamQuery, ['key', 'appName', 'classifications']).properties,
+    classifications: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_CLASSIFICATIONS * (MAX_NAME + 1),
+        description: 'Comma-separated classifications among the public ones (default: every public one)',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export type PublicStreamQueryValue = Static<typeof PublicStreamQuery>;
+
 /** The documented messages of the stream's parameters (docs/api-contract.md "Errors"). */
 export const streamMessages = {
   classifications: 'The `classifications` is a comma-separated list of 1 to 32 names.',
@@ -74,6 +94,25 @@ export const streamMessages = {
   after: resumeMessages.malformed('after'),
   ...placeFilterMessages,
 } as const;
+
+/** The message of a public stream's `classifications` that names one not made public. */
+export const notPublicMessage = (publicOnes: readonly string[]) =>
+  `The \`classifications\` must be among the public ones: ${publicOnes.join(', ')}.`;
+
+/**
+ * The delivery a public stream's query asks for: its classifications (every public one by default)
+ * must all be public; the other fields are the stream's.
+ */
+export function publicStreamSpec(
+  query: PublicStreamQueryValue,
+  publicOnes: readonly string[],
+): SessionSpec | { invalid: string } {
+  const spec = streamSpec({ ...query, classifications: query.classifications ?? publicOnes.join(',') });
+  if ('invalid' in spec) return spec;
+  if (spec.classifications.some((c) => !publicOnes.includes(c)))
+    return { invalid: notPublicMessage(publicOnes) };
+  return spec;
+}
 
 /** A comma-separated list: entries trimmed, empty ones dropped, repeats kept once. */
 function listOf(raw: string): string[] {

@@ -56,6 +56,18 @@ export interface StreamOptions {
 export interface Streams {
   /** Stops the keep-alive and refuses new streams (shutdown; the hub's connections are closed apart). */
   close(): void;
+  /** False once shutting down: new streams are refused. */
+  readonly accepting: boolean;
+  /**
+   * Takes the response over and delivers the opened connection's telegrams to it as to a socket,
+   * after `greeting` (a comment line); `ended` runs once the response closed.
+   */
+  serve(
+    reply: FastifyReply,
+    opened: OpenedSession,
+    greeting: string,
+    ended: (conn: SseConnection) => void,
+  ): void;
 }
 
 export function registerStream(app: App, ctx: AppContext, options: StreamOptions): Streams {
@@ -99,12 +111,18 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
         throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
       const opened = await options.gate.open(started.ticket, request.ip);
       if ('code' in opened) throw refusalError(opened);
-      stream(reply, opened);
+      serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
+        options.gate.closed(conn.socketId, conn.closeCode),
+      );
     },
   );
 
-  /** Takes the response over and delivers to it as to a socket. */
-  function stream(reply: FastifyReply, opened: OpenedSession): void {
+  function serve(
+    reply: FastifyReply,
+    opened: OpenedSession,
+    greeting: string,
+    ended: (conn: SseConnection) => void,
+  ): void {
     const res = reply.raw;
     const conn = new SseConnection(
       res,
@@ -124,12 +142,12 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
       'x-accel-buffering': 'no',
     });
     // Headers and a first line at once: a client sees the stream open before the first telegram.
-    res.write(`: socket ${opened.socketId}\n\n`);
+    res.write(greeting);
     open.add(conn);
     res.once('close', () => {
       open.delete(conn);
       options.hub.remove(conn);
-      options.gate.closed(conn.socketId, conn.closeCode);
+      ended(conn);
     });
     const after = opened.resumeAfter ?? null;
     if (after === null) options.hub.add(conn);
@@ -141,11 +159,15 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
       accepting = false;
       clearInterval(keepAlive);
     },
+    get accepting() {
+      return accepting;
+    },
+    serve,
   };
 }
 
 /** The serial to resume after: `Last-Event-ID` first (a browser's own reconnect), else `after`. */
-async function resumeSerial(
+export async function resumeSerial(
   ctx: AppContext,
   lastEventId: string | string[] | undefined,
   after: string | undefined,

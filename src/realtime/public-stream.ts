@@ -1,0 +1,185 @@
+/**
+ * The public streams (docs/realtime.md "Public streams"): the classifications an operator opens
+ * with NAMAZU_PUBLIC_CLASSIFICATIONS, read without credentials. `GET /v2/public/stream` is
+ * `GET /v2/stream` as server-sent events, and `/v2/public/websocket` speaks the `service.v2`
+ * messages without a ticket; both take the stream's filters and resume point as query
+ * parameters. Anonymous connections are no sessions: `public-admission.ts` bounds them. With no
+ * public classification the stream answers 404, and the WebSocket path is unknown.
+ */
+import { Compile } from 'typebox/compile';
+import type { AppContext } from '../context.ts';
+import { catalogueMessage, CodedError } from '../errors.ts';
+import { HttpError, documentedValidation } from '../http/errors.ts';
+import type { App } from '../http/surface.ts';
+import { FailureLimiter } from '../security/failure-limiter.ts';
+import type { SessionSpec } from '../sessions/socket-sessions.ts';
+import type { OpenedSession, PublicSocketGate, Refusal } from './endpoint.ts';
+import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
+import { closeCodes, closeMessages } from './protocol.ts';
+import { resumeSerial, type Streams } from './stream.ts';
+import {
+  PublicStreamQuery,
+  publicStreamSpec,
+  streamMessages,
+  type PublicStreamQueryValue,
+} from './stream-query.ts';
+
+export const PUBLIC_STREAM_PATH = '/v2/public/stream';
+export const PUBLIC_WEBSOCKET_PATH = '/v2/public/websocket';
+/** The window of the per-address count of new connections (NAMAZU_PUBLIC_CONNECTS_PER_MINUTE). */
+const RATE_WINDOW_MS = 60_000;
+/** Close code of a public WebSocket whose query is refused: the protocol's bad-request code. */
+const INVALID_QUERY = closeCodes.missingTicket;
+
+const PUBLIC_STREAM_DESCRIPTION = `The public stream: the classifications the operator made public (NAMAZU_PUBLIC_CLASSIFICATIONS), without credentials; 404 when there are none.
+Events, keep-alive and resume (\`Last-Event-ID\` or \`after\`) as \`GET /v2/stream\`. \`classifications\` (default: every public one) must be among the public ones.
+Each process holds a bounded number of anonymous connections, in total (503) and per client address (429), and counts new ones per address and minute (429 with \`Retry-After\`).
+The same delivery over a WebSocket, without a ticket: \`/v2/public/websocket?classifications=…\` (service.v2 messages).
+
+    curl -N "$BASE/v2/public/stream?classifications=telegram.earthquake&formatMode=json"`;
+
+const checkQuery = Compile(PublicStreamQuery);
+
+/**
+ * Registers the public stream's route (404 while no classification is public) and gives the
+ * public WebSocket's gate, or undefined when public streams are off.
+ */
+export function registerPublicStreams(
+  app: App,
+  ctx: AppContext,
+  streams: Streams,
+): { gate: PublicSocketGate | undefined; admission: PublicAdmission } {
+  const publicOnes = ctx.config.publicClassifications;
+  const rate = new FailureLimiter(
+    ctx.db,
+    ctx.pepper,
+    'public-connect',
+    { limit: ctx.config.publicConnectsPerMinute, windowMs: RATE_WINDOW_MS },
+    ctx.clock,
+  );
+  const admission = new PublicAdmission(
+    { maxConnections: ctx.config.publicMaxConnections, maxPerAddress: ctx.config.publicMaxPerAddress },
+    rate,
+    ctx.metrics,
+  );
+  if (publicOnes.length > 0) warnOfEarlyWarnings(ctx, publicOnes);
+
+  /** Admits the connection and reads its resume point: what the hub and the catch-up need. */
+  async function openAnonymous(
+    spec: SessionSpec,
+    address: string,
+    transport: PublicTransport,
+    lastEventId: string | string[] | undefined,
+    after: string | undefined,
+  ): Promise<OpenedSession | Exclude<Admission, { ok: true }>> {
+    const admitted = await admission.admit(address, transport);
+    if (!admitted.ok) return admitted;
+    try {
+      return {
+        socketId: admitted.socketId,
+        filter: {
+          classifications: spec.classifications,
+          types: spec.types,
+          test: spec.test,
+          formatMode: spec.formatMode,
+          areas: spec.areas ?? null,
+          minIntensity: spec.minIntensity ?? null,
+        },
+        appName: null,
+        resumeAfter: await resumeSerial(ctx, lastEventId, after),
+      };
+    } catch (err) {
+      admission.release(admitted.socketId);
+      throw err;
+    }
+  }
+
+  app.get<{ Querystring: PublicStreamQueryValue }>(
+    PUBLIC_STREAM_PATH,
+    {
+      schema: {
+        summary: 'Public telegrams as server-sent events, without credentials',
+        description: PUBLIC_STREAM_DESCRIPTION,
+        querystring: PublicStreamQuery,
+      },
+      schemaErrorFormatter: documentedValidation(streamMessages),
+    },
+    async (request, reply) => {
+      if (publicOnes.length === 0) throw new HttpError('NOT_FOUND');
+      if (!streams.accepting) throw new HttpError('BUSY');
+      const spec = publicStreamSpec(request.query, publicOnes);
+      if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+      const { after } = request.query;
+      const opened = await openAnonymous(spec, request.ip, 'stream', request.headers['last-event-id'], after);
+      if ('reason' in opened) throw admissionError(opened);
+      streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId));
+    },
+  );
+
+  if (publicOnes.length === 0) return { gate: undefined, admission };
+  const gate: PublicSocketGate = {
+    path: PUBLIC_WEBSOCKET_PATH,
+    async open(params, ipAddress) {
+      const query = queryOf(params);
+      if ('invalid' in query) return { code: INVALID_QUERY, message: query.invalid };
+      const spec = publicStreamSpec(query, publicOnes);
+      if ('invalid' in spec) return { code: INVALID_QUERY, message: spec.invalid };
+      try {
+        const opened = await openAnonymous(spec, ipAddress ?? 'unknown', 'websocket', undefined, query.after);
+        return 'reason' in opened ? admissionRefusal(opened) : opened;
+      } catch (err) {
+        // An unknown or too old resume point: its documented message.
+        if (err instanceof CodedError && err.statusCode === 400)
+          return { code: INVALID_QUERY, message: err.answer };
+        throw err;
+      }
+    },
+    closed: (socketId) => admission.release(socketId),
+  };
+  return { gate, admission };
+}
+
+/** Which data may be redistributed is the operator's licence to judge; early warnings are not JMA's public feed. */
+function warnOfEarlyWarnings(ctx: AppContext, publicOnes: readonly string[]): void {
+  const eew = publicOnes.filter((c) => c.startsWith('eew.'));
+  ctx.log.info({ classifications: publicOnes }, 'public streams are on');
+  if (eew.length > 0)
+    ctx.log.warn(
+      { classifications: eew },
+      'early warnings are public (NAMAZU_PUBLIC_CLASSIFICATIONS): JMA does not publish them in its public feed; redistribute them only where your licence allows it',
+    );
+}
+
+/** A refusal of the HTTP stream: 503 over the process's total, 429 over an address's cap or rate. */
+function admissionError(refused: Exclude<Admission, { ok: true }>): HttpError {
+  const headers = { 'retry-after': String(refused.retryAfterSeconds) };
+  return new HttpError(refused.reason === 'total' ? 'BUSY' : 'TOO_MANY_REQUESTS', { headers });
+}
+
+/** A refusal of the public WebSocket: 4409, the close code of a full connection limit. */
+function admissionRefusal(refused: Exclude<Admission, { ok: true }>): Refusal {
+  return {
+    code: closeCodes.connectionLimit,
+    message:
+      refused.reason === 'rate'
+        ? `Too many new connections from this address; retry in ${refused.retryAfterSeconds} s.`
+        : closeMessages.connectionLimit,
+  };
+}
+
+/**
+ * The upgrade request's query as the stream's route has it after validation, or the documented
+ * message of the first field that is wrong (only `areas` may be repeated).
+ */
+function queryOf(params: URLSearchParams): PublicStreamQueryValue | { invalid: string } {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    if (values.length > 1 && name !== 'areas') return { invalid: catalogueMessage('UNEXPECTED_QUERY', name) };
+    query[name] = values.length > 1 ? values : values[0]!;
+  }
+  if (checkQuery.Check(query)) return query;
+  const field = [...checkQuery.Errors(query)][0]?.instancePath.split('/')[1] ?? '';
+  const message = (streamMessages as Record<string, string>)[field];
+  return { invalid: message ?? catalogueMessage('UNEXPECTED_QUERY', field) };
+}
