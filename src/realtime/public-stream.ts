@@ -100,6 +100,8 @@ export function registerPublicStreams(
       schema: {
         summary: 'Public telegrams as server-sent events, without credentials',
         description: PUBLIC_STREAM_DESCRIPTION,
+        tags: ['Real-time'],
+        security: [],
         querystring: PublicStreamQuery,
       },
       schemaErrorFormatter: documentedValidation(streamMessages),

@@ -253,6 +253,28 @@ test('anonymous connections are capped per address and in total, and new ones pe
   }
 });
 
+test('the OpenAPI document describes the public stream, without credentials', async () => {
+  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      { get?: { security?: unknown[]; tags?: string[]; parameters?: { name: string }[] } }
+    >;
+  };
+  const op = doc.paths['/v2/public/stream']?.get;
+  assert.ok(op, 'GET /v2/public/stream is in the document');
+  assert.deepEqual(op.security, []);
+  assert.deepEqual(op.tags, ['Real-time']);
+  assert.deepEqual(op.parameters!.map((p) => p.name).sort(), [
+    'after',
+    'areas',
+    'classifications',
+    'formatMode',
+    'minIntensity',
+    'test',
+    'types',
+  ]);
+});
+
 test('with no public classification the stream answers 404 and the public WebSocket path is unknown', async () => {
   const off = await startTestServer();
   try {
