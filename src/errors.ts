@@ -32,6 +32,7 @@ export const errorCatalogue = {
   HEADERS_TOO_LARGE: { status: 431, message: 'Request header fields too large.' },
   SERVER_ERROR: { status: 500, message: 'Server error.' },
   BUSY: { status: 503, message: 'Service busy.' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; try again shortly.' },
   // OAuth errors (RFC 6749 §5.2, RFC 7009, RFC 9449 §5), named as on the wire; the message is the
   // description. A few are answered with another status where the status says more (405, 413, 429).
   invalid_request: { status: 400, message: '%s' },

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
 import { catalogueMessage, CodedError, errorCatalogue, type ErrorCode } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /**
  * How every error becomes a status, a message and headers (the error catalogue, src/errors.ts).
@@ -96,6 +97,9 @@ function defaultValidationMessage(err: FastifyError): string {
 /** Status, message and headers for an error no handler dealt with. */
 export function describeError(err: FastifyError | CodedError): ErrorDescription {
   if (err instanceof CodedError) return { status: err.statusCode, message: err.answer, headers: err.headers };
+  // A database outage passes by itself: the client is told when to try again.
+  if (isDatabaseUnavailable(err))
+    return { ...entry('DATABASE_UNAVAILABLE'), headers: { 'retry-after': '5' } };
   return { ...describeFastifyError(err), headers: {} };
 }
 

@@ -114,7 +114,9 @@ for (const version of ['1.1', '1.0'] as const) {
         sent.push(await ingestOne(padding));
         await new Promise((r) => setTimeout(r, 30));
       }
-      await waitFor(() => eventIds(parse(stream.received()).body).length === sent.length, 15_000);
+      await waitFor(() => eventIds(parse(stream.received()).body).length === sent.length, {
+        timeout: 15_000,
+      });
       const { body } = parse(stream.received());
       assert.deepEqual(eventIds(body), sent);
       assert.ok(body.includes(': keep-alive\n\n'), 'a keep-alive comment came between the events');
