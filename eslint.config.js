@@ -94,8 +94,8 @@ export const layers = {
   http: [...domainBase, ...domain, 'context.ts'],
   api: [...domainBase, ...domain, 'context.ts', 'http', 'sources', 'webhooks'],
   // The authorization endpoint shows the sign-in and consent pages that console/ renders, through
-  // the one interface of console/authorization-pages.ts.
-  oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console/authorization-pages.ts'],
+  // the one interface of console/authorization/pages.ts.
+  oauth: [...domainBase, ...domain, 'context.ts', 'http', 'console/authorization/pages.ts'],
   // The administration's scenario button starts what `POST /admin/v1/scenarios` starts.
   // The Webhooks area acts through the process's webhook delivery as `/v2/webhook` does.
   console: [...domainBase, ...domain, 'context.ts', 'http', 'sources', 'webhooks'],

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { parseCookies } from './cookies.ts';
+import { parseCookies } from './signin/cookies.ts';
 
 /**
  * The languages of the web pages. A page's language is the `lang` cookie when a person chose one

@@ -8,7 +8,7 @@ import { languageOf, type Lang, type Messages } from './i18n.ts';
 import { header, type Section } from './layout.ts';
 import type { SafeHtml } from './html.ts';
 import { paths } from './paths.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from './signin-cookies.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from './signin/session-cookies.ts';
 import { authOrigin, sendErrorPage, sendRedirect } from './web.ts';
 
 /**

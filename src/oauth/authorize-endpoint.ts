@@ -9,7 +9,7 @@ import {
   authorizationPages,
   type AuthorizationPages,
   type SignedInBrowser,
-} from '../console/authorization-pages.ts';
+} from '../console/authorization/pages.ts';
 import {
   validateAuthorizationRequest,
   type AuthorizationRequest,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { formPostCsp, renderFormPostPage } from '../../src/console/form-post-page.ts';
+import { formPostCsp, renderFormPostPage } from '../../src/console/authorization/form-post-page.ts';
 import { contentSecurityPolicy } from '../../src/console/html.ts';
 
 test('form_post page: escaped fields, and a script allowed by the hash of its exact bytes', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { escapeHtml, markup, safeHref } from '../../src/console/html.ts';
 import { csrfToken, csrfValid } from '../../src/console/signin/csrf.ts';
-import { renderConsentPage } from '../../src/console/consent-page.ts';
+import { renderConsentPage } from '../../src/console/authorization/consent-page.ts';
 
 test('interpolated values are escaped; nested html is not double-escaped', () => {
   assert.equal(escapeHtml(`<a href="x">'&\``), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#96;');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { renderConsentPage } from '../../src/console/consent-page.ts';
+import { renderConsentPage } from '../../src/console/authorization/consent-page.ts';
 import { offeredScopes } from '../../src/console/scope-field.ts';
 import {
   hasJapaneseDescription,

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
 import { adminPaths } from '../paths.ts';
-import { sessionCsrfValid } from '../signin-cookies.ts';
+import { sessionCsrfValid } from '../signin/session-cookies.ts';
 import type { VisitGate } from '../visit.ts';
 import { sendErrorPage } from '../web.ts';
 import { adminMessages } from './messages.ts';

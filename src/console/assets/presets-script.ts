@@ -1,7 +1,7 @@
 /**
  * The scope presets of the API key form, in place: a preset button ticks its scopes without a round
  * trip. Without the script the same button posts the form and the server answers with the boxes
- * ticked (keys-routes.ts), so the presets work either way. Served as a static file from 'self'.
+ * ticked (credentials/routes.ts), so the presets work either way. Served as a static file from 'self'.
  */
 export const PRESETS_SCRIPT = `
 document.addEventListener('click', function (event) {

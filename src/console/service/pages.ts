@@ -1,9 +1,9 @@
-import type { ContractListItem } from '../accounts/contracts.ts';
-import type { SocketSession } from '../sessions/socket-sessions.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, notice } from './layout.ts';
-import { pathOf, paths } from './paths.ts';
+import type { ContractListItem } from '../../accounts/contracts.ts';
+import type { SocketSession } from '../../sessions/socket-sessions.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { formatTime, notice } from '../layout.ts';
+import { pathOf, paths } from '../paths.ts';
 
 /** The contracts page (every plan; apply, cancel) and the WebSocket sessions page (list; close). */
 

@@ -1,7 +1,7 @@
-import { FIRST_ADMINISTRATOR_COMMAND } from '../accounts/accounts.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { fieldError, invalidAttrs, notice } from './layout.ts';
+import { FIRST_ADMINISTRATOR_COMMAND } from '../../accounts/accounts.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { fieldError, invalidAttrs, notice } from '../layout.ts';
 
 /** The sign-up and password-change pages. */
 

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkPassword } from '../accounts/accounts.ts';
-import type { AppContext } from '../context.ts';
-import { formOf, singleValue } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
-import { serializeCookie } from './cookies.ts';
-import { languageOf, languages, LANG_COOKIE, type Messages } from './i18n.ts';
-import { header } from './layout.ts';
-import { countPasswordAttempt, forgivePasswordAttempt } from './password-attempts.ts';
-import { paths } from './paths.ts';
+import { checkPassword } from '../../accounts/accounts.ts';
+import type { AppContext } from '../../context.ts';
+import { formOf, singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import { serializeCookie } from '../signin/cookies.ts';
+import { languageOf, languages, LANG_COOKIE, type Messages } from '../i18n.ts';
+import { header } from '../layout.ts';
+import { countPasswordAttempt, forgivePasswordAttempt } from '../signin/password-attempts.ts';
+import { paths } from '../paths.ts';
 import {
   currentSession,
   preSigninCsrf,
@@ -16,10 +16,10 @@ import {
   sessionCsrfValid,
   signIn,
   signOut,
-} from './signin-cookies.ts';
+} from '../signin/session-cookies.ts';
 import { renderSigninPage } from './signin-page.ts';
-import { signinUrl, type QueryOf } from './visit.ts';
-import { authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { signinUrl, type QueryOf } from '../visit.ts';
+import { authOrigin, sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /** Sign-in, sign-out and the language switch: the account area's pages for anyone (docs/console.md). */
 

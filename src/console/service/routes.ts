@@ -1,15 +1,15 @@
-import { addContract, connectionLimit, contractList, removeContract } from '../accounts/contracts.ts';
-import { planByClassification } from '../accounts/plans.ts';
-import { busCodecs } from '../bus/codecs.ts';
-import type { AppContext } from '../context.ts';
-import { singleValue } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
-import { closeSessionOf, CLOSED_BY_ACCOUNT, listSessions } from '../sessions/socket-sessions.ts';
-import type { Messages } from './i18n.ts';
-import { paths } from './paths.ts';
-import { contractsText, renderContractsPage, renderSessionsPage, sessionsText } from './service-pages.ts';
-import { checkedForm, guardVisits, rowId, type QueryOf } from './visit.ts';
-import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { addContract, connectionLimit, contractList, removeContract } from '../../accounts/contracts.ts';
+import { planByClassification } from '../../accounts/plans.ts';
+import { busCodecs } from '../../bus/codecs.ts';
+import type { AppContext } from '../../context.ts';
+import { singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import { closeSessionOf, CLOSED_BY_ACCOUNT, listSessions } from '../../sessions/socket-sessions.ts';
+import type { Messages } from '../i18n.ts';
+import { paths } from '../paths.ts';
+import { contractsText, renderContractsPage, renderSessionsPage, sessionsText } from './pages.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf } from '../visit.ts';
+import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /** The service area: contracts (apply, cancel) and WebSocket sessions (list, close) of the account. */
 

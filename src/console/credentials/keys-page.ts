@@ -1,10 +1,10 @@
-import type { ApiKeyListItem } from '../accounts/api-keys.ts';
-import { accountCaps } from '../accounts/caps.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, notice, secretBox } from './layout.ts';
-import { pathOf, paths } from './paths.ts';
-import { scopeFieldset, scopeTags } from './scope-field.ts';
+import type { ApiKeyListItem } from '../../accounts/api-keys.ts';
+import { accountCaps } from '../../accounts/caps.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { formatTime, notice, secretBox } from '../layout.ts';
+import { pathOf, paths } from '../paths.ts';
+import { scopeFieldset, scopeTags } from '../scope-field.ts';
 
 type Key =
   | 'title'

@@ -1,9 +1,9 @@
-import type { Params } from '../http/form.ts';
-import { singleValue } from '../http/form.ts';
-import { parsePlaceFilters } from '../telegrams/place-filters.ts';
-import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../webhooks/subscriptions.ts';
-import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../webhooks/url-check.ts';
-import type { Lang, Messages } from './i18n.ts';
+import type { Params } from '../../http/form.ts';
+import { singleValue } from '../../http/form.ts';
+import { parsePlaceFilters } from '../../telegrams/place-filters.ts';
+import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../../webhooks/subscriptions.ts';
+import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../../webhooks/url-check.ts';
+import type { Lang, Messages } from '../i18n.ts';
 
 /**
  * The webhook form of the console (docs/console.md "Webhooks"): what was typed, and the subscription

@@ -1,13 +1,17 @@
-import { accountCaps } from '../accounts/caps.ts';
-import type { ManagedClient } from '../issuer/client-management.ts';
-import { GRANTS, type RegistrationField, type RegistrationProblem } from '../issuer/client-registration.ts';
-import { REFRESH_ROTATIONS } from '../issuer/clients.ts';
-import { rotatesRefreshTokens, type OperatorRefreshRotation } from '../issuer/refresh-rotation.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, safeHref, type SafeHtml } from './html.ts';
-import { fieldError, formatTime, invalidAttrs, notice, secretBox } from './layout.ts';
-import { pathOf, paths } from './paths.ts';
-import { scopeFieldset, scopeTags } from './scope-field.ts';
+import { accountCaps } from '../../accounts/caps.ts';
+import type { ManagedClient } from '../../issuer/client-management.ts';
+import {
+  GRANTS,
+  type RegistrationField,
+  type RegistrationProblem,
+} from '../../issuer/client-registration.ts';
+import { REFRESH_ROTATIONS } from '../../issuer/clients.ts';
+import { rotatesRefreshTokens, type OperatorRefreshRotation } from '../../issuer/refresh-rotation.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, safeHref, type SafeHtml } from '../html.ts';
+import { fieldError, formatTime, invalidAttrs, notice, secretBox } from '../layout.ts';
+import { pathOf, paths } from '../paths.ts';
+import { scopeFieldset, scopeTags } from '../scope-field.ts';
 
 /** The OAuth clients of an account: list, register, view and edit, rotate the secret, delete. */
 

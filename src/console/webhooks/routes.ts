@@ -1,19 +1,19 @@
 import type { FastifyReply } from 'fastify';
-import { contractedClassifications } from '../accounts/contracts.ts';
-import type { AppContext } from '../context.ts';
-import { singleValue } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
-import { recentDeliveries, redeliver } from '../webhooks/deliveries.ts';
-import { webhookService, type WebhookService } from '../webhooks/service.ts';
+import { contractedClassifications } from '../../accounts/contracts.ts';
+import type { AppContext } from '../../context.ts';
+import { singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
+import { webhookService, type WebhookService } from '../../webhooks/service.ts';
 import {
   createSubscription,
   deleteSubscription,
   findSubscription,
   listSubscriptions,
   type Subscription,
-} from '../webhooks/subscriptions.ts';
-import { pathOf, paths } from './paths.ts';
-import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
+} from '../../webhooks/subscriptions.ts';
+import { pathOf, paths } from '../paths.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import {
   checkWebhookForm,
   emptyWebhookForm,
@@ -21,11 +21,11 @@ import {
   webhookRules,
   type WebhookFormValues,
   type WebhookProblems,
-} from './webhook-form.ts';
+} from './form.ts';
 import { renderDeleteWebhookPage, renderWebhookPage, type WebhookView } from './webhook-page.ts';
 import { renderWebhookFormPage, renderWebhooksPage } from './webhooks-page.ts';
-import { webhooksText } from './webhooks-text.ts';
-import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { webhooksText } from './text.ts';
+import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /**
  * The Webhooks area (docs/console.md "Webhooks"): the account's webhook subscriptions, through the

@@ -1,24 +1,24 @@
 import type { FastifyReply } from 'fastify';
-import { changePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/accounts.ts';
-import { countHeld } from '../accounts/caps.ts';
-import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
-import { listAuthorizations, revokeAuthorization } from '../issuer/authorizations.ts';
-import { deleteOtherSessions } from './signin/signin-sessions.ts';
-import { announceRevoked } from '../issuer/tokens.ts';
-import type { AppContext } from '../context.ts';
-import { singleValue } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
-import { listSessions } from '../sessions/socket-sessions.ts';
-import { renderPasswordPage, type PasswordField } from './account-forms-page.ts';
-import { dashboardText, renderAccountPage } from './account-page.ts';
-import { accountText } from './account-text.ts';
-import type { Messages } from './i18n.ts';
-import { countPasswordAttempt, forgivePasswordAttempt } from './password-attempts.ts';
-import { pathOf, paths } from './paths.ts';
+import { changePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../accounts/accounts.ts';
+import { countHeld } from '../../accounts/caps.ts';
+import { connectionLimit, contractedClassifications } from '../../accounts/contracts.ts';
+import { listAuthorizations, revokeAuthorization } from '../../issuer/authorizations.ts';
+import { deleteOtherSessions } from '../signin/signin-sessions.ts';
+import { announceRevoked } from '../../issuer/tokens.ts';
+import type { AppContext } from '../../context.ts';
+import { singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import { listSessions } from '../../sessions/socket-sessions.ts';
+import { renderPasswordPage, type PasswordField } from './forms-page.ts';
+import { dashboardText, renderAccountPage } from './page.ts';
+import { accountText } from './text.ts';
+import type { Messages } from '../i18n.ts';
+import { countPasswordAttempt, forgivePasswordAttempt } from '../signin/password-attempts.ts';
+import { pathOf, paths } from '../paths.ts';
 import { signinRoutes } from './signin-routes.ts';
 import { signupRoutes } from './signup-routes.ts';
-import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
-import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
+import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /**
  * The account area (docs/console.md): sign-in, sign-up, sign-out and the language switch for

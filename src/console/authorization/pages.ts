@@ -1,18 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { getAccount } from '../accounts/accounts.ts';
-import type { OAuthClient } from '../issuer/clients.ts';
-import { redirectSource } from '../issuer/redirect-uris.ts';
-import type { AppContext } from '../context.ts';
-import type { App } from '../http/surface.ts';
+import { getAccount } from '../../accounts/accounts.ts';
+import type { OAuthClient } from '../../issuer/clients.ts';
+import { redirectSource } from '../../issuer/redirect-uris.ts';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../../http/surface.ts';
 import { renderConsentPage } from './consent-page.ts';
-import { authorizationHint } from './error-page.ts';
+import { authorizationHint } from '../error-page.ts';
 import { formPostCsp, renderFormPostPage } from './form-post-page.ts';
-import { languageOf } from './i18n.ts';
-import { header } from './layout.ts';
-import { paths } from './paths.ts';
-import { currentSession, sessionCsrf, sessionCsrfValid } from './signin-cookies.ts';
-import { signinUrl } from './visit.ts';
-import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { languageOf } from '../i18n.ts';
+import { header } from '../layout.ts';
+import { paths } from '../paths.ts';
+import { currentSession, sessionCsrf, sessionCsrfValid } from '../signin/session-cookies.ts';
+import { signinUrl } from '../visit.ts';
+import { asWebScope, authOrigin, sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /**
  * The pages of the authorization endpoint (docs/oauth.md), rendered by the console: what the

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from './signin/signin-limits.ts';
-import type { AppContext } from '../context.ts';
+import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from './signin-limits.ts';
+import type { AppContext } from '../../context.ts';
 
 /** What a password attempt may do: refused for `retryAfter` seconds (0: not refused), else go on after `delayMs`. */
 export interface PasswordAttempt {

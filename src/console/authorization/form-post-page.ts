@@ -1,4 +1,4 @@
-import { markup, page, SafeHtml, scriptHash, type CspOptions } from './html.ts';
+import { markup, page, SafeHtml, scriptHash, type CspOptions } from '../html.ts';
 
 /**
  * The `form_post` response mode: a page whose form POSTs the fields to the client's redirect URI,

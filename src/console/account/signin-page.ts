@@ -1,6 +1,6 @@
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { notice } from './layout.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { notice } from '../layout.ts';
 
 export interface SigninView {
   lang: Lang;

@@ -7,20 +7,20 @@ import {
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   type Account,
-} from '../accounts/accounts.ts';
-import { acceptInvitation, InvitationError, invitationProblem } from '../accounts/invitations.ts';
-import { SignupLimiter } from './signin/signup-limits.ts';
-import type { AppContext } from '../context.ts';
-import { formOf, singleValue } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
-import { renderSignupPage, type SignupField } from './account-forms-page.ts';
-import { accountText, MAX_NAME, retryHint } from './account-text.ts';
-import { languageOf, type Lang } from './i18n.ts';
-import { header } from './layout.ts';
-import { paths } from './paths.ts';
-import { preSigninCsrf, preSigninCsrfValid, signIn } from './signin-cookies.ts';
-import type { QueryOf } from './visit.ts';
-import { authOrigin, sendErrorPage, sendPage, sendRedirect } from './web.ts';
+} from '../../accounts/accounts.ts';
+import { acceptInvitation, InvitationError, invitationProblem } from '../../accounts/invitations.ts';
+import { SignupLimiter } from '../signin/signup-limits.ts';
+import type { AppContext } from '../../context.ts';
+import { formOf, singleValue } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
+import { renderSignupPage, type SignupField } from './forms-page.ts';
+import { accountText, MAX_NAME, retryHint } from './text.ts';
+import { languageOf, type Lang } from '../i18n.ts';
+import { header } from '../layout.ts';
+import { paths } from '../paths.ts';
+import { preSigninCsrf, preSigninCsrfValid, signIn } from '../signin/session-cookies.ts';
+import type { QueryOf } from '../visit.ts';
+import { authOrigin, sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /** Sign-up, open or by invitation (docs/console.md "Sign-up"): the account area's page for newcomers. */
 

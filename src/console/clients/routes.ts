@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { CapReached } from '../accounts/caps.ts';
+import { CapReached } from '../../accounts/caps.ts';
 import {
   deleteClient,
   findClientOf,
@@ -7,17 +7,17 @@ import {
   rotateClientSecret,
   updateClient,
   type ManagedClient,
-} from '../issuer/client-management.ts';
+} from '../../issuer/client-management.ts';
 import {
   checkRegistration,
   RegistrationError,
   type RegistrationInput,
-} from '../issuer/client-registration.ts';
-import { createClient } from '../issuer/clients.ts';
-import { announceRevoked } from '../issuer/tokens.ts';
-import type { AppContext } from '../context.ts';
-import { singleValue, type Params } from '../http/form.ts';
-import type { App } from '../http/surface.ts';
+} from '../../issuer/client-registration.ts';
+import { createClient } from '../../issuer/clients.ts';
+import { announceRevoked } from '../../issuer/tokens.ts';
+import type { AppContext } from '../../context.ts';
+import { singleValue, type Params } from '../../http/form.ts';
+import type { App } from '../../http/surface.ts';
 import {
   clientsText,
   emptyClientForm,
@@ -27,12 +27,12 @@ import {
   renderClientPage,
   renderClientsPage,
   type ClientFormValues,
-} from './clients-page.ts';
-import type { Messages } from './i18n.ts';
-import { pathOf, paths } from './paths.ts';
-import { offeredScopes } from './scope-field.ts';
-import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
-import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+} from './pages.ts';
+import type { Messages } from '../i18n.ts';
+import { pathOf, paths } from '../paths.ts';
+import { offeredScopes } from '../scope-field.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
+import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /** The clients area: the account's OAuth clients (docs/console.md "Credentials"). */
 

@@ -1,5 +1,5 @@
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/accounts.ts';
-import type { Lang, Messages } from './i18n.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../accounts/accounts.ts';
+import type { Lang, Messages } from '../i18n.ts';
 
 /** The texts of the account area's forms: sign-up and the password change. */
 

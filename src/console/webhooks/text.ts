@@ -1,5 +1,5 @@
-import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../webhooks/subscriptions.ts';
-import type { Messages } from './i18n.ts';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../webhooks/subscriptions.ts';
+import type { Messages } from '../i18n.ts';
 
 /** The words of the Webhooks area (docs/console.md "Webhooks"), in both languages. */
 

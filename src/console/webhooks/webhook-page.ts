@@ -1,12 +1,12 @@
-import { planByClassification } from '../accounts/plans.ts';
-import type { DeliveryView } from '../webhooks/deliveries.ts';
-import type { Subscription } from '../webhooks/subscriptions.ts';
-import type { Lang } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, notice, secretBox } from './layout.ts';
-import { pathOf, paths } from './paths.ts';
+import { planByClassification } from '../../accounts/plans.ts';
+import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import type { Subscription } from '../../webhooks/subscriptions.ts';
+import type { Lang } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { formatTime, notice, secretBox } from '../layout.ts';
+import { pathOf, paths } from '../paths.ts';
 import { deliveryStateText, shownUrl, stateText } from './webhooks-page.ts';
-import { webhooksText } from './webhooks-text.ts';
+import { webhooksText } from './text.ts';
 
 /** One webhook's page: its settings, the test button, its recent deliveries; and its deletion. */
 

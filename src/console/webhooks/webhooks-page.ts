@@ -1,13 +1,13 @@
-import { planByClassification } from '../accounts/plans.ts';
-import { INTENSITIES } from '../telegrams/facts.ts';
-import type { DeliveryView } from '../webhooks/deliveries.ts';
-import { WEBHOOK_FORMATS, type Subscription } from '../webhooks/subscriptions.ts';
-import type { Lang } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { fieldError, formatTime, invalidAttrs, notice } from './layout.ts';
-import { pathOf, paths } from './paths.ts';
-import type { WebhookField, WebhookFormValues, WebhookProblems } from './webhook-form.ts';
-import { webhooksText } from './webhooks-text.ts';
+import { planByClassification } from '../../accounts/plans.ts';
+import { INTENSITIES } from '../../telegrams/facts.ts';
+import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import { WEBHOOK_FORMATS, type Subscription } from '../../webhooks/subscriptions.ts';
+import type { Lang } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { fieldError, formatTime, invalidAttrs, notice } from '../layout.ts';
+import { pathOf, paths } from '../paths.ts';
+import type { WebhookField, WebhookFormValues, WebhookProblems } from './form.ts';
+import { webhooksText } from './text.ts';
 
 /** The Webhooks area's list and creation form (docs/console.md "Webhooks"). */
 

@@ -1,7 +1,7 @@
-import type { OAuthClient } from '../issuer/clients.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, safeHref, type SafeHtml } from './html.ts';
-import { scopeDescription } from './scope-text.ts';
+import type { OAuthClient } from '../../issuer/clients.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, safeHref, type SafeHtml } from '../html.ts';
+import { scopeDescription } from '../scope-text.ts';
 
 export interface ConsentView {
   lang?: Lang;

@@ -1,17 +1,17 @@
 import type { FastifyReply } from 'fastify';
-import { createApiKey, listApiKeys, revokeApiKeyById } from '../accounts/api-keys.ts';
-import { CapReached } from '../accounts/caps.ts';
-import { isKnownScope } from '../scopes.ts';
-import { announceRevoked } from '../issuer/tokens.ts';
-import type { AppContext } from '../context.ts';
-import type { App } from '../http/surface.ts';
-import type { Messages } from './i18n.ts';
+import { createApiKey, listApiKeys, revokeApiKeyById } from '../../accounts/api-keys.ts';
+import { CapReached } from '../../accounts/caps.ts';
+import { isKnownScope } from '../../scopes.ts';
+import { announceRevoked } from '../../issuer/tokens.ts';
+import type { AppContext } from '../../context.ts';
+import type { App } from '../../http/surface.ts';
+import type { Messages } from '../i18n.ts';
 import { keysText, renderKeysPage } from './keys-page.ts';
-import { paths } from './paths.ts';
-import { offeredScopes } from './scope-field.ts';
-import { isScopePreset, presetScopes } from './scope-text.ts';
-import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from './visit.ts';
-import { sendErrorPage, sendPage, sendRedirect } from './web.ts';
+import { paths } from '../paths.ts';
+import { offeredScopes } from '../scope-field.ts';
+import { isScopePreset, presetScopes } from '../scope-text.ts';
+import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
+import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
 /** The credentials area: the account's API keys (docs/console.md "Credentials"). */
 

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { csrfToken, csrfValid } from './signin/csrf.ts';
+import type { AppContext } from '../../context.ts';
+import { publicUrls } from '../../http/public-urls.ts';
+import { csrfToken, csrfValid } from './csrf.ts';
 import {
   createSession,
   deleteSession,
   findSession,
   SESSION_TTL_MS,
   type WebSession,
-} from './signin/signin-sessions.ts';
+} from './signin-sessions.ts';
 import { parseCookies, serializeCookie } from './cookies.ts';
-import { authOrigin } from './web.ts';
 
 /**
  * The browser side of sign-in sessions: which cookie holds the session, and which value each form's
@@ -20,7 +20,8 @@ import { authOrigin } from './web.ts';
 const PRE_SIGNIN_TTL_S = 3600;
 
 function isSecure(ctx: AppContext, request: FastifyRequest): boolean {
-  return authOrigin(ctx, request).startsWith('https:');
+  // The origin of the console's pages (web.ts `authOrigin`).
+  return publicUrls(ctx.config, request).auth.startsWith('https:');
 }
 
 /** `__Host-` names on https: the browser then refuses them from subdomains or without Secure. */

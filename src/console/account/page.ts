@@ -1,8 +1,8 @@
-import type { Authorization } from '../issuer/authorizations.ts';
-import type { Lang, Messages } from './i18n.ts';
-import { markup, page, type SafeHtml } from './html.ts';
-import { formatTime, notice } from './layout.ts';
-import { paths } from './paths.ts';
+import type { Authorization } from '../../issuer/authorizations.ts';
+import type { Lang, Messages } from '../i18n.ts';
+import { markup, page, type SafeHtml } from '../html.ts';
+import { formatTime, notice } from '../layout.ts';
+import { paths } from '../paths.ts';
 
 /** The dashboard: the account at a glance, and the authorizations it granted (revoke one). */
 export interface AccountView {
