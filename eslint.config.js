@@ -144,6 +144,19 @@ const consoleZones = [
   },
 ];
 
+/**
+ * Temporary: files whose functions over 80 lines are being split (startRealtime,
+ * attachWebSocketEndpoint, registerPublicStreams, registerStream, startWebhooks); each leaves the
+ * list once its functions fit, and the list then goes.
+ */
+const filesWithLongFunctionsToSplit = [
+  'src/realtime/endpoint.ts',
+  'src/realtime/public-stream.ts',
+  'src/realtime/service.ts',
+  'src/realtime/stream.ts',
+  'src/webhooks/service.ts',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', 'test-output/'] },
   js.configs.recommended,
@@ -188,8 +201,10 @@ export default tseslint.config(
     },
   },
   {
-    // Functions that fit on a screen (console areas' handlers, the OAuth endpoints' steps, the API's routes).
-    files: ['src/console/**/*.ts', 'src/oauth/**/*.ts', 'src/api/**/*.ts'],
+    // Functions that fit on a screen, in every folder of src/. The files of
+    // `filesWithLongFunctionsToSplit` still hold one each; the list only shrinks.
+    files: ['src/**/*.ts'],
+    ignores: filesWithLongFunctionsToSplit,
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },

@@ -74,8 +74,20 @@ export interface MetricProbes {
 export function createMetrics(probes: MetricProbes = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Each group registers its instruments in the order /metrics lists them.
   return {
     registry,
+    ...connectionInstruments(registry),
+    ...telegramInstruments(registry),
+    ...sourceInstruments(registry),
+    ...storeInstruments(registry, probes),
+    ...webhookInstruments(registry),
+  };
+}
+
+/** HTTP requests and open connections. */
+function connectionInstruments(registry: Registry) {
+  return {
     httpDuration: new Histogram({
       name: 'namazu_http_request_duration_seconds',
       help: 'HTTP request latency by route',
@@ -100,6 +112,12 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       labelNames: ['reason'],
       registers: [registry],
     }),
+  };
+}
+
+/** Ingest: telegrams stored, converted, refused, and their delivery. */
+function telegramInstruments(registry: Registry) {
+  return {
     telegramsIngested: new Counter({
       name: 'namazu_telegrams_ingested_total',
       help: 'Telegrams stored (duplicates not counted), by classification and by where they came in',
@@ -142,6 +160,12 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
+  };
+}
+
+/** The network sources (docs/sources.md). */
+function sourceInstruments(registry: Registry) {
+  return {
     sourceRequests: new Counter({
       name: 'namazu_source_requests_total',
       help: 'Requests made by network sources, by outcome (ok, not_modified, failed)',
@@ -166,6 +190,12 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
       labelNames: ['source'],
       registers: [registry],
     }),
+  };
+}
+
+/** Retention, the store statistics and the database pool. */
+function storeInstruments(registry: Registry, probes: MetricProbes) {
+  return {
     telegramsPruned: new Counter({
       name: 'namazu_telegrams_pruned_total',
       help: 'Telegrams (XML and JSON conversions) deleted by retention, by classification',
@@ -233,6 +263,12 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
         if (probes.dbPoolWaiting) this.set(probes.dbPoolWaiting());
       },
     }),
+  };
+}
+
+/** Webhook delivery (docs/webhooks.md). */
+function webhookInstruments(registry: Registry) {
+  return {
     webhooksQueued: new Counter({
       name: 'namazu_webhook_deliveries_queued_total',
       help: 'Webhook deliveries queued (one per telegram and matching subscription)',

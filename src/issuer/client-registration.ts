@@ -98,18 +98,67 @@ export function redirectUriProblem(uri: string): string | null {
   return 'must use https, http on a loopback host, or a private-use scheme such as com.example.app';
 }
 
+type Label = (field: RegistrationField) => string;
+/** Records a problem of a field (checkRegistration keeps the first of each). */
+type Fail = (field: RegistrationField, message: string) => void;
+type PageUrlField = 'appUrl' | 'termsUrl' | 'privacyUrl';
+
+/** The grants' own rules and those they set on the client's type and redirect URIs. */
+function checkGrants(
+  grants: string[],
+  type: string,
+  redirectUriCount: number,
+  label: Label,
+  fail: Fail,
+): void {
+  if (grants.length === 0) fail('grants', `at least one ${label('grants')} is required`);
+  for (const g of grants) {
+    if (!GRANTS.includes(g as GrantType))
+      fail('grants', `${label('grants')} must be one of ${GRANTS.join(', ')}, got "${g}"`);
+  }
+  if (type === 'public' && grants.includes('client_credentials')) {
+    fail('grants', 'public clients cannot use the client_credentials grant');
+  }
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code')) {
+    fail(
+      'grants',
+      `${label('grants')} refresh_token needs ${label('grants')} authorization_code (refresh tokens come from it)`,
+    );
+  }
+  if (grants.includes('authorization_code') && redirectUriCount === 0) {
+    fail('redirectUris', `the authorization_code grant needs at least one ${label('redirectUris')}`);
+  }
+}
+
+/** An optional http(s) URL of the client's pages, as given (null when absent). */
+function checkedPageUrl(
+  value: string | undefined,
+  field: PageUrlField,
+  label: Label,
+  fail: Fail,
+): string | null {
+  if (value === undefined) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || value.length > MAX_URL_LENGTH) {
+    fail(field, `${label(field)} must be an http(s) URL, got "${value}"`);
+  }
+  return value;
+}
+
 /**
  * The registration `input` describes, ready for `createClient`, or a RegistrationError with the first
  * rule each field breaks. `label` names a field in messages (`--redirect-uri` for the command line).
  */
-export function checkRegistration(
-  input: RegistrationInput,
-  label: (field: RegistrationField) => string,
-): Omit<NewClient, 'accountId'> {
+export function checkRegistration(input: RegistrationInput, label: Label): Omit<NewClient, 'accountId'> {
   const problems: RegistrationProblem[] = [];
   const broken = (field: RegistrationField) => problems.some((p) => p.field === field);
   /** Records a problem unless the field already has one (its first is the one shown). */
-  const fail = (field: RegistrationField, message: string) => {
+  const fail: Fail = (field, message) => {
     if (!broken(field)) problems.push({ field, message });
   };
 
@@ -130,23 +179,7 @@ export function checkRegistration(
   }
 
   const grants = [...new Set(input.grants)];
-  if (grants.length === 0) fail('grants', `at least one ${label('grants')} is required`);
-  for (const g of grants) {
-    if (!GRANTS.includes(g as GrantType))
-      fail('grants', `${label('grants')} must be one of ${GRANTS.join(', ')}, got "${g}"`);
-  }
-  if (type === 'public' && grants.includes('client_credentials')) {
-    fail('grants', 'public clients cannot use the client_credentials grant');
-  }
-  if (grants.includes('refresh_token') && !grants.includes('authorization_code')) {
-    fail(
-      'grants',
-      `${label('grants')} refresh_token needs ${label('grants')} authorization_code (refresh tokens come from it)`,
-    );
-  }
-  if (grants.includes('authorization_code') && redirectUris.length === 0) {
-    fail('redirectUris', `the authorization_code grant needs at least one ${label('redirectUris')}`);
-  }
+  checkGrants(grants, type, redirectUris.length, label, fail);
 
   const scopes = parseScopeList(input.scopes);
   if (scopes.length === 0) fail('scopes', `${label('scopes')} must name at least one scope`);
@@ -169,21 +202,7 @@ export function checkRegistration(
     fail('contact', `${label('contact')} must be 1 to ${MAX_CONTACT} printable characters`);
   }
 
-  /** An optional http(s) URL of the client's pages. */
-  const pageUrl = (field: 'appUrl' | 'termsUrl' | 'privacyUrl'): string | null => {
-    const value = input[field];
-    if (value === undefined) return null;
-    let url: URL | null = null;
-    try {
-      url = new URL(value);
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || value.length > MAX_URL_LENGTH) {
-      fail(field, `${label(field)} must be an http(s) URL, got "${value}"`);
-    }
-    return value;
-  };
+  const pageUrl = (field: PageUrlField) => checkedPageUrl(input[field], field, label, fail);
   const appUrl = pageUrl('appUrl');
   const termsUrl = pageUrl('termsUrl');
   const privacyUrl = pageUrl('privacyUrl');

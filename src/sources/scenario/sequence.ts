@@ -139,6 +139,47 @@ const EEW_TITLES: Record<string, string> = {
   VXSE45: '緊急地震速報（地震動予報）',
 };
 
+const eewKind = (code: string, name: string) => `<Kind><Name>${name}</Name><Code>${code}</Code></Kind>`;
+/** The long-period ground motion class an EEW forecasts with an intensity. */
+const eewLg = (c: IntensityClass) =>
+  classRank(c) >= classRank('6-') ? '2' : classRank(c) >= classRank('5-') ? '1' : '0';
+const eewRange = (tag: string, v: string) => `<${tag}><From>${v}</From><To>${v}</To></${tag}>`;
+
+/** The Head's Information of a warning: its prefectures, then its areas. */
+function eewInformation(r: EewReport, warnedAreas: AreaIntensity[], warnedPrefs: string[]): string {
+  const warningKind = eewKind('31', '緊急地震速報（警報）');
+  const was = r.lastWarned.size > 0;
+  const lastKind = `<LastKind><Name>${was ? '緊急地震速報（警報）' : 'なし'}</Name><Code>${was ? '31' : '00'}</Code></LastKind>`;
+  return (
+    `<Information type="緊急地震速報（府県予報区）"><Item>${warningKind}${lastKind}` +
+    `<Areas codeType="緊急地震速報／府県予報区">${warnedPrefs
+      .map((p) => `<Area><Name>${eewPrefectureName.get(p)}</Name><Code>${p}</Code></Area>`)
+      .join('')}</Areas></Item></Information>` +
+    `<Information type="緊急地震速報（細分区域）"><Item>${warningKind}${lastKind}` +
+    `<Areas codeType="地震情報／細分区域">${warnedAreas
+      .map((a) => `<Area><Name>${a.name}</Name><Code>${a.code}</Code></Area>`)
+      .join('')}</Areas></Item></Information>`
+  );
+}
+
+/** One area of an EEW's intensity forecast: warned or not, and its arrival time or that it has arrived. */
+function eewForecastArea(r: EewReport, a: AreaIntensity, withLg: boolean): string {
+  const arrivalMs = r.originMs + (a.distanceKm / S_WAVE_KM_S) * 1000;
+  const arrived = arrivalMs <= r.reportMs;
+  const isWarned = r.warned.has(a.code);
+  const kindCode = `${isWarned ? '1' : '0'}${arrived ? '1' : '0'}`;
+  return (
+    `<Pref><Name>${eewPrefectureName.get(a.eewPrefCode)}</Name><Code>${a.eewPrefCode}</Code>` +
+    `<Area><Name>${a.name}</Name><Code>${a.code}</Code><Category>` +
+    eewKind(kindCode, isWarned ? '緊急地震速報（警報）' : '緊急地震速報（予報）') +
+    `</Category>${eewRange('ForecastInt', a.intensity)}${withLg ? eewRange('ForecastLgInt', eewLg(a.intensity)) : ''}` +
+    (arrived
+      ? '<Condition>既に主要動到達と推測</Condition>'
+      : `<ArrivalTime>${jst(arrivalMs)}</ArrivalTime>`) +
+    '</Area></Pref>'
+  );
+}
+
 function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
   const title = EEW_TITLES[type]!;
   const warned = r.warned;
@@ -150,22 +191,8 @@ function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
   const max = listed[0]?.intensity ?? r.areas[0]?.intensity ?? '0';
   const warnedAreas = r.areas.filter((a) => warned.has(a.code));
   const warnedPrefs = [...new Set(warnedAreas.map((a) => a.eewPrefCode))];
-  const kind = (code: string, name: string) => `<Kind><Name>${name}</Name><Code>${code}</Code></Kind>`;
-  const warningKind = kind('31', '緊急地震速報（警報）');
-  const lastKind = (was: boolean) =>
-    `<LastKind><Name>${was ? '緊急地震速報（警報）' : 'なし'}</Name><Code>${was ? '31' : '00'}</Code></LastKind>`;
-  const wasWarned = r.lastWarned.size > 0;
   const information =
-    type !== 'VXSE44' && warnedAreas.length > 0
-      ? `<Information type="緊急地震速報（府県予報区）"><Item>${warningKind}${lastKind(wasWarned)}` +
-        `<Areas codeType="緊急地震速報／府県予報区">${warnedPrefs
-          .map((p) => `<Area><Name>${eewPrefectureName.get(p)}</Name><Code>${p}</Code></Area>`)
-          .join('')}</Areas></Item></Information>` +
-        `<Information type="緊急地震速報（細分区域）"><Item>${warningKind}${lastKind(wasWarned)}` +
-        `<Areas codeType="地震情報／細分区域">${warnedAreas
-          .map((a) => `<Area><Name>${a.name}</Name><Code>${a.code}</Code></Area>`)
-          .join('')}</Areas></Item></Information>`
-      : '';
+    type !== 'VXSE44' && warnedAreas.length > 0 ? eewInformation(r, warnedAreas, warnedPrefs) : '';
   const headline =
     type === 'VXSE44'
       ? ''
@@ -173,34 +200,14 @@ function eewXml(r: EewReport, type: 'VXSE43' | 'VXSE44' | 'VXSE45'): string {
         ? `${r.epicentre.name}で地震\u3000${warnedPrefs.map((p) => eewPrefectureName.get(p)).join('\u3000')}で強い揺れ`
         : `${r.epicentre.name}で地震`;
   const withLg = type !== 'VXSE44';
-  const lg = (c: IntensityClass) =>
-    classRank(c) >= classRank('6-') ? '2' : classRank(c) >= classRank('5-') ? '1' : '0';
-  const range = (tag: string, v: string) => `<${tag}><From>${v}</From><To>${v}</To></${tag}>`;
-  const areaXml = listed
-    .map((a) => {
-      const arrivalMs = r.originMs + (a.distanceKm / S_WAVE_KM_S) * 1000;
-      const arrived = arrivalMs <= r.reportMs;
-      const isWarned = warned.has(a.code);
-      const kindCode = `${isWarned ? '1' : '0'}${arrived ? '1' : '0'}`;
-      return (
-        `<Pref><Name>${eewPrefectureName.get(a.eewPrefCode)}</Name><Code>${a.eewPrefCode}</Code>` +
-        `<Area><Name>${a.name}</Name><Code>${a.code}</Code><Category>` +
-        kind(kindCode, isWarned ? '緊急地震速報（警報）' : '緊急地震速報（予報）') +
-        `</Category>${range('ForecastInt', a.intensity)}${withLg ? range('ForecastLgInt', lg(a.intensity)) : ''}` +
-        (arrived
-          ? '<Condition>既に主要動到達と推測</Condition>'
-          : `<ArrivalTime>${jst(arrivalMs)}</ArrivalTime>`) +
-        '</Area></Pref>'
-      );
-    })
-    .join('');
+  const areaXml = listed.map((a) => eewForecastArea(r, a, withLg)).join('');
   const intensity =
     listed.length === 0
       ? ''
       : '<Intensity><Forecast><CodeDefine><Type xpath="Pref/Code">緊急地震速報／府県予報区</Type>' +
         '<Type xpath="Pref/Area/Code">地震情報／細分区域</Type>' +
         '<Type xpath="Pref/Area/Category/Kind/Code">緊急地震速報</Type></CodeDefine>' +
-        `${range('ForecastInt', max)}${withLg ? range('ForecastLgInt', lg(max)) : ''}` +
+        `${eewRange('ForecastInt', max)}${withLg ? eewRange('ForecastLgInt', eewLg(max)) : ''}` +
         `<Appendix><MaxIntChange>${r.serial === 1 ? 0 : 1}</MaxIntChange>${withLg ? '<MaxLgIntChange>0</MaxLgIntChange>' : ''}` +
         `<MaxIntChangeReason>${r.serial === 1 ? 0 : 1}</MaxIntChangeReason></Appendix>${areaXml}</Forecast></Intensity>`;
   const e = r.estimate;
