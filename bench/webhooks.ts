@@ -1,14 +1,18 @@
-// Webhook delivery: commit → first attempt for an early warning to 1,000 subscriptions, and a burst of
-// 100 telegrams to 1,000 subscriptions (10^5 requests) with the event loop's longest stall.
+// Webhook delivery: commit → first attempt for an early warning to 1,000 subscriptions, the same
+// beside a receiver that never answers and holds a backlog, and a burst of 100 telegrams to 1,000
+// subscriptions (10^5 requests) with the event loop's longest stall.
 //
-//   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--rounds 5] [--burst 100]
+//   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--hosts 50] [--rounds 5] [--burst 100]
 //
 // The server runs in this process on a fresh embedded database (or on PostgreSQL with
-// NAMAZU_BENCH_DATABASE_URL, a database that may be emptied); the receiver in a child process
-// (bench/webhook-receiver.ts) answers 204 at once. Latency = arrival at the receiver − the return of
-// the ingest call (its COMMIT). Reference, in the same run: this process posting the same number of
-// requests of the same size to the same receiver in a plain loop (Node's http, keep-alive, the same
-// concurrency), latency from the loop's start; its event-loop stall over the same 10^5 requests.
+// NAMAZU_BENCH_DATABASE_URL, a database that may be emptied); the receivers in a child process
+// (bench/webhook-receiver.ts) answer 204 at once, on `hosts` loopback addresses: each account's 20
+// subscriptions (the cap) post to a host of their own, as receivers on different machines would
+// (`--hosts 1` puts every subscription on one host, which the per-host bound of 32 attempts at once
+// then paces). Latency = arrival at the receiver − the return of the ingest call (its COMMIT).
+// Reference, in the same run: this process posting the same number of requests of the same size to
+// the same receivers in a plain loop (Node's http, keep-alive, the same bounds: 128 at once, 32 to a
+// host), latency from the loop's start; its event-loop stall over the same 10^5 requests.
 import { fork } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -25,7 +29,7 @@ import { startServer } from '../src/server.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
-import { MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
+import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { emitResult } from './result.ts';
 
@@ -34,30 +38,37 @@ const { values } = parseArgs({
     subscriptions: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '5' },
     burst: { type: 'string', default: '100' },
+    hosts: { type: 'string', default: '50' },
+    stalled: { type: 'string', default: '20' },
   },
 });
+const HOSTS = Number(values.hosts);
+/** Subscriptions of one account whose receiver never answers, on a host of its own. */
+const STALLED = Number(values.stalled);
 const SUBS = Number(values.subscriptions);
 const ROUNDS = Number(values.rounds);
 const BURST = Number(values.burst);
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
 const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
+const QUAKE = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/32-35_01_03_100514_VXSE53.xml'));
 const now = () => performance.timeOrigin + performance.now();
 const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-const receiver = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [], {
+// One loopback address more, for the stalled receiver.
+const receiver = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [String(HOSTS + 1)], {
   execArgv: ['--import', 'tsx'],
 });
 const port = await new Promise<number>((resolve) =>
   receiver.once('message', (m: { port: number }) => resolve(m.port)),
 );
-const arrivals = (count: number) =>
+const arrivals = (count: number, kind = 'hook') =>
   new Promise<number[]>((resolve) => {
     receiver.once('message', (m: { arrivals: number[] }) => resolve(m.arrivals));
-    receiver.send({ take: count });
+    receiver.send({ take: count, kind });
   });
 
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-webhooks-'));
@@ -75,8 +86,23 @@ const server = await startServer(
   { logger: createLogger('silent'), listen: false },
 );
 const { ctx } = server;
-const url = `http://127.0.0.1:${port}/hook`;
+/** Subscription i's receiver: the host of its account (20 subscriptions to an account). */
+const urlOf = (i: number) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}:${port}/hook`;
+const urls = Array.from({ length: SUBS }, (_, i) => urlOf(i));
+const stalledUrl = `http://127.0.0.${HOSTS + 1}:${port}/stalled`;
 const box = new SecretBox(ctx.pepper, WEBHOOK_SECRET_PURPOSE);
+const subscriptionSpec = (url: string) => ({
+  url,
+  classifications: ['eew.forecast', 'eew.warning'],
+  types: null,
+  test: 'no' as const,
+  formatMode: 'raw' as const,
+  areas: null,
+  minIntensity: null,
+  format: 'namazu' as const,
+  lang: 'ja' as const,
+  token: null,
+});
 // Accounts of 20 subscriptions each (the cap).
 for (let i = 0; i < SUBS; i += 20) {
   const account = await createAccount(ctx.db, {
@@ -86,39 +112,35 @@ for (let i = 0; i < SUBS; i += 20) {
   for (const c of ['eew.forecast', 'eew.warning', 'telegram.earthquake'])
     await addContract(ctx.db, account.id, c);
   for (let j = i; j < Math.min(SUBS, i + 20); j++) {
-    const spec = {
-      url,
-      classifications: ['eew.forecast', 'eew.warning'],
-      types: null,
-      test: 'no' as const,
-      formatMode: 'raw' as const,
-      areas: null,
-      minIntensity: null,
-      format: 'namazu' as const,
-      lang: 'ja' as const,
-      token: null,
-    };
-    const created = await createSubscription(ctx.db, box, account.id, spec, '127.0.0.1');
+    const created = await createSubscription(
+      ctx.db,
+      box,
+      account.id,
+      subscriptionSpec(urls[j]!),
+      new URL(urls[j]!).hostname,
+    );
     if (!created.ok) throw new Error(created.reason);
   }
 }
 
 let made = 0;
-const telegram = () => Buffer.concat([EEW, Buffer.from(`\n<!-- bench ${++made} ${Date.now()} -->\n`)]);
-async function ingest(): Promise<number> {
-  const out = await ingestTelegram(ctx, telegram(), { fileName: 'bench.xml', receivedTime: Date.now() });
+const telegram = (xml: Buffer) =>
+  Buffer.concat([xml, Buffer.from(`\n<!-- bench ${++made} ${Date.now()} -->\n`)]);
+async function ingest(xml = EEW): Promise<number> {
+  const out = await ingestTelegram(ctx, telegram(xml), { fileName: 'bench.xml', receivedTime: Date.now() });
   if (!out.ok) throw new Error(out.reason);
   return now();
 }
 
-/** The reference: the same number of posts of the same body from a plain loop in this process. */
+/** The reference: the same number of posts of the same body to the same receivers from a plain loop. */
 async function reference(count: number, body: Buffer): Promise<number[]> {
+  // The loop bounds the posts at once, as the workers do.
   const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_ATTEMPTS_PER_HOST });
   const started = now();
-  const post = () =>
+  const post = (i: number) =>
     new Promise<void>((resolve, reject) => {
       const req = http.request(
-        url,
+        urls[i % SUBS]!,
         { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
         (res) => {
           res.resume();
@@ -130,28 +152,35 @@ async function reference(count: number, body: Buffer): Promise<number[]> {
     });
   let next = 0;
   await Promise.all(
-    Array.from({ length: MAX_ATTEMPTS_PER_HOST }, async () => {
-      while (next++ < count) await post();
+    Array.from({ length: MAX_ATTEMPTS_IN_FLIGHT }, async () => {
+      while (next < count) await post(next++);
     }),
   );
   agent.destroy();
   return (await arrivals(count)).map((t) => t - started);
 }
 
-// 1. Commit → first attempt, an early warning to every subscription.
+/** The reference's body: about an early warning's data message. */
 const body = Buffer.alloc(3000, 97);
-const ours: { p50: number; p99: number }[] = [];
-const theirs: { p50: number; p99: number }[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  const committed = await ingest();
-  const got = (await arrivals(SUBS)).map((t) => t - committed);
-  ours.push({ p50: quantile(got, 0.5), p99: quantile(got, 0.99) });
-  const ref = await reference(SUBS, body);
-  theirs.push({ p50: quantile(ref, 0.5), p99: quantile(ref, 0.99) });
+type Spread = { p50: number; p99: number };
+/** `ROUNDS` early warnings, one at a time: the medians of each round's p50 and p99, commit → arrival. */
+async function eewRounds(): Promise<{ ours: Spread; theirs: Spread }> {
+  const ours: Spread[] = [];
+  const theirs: Spread[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const committed = await ingest();
+    const got = (await arrivals(SUBS)).map((t) => t - committed);
+    ours.push({ p50: quantile(got, 0.5), p99: quantile(got, 0.99) });
+    const ref = await reference(SUBS, body);
+    theirs.push({ p50: quantile(ref, 0.5), p99: quantile(ref, 0.99) });
+  }
+  const mid = (xs: Spread[]) => ({ p50: median(xs.map((o) => o.p50)), p99: median(xs.map((o) => o.p99)) });
+  return { ours: mid(ours), theirs: mid(theirs) };
 }
-const eew = { p50: median(ours.map((o) => o.p50)), p99: median(ours.map((o) => o.p99)) };
-const ref = { p50: median(theirs.map((o) => o.p50)), p99: median(theirs.map((o) => o.p99)) };
-console.log(`EEW to ${SUBS} subscriptions, commit → arrival (median of ${ROUNDS} rounds):`);
+
+// 1. Commit → first attempt, an early warning to every subscription.
+const { ours: eew, theirs: ref } = await eewRounds();
+console.log(`EEW to ${SUBS} subscriptions on ${HOSTS} hosts, commit → arrival (median of ${ROUNDS} rounds):`);
 console.log(`  namazu     p50 ${ms(eew.p50)}  p99 ${ms(eew.p99)}`);
 console.log(
   `  plain loop p50 ${ms(ref.p50)}  p99 ${ms(ref.p99)}   (reference: posting alone, from its start)`,
@@ -177,6 +206,38 @@ console.log(`  namazu     ${(burstMs / 1000).toFixed(1)} s, longest event-loop s
 console.log(
   `  plain loop ${(refMs / 1000).toFixed(1)} s, longest event-loop stall ${ms(refDelay.max / 1e6)}   (reference)`,
 );
+// 3. A receiver that never answers, with a backlog: STALLED subscriptions of one account on a host
+// of their own, to earthquake reports and early warnings, 40 reports queued to them; then the early
+// warnings again, to them and to the live subscriptions.
+let stalledEew: Spread | null = null;
+if (STALLED > 0) {
+  const account = await createAccount(ctx.db, {
+    email: `stalled-${Date.now()}@example.test`,
+    password: 'password-1',
+  });
+  for (const c of ['eew.forecast', 'eew.warning', 'telegram.earthquake'])
+    await addContract(ctx.db, account.id, c);
+  for (let j = 0; j < STALLED; j++) {
+    const created = await createSubscription(
+      ctx.db,
+      box,
+      account.id,
+      {
+        ...subscriptionSpec(stalledUrl),
+        classifications: ['telegram.earthquake', 'eew.forecast', 'eew.warning'],
+      },
+      new URL(stalledUrl).hostname,
+    );
+    if (!created.ok) throw new Error(created.reason);
+  }
+  for (let i = 0; i < 40; i++) await ingest(QUAKE);
+  await arrivals(MAX_ATTEMPTS_PER_HOST, 'stalled');
+  stalledEew = (await eewRounds()).ours;
+  console.log(`EEW to the same ${SUBS} subscriptions beside ${STALLED} stalled ones holding a backlog:`);
+  console.log(
+    `  namazu     p50 ${ms(stalledEew.p50)}  p99 ${ms(stalledEew.p99)}   (alone: p50 ${ms(eew.p50)}  p99 ${ms(eew.p99)})`,
+  );
+}
 emitResult('webhooks', {
   engine: ctx.db.engine,
   subscriptions: SUBS,
@@ -189,6 +250,9 @@ emitResult('webhooks', {
   burstStallMs: stall,
   referenceSeconds: refMs / 1000,
   referenceStallMs: refDelay.max / 1e6,
+  hosts: HOSTS,
+  besideStalledP50Ms: stalledEew?.p50 ?? null,
+  besideStalledP99Ms: stalledEew?.p99 ?? null,
 });
 await server.close();
 receiver.disconnect();

@@ -24,27 +24,49 @@ export interface QueuedDelivery {
   subscriptionId: number;
   serial: number;
   priority: number;
+  /** Claimed at once for this process's first attempt (the queuer hands it to the workers after COMMIT). */
+  claim: boolean;
 }
 
 /**
  * Queues deliveries (inside the queuer's transaction). A subscription deleted or disabled since the
- * queuer read it is skipped; a delivery already queued is not queued again.
+ * queuer read it is skipped; a delivery already queued is not queued again. The ones marked `claim`
+ * are queued claimed by this process, as `claimDue` would claim them (first attempt, leased for
+ * `leaseMs`), and returned: the first attempt of a fresh telegram needs no claim statement of its own.
  */
-export async function queueDeliveries(q: Queryable, rows: readonly QueuedDelivery[]): Promise<number> {
-  if (rows.length === 0) return 0;
+export async function queueDeliveries(
+  q: Queryable,
+  rows: readonly QueuedDelivery[],
+  leaseMs: number,
+): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+  if (rows.length === 0) return { queued: 0, claimed: [] };
   // Counted in the database: a burst queues tens of thousands of rows, whose ids nobody needs here.
-  const [counted] = await q.query<{ n: number }>(
+  const result = await q.query<{ n: number } & Partial<ClaimRow>>(
     `WITH inserted AS (
-       INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority)
-       SELECT x.sub, x.serial, 'msg_' || x.sub || '_' || x.serial, x.priority
-       FROM unnest($1::int8[], $2::int8[], $3::int2[]) AS x(sub, serial, priority)
+       INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, attempts, lease_until,
+         next_at, last_attempt_at)
+       SELECT x.sub, x.serial, 'msg_' || x.sub || '_' || x.serial, x.priority, CASE WHEN x.claim THEN 1 ELSE 0 END,
+         CASE WHEN x.claim THEN now() + $5 * interval '1 millisecond' END,
+         CASE WHEN x.claim THEN now() + $5 * interval '1 millisecond' ELSE now() END,
+         CASE WHEN x.claim THEN now() END
+       FROM unnest($1::int8[], $2::int8[], $3::int2[], $4::bool[]) AS x(sub, serial, priority, claim)
        JOIN webhook_subscriptions s ON s.id = x.sub AND s.state = 'active'
        ON CONFLICT (subscription_id, serial) DO NOTHING
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM inserted`,
-    [rows.map((r) => r.subscriptionId), rows.map((r) => r.serial), rows.map((r) => r.priority)],
+       RETURNING id, subscription_id, serial, message_id, priority, attempts, created_at, retry_from)
+     SELECT c.n, i.id, i.subscription_id, i.serial, i.message_id, i.priority, i.attempts, i.created_at,
+       i.retry_from, s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed
+     FROM (SELECT count(*)::int AS n FROM inserted) c
+     LEFT JOIN (inserted i JOIN webhook_subscriptions s ON s.id = i.subscription_id) ON i.attempts = 1`,
+    [
+      rows.map((r) => r.subscriptionId),
+      rows.map((r) => r.serial),
+      rows.map((r) => r.priority),
+      rows.map((r) => r.claim),
+      leaseMs,
+    ],
   );
-  return counted!.n;
+  const claimed = result.filter((r): r is { n: number } & ClaimRow => r.id != null).map(toClaimed);
+  return { queued: result[0]!.n, claimed: claimed.sort(byPriorityThenId) };
 }
 
 export interface ClaimedDelivery {
@@ -83,6 +105,25 @@ interface ClaimRow {
   token_sealed: string | null;
 }
 
+const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
+  id: r.id,
+  subscriptionId: r.subscription_id,
+  serial: r.serial,
+  messageId: r.message_id,
+  priority: r.priority,
+  attempt: r.attempts,
+  createdAt: r.created_at,
+  retryFrom: r.retry_from,
+  url: r.url,
+  host: r.host,
+  format: r.format,
+  lang: r.lang,
+  secretSealed: r.secret_sealed,
+  tokenSealed: r.token_sealed,
+});
+
+const byPriorityThenId = (a: ClaimedDelivery, b: ClaimedDelivery) => a.priority - b.priority || a.id - b.id;
+
 /**
  * Claims up to `limit` due deliveries, early warnings first, then the longest due; skips rows
  * another worker is claiming and the hosts this process already sends its limit to. The claim is a
@@ -109,24 +150,7 @@ export async function claimDue(
        d.retry_from, s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
     [limit, leaseMs, busyHosts as string[]],
   );
-  return rows
-    .map((r) => ({
-      id: r.id,
-      subscriptionId: r.subscription_id,
-      serial: r.serial,
-      messageId: r.message_id,
-      priority: r.priority,
-      attempt: r.attempts,
-      createdAt: r.created_at,
-      retryFrom: r.retry_from,
-      url: r.url,
-      host: r.host,
-      format: r.format,
-      lang: r.lang,
-      secretSealed: r.secret_sealed,
-      tokenSealed: r.token_sealed,
-    }))
-    .sort((a, b) => a.priority - b.priority || a.id - b.id);
+  return rows.map(toClaimed).sort(byPriorityThenId);
 }
 
 /** What one attempt came to. */
@@ -371,23 +395,24 @@ export async function recordDelivered(
   items: readonly { d: ClaimedDelivery; outcome: AttemptOutcome }[],
 ): Promise<Set<number>> {
   if (items.length === 0) return new Set();
-  const rows = await q.query<{ id: number; subscription_id: number }>(
-    `UPDATE webhook_deliveries d
-     SET state = 'delivered', delivered_at = now(), lease_until = NULL, last_status = x.status, last_error = NULL,
-       last_duration_ms = x.ms
-     FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[]) AS x(id, attempt, status, ms)
-     WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending'
-     RETURNING d.id, d.subscription_id`,
+  const rows = await q.query<{ id: number }>(
+    `WITH recorded AS (
+       UPDATE webhook_deliveries d
+       SET state = 'delivered', delivered_at = now(), lease_until = NULL, last_status = x.status,
+         last_error = NULL, last_duration_ms = x.ms
+       FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[]) AS x(id, attempt, status, ms)
+       WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending'
+       RETURNING d.id, d.subscription_id),
+     streaks AS (
+       UPDATE webhook_subscriptions SET failing_since = NULL
+       WHERE id IN (SELECT subscription_id FROM recorded) AND failing_since IS NOT NULL)
+     SELECT id FROM recorded`,
     [
       items.map((i) => i.d.id),
       items.map((i) => i.d.attempt),
       items.map((i) => i.outcome.status ?? 0),
       items.map((i) => Math.round(i.outcome.durationMs)),
     ],
-  );
-  await q.query(
-    'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ANY($1::int8[]) AND failing_since IS NOT NULL',
-    [[...new Set(rows.map((r) => r.subscription_id))]],
   );
   return new Set(rows.map((r) => r.id));
 }

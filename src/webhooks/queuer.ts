@@ -6,12 +6,20 @@
  * inserts the deliveries and advances the position in one transaction, under an advisory lock that
  * one process at a time holds. A crash before COMMIT queues nothing and moves nothing; the next
  * round, in any process, starts from the same position. Woken by the bus's announcements and a
- * healing timer, as the dispatcher is.
+ * healing timer, as the dispatcher is. The first attempts this process's workers can take at once
+ * are queued claimed for them and handed over after COMMIT (no claim statement between a telegram's
+ * commit and its first posts); the rest wait in the queue for whichever process claims them.
  */
 import type { Db } from '../db/types.ts';
 import { compileFilter, matches, type CompiledFilter } from '../realtime/filter.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
-import { priorityOf, queueDeliveries, type QueuedDelivery } from './deliveries.ts';
+import {
+  PRIORITY_EEW,
+  priorityOf,
+  queueDeliveries,
+  type ClaimedDelivery,
+  type QueuedDelivery,
+} from './deliveries.ts';
 import { activeSubscriptions } from './subscriptions.ts';
 
 /** The advisory lock key of the queuer (a constant of its own: 'namazu webhook queue'). */
@@ -26,9 +34,19 @@ export interface QueueSource {
   after(after: number, limit: number): Promise<TelegramRecord[]>;
 }
 
+/** The workers of this process, as the queuer hands them first attempts. */
+export interface FirstAttempts {
+  /** Which of these deliveries-to-be (by host, in order) the workers would take now. */
+  wouldTake(hosts: readonly string[]): boolean[];
+  /** The deliveries claimed for them, once committed. */
+  take(claimed: readonly ClaimedDelivery[]): void;
+  /** The lease of a claim. */
+  leaseMs: number;
+}
+
 interface Group {
   filter: CompiledFilter;
-  subscriptions: { id: number; fromSerial: number }[];
+  subscriptions: { id: number; host: string; fromSerial: number }[];
 }
 
 export class Queuer {
@@ -42,8 +60,9 @@ export class Queuer {
   constructor(
     private readonly db: Db,
     private readonly source: QueueSource,
-    /** Told how many deliveries a round queued (wakes the workers, counts them). */
-    private readonly onQueued: (count: number) => void,
+    private readonly workers: FirstAttempts,
+    /** Told how many deliveries a round queued and how many of them it claimed (counts them, wakes the workers). */
+    private readonly onQueued: (count: number, claimed: number) => void,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -114,15 +133,14 @@ export class Queuer {
         'SELECT serial, subscriptions_version AS version FROM webhook_position',
       );
       if (now!.serial !== seen!.serial || now!.version !== seen!.version) return 'more' as const;
-      const queued = await queueDeliveries(q, rows);
+      const queued = await queueDeliveries(q, rows, this.workers.leaseMs);
       await q.query('UPDATE webhook_position SET serial = $1', [last]);
       return queued;
     });
-    if (typeof outcome === 'number') {
-      if (outcome > 0) this.onQueued(outcome);
-      return records.length < BATCH ? 'done' : 'more';
-    }
-    return outcome;
+    if (typeof outcome === 'string') return outcome;
+    if (outcome.claimed.length > 0) this.workers.take(outcome.claimed);
+    if (outcome.queued > 0) this.onQueued(outcome.queued, outcome.claimed.length);
+    return records.length < BATCH ? 'done' : 'more';
   }
 
   private async readSubscriptions(version: number): Promise<void> {
@@ -131,26 +149,40 @@ export class Queuer {
       const filter = compileFilter(s.filter);
       let group = byKey.get(filter.key);
       if (!group) byKey.set(filter.key, (group = { filter, subscriptions: [] }));
-      group.subscriptions.push({ id: s.id, fromSerial: s.fromSerial });
+      group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
     }
     this.groups = [...byKey.values()];
     this.version = version;
   }
 
-  /** Every (subscription, telegram) that matches: one test per filter group and telegram. */
+  /**
+   * Every (subscription, telegram) that matches: one test per filter group and telegram; those the
+   * workers would take now (early warnings first) marked to be claimed for them.
+   */
   private deliveriesOf(records: readonly TelegramRecord[]): QueuedDelivery[] {
     const rows: QueuedDelivery[] = [];
+    const hosts: string[] = [];
     for (const record of records) {
       const priority = priorityOf(record.classification);
       for (const group of this.groups) {
         if (!matches(group.filter, record)) continue;
         for (const s of group.subscriptions) {
           // A subscription receives the telegrams committed after its creation.
-          if (record.serial > s.fromSerial)
-            rows.push({ subscriptionId: s.id, serial: record.serial, priority });
+          if (record.serial > s.fromSerial) {
+            rows.push({ subscriptionId: s.id, serial: record.serial, priority, claim: false });
+            hosts.push(s.host);
+          }
         }
       }
     }
+    // Early warnings first, each kind in queueing order.
+    const indexes = [...rows.keys()];
+    const order = [
+      ...indexes.filter((i) => rows[i]!.priority === PRIORITY_EEW),
+      ...indexes.filter((i) => rows[i]!.priority !== PRIORITY_EEW),
+    ];
+    const taken = this.workers.wouldTake(order.map((i) => hosts[i]!));
+    order.forEach((i, k) => (rows[i]!.claim = taken[k]!));
     return rows;
   }
 }

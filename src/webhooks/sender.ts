@@ -15,9 +15,10 @@ export interface SenderOptions {
   timeoutMs: number;
   /** Response bytes read; the rest is not (the connection is closed). */
   maxResponseBytes: number;
-  /** Connections at once to one host, and in all, from this process. */
+  /** Connections at once to one host from this process (the workers bound the attempts in all). */
   maxSocketsPerHost: number;
-  maxSockets: number;
+  /** An idle kept-alive connection is closed after this long. */
+  idleMs: number;
   allowPrivate: boolean;
 }
 
@@ -43,7 +44,9 @@ export class Sender {
     const agentOptions = {
       keepAlive: true,
       maxSockets: options.maxSocketsPerHost,
-      maxTotalSockets: options.maxSockets,
+      // No maxTotalSockets: Node's agent counts idle kept-alive connections to other hosts in it, so
+      // an attempt to a new host waited until one of those closed (the workers bound the attempts).
+      timeout: options.idleMs,
       ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
     };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };

@@ -15,11 +15,16 @@ import { Queuer } from './queuer.ts';
 import { renderPost } from './render.ts';
 import { Sender } from './sender.ts';
 import { secretsOf, type Subscription } from './subscriptions.ts';
-import { DeliveryWorker, signedHeaders } from './worker.ts';
+import { signedHeaders, signingKey } from './signing.ts';
+import { DeliveryWorker } from './worker.ts';
 
 /** Attempts at once per process, and to one host. */
 export const MAX_ATTEMPTS_IN_FLIGHT = 128;
 export const MAX_ATTEMPTS_PER_HOST = 32;
+/** Deliveries a process holds claimed beyond those under way (claimed in batches, begun as slots free). */
+const HELD_DELIVERIES = 1024;
+/** A kept-alive connection to a receiver is closed after this long unused. */
+const IDLE_CONNECTION_MS = 30_000;
 /** Response bytes read from a receiver (the rest is not read). */
 export const MAX_RESPONSE_BYTES = 8192;
 /** Retries go on for a day; a subscription failing for five days is disabled. */
@@ -121,7 +126,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
     timeoutMs: config.webhookTimeoutMs,
     maxResponseBytes: MAX_RESPONSE_BYTES,
     maxSocketsPerHost: MAX_ATTEMPTS_PER_HOST,
-    maxSockets: MAX_ATTEMPTS_IN_FLIGHT,
+    idleMs: IDLE_CONNECTION_MS,
     allowPrivate: config.webhookAllowPrivate,
   });
   const policy: RetryPolicy = {
@@ -131,6 +136,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
     disableAfterMs: DISABLE_AFTER_MS,
   };
   const priorityName = (p: number) => (p === 0 ? 'eew' : 'other');
+  const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   const worker = new DeliveryWorker(
     db,
     box,
@@ -139,9 +145,10 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
     {
       concurrency: MAX_ATTEMPTS_IN_FLIGHT,
       perHost: MAX_ATTEMPTS_PER_HOST,
-      leaseMs: config.webhookTimeoutMs + LEASE_MARGIN_MS,
+      leaseMs,
       pollMs: POLL_INTERVAL_MS,
       timeoutMs: config.webhookTimeoutMs,
+      hold: HELD_DELIVERIES,
       policy,
     },
     {
@@ -167,9 +174,11 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const queuer = new Queuer(
     db,
     { after: (after, limit) => cache.after(after, limit) },
-    (count) => {
+    { wouldTake: (hosts) => worker.wouldTake(hosts), take: (claimed) => worker.take(claimed), leaseMs },
+    (count, claimed) => {
       metrics.webhooksQueued.inc(count);
-      worker.wake();
+      // What the workers could not take at once waits in the queue for a claim.
+      if (claimed < count) worker.wake();
     },
     onError,
   );
@@ -236,7 +245,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
         const headers = {
           ...post.headers,
           'user-agent': 'Namazu-Webhooks/1',
-          ...signedHeaders(secrets.secret, messageId, body, now),
+          ...signedHeaders(signingKey(secrets.secret), messageId, body, now),
         };
         outcome = await sender.send({ url: subscription.url, headers, body });
       }

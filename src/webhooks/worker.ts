@@ -1,14 +1,16 @@
 /**
- * The delivery workers of one process (docs/webhooks.md "Delivery and retries"): claim due
- * deliveries from the shared queue (early warnings first), post each signed, record its outcome.
- * At most `concurrency` attempts at once and `perHost` to one host: a host whose receiver hangs
- * holds `perHost` attempts for at most the attempt's time limit, and its other deliveries stay in
- * the queue for other processes or later, so a dead receiver never holds another subscription's
- * early warning.
+ * The delivery workers of one process (docs/webhooks.md "Delivery and retries"): take claimed
+ * deliveries (the queuer's first attempts, claimed as it queues them, and what this process claims
+ * from the shared queue: retries, and what it could not take at once), post each signed, record its
+ * outcome. At most `concurrency` attempts at once and `perHost` to one host; what is claimed and not
+ * yet begun is held in the process, early warnings first and hosts in turn, at most `hold` of it and
+ * twice `perHost` for one host. A host whose receiver hangs holds `perHost` attempts for at most the
+ * attempt's time limit, and its other deliveries stay in the queue for other processes or later, so
+ * a dead receiver never holds another subscription's early warning.
  */
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/types.ts';
 import type { SecretBox } from '../security/sealed.ts';
-import { Webhook } from 'standardwebhooks';
 import {
   claimDue,
   recordDelivered,
@@ -20,6 +22,7 @@ import {
 } from './deliveries.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
 import type { Sender } from './sender.ts';
+import { signedHeaders, signingKey } from './signing.ts';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -30,6 +33,8 @@ export interface WorkerOptions {
   pollMs: number;
   /** The time limit of one attempt. */
   timeoutMs: number;
+  /** Deliveries claimed and not yet begun that the process holds at most. */
+  hold: number;
   policy: RetryPolicy;
 }
 
@@ -39,40 +44,46 @@ export interface WorkerEvents {
   error(err: unknown): void;
 }
 
-/** The Standard Webhooks headers of one attempt. */
-export function signedHeaders(
-  secret: string,
-  messageId: string,
-  body: Buffer,
-  at: Date,
-): Record<string, string> {
-  return {
-    'webhook-id': messageId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
-  };
-}
-
 const USER_AGENT = 'Namazu-Webhooks/1';
 /** Claimed per statement. */
-const CLAIM_BATCH = 128;
-/** Successes recorded per statement. */
-const SUCCESS_BATCH = 512;
+const CLAIM_BATCH = 256;
+/** Successes recorded per statement, and how long they gather before one is written. */
+const SUCCESS_BATCH = 1024;
+const SUCCESS_GATHER_MS = 20;
+/** Signing keys and tokens kept opened, by their sealed text (opening each costs a decryption). */
+const OPENED_SECRETS = 4096;
+
+interface Held {
+  d: ClaimedDelivery;
+  claimedAt: number;
+}
 
 export class DeliveryWorker {
   private inFlight = 0;
   private readonly hostLoad = new Map<string, number>();
   private pumping: Promise<void> | null = null;
   private again = false;
+  /** Whether the queue may hold due deliveries this process has not claimed (a claim came back full, or a wake-up). */
+  private dueLeft = true;
+  /** The hosts the last claim skipped (at their limit here): a slot freed for one may find more due. */
+  private skipped = new Set<string>();
   private stopped = false;
   private readonly timer: NodeJS.Timeout;
   private readonly attempts = new Set<Promise<void>>();
-  /** Claimed for a host that has its limit of attempts under way, with when they were claimed. */
-  private readonly waiting = new Map<string, { d: ClaimedDelivery; claimedAt: number }[]>();
-  private waitingCount = 0;
+  /**
+   * Claimed and not yet begun: by priority (early warnings first), then by host in turn (a host
+   * served goes to the end), each host's in claim order.
+   */
+  private readonly held = new Map<number, Map<string, Held[]>>();
+  private readonly heldByHost = new Map<string, number>();
+  private heldCount = 0;
   /** Successes to record together (one statement per flush), and the flush under way. */
   private successes: { d: ClaimedDelivery; outcome: AttemptOutcome }[] = [];
   private flushing: Promise<void> | null = null;
+  /** Opened signing keys and tokens by sealed text (null: sealed under another pepper). */
+  private readonly opened = new LRUCache<string, { key: Buffer; text: string } | { unreadable: true }>({
+    max: OPENED_SECRETS,
+  });
 
   constructor(
     private readonly db: Db,
@@ -86,9 +97,15 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  /** Claims and sends what is due, up to the limits (coalesced). */
+  /** Something may have come due (queued, redelivered, the poll): claims and sends it, up to the limits. */
   wake(): void {
-    if (this.stopped) return;
+    this.dueLeft = true;
+    this.pumpDue();
+  }
+
+  /** Claims while the queue may hold due deliveries (coalesced: one pump at a time). */
+  private pumpDue(): void {
+    if (this.stopped || !this.dueLeft) return;
     if (this.pumping) {
       this.again = true;
       return;
@@ -99,9 +116,36 @@ export class DeliveryWorker {
         this.pumping = null;
         if (this.again) {
           this.again = false;
-          this.wake();
+          this.pumpDue();
         }
       });
+  }
+
+  /**
+   * Which of these deliveries-to-be (by their hosts, in the order given) this process would take
+   * now, within its limits: the queuer claims those as it queues them and hands them to `take`.
+   */
+  wouldTake(hosts: readonly string[]): boolean[] {
+    let room = this.stopped ? 0 : this.room();
+    const added = new Map<string, number>();
+    return hosts.map((host) => {
+      const n = added.get(host) ?? 0;
+      if (room <= 0 || this.hostQueued(host) + n >= 2 * this.options.perHost) return false;
+      added.set(host, n + 1);
+      room--;
+      return true;
+    });
+  }
+
+  /** Deliveries claimed for this process (committed): begun where a slot is free, else held. */
+  take(claimed: readonly ClaimedDelivery[]): void {
+    if (this.stopped) {
+      this.release(claimed).catch((err) => this.events.error(err));
+      return;
+    }
+    const claimedAt = performance.now();
+    for (const d of claimed) this.hold({ d, claimedAt });
+    this.startHeld();
   }
 
   /** Stops claiming and waits for the attempts under way to be recorded. */
@@ -111,62 +155,95 @@ export class DeliveryWorker {
     while (this.pumping) await this.pumping;
     await Promise.allSettled([...this.attempts]);
     while (this.flushing) await this.flushing;
-    const waiting = [...this.waiting.values()].flat().map((w) => w.d);
-    this.waiting.clear();
-    this.waitingCount = 0;
-    if (waiting.length > 0) await this.release(waiting);
+    const held = [...this.held.values()].flatMap((byHost) => [...byHost.values()].flat().map((h) => h.d));
+    this.held.clear();
+    this.heldByHost.clear();
+    this.heldCount = 0;
+    if (held.length > 0) await this.release(held);
   }
 
-  /** Hosts with their limit under way and as many again waiting: not claimed for now. */
+  /** How many more deliveries the process takes now. */
+  private room(): number {
+    return this.options.concurrency + this.options.hold - this.inFlight - this.heldCount;
+  }
+
+  /** Under way and held for a host. */
+  private hostQueued(host: string): number {
+    return (this.hostLoad.get(host) ?? 0) + (this.heldByHost.get(host) ?? 0);
+  }
+
+  /** Hosts with their limit under way and as many again held: not claimed for now. */
   private busyHosts(): string[] {
     const full = 2 * this.options.perHost;
-    return [...this.hostLoad]
-      .filter(([host, n]) => n + (this.waiting.get(host)?.length ?? 0) >= full)
-      .map(([host]) => host);
+    return [...this.hostLoad.keys()].filter((host) => this.hostQueued(host) >= full);
   }
 
   private async pump(): Promise<void> {
     while (!this.stopped) {
-      const free = this.options.concurrency - this.inFlight - this.waitingCount;
+      const free = this.room();
       if (free <= 0) return;
       const asked = Math.min(free, CLAIM_BATCH);
-      const claimed = await claimDue(this.db, asked, this.options.leaseMs, this.busyHosts());
-      const claimedAt = performance.now();
-      for (const d of claimed) {
-        if ((this.hostLoad.get(d.host) ?? 0) < this.options.perHost) this.begin(d);
-        else {
-          const queue = this.waiting.get(d.host) ?? [];
-          this.waiting.set(d.host, queue);
-          queue.push({ d, claimedAt });
-          this.waitingCount++;
-        }
-      }
+      this.dueLeft = false;
+      const busy = this.busyHosts();
+      this.skipped = new Set(busy);
+      const claimed = await claimDue(this.db, asked, this.options.leaseMs, busy);
+      this.take(claimed);
       if (claimed.length < asked) return;
+      this.dueLeft = true;
     }
   }
 
+  private hold(h: Held): void {
+    let byHost = this.held.get(h.d.priority);
+    if (!byHost) {
+      byHost = new Map();
+      this.held.set(h.d.priority, byHost);
+    }
+    const queue = byHost.get(h.d.host) ?? [];
+    if (queue.length === 0) byHost.set(h.d.host, queue);
+    queue.push(h);
+    this.heldByHost.set(h.d.host, (this.heldByHost.get(h.d.host) ?? 0) + 1);
+    this.heldCount++;
+  }
+
   /**
-   * The next delivery waiting for `host`, when one is. One that waited so long that its lease would
-   * end before its attempt could goes back to the queue instead (no other process may send it while
-   * this one might).
+   * Begins held deliveries while slots are free: the first priority with a host under its limit,
+   * that host's oldest. One held so long that its lease would end before its attempt could goes back
+   * to the queue instead (no other process may send it while this one might).
    */
-  private async next(host: string): Promise<void> {
-    // Stopping: what waits goes back to the queue (stop()).
-    if (this.stopped) return;
-    const queue = this.waiting.get(host);
+  private startHeld(): void {
     const stale: ClaimedDelivery[] = [];
     const limit = this.options.leaseMs - this.options.timeoutMs - 1000;
-    while (queue && queue.length > 0) {
-      const { d, claimedAt } = queue.shift()!;
-      this.waitingCount--;
-      if (performance.now() - claimedAt > limit) stale.push(d);
-      else {
-        this.begin(d);
-        break;
+    const priorities = [...this.held.keys()].sort((a, b) => a - b);
+    while (this.inFlight < this.options.concurrency) {
+      const next = this.nextHeld(priorities);
+      if (!next) break;
+      if (performance.now() - next.claimedAt > limit) stale.push(next.d);
+      else this.begin(next.d);
+    }
+    if (stale.length > 0) this.release(stale).catch((err) => this.events.error(err));
+  }
+
+  /** Takes the next held delivery whose host has a free slot (hosts at their limit are few: skipped). */
+  private nextHeld(priorities: readonly number[]): Held | null {
+    for (const priority of priorities) {
+      const byHost = this.held.get(priority);
+      if (!byHost) continue;
+      for (const [host, queue] of byHost) {
+        if ((this.hostLoad.get(host) ?? 0) >= this.options.perHost) continue;
+        const h = queue.shift()!;
+        // The host goes to the end, so that hosts take turns.
+        byHost.delete(host);
+        if (queue.length > 0) byHost.set(host, queue);
+        if (byHost.size === 0) this.held.delete(priority);
+        const left = this.heldByHost.get(host)! - 1;
+        if (left === 0) this.heldByHost.delete(host);
+        else this.heldByHost.set(host, left);
+        this.heldCount--;
+        return h;
       }
     }
-    if (queue?.length === 0) this.waiting.delete(host);
-    if (stale.length > 0) await this.release(stale);
+    return null;
   }
 
   private begin(d: ClaimedDelivery): void {
@@ -182,9 +259,10 @@ export class DeliveryWorker {
         else this.hostLoad.set(d.host, load);
         this.events.inFlight(this.inFlight);
         this.attempts.delete(attempt);
-        this.next(d.host)
-          .catch((err) => this.events.error(err))
-          .finally(() => this.wake());
+        // Stopping: what is held goes back to the queue (stop()).
+        if (!this.stopped) this.startHeld();
+        if (this.skipped.has(d.host) && this.hostQueued(d.host) <= this.options.perHost) this.dueLeft = true;
+        this.pumpDue();
       });
     this.attempts.add(attempt);
   }
@@ -210,9 +288,13 @@ export class DeliveryWorker {
     this.events.attempted(d, outcome, recorded);
   }
 
-  /** Records the successes gathered meanwhile, one statement per batch, until none are left. */
+  /**
+   * Records the successes gathered meanwhile, one statement per batch, until none are left. They
+   * gather a moment first: on the embedded engine every statement waits for the one connection.
+   */
   private async flush(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
+    if (!this.stopped && this.successes.length < SUCCESS_BATCH)
+      await new Promise((resolve) => setTimeout(resolve, SUCCESS_GATHER_MS));
     try {
       while (this.successes.length > 0) {
         const batch = this.successes.splice(0, SUCCESS_BATCH);
@@ -230,6 +312,17 @@ export class DeliveryWorker {
     }
   }
 
+  /** A sealed secret opened (kept opened for the next delivery); null when unreadable. */
+  private openSealed(sealed: string): { key: Buffer; text: string } | null {
+    let found = this.opened.get(sealed);
+    if (!found) {
+      const text = this.box.open(sealed);
+      found = text === null ? { unreadable: true } : { key: signingKey(text), text };
+      this.opened.set(sealed, found);
+    }
+    return 'unreadable' in found ? null : found;
+  }
+
   private async send(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const failed = (error: string): AttemptOutcome => ({
       ok: false,
@@ -238,13 +331,16 @@ export class DeliveryWorker {
       durationMs: 0,
       retryAfterMs: null,
     });
-    const secret = this.box.open(d.secretSealed);
-    const token = d.tokenSealed === null ? null : this.box.open(d.tokenSealed);
+    const secret = this.openSealed(d.secretSealed);
+    const token = d.tokenSealed === null ? null : this.openSealed(d.tokenSealed);
     if (secret === null || (d.tokenSealed !== null && token === null))
       return failed('secret unreadable (NAMAZU_SECRET changed)');
     let payload: Payload | null;
     try {
-      payload = d.serial === null ? null : await this.payloads.payloadFor(d.serial, d.format, d.lang, token);
+      payload =
+        d.serial === null
+          ? null
+          : await this.payloads.payloadFor(d.serial, d.format, d.lang, token?.text ?? null);
     } catch (err) {
       this.events.error(err);
       return failed('payload could not be built');
@@ -253,7 +349,7 @@ export class DeliveryWorker {
     const headers = {
       ...payload.headers,
       'user-agent': USER_AGENT,
-      ...signedHeaders(secret, d.messageId, payload.body, new Date()),
+      ...signedHeaders(secret.key, d.messageId, payload.body, new Date()),
     };
     return this.sender.send({ url: d.url, headers, body: payload.body });
   }

@@ -138,7 +138,7 @@ test('a name that resolves to a refused address is refused when connecting (DNS 
     timeoutMs: 2000,
     maxResponseBytes: 1024,
     maxSocketsPerHost: 2,
-    maxSockets: 4,
+    idleMs: 5000,
     allowPrivate: false,
   });
   try {

@@ -1,0 +1,30 @@
+// The signatures of webhook attempts: Node's HMAC gives byte for byte what the `standardwebhooks`
+// package signs, and the package's verify accepts them, for bodies of every kind of character.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../../src/webhooks/subscriptions.ts';
+import { signedHeaders, signingKey } from '../../src/webhooks/signing.ts';
+
+test('signatures are those of the standardwebhooks package, and its verify accepts them', () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: 'grapheme', maxLength: 2000 }),
+      fc.stringMatching(/^msg_[A-Za-z0-9_]{1,40}$/),
+      (text, messageId) => {
+        const secret = newSigningSecret();
+        const body = Buffer.from(JSON.stringify({ text }));
+        const at = new Date();
+        const headers = signedHeaders(signingKey(secret), messageId, body, at);
+        const wh = new Webhook(secret);
+        assert.equal(headers['webhook-signature'], wh.sign(messageId, at, body));
+        assert.equal(headers['webhook-id'], messageId);
+        assert.deepEqual(wh.verify(body, headers), { text });
+        // Another secret's signature is refused.
+        assert.throws(() => new Webhook(newSigningSecret()).verify(body, headers));
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
