@@ -45,6 +45,7 @@ interface AccountRow {
   is_admin: boolean;
   password_hash: string;
   disabled_at: Date | null;
+  connection_limit: number | null;
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -154,6 +155,8 @@ const dummyHash = () => (dummy ??= hashPassword('namazu-dummy-password'));
 export interface AccountListItem extends Account {
   createdAt: Date;
   disabledAt: Date | null;
+  /** The operator's connection limit; null when the plans decide (connection-limit.ts). */
+  connectionLimit: number | null;
 }
 
 /** Accounts by id, oldest first, `limit` from after `afterId` (the administration list). */
@@ -162,7 +165,12 @@ export async function listAccounts(q: Queryable, afterId: number, limit: number)
     'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2',
     [afterId, limit],
   );
-  return rows.map((r) => ({ ...toAccount(r), createdAt: r.created_at, disabledAt: r.disabled_at }));
+  return rows.map((r) => ({
+    ...toAccount(r),
+    createdAt: r.created_at,
+    disabledAt: r.disabled_at,
+    connectionLimit: r.connection_limit,
+  }));
 }
 
 /** Whether the account exists and is not disabled. */

@@ -49,6 +49,7 @@ export const adminPaths = {
   ingest: '/console/admin/ingest',
   accounts: '/console/admin/accounts',
   disable: '/console/admin/accounts/:id/disable',
+  limit: '/console/admin/accounts/:id/limit',
   invite: '/console/admin/invite',
   scenario: '/console/admin/scenario',
 } as const;

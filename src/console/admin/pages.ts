@@ -101,12 +101,19 @@ export interface AccountsView {
   notice?: string;
 }
 
+/** The account's connection limit, set or cleared in place (empty: the plans' count). */
+function limitForm(v: AccountsView, a: AccountListItem, text: AdminText): SafeHtml {
+  const id = `limit-${a.id}`;
+  return markup`<form method="post" action="${adminPaths.limit.replace(':id', String(a.id))}"><input type="hidden" name="csrf" value="${v.csrf}"><label class="sr" for="${id}">${text.connections} ${a.email}</label><input id="${id}" name="connections" inputmode="numeric" size="7" value="${a.connectionLimit ?? ''}" placeholder="${text.plansLimit}" title="${text.connectionsHint}"><button type="submit" aria-label="${text.setLimit} ${text.connections} ${a.email}">${text.setLimit}</button></form>`;
+}
+
 export function renderAccountsPage(v: AccountsView): string {
   const text = adminMessages[v.lang];
   const rows = v.accounts.map(
     (
       a,
     ) => markup`<tr data-account="${a.id}"><td data-label="#">${a.id}</td><td data-label="${text.email}">${a.email}</td><td data-label="${text.admin}">${a.isAdmin ? text.yes : text.no}</td><td data-label="${text.created}">${formatTime(a.createdAt)}</td><td data-label="${text.state}">${a.disabledAt ? text.disabled : text.active}</td>
+<td data-label="${text.connections}">${limitForm(v, a, text)}</td>
 <td>${
       a.disabledAt || a.id === v.selfId
         ? null
@@ -121,7 +128,7 @@ export function renderAccountsPage(v: AccountsView): string {
 ${adminNav(text)}
 <h1>${text.accounts}</h1>
 ${v.notice ? markup`<p role="status">${v.notice}</p>` : null}
-<div class="table-wrap"><table id="accounts" class="stack"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th><span class="sr">${text.disable}</span></th></tr></thead>
+<div class="table-wrap"><table id="accounts" class="stack"><thead><tr><th>#</th><th>${text.email}</th><th>${text.admin}</th><th>${text.created}</th><th>${text.state}</th><th>${text.connections}</th><th><span class="sr">${text.disable}</span></th></tr></thead>
 <tbody>${rows}</tbody></table></div>
 ${v.nextAfter !== null ? markup`<p><a href="${adminPaths.accounts}?after=${v.nextAfter}">${text.next}</a></p>` : null}
 </div>`,

@@ -11,7 +11,8 @@ import { guardVisits, type QueryOf } from '../visit.ts';
 import { authOrigin, sendErrorPage, sendRedirect } from '../web.ts';
 import { adminGate } from './gate.ts';
 import { registerIngestPage } from './ingest.ts';
-import { adminMessages } from './messages.ts';
+import { registerConnectionLimit } from './limits.ts';
+import { adminMessages, type AdminText } from './messages.ts';
 import { renderAccountsPage, renderStatusPage } from './pages.ts';
 import { startStatus } from './status.ts';
 import { registerAdminTools } from './tools.ts';
@@ -30,6 +31,7 @@ export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; 
   guardVisits(area, ctx, adminGate(ctx, 'form'));
   registerIngestPage(area, ctx);
   registerAdminTools(area, ctx);
+  registerConnectionLimit(area, ctx);
 
   area.get(adminPaths.status, async (request, reply) => {
     const { visit } = request;
@@ -39,25 +41,28 @@ export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; 
     return sendLivePage(reply, 200, renderStatusPage(visit.lang, header, figures, failures));
   });
 
-  area.get<{ Querystring: QueryOf<'after' | 'disabled'> }>(adminPaths.accounts, async (request, reply) => {
-    const { session, lang, csrf } = request.visit;
-    const { after } = request.query;
-    const afterId = typeof after === 'string' && /^\d{1,15}$/.test(after) ? Number(after) : 0;
-    const accounts = await listAccounts(ctx.db, afterId, ACCOUNTS_PAGE + 1);
-    return sendLivePage(
-      reply,
-      200,
-      renderAccountsPage({
-        lang,
-        header: request.visit.header('admin', adminPaths.status),
-        csrf,
-        selfId: session.accountId,
-        accounts: accounts.slice(0, ACCOUNTS_PAGE),
-        nextAfter: accounts.length > ACCOUNTS_PAGE ? accounts[ACCOUNTS_PAGE - 1]!.id : null,
-        notice: request.query.disabled === '1' ? adminMessages[lang].disabledNotice : undefined,
-      }),
-    );
-  });
+  area.get<{ Querystring: QueryOf<'after' | 'disabled' | 'limit'> }>(
+    adminPaths.accounts,
+    async (request, reply) => {
+      const { session, lang, csrf } = request.visit;
+      const { after } = request.query;
+      const afterId = typeof after === 'string' && /^\d{1,15}$/.test(after) ? Number(after) : 0;
+      const accounts = await listAccounts(ctx.db, afterId, ACCOUNTS_PAGE + 1);
+      return sendLivePage(
+        reply,
+        200,
+        renderAccountsPage({
+          lang,
+          header: request.visit.header('admin', adminPaths.status),
+          csrf,
+          selfId: session.accountId,
+          accounts: accounts.slice(0, ACCOUNTS_PAGE),
+          nextAfter: accounts.length > ACCOUNTS_PAGE ? accounts[ACCOUNTS_PAGE - 1]!.id : null,
+          notice: noticeOf(request.query, adminMessages[lang]),
+        }),
+      );
+    },
+  );
 
   area.post<{ Params: { id: string } }>(adminPaths.disable, async (request, reply) => {
     const { session, lang } = request.visit;
@@ -76,4 +81,10 @@ export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; 
     streams.close((c) => c.accountId === id);
     return sendRedirect(reply, `${authOrigin(ctx, request)}${adminPaths.accounts}?disabled=1`);
   }
+}
+
+/** What the accounts page says after a post redirected to it. */
+function noticeOf(query: { disabled?: unknown; limit?: unknown }, text: AdminText): string | undefined {
+  if (query.disabled === '1') return text.disabledNotice;
+  return query.limit === '1' ? text.limitNotice : undefined;
 }
