@@ -21,6 +21,7 @@ const COMMANDS: [string, string | null][] = [
   ['migrate', null],
   ['account', 'create'],
   ['account', 'password'],
+  ['account', 'limit'],
   ['apikey', 'create'],
   ['client', 'create'],
   ['contract', 'add'],
