@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
+import { AccountQueue } from './account-queue.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
 /**
@@ -122,11 +123,13 @@ export interface SessionStoreOptions {
   pepper: Buffer;
   /** An open session with no sign of life for this long belongs to a dead process. */
   staleMs: number;
+  /** Starts and redemptions of one account, one at a time (account-queue.ts). */
+  accounts: AccountQueue;
 }
 
 /** Store options for a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
 export function sessionStoreOptions(pepper: Buffer, pingIntervalMs: number): SessionStoreOptions {
-  return { pepper, staleMs: PONG_TIMEOUT_MS + 2 * pingIntervalMs };
+  return { pepper, staleMs: PONG_TIMEOUT_MS + 2 * pingIntervalMs, accounts: new AccountQueue() };
 }
 
 /**
@@ -186,6 +189,19 @@ export async function startSession(
   /** Digest of the API key or access token the session is started with (Principal.credentialDigest). */
   credentialDigest: string | null = null,
 ): Promise<StartOutcome> {
+  return options.accounts.run(accountId, () =>
+    startLocked(db, options, accountId, spec, now, credentialDigest),
+  );
+}
+
+async function startLocked(
+  db: Db,
+  options: SessionStoreOptions,
+  accountId: number,
+  spec: SessionSpec,
+  now: number,
+  credentialDigest: string | null,
+): Promise<StartOutcome> {
   return db.tx(async (q) => {
     await lockAccount(q, accountId);
     const contracted = await contractedClassifications(q, accountId);
@@ -240,8 +256,22 @@ export async function openSession(
   meta: { ipAddress: string | null; server: string; now: number },
 ): Promise<OpenOutcome> {
   if (ticket.length > 200) return { ok: false, reason: 'unknown' };
+  const digest = digestSecret(options.pepper, ticket);
+  const owner = await db.query<{ account_id: number }>(
+    `SELECT account_id FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
+    [digest],
+  );
+  if (!owner[0]) return { ok: false, reason: 'unknown' };
+  return options.accounts.run(owner[0].account_id, () => openLocked(db, options, digest, meta));
+}
+
+async function openLocked(
+  db: Db,
+  options: SessionStoreOptions,
+  digest: string,
+  meta: { ipAddress: string | null; server: string; now: number },
+): Promise<OpenOutcome> {
   return db.tx(async (q) => {
-    const digest = digestSecret(options.pepper, ticket);
     const found = await q.query<Row>(
       `SELECT * FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
       [digest],
