@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { after, before, test } from 'node:test';
 import { WebSocket } from 'ws';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { fixture } from '../support/fixtures.ts';
 import { SseClient } from '../support/sse.ts';
@@ -273,6 +274,28 @@ test('the OpenAPI document describes the public stream, without credentials', as
     'test',
     'types',
   ]);
+});
+
+test('NAMAZU_PUBLIC_CLASSIFICATIONS is empty by default, and an unknown name stops the start naming the setting', () => {
+  assert.deepEqual(loadConfig({}).publicClassifications, []);
+  assert.deepEqual(
+    loadConfig({ NAMAZU_PUBLIC_CLASSIFICATIONS: 'telegram.earthquake, telegram.volcano' })
+      .publicClassifications,
+    ['telegram.earthquake', 'telegram.volcano'],
+  );
+  assert.throws(
+    () => loadConfig({ NAMAZU_PUBLIC_CLASSIFICATIONS: 'telegram.earthquake,eew.everything' }),
+    (err: Error) =>
+      err instanceof ConfigError &&
+      err.message.startsWith('NAMAZU_PUBLIC_CLASSIFICATIONS must be one of eew.forecast,') &&
+      err.message.endsWith('got "eew.everything"'),
+  );
+  assert.throws(() => loadConfig({ NAMAZU_PUBLIC_MAX_PER_ADDRESS: '0' }), /between 1 and 1000000/);
+  const c = loadConfig({});
+  assert.deepEqual(
+    [c.publicMaxConnections, c.publicMaxPerAddress, c.publicConnectsPerMinute],
+    [10_000, 20, 60],
+  );
 });
 
 test('with no public classification the stream answers 404 and the public WebSocket path is unknown', async () => {
