@@ -86,7 +86,7 @@ describe('robustness of /v2/gd/*: generated input never gives a 5xx or changes d
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('/v2/gd/earthquake', '/v2/gd/eew'),
-        // `key` carries the credential (its own tests are in test/auth/): not generated here.
+        // `key` carries the credential (its own tests are in test/access/): not generated here.
         fc.array(
           fc
             .tuple(fc.oneof(fc.constantFrom(...NAMES), fc.string({ maxLength: 8 })), value)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StreamSlots } from '../../src/console/live/slots.ts';
+import { StreamSlots } from '../../../src/console/live/slots.ts';
 
 const limits = { perAccount: 2, perAddress: 3, total: 6, adminReserve: 2 };
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { Browser, signInThroughForm } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
+import { Browser, signInThroughForm } from '../../support/browser.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /**
  * The live view's event stream over HTTP (docs/console-live.md "The stream"): only what the

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { invitationProblem } from '../../src/accounts/invitations.ts';
-import { Browser, signInThroughForm } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { waitFor } from '../support/wait.ts';
+import { invitationProblem } from '../../../src/accounts/invitations.ts';
+import { Browser, signInThroughForm } from '../../support/browser.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { waitFor } from '../../support/wait.ts';
 
 /**
  * The administration's tools (docs/console-live.md "Administration"): an invitation link shown

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatTime } from '../../src/console/layout.ts';
-import { quakeSection, UNPLACED_SHOWN } from '../../src/console/live/pages.ts';
-import type { QuakeView, StationIntensity } from '../../src/console/live/quake.ts';
+import { formatTime } from '../../../src/console/layout.ts';
+import { quakeSection, UNPLACED_SHOWN } from '../../../src/console/live/pages.ts';
+import type { QuakeView, StationIntensity } from '../../../src/console/live/quake.ts';
 
 function quake(stations: StationIntensity[]): QuakeView {
   return {

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { type Browser } from 'playwright-core';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { fixture } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { publishedStations } from '../parameter/published.ts';
+import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
+import { launchChromium } from '../../support/chromium.ts';
+import { fixture } from '../../support/fixtures.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { publishedStations } from '../../parameter/published.ts';
 
 const SHOTS = 'test-output/screenshots';
 let server: TestServer;

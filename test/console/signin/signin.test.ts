@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
-import { testFetch } from '../support/fetch.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../../support/browser.ts';
+import { testFetch } from '../../support/fetch.ts';
 
 let h: Harness;
 before(async () => {
@@ -104,7 +104,7 @@ test('return_to cannot leave the site', async () => {
 
 test('sign-in failures are limited: 429 + Retry-After, even for the right password, until the window ends', async () => {
   const email = `limited-${Math.random().toString(36).slice(2)}@example.com`;
-  await import('../../src/accounts/accounts.ts').then((m) =>
+  await import('../../../src/accounts/accounts.ts').then((m) =>
     m.createAccount(h.server.ctx.db, { email, password: 'the right password' }),
   );
   const browser = new Browser();

@@ -1,10 +1,16 @@
 // CSRF on the account page's forms (docs/security.md "Standing probes"): a request without the
 // token, or with a token taken from another session (the attacker's own), changes nothing. The
-// sign-in and consent forms are probed in test/console/signin.test.ts and
+// sign-in and consent forms are probed in test/console/signin/signin.test.ts and
 // test/oauth/authorize-conformance.test.ts (A22).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Browser, parseForms, signedInBrowser, startHarness, type Harness } from '../support/browser.ts';
+import {
+  type Browser,
+  parseForms,
+  signedInBrowser,
+  startHarness,
+  type Harness,
+} from '../../support/browser.ts';
 
 let h: Harness;
 before(async () => {

@@ -1,6 +1,6 @@
 // The default time-outs (docs/security.md "Requests and connections") reach the HTTP server, and
 // the default header time-out closes a connection that never finishes its headers, however slowly
-// it keeps sending (test/security/slow-requests.test.ts checks the same with short settings).
+// it keeps sending (test/http/slow-requests.test.ts checks the same with short settings).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';

@@ -1,6 +1,6 @@
 // A malicious account holder against another account (docs/security.md "Standing probes"): its
 // contracts and credentials. Socket sessions and authorizations are probed in
-// test/realtime/socket-api.test.ts and test/console/account.test.ts.
+// test/realtime/socket-api.test.ts and test/console/account/account.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createClient } from '../../src/issuer/clients.ts';

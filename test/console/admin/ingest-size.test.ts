@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Browser, signInThroughForm } from '../support/browser.ts';
-import { testFetch } from '../support/fetch.ts';
-import { fixture } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { Browser, signInThroughForm } from '../../support/browser.ts';
+import { testFetch } from '../../support/fetch.ts';
+import { fixture } from '../../support/fixtures.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 const LIMIT = 64 * 1024;
 let server: TestServer;

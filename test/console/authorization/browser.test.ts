@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
-import { createClient, type OAuthClient } from '../../src/issuer/clients.ts';
-import { scopeDescriptions } from '../../src/scopes.ts';
-import { oauthPaths } from '../../src/oauth/metadata.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { launchChromium } from '../../support/chromium.ts';
+import { createClient, type OAuthClient } from '../../../src/issuer/clients.ts';
+import { scopeDescriptions } from '../../../src/scopes.ts';
+import { oauthPaths } from '../../../src/oauth/metadata.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /**
  * The sign-in and consent pages in a real browser (Chromium driven by playwright-core): the whole

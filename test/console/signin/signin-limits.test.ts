@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ManualClock } from '../../src/clock.ts';
-import { openDb } from '../../src/db/open.ts';
-import type { Db } from '../../src/db/types.ts';
+import { ManualClock } from '../../../src/clock.ts';
+import { openDb } from '../../../src/db/open.ts';
+import type { Db } from '../../../src/db/types.ts';
 import {
   countSigninAttempt,
   forgiveSigninAttempt,
   type SigninLimits,
-} from '../../src/console/signin/signin-limits.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+} from '../../../src/console/signin/signin-limits.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 
 const pepper = Buffer.alloc(32, 3);
 const limits: SigninLimits = {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildApp } from '../../src/http/app.ts';
-import type { App } from '../../src/http/surface.ts';
-import { surfaces } from '../../src/server.ts';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Browser } from '../support/browser.ts';
-import { serveByInjection } from '../support/fetch.ts';
+import { buildApp } from '../../../src/http/app.ts';
+import type { App } from '../../../src/http/surface.ts';
+import { surfaces } from '../../../src/server.ts';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../../support/database.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { Browser } from '../../support/browser.ts';
+import { serveByInjection } from '../../support/fetch.ts';
 
 /**
  * The sign-in limit is shared by every server process: failures counted by one are seen by the

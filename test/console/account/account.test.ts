@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createAccount } from '../../src/accounts/accounts.ts';
-import { issueCode } from '../../src/issuer/codes.ts';
-import { channels } from '../../src/bus/types.ts';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
-import { waitFor } from '../support/wait.ts';
-import { testFetch } from '../support/fetch.ts';
+import { createAccount } from '../../../src/accounts/accounts.ts';
+import { issueCode } from '../../../src/issuer/codes.ts';
+import { channels } from '../../../src/bus/types.ts';
+import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../../support/browser.ts';
+import { waitFor } from '../../support/wait.ts';
+import { testFetch } from '../../support/fetch.ts';
 
 let h: Harness;
 before(async () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { defaultFeedLimits } from '../../src/console/live/feed.ts';
-import { signupLimits } from '../../src/console/signin/signup-limits.ts';
-import { Browser, signedInBrowser } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { waitFor } from '../support/wait.ts';
+import { defaultFeedLimits } from '../../../src/console/live/feed.ts';
+import { signupLimits } from '../../../src/console/signin/signup-limits.ts';
+import { Browser, signedInBrowser } from '../../support/browser.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { waitFor } from '../../support/wait.ts';
 
 // Attacks on the live view's stream caps and on open sign-up (docs/security.md "Standing probes"):
 // one account asking for 40 streams at once; accounts of one address together; sign-ups from one

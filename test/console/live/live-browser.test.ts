@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { launchChromium } from '../../support/chromium.ts';
+import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /**
  * The live view, the event and telegram pages and the administration pages in a real browser

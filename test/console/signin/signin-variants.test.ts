@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Browser, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { Browser, signInThroughForm, startHarness, type Harness } from '../../support/browser.ts';
 
 let h: Harness;
 before(async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { formPostCsp, renderFormPostPage } from '../../src/console/authorization/form-post-page.ts';
-import { contentSecurityPolicy } from '../../src/console/html.ts';
+import { formPostCsp, renderFormPostPage } from '../../../src/console/authorization/form-post-page.ts';
+import { contentSecurityPolicy } from '../../../src/console/html.ts';
 
 test('form_post page: escaped fields, and a script allowed by the hash of its exact bytes', () => {
   const state = '"><script>alert(1)</script>';

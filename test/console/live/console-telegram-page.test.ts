@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { TELEGRAM_PAGE_LIMIT } from '../../src/console/live/routes.ts';
-import { TEXT_PREVIEW_BYTES } from '../../src/console/live/pages.ts';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { signedInBrowser, type Browser } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { TELEGRAM_PAGE_LIMIT } from '../../../src/console/live/routes.ts';
+import { TEXT_PREVIEW_BYTES } from '../../../src/console/live/pages.ts';
+import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
+import { signedInBrowser, type Browser } from '../../support/browser.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 // Attack (docs/security.md "Standing probes"): make the console render a large telegram again and
 // again. A 2 MiB A/N telegram made of characters that escaping lengthens gives a page of a bounded

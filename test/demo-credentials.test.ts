@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
-import { demoBanner, demoNotice, writeDemoCredentials, type DemoCredentials } from '../../src/demo.ts';
+import { loadConfig } from '../src/config.ts';
+import { demoBanner, demoNotice, writeDemoCredentials, type DemoCredentials } from '../src/demo.ts';
 
 // The full first start (banner on a non-terminal, file path logged) runs in test/cli/serve.test.ts.
 const secrets: DemoCredentials = {

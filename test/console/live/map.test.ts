@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { onMap, prefectureOutlines, project, renderMap } from '../../src/console/live/map.ts';
+import { onMap, prefectureOutlines, project, renderMap } from '../../../src/console/live/map.ts';
 
 /** The rings of SVG path data made of relative `m` (with implicit line-tos) and `z`, as the package writes it. */
 function rings(d: string): [number, number][][] {

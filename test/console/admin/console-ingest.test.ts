@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Browser } from '../support/browser.ts';
-import { parseForms, signedInBrowser } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { Browser } from '../../support/browser.ts';
+import { parseForms, signedInBrowser } from '../../support/browser.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 // Attack (docs/security.md "Standing probes"): 4 MiB multipart uploads to the administration
 // page's ingest form from someone who is not a signed-in administrator with the form's token. Each

@@ -13,8 +13,8 @@ import { savePosition } from '../../src/sources/positions.ts';
 import { MAX_PAGES_PER_CATCH_UP, UpstreamRelay } from '../../src/sources/upstream.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
-import { REAL } from '../sources/feed-server.ts';
-import { listItem, startFakeUpstream, type FakeUpstream } from '../sources/fake-upstream.ts';
+import { REAL } from './feed-server.ts';
+import { listItem, startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
 
 const QUAKE = readFileSync(join(REAL, '20210216071046_0_VXSE53_270000.xml'));
 const quakeXml = (n: string) => Buffer.concat([QUAKE, Buffer.from(`\n<!-- ${n} -->\n`)]);
