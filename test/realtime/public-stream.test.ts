@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { Browser, signInThroughForm } from '../support/browser.ts';
 import { fixture } from '../support/fixtures.ts';
 import { SseClient } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -82,6 +83,15 @@ function openGet(url: string): Promise<{ status: number; headers: IncomingHttpHe
   });
 }
 
+/** The administration's status page, as an administrator signed in through the form sees it. */
+async function adminStatusPage(): Promise<string> {
+  const { account, password } = await server.createAccount({ admin: true });
+  const browser = new Browser();
+  const gate = await browser.get(`${server.url}/console/admin`);
+  await signInThroughForm(browser, gate.headers.get('location')!, account.email, password);
+  return (await browser.get(`${server.url}/console/admin`)).text();
+}
+
 async function gauge(into: TestServer, transport: string): Promise<number> {
   const m = await into.ctx.metrics.publicConnections.get();
   return m.values.find((v) => v.labels.transport === transport)?.value ?? 0;
@@ -111,6 +121,12 @@ test('without credentials a stream and a socket receive the public classificatio
     {
       message: 'open public connections in the gauge',
     },
+  );
+
+  // Operators see them on the administration's status page too.
+  assert.match(
+    await adminStatusPage(),
+    /Open anonymous connections of the public streams \(this process\)<\/th><td>4<\/td>/,
   );
 
   const eewId = await ingestEew();

@@ -38,6 +38,7 @@ ${adminNav(text)}
 <h1>${text.status}</h1>
 <table class="status-table" id="status"><tbody>
 ${row(text.openSockets, status.openSockets)}
+${row(text.publicConnections, status.publicConnections)}
 ${row(text.liveStreams, status.liveStreams)}
 ${row(text.ingested, status.ingested)}
 ${row(text.ingestRate, status.ingestPerMinute === null ? '—' : status.ingestPerMinute.toFixed(1))}

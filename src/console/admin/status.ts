@@ -3,6 +3,8 @@ import type { Metrics } from '../../metrics.ts';
 /** The figures of the status page, read from the process's own instruments (not by scraping). */
 export interface ServiceStatus {
   openSockets: number;
+  /** Anonymous connections of the public streams, sockets and streams together. */
+  publicConnections: number;
   ingested: number;
   /** Telegrams per minute over the last minute of samples; null until a minute has passed. */
   ingestPerMinute: number | null;
@@ -15,7 +17,9 @@ const WINDOW_SAMPLES = 6;
 
 type Counter = Metrics['telegramsIngested'];
 
-async function total(counter: Counter | Metrics['conversionFailures']): Promise<number> {
+async function total(
+  counter: Counter | Metrics['conversionFailures'] | Metrics['publicConnections'],
+): Promise<number> {
   return (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
@@ -60,6 +64,7 @@ export function startStatus(metrics: Metrics): { read(): Promise<ServiceStatus>;
       }
       return {
         openSockets: (await metrics.openWebSockets.get()).values[0]?.value ?? 0,
+        publicConnections: await total(metrics.publicConnections),
         ingested,
         ingestPerMinute:
           first && samples.length > WINDOW_SAMPLES ? ((ingested - first.total) * 60_000) / elapsed : null,
