@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sharedBodyParser } from '../../src/http/shared-body.ts';
 import { SharedBuffers } from '../../src/http/shared-buffers.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Runs the parser over `chunks` sent on a stream with these headers: the body, or the error. */
 function parse(
@@ -126,19 +127,31 @@ describe('shared upload buffers', () => {
   });
 
   it('leave their idle memory to the collector once none was taken for a whole interval', async () => {
-    const buffers = new SharedBuffers(32 * 1024 * 1024, 300);
-    buffers.giveBack(buffers.take(1_000_000));
+    const interval = 500;
+    const buffers = new SharedBuffers(32 * 1024 * 1024, interval);
+    const first = buffers.take(1_000_000);
+    buffers.giveBack(first);
     assert.equal(buffers.keptIdle, 1024 * 1024);
-    // Taken and given back within each interval: kept.
-    for (let i = 0; i < 4; i++) {
-      await sleep(10);
-      buffers.giveBack(buffers.take(1_000_000));
+    // Taken and given back every 20 ms across more than two intervals: the same memory each time.
+    const busyUntil = Date.now() + 2.5 * interval;
+    while (Date.now() < busyUntil) {
+      await sleep(20);
+      const taken = buffers.take(1_000_000);
+      assert.equal(taken.buffer, first.buffer, 'kept while buffers are taken');
+      buffers.giveBack(taken);
     }
-    assert.equal(buffers.keptIdle, 1024 * 1024);
-    await sleep(1000);
-    assert.equal(buffers.keptIdle, 0, 'released after a quiet interval');
-    // Lending goes on as before.
+    const quietFrom = Date.now();
+    await waitFor(() => buffers.keptIdle === 0, {
+      timeout: 4 * interval,
+      interval: 5,
+      message: 'the release',
+    });
+    // Released at the second tick after the last take: the first still saw it taken.
+    const quietFor = Date.now() - quietFrom;
+    assert.ok(quietFor >= interval - 10, `released ${quietFor} ms after the last take`);
+    // Lending goes on as before, from fresh memory.
     const again = buffers.take(1_000_000);
+    assert.notEqual(again.buffer, first.buffer);
     buffers.giveBack(again);
     assert.equal(buffers.keptIdle, 1024 * 1024);
   });
