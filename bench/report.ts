@@ -138,6 +138,142 @@ function fanout(results: R[], rows: Row[], charts: [string, string][]): void {
   charts.push(['fanout-last-p99.svg', barChart('Ingest → last client, p99 (lower is better)', 'ms', p99)]);
 }
 
+/** Medians over the runs of each size (several runs of `bench/scale.sh --runs N`). */
+function scaleMedians(results: R[]): R[] {
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  const sizes = [...new Set(results.map((r) => r.clients as number))].sort((a, b) => a - b);
+  return sizes.map((clients) => {
+    const runs = results.filter((r) => r.clients === clients);
+    const m = (get: (r: R) => number) => med(runs.map(get));
+    const faults = runs.filter((r) => r.fault);
+    const one = runs[0]!;
+    return {
+      clients,
+      runs: runs.length,
+      nodes: one.nodes,
+      workersPerNode: one.workersPerNode,
+      bus: one.bus,
+      lastMs: m((r) => r.namazu.lastMs),
+      medianMs: m((r) => r.namazu.medianMs),
+      firstMs: m((r) => r.namazu.firstMs),
+      bareLastMs: m((r) => r.bare.lastMs),
+      bareMedianMs: m((r) => r.bare.medianMs),
+      rss: m((r) => r.rssPerConnectionKiB),
+      bareRss: m((r) => r.bareRssPerConnectionKiB),
+      cpu: m((r) => r.cpuMicrosecondsPerMessage),
+      bareCpu: m((r) => r.bareCpuMicrosecondsPerMessage),
+      connectsPerSecond: m((r) => r.connectsPerSecond),
+      bareConnectsPerSecond: m((r) => r.clients / r.bareConnectSeconds),
+      stormCpuMs: m((r) => r.stormCpuMsPerConnection),
+      lost: runs.reduce((n, r) => n + r.namazu.lost + (r.fault?.lost ?? 0), 0),
+      duplicated: runs.reduce((n, r) => n + r.namazu.duplicated + (r.fault?.duplicated ?? 0), 0),
+      recoveryP99: faults.length ? med(faults.map((r) => r.fault.recoveryP99Ms)) : null,
+      faultRuns: faults.length,
+    };
+  });
+}
+
+/** Issue 43: last of N ≤ 1.0× the bare topology, RSS ≤ 8 KiB, 0 lost or duplicated, recovery p99 ≤ 10 s. */
+function scale(results: R[], rows: Row[], charts: [string, string][]): void {
+  const last: Bar[] = [];
+  const memory: Bar[] = [];
+  for (const s of scaleMedians(results)) {
+    const n = n0(s.clients);
+    const where = `${s.nodes} nodes × ${s.workersPerNode} workers, ${s.bus} bus, median of ${s.runs}`;
+    const ratio = s.lastMs / s.bareLastMs;
+    rows.push({
+      figure: `scale: ingest → median / last of ${n} clients (${where})`,
+      value: `${ms(s.medianMs)} / ${ms(s.lastMs)}`,
+      reference: `bare \`ws\` nodes: ${ms(s.bareMedianMs)} / ${ms(s.bareLastMs)} (last ${ratio.toFixed(2)}×)`,
+      target: 'last ≤ 1.0× bare (issue 43)',
+      met: ratio <= 1,
+    });
+    rows.push({
+      figure: `scale: server RSS per connection (${n})`,
+      value: `${s.rss.toFixed(1)} KiB`,
+      reference: `bare \`ws\`: ${s.bareRss.toFixed(1)} KiB`,
+      target: '≤ 8 KiB (issue 43)',
+      met: s.rss <= 8,
+    });
+    rows.push({
+      figure: `scale: server CPU per delivered message · connects per second (${n})`,
+      value: `${s.cpu.toFixed(1)} µs · ${n0(s.connectsPerSecond)}/s (${s.stormCpuMs.toFixed(2)} ms CPU each)`,
+      reference: `bare \`ws\`: ${s.bareCpu.toFixed(1)} µs · ${n0(s.bareConnectsPerSecond)}/s`,
+      target: '–',
+      met: null,
+    });
+    rows.push({
+      figure: `scale: telegrams lost · duplicated over every client (${n}, every run, the node kill included)`,
+      value: `${s.lost} · ${s.duplicated}`,
+      reference: '–',
+      target: '0 · 0 (issue 43)',
+      met: s.lost === 0 && s.duplicated === 0,
+    });
+    if (s.recoveryP99 !== null)
+      rows.push({
+        figure: `scale: a node killed mid-burst, its clients' drop → next telegram p99 (${n}, median of ${s.faultRuns})`,
+        value: ms(s.recoveryP99),
+        reference: '–',
+        target: '≤ 10 s (issue 43)',
+        met: s.recoveryP99 <= 10_000,
+      });
+    last.push(
+      { label: `namazu, ${n} clients`, value: s.lastMs },
+      { label: `bare ws nodes, ${n}`, value: s.bareLastMs, reference: true },
+    );
+    memory.push(
+      { label: `namazu, ${n} clients`, value: s.rss },
+      { label: `bare ws nodes, ${n}`, value: s.bareRss, reference: true },
+    );
+  }
+  charts.push([
+    'scale-last.svg',
+    barChart('4 nodes: ingest → last client, median (lower is better)', 'ms', last),
+  ]);
+  charts.push(['scale-memory.svg', barChart('4 nodes: server RSS per connection', 'KiB', memory, 8)]);
+}
+
+/** The topology of bench/scale.ts, drawn for the report. */
+export const SCALE_TOPOLOGY = [
+  '```mermaid',
+  'flowchart LR',
+  '  B[bench process: ingest of EEWs] -->|INSERT + NOTIFY| PG[(PostgreSQL + bus)]',
+  '  PG -->|LISTEN, one notice per telegram per worker| N1[node 1: namazu serve --workers W]',
+  '  PG --> N2[node 2] & N3[node 3] & N4[node 4]',
+  '  C[client processes ≤ 12,500 sockets each, 200 source addresses each] -->|1 in 10: POST /v2/socket + ticket; others: /v2/public/websocket| N1 & N2 & N3 & N4',
+  '  B -. reference: publish k .-> PG',
+  '  PG -.-> R[4 bare ws nodes × W processes: write frame k to every socket] -.-> C',
+  '```',
+  '',
+  'Reference in the same run: the same client processes on 4 nodes of bare `ws` processes (bench/scale-bare.ts), ' +
+    'subscribed to the same bus, writing the very `data` frames Namazu delivered, in the same order and rhythm. ' +
+    'A fault phase kills one Namazu node (SIGKILL to its process group) after the 3rd EEW of a burst: its ' +
+    'clients reconnect to the next node after a random 0–2 s with `after` = their last telegram id.',
+].join('\n');
+
+/** The scale rows and charts, for a section of their own (bench/REPORT.md "Scale"). */
+export function scaleSection(results: Record<string, unknown>[]): {
+  markdown: string;
+  charts: [string, string][];
+} {
+  const rows: Row[] = [];
+  const charts: [string, string][] = [];
+  scale(results as R[], rows, charts);
+  const markdown = [
+    SCALE_TOPOLOGY,
+    '',
+    '| figure | namazu | reference | target | met |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.figure} | ${r.value} | ${r.reference} | ${r.target} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} |`,
+    ),
+    '',
+    ...charts.map(([c]) => `![${c}](report/${c})\n`),
+  ].join('\n');
+  return { markdown, charts };
+}
+
 /** Issue 23: pages read through a cursor from the database ≥ 0.5× bare; the others ≥ 0.8×. */
 const listShare = (r: R) => (String(r.case).includes('nextToken') ? 0.5 : 0.8);
 
@@ -466,6 +602,9 @@ function render(run: Run, rows: Row[], charts: string[]): string {
       'bench process, so the first client can receive the telegram before that: a negative first-client ' +
       'figure means delivery beat the return of the ingest call.',
     '',
+    ...(run.outcomes.some((o) => o.name === 'scale' && o.results.length > 0)
+      ? ['## Scale topology', '', SCALE_TOPOLOGY, '']
+      : []),
     '## Charts',
     '',
     ...charts.map((c) => `![${c}](report/${c})\n`),
@@ -497,6 +636,7 @@ export function writeReport(root: string, run: Run): void {
     if (o.name === 'fanout') fanout(results, rows, charts);
     else if (o.name === 'telegram-list') telegramList(results, rows, charts);
     else if (o.name === 'token') token(results, rows, charts);
+    else if (o.name === 'scale') scale(results, rows, charts);
     else simpleRows(o.name, results, rows, charts);
   }
   const dir = join(root, 'bench', 'report');

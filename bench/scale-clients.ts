@@ -30,8 +30,8 @@ interface Connect {
    */
   localAddresses: string[];
   /**
-   * Basic authorization of each account (namazu mode); client i uses that of (start + i) mod their
-   * number, so that concurrent connects are spread over the accounts (each start locks its account).
+   * Basic authorization of each account (namazu mode): the ticket clients take them in turn, so
+   * that concurrent connects are spread over the accounts (each start locks its account's row).
    */
   authorizations: string[];
   start: number;
@@ -115,8 +115,11 @@ function onMessage(i: number, ws: WebSocket, data: Buffer): void {
   else if (msg.type === 'error') noteError(`error ${msg.code}`);
 }
 
+/** The ticket clients, counted over every process, take the accounts in turn. */
 const authorizationOf = (i: number) =>
-  config!.authorizations[(config!.start + i) % config!.authorizations.length]!;
+  config!.authorizations[
+    Math.floor((config!.start + i) / config!.ticketEvery) % config!.authorizations.length
+  ]!;
 
 class Refused extends Error {
   constructor(
@@ -382,3 +385,5 @@ process.on('message', (m: Command) => {
   } else if (m.type === 'close') void closeAll();
   else if (m.type === 'quit') process.exit(0);
 });
+// The bench went away (killed): so do its clients.
+process.on('disconnect', () => process.exit(0));

@@ -17,8 +17,9 @@
 //   subscribed to the same bus; this process publishes k, each writes the k-th `data` frame Namazu's
 //   clients received, the same bytes, to all its sockets.
 //
-// W = ceil(clients per node / 15,000): a process may hold 20,000 open files here. Accounts of 1,000
-// connections each (the operator's limit, `namazu account limit`), one API key each.
+// W = ceil(clients per node / 15,000): a process may hold 20,000 open files here. Ticket clients use
+// accounts of 1,000 connections each, one API key each, and an operator's limit of 2,000 (`namazu
+// account limit`): after a node dies its sessions count until their pings are overdue (3 min).
 //
 // Each run, each size: connect everyone (the ticket storm: time, sessions per second); server RSS
 // per connection after the storm; 10 EEWs one at a time, then a burst of 10 EEWs 50 ms apart;
@@ -120,7 +121,8 @@ async function accountsFor(clients: number): Promise<void> {
       password: 'bench-password',
     });
     for (const p of plans) await addContract(db, account.id, p.classification);
-    await setConnectionLimit(db, account.id, ACCOUNT_SIZE);
+    // Headroom for reconnects: the sessions of a killed node count until their pings are overdue.
+    await setConnectionLimit(db, account.id, 2 * ACCOUNT_SIZE);
     const { key } = await createApiKey(db, pepper, account.id, [
       'socket.start',
       'socket.close',
@@ -147,9 +149,11 @@ interface Node {
   pids: number[];
 }
 
-/** Every node started, killed if this process ends early. */
+/** Every node started, killed if this process ends early, and the client processes. */
 const started: ChildProcess[] = [];
+const clientProcesses: ChildProcess[] = [];
 process.on('exit', () => {
+  for (const child of clientProcesses) child.kill('SIGKILL');
   for (const child of started) {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -445,6 +449,7 @@ async function runOnce(n: number, run: number) {
   await accountsFor(n);
   const workers = Math.ceil(n / nodeCount / PER_WORKER);
   const procs = Array.from({ length: Math.ceil(n / PER_CLIENT_PROCESS) }, () => new Clients());
+  for (const c of procs) clientProcesses.push(c.child);
   const clientPids = procs.map((c) => c.child.pid!);
   await sleep(1500);
 
@@ -579,6 +584,8 @@ async function runOnce(n: number, run: number) {
   });
 }
 
+// Stopped by a signal: the nodes and client processes go with this process ('exit' above).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
 process.on('unhandledRejection', (err) => {
   console.error(err);
   process.exit(1);
