@@ -48,7 +48,7 @@ export function registerPublicStreams(
   app: App,
   ctx: AppContext,
   streams: Streams,
-): { gate: PublicSocketGate | undefined; admission: PublicAdmission } {
+): PublicSocketGate | undefined {
   const publicOnes = ctx.config.publicClassifications;
   const rate = new FailureLimiter(
     ctx.db,
@@ -118,7 +118,7 @@ export function registerPublicStreams(
     },
   );
 
-  if (publicOnes.length === 0) return { gate: undefined, admission };
+  if (publicOnes.length === 0) return undefined;
   const gate: PublicSocketGate = {
     path: PUBLIC_WEBSOCKET_PATH,
     async open(params, ipAddress) {
@@ -138,7 +138,7 @@ export function registerPublicStreams(
     },
     closed: (socketId) => admission.release(socketId),
   };
-  return { gate, admission };
+  return gate;
 }
 
 /** Which data may be redistributed is the operator's licence to judge; early warnings are not JMA's public feed. */

@@ -187,7 +187,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
     maxBufferedBytes,
     closeGraceMs: CLOSE_GRACE_MS,
   });
-  const publicStreams = registerPublicStreams(app, ctx, streams);
+  const publicSocket = registerPublicStreams(app, ctx, streams);
   const endpoint = attachWebSocketEndpoint(app.server, {
     hub,
     heartbeat,
@@ -201,7 +201,7 @@ async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, s
       : undefined,
     onError,
     catchUp,
-    publicSocket: publicStreams.gate,
+    publicSocket,
   });
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();

@@ -133,6 +133,8 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
       options.closeGraceMs,
     );
     reply.hijack();
+    // The client went away while its connection was being opened: no 'close' is to come.
+    if (!res.socket || res.socket.destroyed) return ended(conn);
     // The headers set so far (CORS) go out with the stream's own.
     res.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),

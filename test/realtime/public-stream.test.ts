@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -312,6 +313,38 @@ test('NAMAZU_PUBLIC_CLASSIFICATIONS is empty by default, and an unknown name sto
     [c.publicMaxConnections, c.publicMaxPerAddress, c.publicConnectsPerMinute],
     [10_000, 20, 60],
   );
+});
+
+test('a client that goes away while it is being admitted leaves no slot held', async () => {
+  const one = await startTestServer({
+    config: { publicClassifications: ['telegram.earthquake'], publicMaxPerAddress: 1 },
+  });
+  try {
+    const { port } = new URL(one.url);
+    for (let i = 0; i < 5; i++) {
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      // The request, then the end of the connection at once: it ends while the rate is counted.
+      socket.end('GET /v2/public/stream HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.destroy();
+    }
+    // Once the five are done with, the address's one slot is free (a slot held for a client that
+    // has gone would refuse every try with 429).
+    const next = await waitFor(
+      async () => {
+        const tried = await openGet(`${one.url}/v2/public/stream`);
+        if (tried.status === 200) return tried;
+        assert.equal(tried.status, 429);
+        tried.close();
+        return null;
+      },
+      { message: 'the address admitted again' },
+    );
+    next.close();
+    await waitFor(async () => (await gauge(one, 'stream')) === 0, { message: 'every slot released' });
+  } finally {
+    await one.close();
+  }
 });
 
 test('with no public classification the stream answers 404 and the public WebSocket path is unknown', async () => {
