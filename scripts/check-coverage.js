@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { percent, totalCoverage } from './coverage.js';
 
-const FLOOR = { lines: 0, branches: 0 };
+const FLOOR = { lines: 94, branches: 87 };
 
 const total = totalCoverage(JSON.parse(readFileSync('coverage/summary.json', 'utf8')));
 let failed = false;
