@@ -39,12 +39,3 @@ export async function setConnectionLimit(
   ]);
   return rows.length > 0;
 }
-
-/** The operator's limit of the account, or null when its plans decide. */
-export async function operatorLimit(q: Queryable, accountId: number): Promise<number | null> {
-  const rows = await q.query<{ connection_limit: number | null }>(
-    'SELECT connection_limit FROM accounts WHERE id = $1',
-    [accountId],
-  );
-  return rows[0]?.connection_limit ?? null;
-}

@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/types.ts';
 import { AccountError } from './accounts.ts';
-import { operatorLimit } from './connection-limit.ts';
 import { planByClassification, planById, plans, type Plan } from './plans.ts';
 
 export interface Contract {
@@ -90,10 +89,18 @@ export async function contractedClassifications(q: Queryable, accountId: number)
 
 /**
  * Simultaneous WebSocket connections allowed: the operator's limit of the account when one is set
- * (connection-limit.ts), else the sum of connectionCounts of running contracts.
+ * (connection-limit.ts `setConnectionLimit`), else the sum of connectionCounts of running contracts.
  */
 export async function connectionLimit(q: Queryable, accountId: number): Promise<number> {
-  const set = await operatorLimit(q, accountId);
-  if (set !== null) return set;
-  return (await runningContracts(q, accountId)).reduce((n, c) => n + c.plan.connectionCounts, 0);
+  // One statement: it runs in every socket start and ticket redemption.
+  const rows = await q.query<{ connection_limit: number | null; plan_ids: number[] }>(
+    `SELECT connection_limit, ARRAY(
+       SELECT plan_id FROM contracts WHERE account_id = $1 AND end_at IS NULL) AS plan_ids
+     FROM accounts WHERE id = $1`,
+    [accountId],
+  );
+  const row = rows[0];
+  if (!row) return 0;
+  if (row.connection_limit !== null) return row.connection_limit;
+  return row.plan_ids.reduce((n, id) => n + (planById(id)?.connectionCounts ?? 0), 0);
 }
