@@ -321,11 +321,13 @@ test('administration: non-admin gets 404; ingest by file; CSRF required; disable
     await page.goto(`${server.url}/console/admin/accounts`);
     await accessible(page, 'accounts page');
     // Without its CSRF token, disabling changes nothing.
-    const row = page.locator(`tr[data-account="${victim.id}"]`);
-    await row.locator('input[name=csrf]').evaluate((input) => input.remove());
+    // The row holds two forms (connection limit, disable): the disable form's token goes.
+    const disable = page.getByRole('button', { name: `Disable ${victim.email}` });
+    const disableForm = page.locator(`tr[data-account="${victim.id}"] form`, { has: disable });
+    await disableForm.locator('input[name=csrf]').evaluate((input) => input.remove());
     const [noCsrf] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
-      row.getByRole('button').click(),
+      disable.click(),
     ]);
     assert.equal(noCsrf.status(), 403);
     await asUser.page.reload();
