@@ -140,7 +140,11 @@ function fanout(results: R[], rows: Row[], charts: [string, string][]): void {
 
 /** Medians over the runs of each size (several runs of `bench/scale.sh --runs N`). */
 function scaleMedians(results: R[]): R[] {
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  const med = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const mid = (s.length - 1) / 2;
+    return (s[Math.floor(mid)]! + s[Math.ceil(mid)]!) / 2;
+  };
   const sizes = [...new Set(results.map((r) => r.clients as number))].sort((a, b) => a - b);
   return sizes.map((clients) => {
     const runs = results.filter((r) => r.clients === clients);
