@@ -2,6 +2,7 @@ import type { Bus } from './bus/types.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
+import type { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -15,6 +16,8 @@ export interface AppContext {
   metrics: Metrics;
   /** HMAC key for stored secrets (src/security/secrets.ts). */
   pepper: Buffer;
+  /** Shared memory that large request bodies are read into, lent and given back (src/telegrams/shared-buffers.ts). */
+  uploadBuffers: SharedBuffers;
   /**
    * Functions to run at shutdown, newest first (e.g. closing WebSockets with 4503, stopping timers).
    * Surfaces push to it while registering.

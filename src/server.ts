@@ -15,6 +15,7 @@ import { registerWebhookApi } from './api/webhooks.ts';
 import { registerAuthorize } from './oauth/authorize-endpoint.ts';
 import { registerConsole } from './console/routes.ts';
 import { buildApp } from './http/app.ts';
+import { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { App, Surface } from './http/surface.ts';
 import { registerMetadata } from './oauth/metadata.ts';
 import { registerTokenEndpoints } from './oauth/token-routes.ts';
@@ -104,6 +105,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     log,
     metrics,
     pepper: await loadPepper(db, config.secret),
+    uploadBuffers: new SharedBuffers(),
     onShutdown: [],
     stopping: stopping.signal,
   };

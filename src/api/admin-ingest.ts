@@ -5,7 +5,6 @@ import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError } from '../http/errors.ts';
 import { sharedBodyParser } from '../http/shared-body.ts';
-import { uploadBuffers } from '../http/shared-buffers.ts';
 import { ingestTelegram } from '../telegrams/ingest.ts';
 import type { IngestHints } from '../telegrams/prepare.ts';
 import { OFF_LOOP_BYTES } from '../telegrams/size.ts';
@@ -43,7 +42,10 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();
     // A large one is read into shared memory, so that its prepare worker gets it without a copy.
-    scoped.addContentTypeParser('*', sharedBodyParser(ctx.config.maxTelegramBytes, OFF_LOOP_BYTES));
+    scoped.addContentTypeParser(
+      '*',
+      sharedBodyParser(ctx.config.maxTelegramBytes, OFF_LOOP_BYTES, ctx.uploadBuffers),
+    );
     // A body over the limit is refused by Fastify (413) as soon as its size is known: said and counted.
     scoped.addHook('onError', async (request, _reply, error) => {
       if ((error as { code?: string }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return;
@@ -82,7 +84,9 @@ export async function registerAdminIngest(app: App, ctx: AppContext): Promise<vo
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         // Nothing ingest returns or keeps refers to the bytes given it: they can be read into again.
         const deps = { ...ingestDeps, log: request.log };
-        const outcome = await ingestTelegram(deps, body, hints).finally(() => uploadBuffers.giveBack(body));
+        const outcome = await ingestTelegram(deps, body, hints).finally(() =>
+          ctx.uploadBuffers.giveBack(body),
+        );
         if (!outcome.ok) throw new HttpError('TELEGRAM_REJECTED', { detail: outcome.reason });
         return okBody(outcome.stored, ctx.clock.now());
       },

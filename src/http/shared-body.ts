@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { uploadBuffers, type SharedBuffers } from './shared-buffers.ts';
+import type { SharedBuffers } from '../telegrams/shared-buffers.ts';
 
 type Done = (err: Error | null, body?: Buffer) => void;
 
@@ -13,7 +13,7 @@ type Done = (err: Error | null, body?: Buffer) => void;
  * instead of being paid at once at the end (docs/telegrams.md, "Size"). Shared memory is taken from
  * `buffers`: the route gives a body back (`buffers.giveBack`) once nothing reads it any more.
  */
-export function sharedBodyParser(limit: number, sharedFrom: number, buffers: SharedBuffers = uploadBuffers) {
+export function sharedBodyParser(limit: number, sharedFrom: number, buffers: SharedBuffers) {
   /** One Buffer of `size` bytes, over shared memory from `sharedFrom` bytes on. */
   const allocate = (size: number) => (size >= sharedFrom ? buffers.take(size) : Buffer.allocUnsafe(size));
   return (_request: FastifyRequest, payload: IncomingMessage, done: Done): void => {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sharedBodyParser } from '../../src/http/shared-body.ts';
-import { SharedBuffers } from '../../src/http/shared-buffers.ts';
+import { SharedBuffers } from '../../src/telegrams/shared-buffers.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** Runs the parser over `chunks` sent on a stream with these headers: the body, or the error. */

@@ -1,6 +1,6 @@
-// Shared-memory buffers for large request bodies (shared-body.ts), lent and given back: a body of
-// megabytes written into memory the process has written before costs no page faults, where fresh
-// memory costs about 5 ms a megabyte on the event loop here (docs/telegrams.md, "Size").
+// Shared-memory buffers for large telegram bodies (http/shared-body.ts reads a request into them), lent
+// and given back: a body of megabytes written into memory the process has written before costs no page
+// faults, where fresh memory costs about 5 ms a megabyte on the event loop here (docs/telegrams.md, "Size").
 
 /** Idle buffers kept for reuse, in all; a buffer given back beyond it is left to the collector. */
 const KEPT_BYTES = 32 * 1024 * 1024;
@@ -70,6 +70,3 @@ export class SharedBuffers {
     return this.idleBytes;
   }
 }
-
-/** The process's upload buffers: every request body read into shared memory takes from these. */
-export const uploadBuffers = new SharedBuffers();
