@@ -5,6 +5,7 @@ import type { Db } from './db/types.ts';
 import type { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
+import type { StationLists } from './parameter/lists.ts';
 
 /** What every surface and domain service of one running process shares. */
 export interface AppContext {
@@ -18,6 +19,8 @@ export interface AppContext {
   pepper: Buffer;
   /** Shared memory that large request bodies are read into, lent and given back (src/telegrams/shared-buffers.ts). */
   uploadBuffers: SharedBuffers;
+  /** The station lists served (imported or built in), kept current from the bus (src/parameter/lists.ts). */
+  stations: StationLists;
   /**
    * Functions to run at shutdown, newest first (e.g. closing WebSockets with 4503, stopping timers).
    * Surfaces push to it while registering.

@@ -23,6 +23,7 @@ import { registerOps } from './ops/routes.ts';
 import { registerRealtime } from './realtime/service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMetrics } from './metrics.ts';
+import { StationLists } from './parameter/lists.ts';
 import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
 
@@ -97,6 +98,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw err;
   }
   const stopping = new AbortController();
+  const stations = await StationLists.start(db, bus);
   const ctx: AppContext = {
     config,
     db,
@@ -106,7 +108,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     metrics,
     pepper: await loadPepper(db, config.secret),
     uploadBuffers: new SharedBuffers(),
-    onShutdown: [],
+    stations: stations.lists,
+    onShutdown: [stations.stop],
     stopping: stopping.signal,
   };
   const app = await buildApp(ctx, surfaces);

@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
-import { StationLists } from '../parameter/lists.ts';
 import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
 import { registerAdminScenarios } from './admin-scenarios.ts';
@@ -20,9 +19,7 @@ export async function registerDataApi(app: App, ctx: AppContext): Promise<void> 
   await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);
   registerGdRoutes(app, ctx, { contracted, telegrams: cache });
-  const stations = await StationLists.shared(ctx.db, ctx.bus);
-  ctx.onShutdown.push(stations.stop);
-  registerParameterRoutes(app, ctx, { lists: stations.lists, contracted });
+  registerParameterRoutes(app, ctx, { lists: ctx.stations, contracted });
   await registerAdminIngest(app, ctx);
   registerAdminScenarios(app, ctx);
 }

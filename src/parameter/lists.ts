@@ -10,8 +10,6 @@ import { loadImportedList } from './store.ts';
  * else the release's own. Read at start and again whenever an import is announced on the bus, so
  * every node serves a new list moments after it is imported.
  */
-const shared = new WeakMap<Queryable, Promise<{ lists: StationLists; stop: () => Promise<void> }>>();
-
 export class StationLists {
   private lists: { [K in StationKind]: StationList<K> };
   private readonly listeners: (() => void)[] = [];
@@ -23,18 +21,9 @@ export class StationLists {
   }
 
   /**
-   * The one set of lists of a process for this database, shared by the parameter API and the
-   * console's map. Whoever owns the process calls stop() at shutdown.
+   * The lists of `db`, kept current from the bus: the server starts one set, shared by the parameter
+   * API and the console's map (AppContext.stations), and calls stop() at shutdown.
    */
-  static shared(db: Queryable, bus: Bus): Promise<{ lists: StationLists; stop: () => Promise<void> }> {
-    let started = shared.get(db);
-    if (!started) {
-      started = StationLists.start(db, bus);
-      shared.set(db, started);
-    }
-    return started;
-  }
-
   static async start(db: Queryable, bus: Bus): Promise<{ lists: StationLists; stop: () => Promise<void> }> {
     const builtin = builtinStations();
     const read = async () => ({

@@ -5,7 +5,6 @@ import { liveSessionDigests } from '../signin/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
-import { StationLists } from '../../parameter/lists.ts';
 import { TelegramCache } from '../../telegrams/cache.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
@@ -48,7 +47,7 @@ export interface LiveView {
  */
 export async function openLiveView(ctx: AppContext): Promise<LiveView> {
   const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
-  const { lists: stations } = await StationLists.shared(ctx.db, ctx.bus);
+  const { stations } = ctx;
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),
   );
