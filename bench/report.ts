@@ -145,9 +145,13 @@ function scaleMedians(results: R[]): R[] {
     const mid = (s.length - 1) / 2;
     return (s[Math.floor(mid)]! + s[Math.ceil(mid)]!) / 2;
   };
-  const sizes = [...new Set(results.map((r) => r.clients as number))].sort((a, b) => a - b);
-  return sizes.map((clients) => {
-    const runs = results.filter((r) => r.clients === clients);
+  // One row per size and bus.
+  const keys = [...new Set(results.map((r) => `${r.clients} ${r.bus}`))].sort(
+    (a, b) => parseInt(a) - parseInt(b) || a.localeCompare(b),
+  );
+  return keys.map((key) => {
+    const runs = results.filter((r) => `${r.clients} ${r.bus}` === key);
+    const clients = runs[0]!.clients as number;
     const m = (get: (r: R) => number) => med(runs.map(get));
     const faults = runs.filter((r) => r.fault);
     const one = runs[0]!;
@@ -182,11 +186,11 @@ function scale(results: R[], rows: Row[], charts: [string, string][]): void {
   const last: Bar[] = [];
   const memory: Bar[] = [];
   for (const s of scaleMedians(results)) {
-    const n = n0(s.clients);
+    const n = `${n0(s.clients)}${s.bus === 'postgres' ? '' : ` (${s.bus} bus)`}`;
     const where = `${s.nodes} nodes × ${s.workersPerNode} workers, ${s.bus} bus, median of ${s.runs}`;
     const ratio = s.lastMs / s.bareLastMs;
     rows.push({
-      figure: `scale: ingest → median / last of ${n} clients (${where})`,
+      figure: `scale: ingest → median / last client, ${n} clients (${where})`,
       value: `${ms(s.medianMs)} / ${ms(s.lastMs)}`,
       reference: `bare \`ws\` nodes: ${ms(s.bareMedianMs)} / ${ms(s.bareLastMs)} (last ${ratio.toFixed(2)}×)`,
       target: 'last ≤ 1.0× bare (issue 43)',
