@@ -2,6 +2,7 @@ import type { Bus } from './bus/types.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
+import type { PreparePools } from './telegrams/ingest.ts';
 import type { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
@@ -21,6 +22,8 @@ export interface AppContext {
   uploadBuffers: SharedBuffers;
   /** The station lists served (imported or built in), kept current from the bus (src/parameter/lists.ts). */
   stations: StationLists;
+  /** The runners large and bulk telegrams are prepared on (src/telegrams/ingest.ts). */
+  preparePools: PreparePools;
   /**
    * Functions to run at shutdown, newest first (e.g. closing WebSockets with 4503, stopping timers).
    * Surfaces push to it while registering.

@@ -26,6 +26,7 @@ import { createMetrics } from './metrics.ts';
 import { StationLists } from './parameter/lists.ts';
 import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
+import { createPreparePools } from './telegrams/ingest.ts';
 
 /** Every surface of the service, in registration order. */
 export const surfaces: readonly Surface[] = [
@@ -109,6 +110,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     pepper: await loadPepper(db, config.secret),
     uploadBuffers: new SharedBuffers(),
     stations: stations.lists,
+    preparePools: createPreparePools(),
     onShutdown: [stations.stop],
     stopping: stopping.signal,
   };

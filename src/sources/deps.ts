@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/types.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
+import type { PreparePools } from '../telegrams/ingest.ts';
 
 /** What a network source needs of its process (a subset of the AppContext every process has). */
 export interface SourceDeps {
@@ -13,4 +14,6 @@ export interface SourceDeps {
   log: Logger;
   metrics: Metrics;
   config: Pick<Config, 'maxTelegramBytes'>;
+  /** The process's prepare runners (AppContext.preparePools): large telegrams are prepared there. */
+  preparePools?: PreparePools;
 }

@@ -62,6 +62,8 @@ export type IngestDeps = SizeLimit &
     log?: Pick<Logger, 'warn'>;
     metrics?: IngestMetrics & Partial<Pick<Metrics, 'preparationsOverBudget'>>;
     source?: IngestSource;
+    /** The runners a serving process prepares large telegrams on; without them, they are prepared here. */
+    preparePools?: PreparePools;
   };
 
 /**
@@ -106,7 +108,9 @@ function refuseTooLarge(deps: IngestDeps, raw: Buffer): { ok: false; reason: str
  */
 function prepareOffLoop(deps: IngestDeps, raw: Buffer, hints: IngestHints): Promise<Ready> | null {
   const options = { budgetMs: prepareBudgetMs(deps) };
-  for (const pool of [livePool, bulkPool]) {
+  if (!deps.preparePools) return null;
+  const { live, bulk } = deps.preparePools;
+  for (const pool of [live, bulk]) {
     const offLoop = pool.prepare(raw, hints, true, true, options);
     if (offLoop) return offLoop.catch((err: unknown) => preparedAfterFailure(deps, pool, raw, hints, err));
   }
@@ -141,35 +145,57 @@ function preparedAfterFailure(
 }
 
 /**
- * Child processes for live telegrams too large for the event loop: a process's collections run on
+ * The runners ingest prepares on, owned by a serving process (AppContext.preparePools). `live`: child
+ * processes for live telegrams too large for the event loop: a process's collections run on
  * collector threads of its own, below the event loop's, where a thread's would share the event
  * loop's (docs/telegrams.md, "Size"). Two on any machine, so that a telegram waits behind another
  * only while two are in progress, each for its time budget at most ("Time budget"); more would hold
- * memory for little.
+ * memory for little. `bulk`: worker threads for bulk ingest, every core but the one that stores
+ * (docs/telegrams.md, "Bulk ingest"). Runners start on first use and stop when idle.
  */
-const livePool = new PreparePool(2, 'process');
+export interface PreparePools {
+  live: PreparePool;
+  bulk: PreparePool;
+}
+
+export function createPreparePools(): PreparePools {
+  return { live: new PreparePool(2, 'process'), bulk: bulkPool() };
+}
+
+const bulkPool = () => new PreparePool(Math.min(4, availableParallelism() - 1));
 
 /** How far bulk ingest reads ahead of the telegram it stores: per worker, and in input bytes. */
 const AHEAD_MOST_TELEGRAMS = 64;
 const AHEAD_MOST_BYTES = 16 * 1024 * 1024;
 
 /**
- * Worker threads for bulk ingest: every core but the one that stores (docs/telegrams.md, "Bulk
- * ingest").
- */
-const bulkPool = new PreparePool(Math.min(4, availableParallelism() - 1));
-
-/**
  * Ingests telegrams in order (files, archives): the next ones are prepared while one is stored, in
  * the pool's workers on the other cores once they have started (on this thread before, and where
  * there is one core), so parsing and converting overlap the database work. Stores one at a time, in
- * order, as ingestTelegram does; calls `done` with each outcome, in order.
+ * order, as ingestTelegram does; calls `done` with each outcome, in order. The pool is the
+ * process's bulk pool, or one of this call's own when it has none (a command, a script).
  */
 export async function ingestInOrder(
   deps: IngestDeps,
   items: Iterable<{ raw: Buffer; hints: IngestHints }>,
   done: (outcome: IngestOutcome, index: number) => void,
-  pool: Pick<PreparePool, 'size' | 'prepare'> = bulkPool,
+  pool?: Pick<PreparePool, 'size' | 'prepare'>,
+): Promise<void> {
+  const given = pool ?? deps.preparePools?.bulk;
+  if (given) return ingestInPool(deps, items, done, given);
+  const own = bulkPool();
+  try {
+    await ingestInPool(deps, items, done, own);
+  } finally {
+    await own.close();
+  }
+}
+
+async function ingestInPool(
+  deps: IngestDeps,
+  items: Iterable<{ raw: Buffer; hints: IngestHints }>,
+  done: (outcome: IngestOutcome, index: number) => void,
+  pool: Pick<PreparePool, 'size' | 'prepare'>,
 ): Promise<void> {
   // Telegrams are prepared far enough ahead that the workers run on through a stretch of telegrams
   // that take longer to prepare than to store (large forecasts, long tsunami lists), and the bytes
