@@ -11,7 +11,9 @@
 //   this process ── ingest (PostgreSQL, commit + NOTIFY) ──► bus ──► node k: `namazu serve --workers W`
 //                                                                      │ W workers share one port
 //   client process p (bench/scale-clients.ts, ≤ 12,500 sockets, bound to 127.0.(1+p).2…201)
-//       client i: POST /v2/socket on node (p + i) mod 4, then its WebSocket there; answers pings
+//       client i on node (p + i) mod 4: one in 10 (--ticket-every) POST /v2/socket, then the
+//       WebSocket with that ticket; the others the public socket (/v2/public/websocket, anonymous,
+//       NAMAZU_PUBLIC_CLASSIFICATIONS = the EEW classifications); every client answers pings
 //
 //   reference: the same clients on 4 bare nodes (bench/scale-bare.ts, W `ws` processes each),
 //   subscribed to the same bus; this process publishes k, each writes the k-th `data` frame Namazu's
@@ -21,7 +23,8 @@
 // accounts of 1,000 connections each, one API key each, and an operator's limit of 2,000 (`namazu
 // account limit`): after a node dies its sessions count until their pings are overdue (3 min).
 //
-// Each run, each size: connect everyone (the ticket storm: time, sessions per second); server RSS
+// Each run, each size: connect everyone (the storm: time, connections per second, server CPU each,
+// after a warm-up of a tenth that connects and leaves); server RSS
 // per connection after the storm; 10 EEWs one at a time, then a burst of 10 EEWs 50 ms apart;
 // ingest → first / median / last client per telegram; lost and duplicated per client; server and
 // client CPU per delivered message. Then (unless --no-kill) a second burst, during which one node is
