@@ -17,7 +17,6 @@ import { ManualClock } from '../src/clock.ts';
 import { DEFAULT_RETENTION_DAYS } from '../src/config.ts';
 import type { Db, SqlParam } from '../src/db/types.ts';
 import { Pruner } from '../src/retention/pruner.ts';
-import { TelegramCache } from '../src/telegrams/cache.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { prepareConversion, prepareTelegram } from '../src/telegrams/prepare.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
@@ -167,7 +166,7 @@ for (let day = 0; day < DAYS; day += MONTH_DAYS) {
 await db.exec('DROP TABLE bench_templates');
 // The rows were not announced: the telegram cache (and the delivery behind it) reads them now, so
 // that the measurement does not start behind a year of backlog.
-await (await TelegramCache.shared(db, server.ctx.bus)).cache.refresh();
+await server.ctx.telegrams.refresh();
 await db.exec('VACUUM ANALYZE telegrams');
 console.log(`\nfilled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
 

@@ -2,6 +2,7 @@ import type { Bus } from './bus/types.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
+import type { TelegramCache } from './telegrams/cache.ts';
 import type { PreparePools } from './telegrams/ingest.ts';
 import type { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { Logger } from './log.ts';
@@ -24,6 +25,11 @@ export interface AppContext {
   stations: StationLists;
   /** The runners large and bulk telegrams are prepared on (src/telegrams/ingest.ts). */
   preparePools: PreparePools;
+  /**
+   * The process's newest telegrams (src/telegrams/cache.ts): the data API and the console answer from
+   * it, and ingest hands each commit to it, which wakes the real-time delivery and the webhook queuer.
+   */
+  telegrams: TelegramCache;
   /**
    * Functions to run at shutdown, newest first (e.g. closing WebSockets with 4503, stopping timers).
    * Surfaces push to it while registering.

@@ -26,6 +26,7 @@ import { createMetrics } from './metrics.ts';
 import { StationLists } from './parameter/lists.ts';
 import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
+import { TelegramCache } from './telegrams/cache.ts';
 import { createPreparePools } from './telegrams/ingest.ts';
 
 /** Every surface of the service, in registration order. */
@@ -100,6 +101,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const stopping = new AbortController();
   const stations = await StationLists.start(db, bus);
+  const telegrams = await TelegramCache.start(db, bus);
   const ctx: AppContext = {
     config,
     db,
@@ -111,7 +113,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     uploadBuffers: new SharedBuffers(),
     stations: stations.lists,
     preparePools: createPreparePools(),
-    onShutdown: [stations.stop],
+    telegrams: telegrams.cache,
+    onShutdown: [stations.stop, telegrams.stop],
     stopping: stopping.signal,
   };
   const app = await buildApp(ctx, surfaces);

@@ -37,7 +37,15 @@ const query = Type.Object(
  */
 export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
   const { db, bus, config, metrics } = ctx;
-  const ingestDeps = { db, bus, config, metrics, preparePools: ctx.preparePools, source: 'http' as const };
+  const ingestDeps = {
+    db,
+    bus,
+    config,
+    metrics,
+    preparePools: ctx.preparePools,
+    telegrams: ctx.telegrams,
+    source: 'http' as const,
+  };
   await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();

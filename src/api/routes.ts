@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
-import { TelegramCache } from '../telegrams/cache.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
 import { registerAdminScenarios } from './admin-scenarios.ts';
 import { registerContractList } from './contract-list.ts';
@@ -12,8 +11,7 @@ import { registerTelegramLists } from './telegram-lists.ts';
 
 /** The data API surface: telegram lists and bodies, contracts, station parameters, admin ingest. */
 export async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
-  const { cache, stop } = await TelegramCache.shared(ctx.db, ctx.bus);
-  ctx.onShutdown.push(stop);
+  const cache = ctx.telegrams;
   const contracted = await contractedLookup(ctx);
   registerTelegramLists(app, ctx, { cache, contracted });
   await registerTelegramBody(app, ctx, { contracted });

@@ -20,7 +20,7 @@ import {
   recordPings,
   sessionStoreOptions,
 } from '../sessions/socket-sessions.ts';
-import { TelegramCache } from '../telegrams/cache.ts';
+import type { TelegramCache } from '../telegrams/cache.ts';
 import { CatchUp } from './catch-up.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { Refusal, SessionGate } from './endpoint.ts';
@@ -57,8 +57,7 @@ const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
 
 /** The real-time surface: telegrams come from the process's telegram cache, else the database. */
 export const registerRealtime: Surface = async (app, ctx) => {
-  const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
-  await startRealtime(app, ctx, cache, sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
+  await startRealtime(app, ctx, ctx.telegrams, sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs));
 };
 
 async function startRealtime(app: App, ctx: AppContext, source: TelegramCache, store: SessionStoreOptions) {

@@ -19,6 +19,12 @@ export interface TelegramCacheOptions {
   maxBytes?: number;
 }
 
+/** The telegram cache's default bound (docs/operations.md "Memory"). */
+export const TELEGRAM_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** What a held telegram costs: its body and its summary with what is kept with it. */
+const heldBytes = (t: TelegramRecord) => t.body.length + summaryBytes(t);
+
 /**
  * The newest telegrams of this process, kept current from the bus: first list pages and polling
  * with nextPooling are answered from here, and the real-time delivery reads new telegrams here
@@ -26,19 +32,6 @@ export interface TelegramCacheOptions {
  *
  * Invariant: every stored telegram with a serial above `completeAbove` is held.
  */
-const shared = new WeakMap<Queryable, Promise<{ cache: TelegramCache; stop: () => Promise<void> }>>();
-/**
- * Every cache once started, by its database, for ingest to reach (committed(), catchUp()): the
- * surfaces that answer from a cache start it before they serve.
- */
-const started = new WeakMap<Queryable, TelegramCache>();
-
-/** The telegram cache's default bound (docs/operations.md "Memory"). */
-export const TELEGRAM_CACHE_BYTES = 64 * 1024 * 1024;
-
-/** What a held telegram costs: its body and its summary with what is kept with it. */
-const heldBytes = (t: TelegramRecord) => t.body.length + summaryBytes(t);
-
 export class TelegramCache {
   /** Ascending by serial. */
   private items: TelegramRecord[] = [];
@@ -62,49 +55,30 @@ export class TelegramCache {
   }
 
   /**
-   * The one cache of a process for this database: every surface that asks (data API, real-time
-   * delivery) shares it. Whoever owns the process calls stop() at shutdown.
+   * Brings the cache up to `serial` at least. Ingest awaits it before acknowledging a commit, so that
+   * a list answered from memory is never older than a commit its caller has seen acknowledged by this
+   * process (docs/data-api.md "Read your writes").
    */
-  static shared(
-    db: Queryable,
-    bus: Bus,
-    options: TelegramCacheOptions = {},
-  ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
-    let started = shared.get(db);
-    if (!started) {
-      started = TelegramCache.start(db, bus, options);
-      shared.set(db, started);
-    }
-    return started;
-  }
-
-  /**
-   * Brings this process's cache for `db`, if it has one, up to `serial` at least. Ingest awaits it
-   * before acknowledging a commit, so that a list answered from memory is never older than a commit
-   * its caller has seen acknowledged by this process (docs/data-api.md "Read your writes").
-   */
-  static async catchUp(db: Queryable, serial: number): Promise<void> {
-    const cache = started.get(db);
-    if (cache && cache.newestSerial < serial) await cache.refresh();
+  async catchUp(serial: number): Promise<void> {
+    if (this.newestSerial < serial) await this.refresh();
   }
 
   /**
    * Telegrams this process has just committed from `first` on (`records` builds them, with
    * committedRecord, in serial order), before it announces them: when they follow the newest held
    * one without a gap, they are held at once and the process's deliveries are woken, so that
-   * neither waits for the database to give them back. Otherwise (another process committed in
-   * between, a serial was skipped, the cache is not started: a command's ingest) nothing is built
-   * and they are read as any other commit is.
+   * neither waits for the database to give them back: this is ingest's hand-off to the real-time
+   * delivery and the webhook queuer (`onCommitted`). Otherwise (another process committed in between,
+   * a serial was skipped) nothing is built and they are read as any other commit is.
    */
-  static committed(db: Queryable, first: number, records: () => readonly TelegramRecord[]): void {
-    const cache = started.get(db);
-    if (!cache || first !== cache.newestSerial + 1) return;
+  committed(first: number, records: () => readonly TelegramRecord[]): void {
+    if (first !== this.newestSerial + 1) return;
     for (const t of records()) {
-      if (t.serial !== cache.newestSerial + 1) break;
-      cache.add(t);
+      if (t.serial !== this.newestSerial + 1) break;
+      this.add(t);
     }
-    cache.trim();
-    for (const listener of cache.listeners) listener(cache.newestSerial);
+    this.trim();
+    for (const listener of this.listeners) listener(this.newestSerial);
   }
 
   /** What runs when committed() holds new telegrams (the real-time delivery's wake-up). */
@@ -116,7 +90,11 @@ export class TelegramCache {
     return () => this.listeners.delete(listener);
   }
 
-  /** Loads the newest telegrams and follows the bus. Call stop() at shutdown. */
+  /**
+   * Loads the newest telegrams and follows the bus. The server starts one for its process
+   * (AppContext.telegrams), shared by the data API, the real-time delivery, the webhook queuer, the
+   * console's live views and ingest. Call stop() at shutdown.
+   */
   static async start(
     db: Queryable,
     bus: Bus,
@@ -139,7 +117,6 @@ export class TelegramCache {
     cache.completeAbove = newest.length < cache.maxItems ? 0 : newest[0]!.serial - 1;
     cache.trim();
     await cache.refresh();
-    started.set(db, cache);
     return { cache, stop };
   }
 

@@ -27,7 +27,7 @@ import {
   type Announcement,
   type StoredTelegram,
 } from './store.ts';
-import { TelegramCache } from './cache.ts';
+import type { TelegramCache } from './cache.ts';
 import { withEventFacts } from './event-facts.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
@@ -62,6 +62,11 @@ export type IngestDeps = SizeLimit &
     log?: Pick<Logger, 'warn'>;
     metrics?: IngestMetrics & Partial<Pick<Metrics, 'preparationsOverBudget'>>;
     source?: IngestSource;
+    /**
+     * The serving process's telegram cache (AppContext.telegrams): a commit is handed to it, and
+     * through it to the process's deliveries, before it is announced (cache.ts `committed`).
+     */
+    telegrams?: Pick<TelegramCache, 'committed' | 'catchUp'>;
     /** The runners a serving process prepares large telegrams on; without them, they are prepared here. */
     preparePools?: PreparePools;
   };
@@ -85,7 +90,7 @@ export async function ingestTelegram(
   if (refused) return refused;
   const offLoop = raw.length >= OFF_LOOP_BYTES ? prepareOffLoop(deps, raw, hints) : null;
   const outcome = await commit(deps, offLoop ? await offLoop : prepareForIngest(raw, hints));
-  if (outcome.ok) await TelegramCache.catchUp(deps.db, newestSerialOf(outcome));
+  if (outcome.ok) await deps.telegrams?.catchUp(newestSerialOf(outcome));
   return outcome;
 }
 
@@ -243,7 +248,7 @@ async function ingestInPool(
     while (ahead.length > 0) await storeOldest();
     await storing;
     // Caught up once at the end, not per telegram: a bulk ingest is acknowledged as a whole.
-    await TelegramCache.catchUp(deps.db, newest);
+    await deps.telegrams?.catchUp(newest);
   } catch (err) {
     // Reading the items failed, or a store: the telegram being stored settles before this returns.
     await storing.catch(() => {});
@@ -266,7 +271,7 @@ async function commit(deps: IngestDeps, prepared: Ready): Promise<IngestOutcome>
     // Held by this process's cache before it is announced here, so that neither the delivery nor a
     // list reads back what was just written (cache.ts).
     const { stored, converted } = outcome;
-    TelegramCache.committed(deps.db, stored.serial, () => [
+    deps.telegrams?.committed(stored.serial, () => [
       committedRecord(ready.telegram, stored.serial),
       ...(converted && ready.conversion?.ok
         ? [committedRecord(ready.conversion.telegram, converted.serial)]

@@ -8,7 +8,6 @@ import cluster from 'node:cluster';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import { SecretBox } from '../security/sealed.ts';
-import { TelegramCache } from '../telegrams/cache.ts';
 import { backlog, pruneEnded, recordTestEvent, type AttemptOutcome, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder, isPostFormat } from './payload.ts';
 import { Queuer } from './queuer.ts';
@@ -170,7 +169,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
       error: onError,
     },
   );
-  const { cache } = await TelegramCache.shared(db, ctx.bus);
+  const cache = ctx.telegrams;
   const queuer = new Queuer(
     db,
     { after: (after, limit) => cache.after(after, limit) },

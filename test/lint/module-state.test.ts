@@ -33,9 +33,6 @@ const ALLOWED: Record<string, string> = {
     'keyed by the AppContext itself: one delivery per app, never shared by two',
   'src/sources/scenario/run.ts lastStartMs':
     'scenarios of one process start a second apart, whichever app starts them, so that their EventIDs differ',
-  'src/telegrams/cache.ts shared':
-    "the telegram cache of a process by its database: ingest given only { db, bus } reaches the serving app's cache",
-  'src/telegrams/cache.ts started': 'the same, for the hand-off from ingest to the cache and the delivery',
 };
 
 const COLLECTION = String.raw`new (?:Map|Set|WeakMap|WeakSet)\b(?:<[^\n]*?>)?\(\s*\)`;

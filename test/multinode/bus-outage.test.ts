@@ -41,9 +41,13 @@ async function streamThrough(
   let streaming = true;
   const stream = (async () => {
     for (let i = 0; streaming; i++) {
-      const out = await ingestTelegram({ db: server.ctx.db, bus }, quake(`outage ${i}`), {
-        receivedTime: Date.now(),
-      });
+      const out = await ingestTelegram(
+        { db: server.ctx.db, bus, telegrams: server.ctx.telegrams },
+        quake(`outage ${i}`),
+        {
+          receivedTime: Date.now(),
+        },
+      );
       assert.ok(out.ok);
       sent.push(out.stored.id);
       await sleep(100);
@@ -70,9 +74,13 @@ async function streamThrough(
     10_000,
   );
   const marker = await afterMarker(clients, async () => {
-    const out = await ingestTelegram({ db: server.ctx.db, bus }, quake('marker'), {
-      receivedTime: Date.now(),
-    });
+    const out = await ingestTelegram(
+      { db: server.ctx.db, bus, telegrams: server.ctx.telegrams },
+      quake('marker'),
+      {
+        receivedTime: Date.now(),
+      },
+    );
     assert.ok(out.ok);
     return out.stored.id;
   });

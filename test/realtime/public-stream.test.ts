@@ -33,10 +33,14 @@ let variant = 0;
 /** Stores one distinct telegram; its id. */
 async function ingest(xml: Buffer, fileName: string, into: TestServer = server): Promise<string> {
   const raw = Buffer.concat([xml, Buffer.from(`\n<!-- public ${++variant} ${Date.now()} -->\n`)]);
-  const out = await ingestTelegram({ db: into.ctx.db, bus: into.ctx.bus }, raw, {
-    fileName,
-    receivedTime: Date.now(),
-  });
+  const out = await ingestTelegram(
+    { db: into.ctx.db, bus: into.ctx.bus, telegrams: into.ctx.telegrams },
+    raw,
+    {
+      fileName,
+      receivedTime: Date.now(),
+    },
+  );
   assert.ok(out.ok);
   return out.stored.id;
 }

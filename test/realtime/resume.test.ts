@@ -34,10 +34,14 @@ let variant = 0;
 /** Stores one distinct early warning; its id. */
 async function ingestOne(): Promise<string> {
   const raw = Buffer.concat([EEW, Buffer.from(`\n<!-- resume ${++variant} ${Date.now()} -->\n`)]);
-  const out = await ingestTelegram({ db: server.ctx.db, bus: server.ctx.bus }, raw, {
-    fileName: '77_01_03_240613_VXSE45.xml',
-    receivedTime: Date.now(),
-  });
+  const out = await ingestTelegram(
+    { db: server.ctx.db, bus: server.ctx.bus, telegrams: server.ctx.telegrams },
+    raw,
+    {
+      fileName: '77_01_03_240613_VXSE45.xml',
+      receivedTime: Date.now(),
+    },
+  );
   assert.ok(out.ok);
   return out.stored.id;
 }

@@ -31,7 +31,7 @@ let variant = 0;
 async function ingestOne(padding: number): Promise<string> {
   const comment = `<!-- ${++variant} ${'x'.repeat(padding)} -->`;
   const out = await ingestTelegram(
-    { db: server.ctx.db, bus: server.ctx.bus },
+    { db: server.ctx.db, bus: server.ctx.bus, telegrams: server.ctx.telegrams },
     Buffer.concat([EEW, Buffer.from(`\n${comment}\n`)]),
     { fileName: '77_01_03_240613_VXSE45.xml', receivedTime: Date.now() },
   );

@@ -130,7 +130,7 @@ describe('earthquake scenarios ingested', () => {
   let server: TestServer;
   let key: string;
   const get = (path: string) => getJson(server, `${path}${path.includes('?') ? '&' : '?'}key=${key}`);
-  const deps = () => ({ db: server.ctx.db, bus: server.ctx.bus });
+  const deps = () => ({ db: server.ctx.db, bus: server.ctx.bus, telegrams: server.ctx.telegrams });
 
   before(async () => {
     server = await startTestServer({ listen: false });

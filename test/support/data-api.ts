@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as oauth from 'oauth4webapi';
 import { createClient } from '../../src/issuer/clients.ts';
-import { TelegramCache } from '../../src/telegrams/cache.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { testFetch } from './fetch.ts';
 import { assertResponseSchema } from './schemas.ts';
@@ -49,8 +48,7 @@ export async function getJson(
 
 /** Brings the server's telegram cache up to date (bus announcements arrive asynchronously). */
 export async function settle(server: TestServer): Promise<void> {
-  const { cache } = await TelegramCache.shared(server.ctx.db, server.ctx.bus);
-  await cache.refresh();
+  await server.ctx.telegrams.refresh();
 }
 
 /** An access token (ATn.…) from the client credentials grant of a new confidential client of the account. */

@@ -28,7 +28,9 @@ test('the telegram cache holds telegrams within its byte budget, their summaries
         /<Headline>\s*<Text>[\s\S]*?<\/Text>/,
         `<Headline>\n<Text>${'火'.repeat(MiB / 3)}${i}</Text>`,
       );
-      const outcome = await ingestTelegram({ db, bus }, Buffer.from(xml), { receivedTime: Date.now() });
+      const outcome = await ingestTelegram({ db, bus, telegrams: cache }, Buffer.from(xml), {
+        receivedTime: Date.now(),
+      });
       assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
       serials.push(outcome.stored.serial);
     }

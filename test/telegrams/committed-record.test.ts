@@ -43,7 +43,10 @@ describe("the cache holds this process's commits as the database gives them back
   });
 
   const ingest = async (raw: Buffer, fileName?: string) => {
-    const outcome = await ingestTelegram({ db, bus }, raw, { fileName, receivedTime: (received += 1000) });
+    const outcome = await ingestTelegram({ db, bus, telegrams: cache }, raw, {
+      fileName,
+      receivedTime: (received += 1000),
+    });
     assert.ok(outcome.ok, `${fileName}: ${!outcome.ok && outcome.reason}`);
     return outcome;
   };

@@ -237,7 +237,7 @@ function ingestSuite(busKind: 'memory' | 'postgres') {
 
       const newest = cache.newestSerial;
       const raw = Buffer.from('SMJP01 RJTD 110000\r\r\nAAXX 11001 47401 11450=\r\r\n');
-      const outcome = await ingestTelegram({ db, bus }, raw, { receivedTime: received });
+      const outcome = await ingestTelegram({ db, bus, telegrams: cache }, raw, { receivedTime: received });
       assert.ok(outcome.ok);
       const [rec] = await cache.after(newest, 1);
       assert.equal(rec?.format, 'a/n');
@@ -272,7 +272,9 @@ function ingestSuite(busKind: 'memory' | 'postgres') {
       const serials: number[] = [];
       for (let i = 0; i < 40; i++) {
         const raw = Buffer.concat([eew, Buffer.from(`<!-- heard ${i} -->`)]);
-        const outcome = await ingestTelegram({ db, bus }, raw, { receivedTime: received + i });
+        const outcome = await ingestTelegram({ db, bus, telegrams: cache }, raw, {
+          receivedTime: received + i,
+        });
         assert.ok(outcome.ok && !outcome.stored.duplicate && outcome.converted);
         serials.push(outcome.stored.serial, outcome.converted.serial);
       }

@@ -30,7 +30,15 @@ async function multipartForm(request: FastifyRequest): Promise<FormData | null> 
 /** Ingest a telegram file through the one ingest pipeline (docs/console-live.md "Administration"). */
 export function registerIngestPage(area: App, ctx: AppContext): void {
   const { db, bus, config, metrics } = ctx;
-  const ingestDeps = { db, bus, config, metrics, preparePools: ctx.preparePools, source: 'console' as const };
+  const ingestDeps = {
+    db,
+    bus,
+    config,
+    metrics,
+    preparePools: ctx.preparePools,
+    telegrams: ctx.telegrams,
+    source: 'console' as const,
+  };
   const bodyLimit = ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD;
   // The ingest form's file arrives as multipart/form-data: kept as bytes, read with the standard
   // FormData parser, under the ingest body limit of POST /admin/v1/telegrams.

@@ -5,7 +5,6 @@ import { liveSessionDigests } from '../signin/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
-import { TelegramCache } from '../../telegrams/cache.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
 import { languageOf } from '../i18n.ts';
@@ -19,6 +18,7 @@ import { defaultFeedLimits, LiveFeed } from './feed.ts';
 import { liveMessages } from './messages.ts';
 import { renderLivePage, renderQuakePage, renderTelegramPage } from './pages.ts';
 import { loadQuake, loadTrainingQuake, newestQuake, type StationPositions } from './quake.ts';
+import type { TelegramCache } from '../../telegrams/cache.ts';
 
 /** Telegrams listed on the live view when it opens. */
 const RECENT = 30;
@@ -46,7 +46,7 @@ export interface LiveView {
  * session ended. Everything stops at shutdown.
  */
 export async function openLiveView(ctx: AppContext): Promise<LiveView> {
-  const { cache } = await TelegramCache.shared(ctx.db, ctx.bus);
+  const cache = ctx.telegrams;
   const { stations } = ctx;
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),

@@ -25,6 +25,7 @@ describe('the live view stream reads the database only for commits its cache doe
   let db: Db;
   let bus: Bus;
   let stopCache: () => Promise<void>;
+  let cache: TelegramCache;
   let feed: LiveFeed;
   let server: Server;
   let stream: IncomingMessage;
@@ -41,6 +42,7 @@ describe('the live view stream reads the database only for commits its cache doe
     bus = createMemoryBus();
     const started = await TelegramCache.start(db, bus);
     stopCache = started.stop;
+    cache = started.cache;
     feed = new LiveFeed(started.cache, defaultFeedLimits, (err) => errors.push(err));
     // As the console wires it (console/live/routes.ts): after the cache's own subscription.
     await busCodecs.telegram.subscribe(bus, feed.wake);
@@ -82,7 +84,7 @@ describe('the live view stream reads the database only for commits its cache doe
   /** Ingests a VXSE53 in this process and waits until the stream has sent it. */
   async function ingestAndStream(index: number) {
     const entry = quakes[index]!;
-    const outcome = await ingestTelegram({ db, bus }, readFileSync(entry.path), {
+    const outcome = await ingestTelegram({ db, bus, telegrams: cache }, readFileSync(entry.path), {
       fileName: entry.file,
       receivedTime: (receivedTime += 1000),
     });
