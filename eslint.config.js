@@ -153,7 +153,6 @@ const filesWithLongFunctionsToSplit = [
   'src/realtime/endpoint.ts',
   'src/realtime/public-stream.ts',
   'src/realtime/service.ts',
-  'src/realtime/stream.ts',
   'src/webhooks/service.ts',
 ];
 

@@ -8,7 +8,7 @@
  * error answered before anything is opened.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireScope } from '../access/authenticate.ts';
 import { planByClassification } from '../accounts/plans.ts';
 import type { AppContext } from '../context.ts';
@@ -71,14 +71,7 @@ export interface Streams {
 }
 
 export function registerStream(app: App, ctx: AppContext, options: StreamOptions): Streams {
-  const open = new Set<SseConnection>();
-  let accepting = true;
-  const keepAlive = setInterval(
-    () => open.forEach((conn) => conn.keepAlive()),
-    Math.min(KEEP_ALIVE_MS, ctx.config.pingIntervalMs),
-  );
-  keepAlive.unref();
-
+  const streams = createStreams(ctx, options);
   app.get<{ Querystring: StreamQueryValue }>(
     STREAM_PATH,
     {
@@ -91,31 +84,53 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
       schemaErrorFormatter: documentedValidation(streamMessages),
     },
     async (request, reply) => {
-      if (!accepting) throw new HttpError('BUSY');
-      const { principal } = request;
-      const spec = streamSpec(request.query);
-      if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
-      for (const c of spec.classifications) {
-        if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
-      }
-      spec.resumeAfter = await resumeSerial(ctx, request.headers['last-event-id'], request.query.after);
-      const started = await startSession(
-        ctx.db,
-        options.store,
-        principal.accountId,
-        spec,
-        ctx.clock.now(),
-        principal.credentialDigest,
-      );
-      if (!started.ok)
-        throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
-      const opened = await options.gate.open(started.ticket, request.ip);
-      if ('code' in opened) throw refusalError(opened);
-      serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
+      if (!streams.accepting) throw new HttpError('BUSY');
+      const opened = await openSession(ctx, options, request);
+      streams.serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
         options.gate.closed(conn.socketId, conn.closeCode),
       );
     },
   );
+  return streams;
+}
+
+/** Starts the request's session and redeems it at once; every refusal is an ordinary JSON error. */
+async function openSession(
+  ctx: AppContext,
+  options: StreamOptions,
+  request: FastifyRequest<{ Querystring: StreamQueryValue }>,
+): Promise<OpenedSession> {
+  const { principal } = request;
+  const spec = streamSpec(request.query);
+  if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+  for (const c of spec.classifications) {
+    if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
+  }
+  spec.resumeAfter = await resumeSerial(ctx, request.headers['last-event-id'], request.query.after);
+  const started = await startSession(
+    ctx.db,
+    options.store,
+    principal.accountId,
+    spec,
+    ctx.clock.now(),
+    principal.credentialDigest,
+  );
+  if (!started.ok)
+    throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
+  const opened = await options.gate.open(started.ticket, request.ip);
+  if ('code' in opened) throw refusalError(opened);
+  return opened;
+}
+
+/** The process's open streams: their keep-alive, and the hand-over of a response to the hub. */
+function createStreams(ctx: AppContext, options: StreamOptions): Streams {
+  const open = new Set<SseConnection>();
+  let accepting = true;
+  const keepAlive = setInterval(
+    () => open.forEach((conn) => conn.keepAlive()),
+    Math.min(KEEP_ALIVE_MS, ctx.config.pingIntervalMs),
+  );
+  keepAlive.unref();
 
   function serve(
     reply: FastifyReply,
