@@ -151,7 +151,6 @@ const consoleZones = [
  */
 const filesWithLongFunctionsToSplit = [
   'src/realtime/endpoint.ts',
-  'src/realtime/public-stream.ts',
   'src/realtime/service.ts',
   'src/webhooks/service.ts',
 ];

@@ -50,49 +50,8 @@ export function registerPublicStreams(
   streams: Streams,
 ): PublicSocketGate | undefined {
   const publicOnes = ctx.config.publicClassifications;
-  const rate = new FailureLimiter(
-    ctx.db,
-    ctx.pepper,
-    'public-connect',
-    { limit: ctx.config.publicConnectsPerMinute, windowMs: RATE_WINDOW_MS },
-    ctx.clock,
-  );
-  const admission = new PublicAdmission(
-    { maxConnections: ctx.config.publicMaxConnections, maxPerAddress: ctx.config.publicMaxPerAddress },
-    rate,
-    ctx.metrics,
-  );
+  const admission = publicAdmission(ctx);
   if (publicOnes.length > 0) warnOfEarlyWarnings(ctx, publicOnes);
-
-  /** Admits the connection and reads its resume point: what the hub and the catch-up need. */
-  async function openAnonymous(
-    spec: SessionSpec,
-    address: string,
-    transport: PublicTransport,
-    lastEventId: string | string[] | undefined,
-    after: string | undefined,
-  ): Promise<OpenedSession | Exclude<Admission, { ok: true }>> {
-    const admitted = await admission.admit(address, transport);
-    if (!admitted.ok) return admitted;
-    try {
-      return {
-        socketId: admitted.socketId,
-        filter: {
-          classifications: spec.classifications,
-          types: spec.types,
-          test: spec.test,
-          formatMode: spec.formatMode,
-          areas: spec.areas ?? null,
-          minIntensity: spec.minIntensity ?? null,
-        },
-        appName: null,
-        resumeAfter: await resumeSerial(ctx, lastEventId, after),
-      };
-    } catch (err) {
-      admission.release(admitted.socketId);
-      throw err;
-    }
-  }
 
   app.get<{ Querystring: PublicStreamQueryValue }>(
     PUBLIC_STREAM_PATH,
@@ -112,7 +71,13 @@ export function registerPublicStreams(
       const spec = publicStreamSpec(request.query, publicOnes);
       if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
       const { after } = request.query;
-      const opened = await openAnonymous(spec, request.ip, 'stream', request.headers['last-event-id'], after);
+      const opened = await admitAnonymous(ctx, admission, {
+        spec,
+        address: request.ip,
+        transport: 'stream',
+        lastEventId: request.headers['last-event-id'],
+        after,
+      });
       if ('reason' in opened) throw admissionError(opened);
       streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId));
     },
@@ -127,7 +92,13 @@ export function registerPublicStreams(
       const spec = publicStreamSpec(query, publicOnes);
       if ('invalid' in spec) return { code: INVALID_QUERY, message: spec.invalid };
       try {
-        const opened = await openAnonymous(spec, ipAddress ?? 'unknown', 'websocket', undefined, query.after);
+        const opened = await admitAnonymous(ctx, admission, {
+          spec,
+          address: ipAddress ?? 'unknown',
+          transport: 'websocket',
+          lastEventId: undefined,
+          after: query.after,
+        });
         return 'reason' in opened ? admissionRefusal(opened) : opened;
       } catch (err) {
         // An unknown or too old resume point: its documented message.
@@ -139,6 +110,57 @@ export function registerPublicStreams(
     closed: (socketId) => admission.release(socketId),
   };
   return gate;
+}
+
+/** The caps and the per-address rate of anonymous connections, from the settings. */
+function publicAdmission(ctx: AppContext): PublicAdmission {
+  const rate = new FailureLimiter(
+    ctx.db,
+    ctx.pepper,
+    'public-connect',
+    { limit: ctx.config.publicConnectsPerMinute, windowMs: RATE_WINDOW_MS },
+    ctx.clock,
+  );
+  return new PublicAdmission(
+    { maxConnections: ctx.config.publicMaxConnections, maxPerAddress: ctx.config.publicMaxPerAddress },
+    rate,
+    ctx.metrics,
+  );
+}
+
+/** Admits the connection and reads its resume point: what the hub and the catch-up need. */
+async function admitAnonymous(
+  ctx: AppContext,
+  admission: PublicAdmission,
+  request: {
+    spec: SessionSpec;
+    address: string;
+    transport: PublicTransport;
+    lastEventId: string | string[] | undefined;
+    after: string | undefined;
+  },
+): Promise<OpenedSession | Exclude<Admission, { ok: true }>> {
+  const { spec } = request;
+  const admitted = await admission.admit(request.address, request.transport);
+  if (!admitted.ok) return admitted;
+  try {
+    return {
+      socketId: admitted.socketId,
+      filter: {
+        classifications: spec.classifications,
+        types: spec.types,
+        test: spec.test,
+        formatMode: spec.formatMode,
+        areas: spec.areas ?? null,
+        minIntensity: spec.minIntensity ?? null,
+      },
+      appName: null,
+      resumeAfter: await resumeSerial(ctx, request.lastEventId, request.after),
+    };
+  } catch (err) {
+    admission.release(admitted.socketId);
+    throw err;
+  }
 }
 
 /** Which data may be redistributed is the operator's licence to judge; early warnings are not JMA's public feed. */
