@@ -3,7 +3,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
 import type { TelegramCache } from './telegrams/cache.ts';
-import type { PreparePools } from './telegrams/ingest.ts';
+import type { IngestDeps, PreparePools } from './telegrams/ingest.ts';
+import type { IngestSource } from './telegrams/ingest-metrics.ts';
 import type { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
@@ -40,4 +41,10 @@ export interface AppContext {
    * and timed jobs (scenarios, replays, admin commands) stop on it. Its reason says why.
    */
   stopping: AbortSignal;
+}
+
+/** What ingest needs of a serving process, for telegrams that come in through `source`. */
+export function ingestDepsOf(ctx: AppContext, source: IngestSource): IngestDeps {
+  const { db, bus, config, metrics, preparePools, telegrams } = ctx;
+  return { db, bus, config, metrics, preparePools, telegrams, source };
 }

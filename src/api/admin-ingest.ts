@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { getAccount } from '../accounts/accounts.ts';
-import type { AppContext } from '../context.ts';
+import { ingestDepsOf, type AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { badQuery, HttpError } from '../http/errors.ts';
@@ -36,16 +36,7 @@ const query = Type.Object(
  * body over NAMAZU_MAX_TELEGRAM_BYTES is 413 `Payload too large.` (docs/telegrams.md "Size").
  */
 export async function registerAdminIngest(app: App, ctx: AppContext): Promise<void> {
-  const { db, bus, config, metrics } = ctx;
-  const ingestDeps = {
-    db,
-    bus,
-    config,
-    metrics,
-    preparePools: ctx.preparePools,
-    telegrams: ctx.telegrams,
-    source: 'http' as const,
-  };
+  const ingestDeps = ingestDepsOf(ctx, 'http');
   await app.register(async (scoped: App) => {
     // The body is the telegram itself, whatever its declared type.
     scoped.removeAllContentTypeParsers();

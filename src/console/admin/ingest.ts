@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import { ingestDepsOf, type AppContext } from '../../context.ts';
 import type { App } from '../../http/surface.ts';
 import { ingestTelegram } from '../../telegrams/ingest.ts';
 import { sendLivePage } from '../live-frame.ts';
@@ -29,16 +29,7 @@ async function multipartForm(request: FastifyRequest): Promise<FormData | null> 
 
 /** Ingest a telegram file through the one ingest pipeline (docs/console-live.md "Administration"). */
 export function registerIngestPage(area: App, ctx: AppContext): void {
-  const { db, bus, config, metrics } = ctx;
-  const ingestDeps = {
-    db,
-    bus,
-    config,
-    metrics,
-    preparePools: ctx.preparePools,
-    telegrams: ctx.telegrams,
-    source: 'console' as const,
-  };
+  const ingestDeps = ingestDepsOf(ctx, 'console');
   const bodyLimit = ctx.config.maxTelegramBytes + MULTIPART_OVERHEAD;
   // The ingest form's file arrives as multipart/form-data: kept as bytes, read with the standard
   // FormData parser, under the ingest body limit of POST /admin/v1/telegrams.
