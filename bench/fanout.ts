@@ -13,22 +13,19 @@
 // process with `ws.send` in a loop; latency = receipt − the start of the loop.
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { WebSocketServer } from 'ws';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { openDb } from '../src/db/open.ts';
-import { loadPepper } from '../src/security/pepper.ts';
 import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 import { BIN } from './namazu-bin.ts';
 
@@ -59,16 +56,12 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // A fresh database for this run.
-const dbName = `namazu_bench_${process.pid}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
-const databaseUrl = url.toString();
-const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 8 });
-await migrate(db);
-const pepper = await loadPepper(db, SECRET);
+const {
+  databaseUrl,
+  db,
+  pepper,
+  drop: dropDatabase,
+} = await createBenchDatabase(adminUrl, 'namazu_bench', SECRET);
 const messageBus = await openBus({ bus, databaseUrl, redisUrl });
 
 // The server.
@@ -267,7 +260,5 @@ bare.close();
 server.kill('SIGTERM');
 await new Promise((r) => server.on('exit', r));
 await messageBus.close();
-await db.close();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
+await dropDatabase();
 process.exit(0);

@@ -23,21 +23,18 @@
 //    in one broadcast.
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { openDb } from '../src/db/open.ts';
-import { loadPepper } from '../src/security/pepper.ts';
 import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 import { BIN } from './namazu-bin.ts';
 
@@ -74,16 +71,12 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // A fresh database for this run.
-const dbName = `namazu_bench_resume_${process.pid}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
-const databaseUrl = url.toString();
-const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 8 });
-await migrate(db);
-const pepper = await loadPepper(db, SECRET);
+const {
+  databaseUrl,
+  db,
+  pepper,
+  drop: dropDatabase,
+} = await createBenchDatabase(adminUrl, 'namazu_bench_resume', SECRET);
 const messageBus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null });
 
 // The server.
@@ -393,7 +386,5 @@ await clientsExited;
 server.kill('SIGTERM');
 await new Promise((r) => server.on('exit', r));
 await messageBus.close();
-await db.close();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
+await dropDatabase();
 process.exit();

@@ -38,19 +38,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { openDb } from '../src/db/open.ts';
-import { loadPepper } from '../src/security/pepper.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { BIN } from './namazu-bin.ts';
 import { childrenOf, cpuSeconds, rss } from './proc.ts';
+import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 
 const { values } = parseArgs({
@@ -102,16 +99,12 @@ const median = (xs: number[]) => {
 };
 
 // A fresh database for this run; the bench's own bus (ingest, and telling the bare nodes).
-const dbName = `namazu_bench_scale_${process.pid}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(adminUrl);
-url.pathname = `/${dbName}`;
-const databaseUrl = url.toString();
-const db = await openDb({ databaseUrl, dataDir: tmpdir(), poolSize: 8 });
-await migrate(db);
-const pepper = await loadPepper(db, SECRET);
+const {
+  databaseUrl,
+  db,
+  pepper,
+  drop: dropDatabase,
+} = await createBenchDatabase(adminUrl, 'namazu_bench_scale', SECRET);
 const messageBus = await openBus({ bus, databaseUrl, redisUrl });
 const scratch = mkdtempSync(join(tmpdir(), 'namazu-scale-'));
 
@@ -601,7 +594,5 @@ console.log(
 );
 rmSync(scratch, { recursive: true, force: true });
 await messageBus.close();
-await db.close();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
+await dropDatabase();
 process.exit(0);
