@@ -8,18 +8,20 @@ import type { AppContext } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
 import type { Db } from './db/types.ts';
-import { registerApiReference } from './api/openapi.ts';
-import { registerDataApi } from './api/routes.ts';
-import { registerSocketApi } from './api/socket.ts';
-import { registerWebhookApi } from './api/webhooks.ts';
-import { registerAuthorize } from './oauth/authorize-endpoint.ts';
-import { registerConsole } from './console/routes.ts';
+import { apiReference } from './api/openapi.ts';
+import { dataApi } from './api/routes.ts';
+import { socketApi } from './api/socket.ts';
+import { webhookApi } from './api/webhooks.ts';
+import { authorize } from './oauth/authorize-endpoint.ts';
+import { webConsole } from './console/routes.ts';
 import { buildApp } from './http/app.ts';
+import { sharedPlugins, surfacePlugin } from './http/plugins.ts';
+import { onStop } from './http/stop.ts';
 import { SharedBuffers } from './telegrams/shared-buffers.ts';
-import type { App, Surface } from './http/surface.ts';
-import { registerMetadata } from './oauth/metadata.ts';
-import { registerTokenEndpoints } from './oauth/token-routes.ts';
-import { registerOps } from './ops/routes.ts';
+import type { App, AppPlugin } from './http/surface.ts';
+import { oauthMetadata } from './oauth/metadata.ts';
+import { tokenEndpoints } from './oauth/token-routes.ts';
+import { ops } from './ops/routes.ts';
 import { registerRealtime } from './realtime/service.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMetrics } from './metrics.ts';
@@ -29,18 +31,21 @@ import { loadPepper } from './security/pepper.ts';
 import { TelegramCache } from './telegrams/cache.ts';
 import { createPreparePools } from './telegrams/ingest.ts';
 
-/** Every surface of the service, in registration order. */
-export const surfaces: readonly Surface[] = [
-  registerApiReference, // first: the OpenAPI document lists the routes registered after it
-  registerOps,
-  registerMetadata,
-  registerAuthorize,
-  registerTokenEndpoints,
-  registerConsole,
-  registerDataApi,
-  registerSocketApi,
-  registerWebhookApi,
-  registerRealtime,
+/** Every surface of the service, in registration order: plugins registered with `{ ctx }`. */
+export const surfaces: readonly AppPlugin[] = [
+  apiReference, // first: the OpenAPI document lists the routes registered after it
+  ops,
+  oauthMetadata,
+  authorize,
+  tokenEndpoints,
+  webConsole,
+  dataApi,
+  socketApi,
+  webhookApi,
+  surfacePlugin('namazu-realtime', registerRealtime, [
+    sharedPlugins.authentication,
+    sharedPlugins.localSockets,
+  ]),
 ];
 
 export interface RunningServer {
@@ -60,6 +65,11 @@ export interface StartOptions {
   listen?: boolean;
   /** A bus to use instead of the configured one (closed with the server). */
   bus?: Bus;
+  /**
+   * Plugins of the caller, registered with `{ ctx }` after the surfaces (`namazu serve`: the admin
+   * channel and the sources). What one starts, it stops in the app's `preClose` or `onClose` hooks.
+   */
+  plugins?: readonly AppPlugin[];
   /**
    * The configured database, already opening (closed with the server): `namazu serve` starts the
    * embedded one before it loads this module and the others of the server, so that both overlap.
@@ -114,19 +124,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stations: stations.lists,
     preparePools: createPreparePools(),
     telegrams: telegrams.cache,
-    onShutdown: [stations.stop, telegrams.stop],
+    onShutdown: [],
     stopping: stopping.signal,
   };
-  const app = await buildApp(ctx, surfaces);
-  if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
-  else await app.ready();
-  const address = app.server.address() as AddressInfo | null;
-  const retention = startRetention(ctx, config);
-  ctx.onShutdown.push(() => retention.stop());
-
-  let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
-    stopping.abort(new Error('the server is shutting down'));
+  const app = await buildApp(ctx, [...surfaces, ...(options.plugins ?? [])]);
+  // The steps still pushed to ctx.onShutdown (the webhook delivery's), newest first, before any
+  // surface's own `preClose`: they ran before the app began to close until they move to a hook.
+  onStop(app, 'preClose', async () => {
     for (const fn of [...ctx.onShutdown].reverse()) {
       try {
         await fn();
@@ -134,7 +138,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         log.warn({ err }, 'shutdown step failed');
       }
     }
-    await app.close();
+  });
+  const retention = startRetention(ctx, config);
+  // Once the app has closed (its requests ended, its surfaces stopped): what the server started
+  // for the surfaces, the caches last (`onClose` hooks run newest first).
+  onStop(app, 'onClose', stations.stop);
+  onStop(app, 'onClose', telegrams.stop);
+  onStop(app, 'onClose', () => retention.stop());
+  if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
+  else await app.ready();
+  const address = app.server.address() as AddressInfo | null;
+
+  let closing: Promise<void> | undefined;
+  /**
+   * The stop (docs/architecture.md "Stopping"): `stopping` aborted first (/readyz answers 503, timed
+   * jobs stop); then the app closes: its `preClose` hooks (what brings telegrams in, the real-time
+   * connections closed with 4503 and their sessions recorded, the live view's streams), the HTTP
+   * server once its requests have ended, its `onClose` hooks (timers, subscriptions, retention,
+   * caches); the bus and the database last.
+   */
+  async function close(): Promise<void> {
+    stopping.abort(new Error('the server is shutting down'));
+    await app.close().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
     await bus!.close();
     await db.close();
   }

@@ -31,6 +31,8 @@ export interface AuthenticateOptions {
 export interface Authenticator {
   /** The request's principal; throws a 401 `AuthError` when credentials are missing or invalid. */
   authenticate(request: ResourceRequest, options?: AuthenticateOptions): Promise<Principal>;
+  /** Ends the revocation subscription (the process is stopping). */
+  close(): Promise<void>;
 }
 
 /** Throws a 403 `AuthError` unless the principal holds the scope. */
@@ -43,7 +45,7 @@ export function requireScope(principal: Principal, scope: string): void {
  * CREDENTIAL_CACHE_MS and dropped at once when the bus announces a revocation.
  */
 export async function createAuthenticator(
-  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'pepper' | 'onShutdown'>,
+  ctx: Pick<AppContext, 'db' | 'bus' | 'clock' | 'pepper'>,
   nonces: DpopNonces | null,
 ): Promise<Authenticator> {
   const apiKeys = new CredentialCache<ApiKeyRecord>(CREDENTIAL_CACHE_MS, 100_000, () => ctx.clock.now());
@@ -52,7 +54,6 @@ export async function createAuthenticator(
     apiKeys.delete(digest);
     tokens.forget(digest);
   });
-  ctx.onShutdown.push(unsubscribe);
 
   async function byApiKey(key: string, options: AuthenticateOptions): Promise<Principal> {
     if (!key.startsWith(prefixes.apiKey) || key.length > 200) throw credentialsRequired();
@@ -96,5 +97,6 @@ export async function createAuthenticator(
       if (request.apiKey !== undefined) return byApiKey(request.apiKey, options);
       throw credentialsRequired();
     },
+    close: unsubscribe,
   };
 }

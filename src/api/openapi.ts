@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { AppContext } from '../context.ts';
+import { sharedPlugin } from '../http/plugins.ts';
 import type { App } from '../http/surface.ts';
 
 const DESCRIPTION = `The data API, authorization server and real-time stream of a Namazu server: JMA telegrams as the
@@ -22,9 +22,13 @@ the open connections and \`DELETE /v2/socket/{id}\` closes one.`;
 /**
  * The OpenAPI 3 document of every route registered after it (/openapi.json), and the same document
  * as an interactive reference at /reference: Swagger UI, served from the installed package (no
- * outside host). Registered first, so that the authorization server's routes are in it too.
+ * outside host). Registered first, so that the authorization server's routes are in it too. The
+ * one surface that is not encapsulated: @fastify/swagger collects the routes through an `onRoute`
+ * hook, which must be the app's to see the routes of the surfaces, each in its own scope.
  */
-export async function registerApiReference(app: App, _ctx: AppContext): Promise<void> {
+export const apiReference = sharedPlugin('namazu-api-reference', (app) => registerApiReference(app));
+
+async function registerApiReference(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

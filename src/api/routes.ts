@@ -8,11 +8,18 @@ import { registerGdRoutes } from './gd-routes.ts';
 import { registerParameterRoutes } from './parameter-routes.ts';
 import { registerTelegramBody } from './telegram-body.ts';
 import { registerTelegramLists } from './telegram-lists.ts';
+import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 /** The data API surface: telegram lists and bodies, contracts, station parameters, admin ingest. */
-export async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
+export const dataApi = surfacePlugin('namazu-data-api', registerDataApi, [
+  sharedPlugins.authentication,
+  sharedPlugins.pathErrors,
+  sharedPlugins.uploadLimit,
+]);
+
+async function registerDataApi(app: App, ctx: AppContext): Promise<void> {
   const cache = ctx.telegrams;
-  const contracted = await contractedLookup(ctx);
+  const contracted = await contractedLookup(app, ctx);
   registerTelegramLists(app, ctx, { cache, contracted });
   await registerTelegramBody(app, ctx, { contracted });
   registerContractList(app, ctx);

@@ -31,6 +31,7 @@ import { decodeCursor, encodeCursor } from './cursor.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { MAX_APP_NAME_BYTES, socketStartMessages, SocketListQuery, SocketStartBody } from './schemas.ts';
+import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 const LIST_DEFAULT = 20;
 /** The list name in this list's cursors (api/cursor.ts). */
@@ -90,7 +91,13 @@ function listItem(s: SocketSession) {
   };
 }
 
-export async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
+/** `/v2/socket`: tickets for the WebSocket endpoint, the list of sessions, and their close. */
+export const socketApi = surfacePlugin('namazu-socket-api', registerSocketApi, [
+  sharedPlugins.authentication,
+  sharedPlugins.localSockets,
+]);
+
+async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
   await registerSocketStart(app, ctx);
   registerSocketList(app, ctx);
   registerSocketClose(app, ctx);

@@ -36,6 +36,7 @@ import {
   type WebhookFormat,
 } from '../webhooks/subscriptions.ts';
 import { MAX_URL_LENGTH, checkWebhookUrl } from '../webhooks/url-check.ts';
+import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 /** Deliveries shown with one subscription, newest first. */
 const RECENT_DELIVERIES = 20;
@@ -166,7 +167,12 @@ function deliveryView(d: DeliveryView) {
   };
 }
 
-export async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
+/** `/v2/webhook`: subscriptions, through the process's one webhook delivery. */
+export const webhookApi = surfacePlugin('namazu-webhook-api', registerWebhookApi, [
+  sharedPlugins.authentication,
+]);
+
+async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
   const service = await webhookService(ctx);
   await registerCreate(app, ctx, service);
   registerReads(app, ctx);

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { findAccountByEmail, FIRST_ADMINISTRATOR_COMMAND, hasAdministrator } from '../accounts/accounts.ts';
 import type { AppContext } from '../context.ts';
 import { loadConfig } from '../config.ts';
@@ -55,15 +57,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       : undefined;
   db?.catch(() => {}); // a failure to open is thrown by startServer, which awaits it
   const { startServer } = await import('../server.ts');
-  const server = await startServer(config, { db });
+  const server = await startServer(config, { db, plugins: [besideTheServer] });
   const { ctx } = server;
-  // The embedded data directory is this process's alone: admin commands reach it through here.
-  if (config.databaseUrl === null) ctx.onShutdown.push(await serveAdminChannel(ctx));
-  // A node runs its sources once, whatever its number of workers (docs/sources.md).
-  if (config.sources.length > 0 && isFirstWorker()) {
-    const sources = startSources(config, ctx);
-    ctx.onShutdown.push(() => sources.stop());
-  }
   ctx.log.info(
     {
       port: server.port,
@@ -119,6 +114,28 @@ export async function serveCommand(argv: string[]): Promise<void> {
   };
   if (stopRequested) stop(stopRequested);
 }
+
+/**
+ * What `namazu serve` runs beside the server: the admin channel of an embedded data directory
+ * (this process's alone: admin commands reach it through here) and the sources, run once a node
+ * whatever its number of workers (docs/sources.md). Both stop in the app's first `preClose` hook,
+ * before the real-time connections close: no telegram comes in after them.
+ */
+const besideTheServer = fp(
+  async (app: FastifyInstance, { ctx }: { ctx: AppContext }) => {
+    const stops: Array<() => Promise<void>> = [];
+    if (ctx.config.databaseUrl === null) stops.push(await serveAdminChannel(ctx));
+    if (ctx.config.sources.length > 0 && isFirstWorker()) {
+      const sources = startSources(ctx.config, ctx);
+      stops.push(() => sources.stop());
+    }
+    app.addHook('preClose', async () => {
+      for (const stop of stops.reverse())
+        await stop().catch((err: unknown) => ctx.log.warn({ err }, 'shutdown step failed'));
+    });
+  },
+  { name: 'namazu-serve' },
+);
 
 /**
  * What the operator needs to know at start, on stderr beside the JSON log (and logged): how to create

@@ -15,12 +15,7 @@ import { webhooksArea } from './webhooks/routes.ts';
 import { currentSession } from './signin/session-cookies.ts';
 import { acceptVisits } from './visit.ts';
 import { asWebScope, authOrigin, sendErrorPage, sendRedirect } from './web.ts';
-
-/**
- * The console (docs/console.md, docs/console-live.md): the root path, the static files, and one
- * web scope holding its areas, each an encapsulated plugin with its own gate (`visit.ts`):
- * account, credentials, clients, webhooks, service, live and admin.
- */
+import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 /** True when the client asked for a page (a browser), not for JSON. */
 function wantsHtml(request: FastifyRequest): boolean {
@@ -28,7 +23,18 @@ function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html|application\/xhtml\+xml/.test(accept);
 }
 
-export async function registerConsole(app: App, ctx: AppContext): Promise<void> {
+/** The console: its error pages for paths under it; its administration's uploads are capped. */
+export const webConsole = surfacePlugin('namazu-console', registerConsole, [
+  sharedPlugins.pathErrors,
+  sharedPlugins.uploadLimit,
+]);
+
+/**
+ * The console (docs/console.md, docs/console-live.md): the root path, the static files, and one
+ * web scope holding its areas, each an encapsulated plugin with its own gate (`visit.ts`):
+ * account, credentials, clients, webhooks, service, live and admin.
+ */
+async function registerConsole(app: App, ctx: AppContext): Promise<void> {
   registerAssets(app);
   registerLiveAssets(app);
 
@@ -51,7 +57,7 @@ export async function registerConsole(app: App, ctx: AppContext): Promise<void> 
   renderPathErrors(app, `${paths.account}/`, (reply, status, message) => {
     sendErrorPage(reply, status, message);
   });
-  const live = await openLiveView(ctx);
+  const live = await openLiveView(app, ctx);
   await app.register(async (scope) => {
     asWebScope(scope);
     acceptVisits(scope);

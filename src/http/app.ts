@@ -7,23 +7,25 @@ import Fastify, {
   type FastifyReply,
 } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { registerAuthentication } from './authentication.ts';
+import { authentication } from './authentication.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { errorBody } from './envelope.ts';
 import { catalogueMessage, type CodedError } from '../errors.ts';
 import { describeError } from './errors.ts';
 import { MethodTable } from './method-table.ts';
-import { pathErrorRenderer } from './path-errors.ts';
-import type { App, Surface } from './surface.ts';
-import { registerUploadLimit } from './upload-limit.ts';
+import { localSockets } from './local-sockets.ts';
+import { pathErrorRenderer, pathErrors } from './path-errors.ts';
+import type { App, AppPlugin } from './surface.ts';
+import { uploadLimit } from './upload-limit.ts';
 
 /**
- * The app of one process: CORS, the authentication hook, the data API error envelope, 404/405,
- * then each surface in order. A surface may set its own error handler inside its encapsulated
- * plugin (OAuth JSON errors, plain-text bodies, HTML pages); everything else is answered with the
- * envelope below.
+ * The app of one process (docs/architecture.md "Assembly"): CORS, the shared plugins (the
+ * authentication hook, the upload cap, the path error formats, the local socket closers), the data
+ * API error envelope, 404/405, then each plugin of `plugins` in order, registered with `{ ctx }`.
+ * A surface is an encapsulated plugin and may set its own error handler there (OAuth JSON errors,
+ * plain-text bodies, HTML pages); everything else is answered with the envelope below.
  */
-export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): Promise<App> {
+export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): Promise<App> {
   const logger: FastifyBaseLogger = ctx.log;
   const app: App = Fastify({
     loggerInstance: logger,
@@ -33,7 +35,10 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     trustProxy: ctx.config.trustProxy,
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
-    return503OnClosing: true,
+    // While the app closes, requests are answered as usual (with `Connection: close`): /readyz says
+    // why it is not ready, and a request already on its way is served; what would hold the server
+    // open (sockets, streams) is closed in `preClose` and refuses new ones (docs/operations.md).
+    return503OnClosing: false,
     // A path that is not valid percent-encoding, or an id longer than any id, names nothing: 404
     // in the format of the surface the path belongs to, never Fastify's own error body.
     frameworkErrors: (_err, request, reply) => {
@@ -70,11 +75,13 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
     maxAge: 600,
   });
 
-  await registerAuthentication(app, ctx);
-  registerUploadLimit(app, {
+  await app.register(authentication, { ctx });
+  await app.register(uploadLimit, {
     perAddress: ctx.config.maxUploadsPerAddress,
     total: ctx.config.maxUploads,
   });
+  await app.register(pathErrors, { ctx });
+  await app.register(localSockets, { ctx });
 
   app.setErrorHandler((err: FastifyError | CodedError, request, reply) => {
     const { status, message, headers } = describeError(err);
@@ -86,8 +93,6 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
       .send(errorBody(status, message, ctx.clock.now()));
   });
 
-  app.decorate('pathErrorRenderers', []);
-  app.decorate('localSocketClosers', []);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const status = methods.knows(path) ? 405 : 404;
@@ -98,7 +103,7 @@ export async function buildApp(ctx: AppContext, surfaces: readonly Surface[]): P
       .send(errorBody(status, message, ctx.clock.now()));
   });
 
-  for (const surface of surfaces) await surface(app, ctx);
+  for (const plugin of plugins) await app.register(plugin, { ctx });
   return app;
 }
 

@@ -4,10 +4,11 @@ import { dpopHeaderValues } from '../dpop/dpop-check.ts';
 import { DpopNonces, dpopNonceKey } from '../dpop/dpop-nonce.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
 import { authorizationOf } from '../security/credential-reader.ts';
+import { sharedPlugin, sharedPlugins } from './plugins.ts';
 import { publicUrls } from './public-urls.ts';
-import type { App } from './surface.ts';
+import { onStop } from './stop.ts';
+import type { AppPlugin } from './surface.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,16 +56,18 @@ class FastifyResourceRequest implements ResourceRequest {
 }
 
 /**
- * Authentication of the data API, once per process: one authenticator (its credential caches and
- * their revocation subscription) and one set of DPoP nonces. A route that declares
- * `config: { scopes }` is authenticated in `onRequest`, before its body is read, so a request
- * without valid credentials is refused without reading its body; `request.principal` is set for
- * the handler, and the answer is `Cache-Control: private, no-store` unless the route says otherwise. A refusal is an `AuthError`, which the error handler in force renders with its
- * challenge (http/errors.ts).
+ * Authentication of the data API, once per app: one authenticator (its credential caches and their
+ * revocation subscription, ended when the app closes) and one set of DPoP nonces, which the token
+ * endpoint shares (`app.dpopNonces`). A route that declares `config: { scopes }` is authenticated
+ * in `onRequest`, before its body is read, so a request without valid credentials is refused
+ * without reading its body; `request.principal` is set for the handler, and the answer is
+ * `Cache-Control: private, no-store` unless the route says otherwise. A refusal is an `AuthError`,
+ * which the error handler in force renders with its challenge (http/errors.ts).
  */
-export async function registerAuthentication(app: App, ctx: AppContext): Promise<void> {
+export const authentication: AppPlugin = sharedPlugin(sharedPlugins.authentication, async (app, { ctx }) => {
   const nonces = ctx.config.dpopNonce ? new DpopNonces(dpopNonceKey(ctx.pepper)) : null;
   const authenticator = await createAuthenticator(ctx, nonces);
+  onStop(app, 'onClose', () => authenticator.close());
   app.decorate('dpopNonces', nonces);
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
@@ -79,4 +82,4 @@ export async function registerAuthentication(app: App, ctx: AppContext): Promise
     for (const scope of scopes) requireScope(principal, scope);
     request.principal = principal;
   });
-}
+});

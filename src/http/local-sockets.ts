@@ -1,4 +1,5 @@
-import type { App } from './surface.ts';
+import { sharedPlugin, sharedPlugins } from './plugins.ts';
+import type { App, AppPlugin } from './surface.ts';
 
 /** Closes this process's connection of a socket session, if it holds one. */
 export type LocalSocketCloser = (socketId: number) => void;
@@ -9,6 +10,11 @@ declare module 'fastify' {
     localSocketClosers: LocalSocketCloser[];
   }
 }
+
+/** Holds the closers: the real-time surface adds its own, the data API's socket routes call them. */
+export const localSockets: AppPlugin = sharedPlugin(sharedPlugins.localSockets, async (app) => {
+  app.decorate('localSocketClosers', []);
+});
 
 /** The real-time surface registers how it closes a connection it holds (docs/realtime.md). */
 export function onLocalSocketClose(app: App, closer: LocalSocketCloser): void {

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { App } from './surface.ts';
+import { sharedPlugin, sharedPlugins } from './plugins.ts';
+import type { App, AppPlugin } from './surface.ts';
 
 /** How a surface writes an error for requests under its path prefix that reach no route. */
 export type PathErrorRenderer = (reply: FastifyReply, status: number, message: string) => void;
@@ -10,6 +11,11 @@ declare module 'fastify' {
     pathErrorRenderers: { prefix: string; render: PathErrorRenderer }[];
   }
 }
+
+/** Holds the error formats: the app's 404s and framework errors read them, surfaces add theirs. */
+export const pathErrors: AppPlugin = sharedPlugin(sharedPlugins.pathErrors, async (app) => {
+  app.decorate('pathErrorRenderers', []);
+});
 
 /** Registers the error format of the paths under `prefix` (docs/api-contract.md "Errors"). */
 export function renderPathErrors(app: App, prefix: string, render: PathErrorRenderer): void {

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyPluginAsync,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -17,5 +18,13 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** A surface adds its routes (and hooks) to the app. */
+/** What a surface adds to its scope: routes, and the hooks, parsers and error handler of its own. */
 export type Surface = (app: App, ctx: AppContext) => Promise<void> | void;
+
+/** The options every plugin of the app is registered with. */
+export interface PluginOptions {
+  ctx: AppContext;
+}
+
+/** A plugin of the app, registered with `app.register(plugin, { ctx })`. */
+export type AppPlugin = FastifyPluginAsync<PluginOptions, RawServerDefault, TypeBoxTypeProvider>;

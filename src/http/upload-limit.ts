@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from './errors.ts';
-import type { App } from './surface.ts';
+import { sharedPlugin, sharedPlugins } from './plugins.ts';
 
 /** Whether a request announces a body (a length above zero or a chunked transfer). */
 export function hasBody(request: FastifyRequest): boolean {
@@ -23,6 +23,12 @@ function isSmallBody(request: FastifyRequest): boolean {
   );
 }
 
+/** Requests whose body may be under way at once, from one client address and in total. */
+export interface UploadLimits {
+  perAddress: number;
+  total: number;
+}
+
 /**
  * Caps the requests whose body is still being received, per client address and in total, so slow
  * uploads cannot hold the server's memory (docs/security.md "Limits"). Bodies of at most 64 KiB
@@ -31,7 +37,7 @@ function isSmallBody(request: FastifyRequest): boolean {
  * request counts from the end of its onRequest hooks until its response is sent or its
  * connection closes.
  */
-export function registerUploadLimit(app: App, limits: { perAddress: number; total: number }): void {
+export const uploadLimit = sharedPlugin<UploadLimits>(sharedPlugins.uploadLimit, async (app, limits) => {
   const perAddress = new Map<string, number>();
   let total = 0;
   // In preParsing, after every onRequest hook: a request refused for its credentials (data API
@@ -57,4 +63,4 @@ export function registerUploadLimit(app: App, limits: { perAddress: number; tota
   app.addHook('onSend', async (request, reply) => {
     if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
   });
-}
+});

@@ -18,6 +18,7 @@ import {
 } from './authorize-request.ts';
 import { errorResponse, successResponse, type AuthorizeResponse } from './authorize-response.ts';
 import { issuerOf, oauthPaths } from './metadata.ts';
+import { surfacePlugin } from '../http/plugins.ts';
 
 /**
  * The authorization endpoint (docs/oauth.md): GET validates the request, signs the user in when
@@ -42,7 +43,10 @@ function rawQueryOf(request: FastifyRequest): string {
 
 const authorizePath = (rawQuery: string) => `${oauthPaths.authorize}?${rawQuery}`;
 
-export async function registerAuthorize(app: App, ctx: AppContext): Promise<void> {
+/** The authorization endpoint and its consent form, in a web scope of the console's pages. */
+export const authorize = surfacePlugin('namazu-authorize', registerAuthorize);
+
+async function registerAuthorize(app: App, ctx: AppContext): Promise<void> {
   const pages = authorizationPages(ctx);
   const endpoint = new AuthorizeEndpoint(ctx, pages);
   await app.register(async (scope) => {

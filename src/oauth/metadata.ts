@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { knownScopes } from '../scopes.ts';
+import { surfacePlugin } from '../http/plugins.ts';
 
 /** Paths of the OAuth endpoints under the public auth URL (docs/oauth.md "Server metadata"). */
 export const oauthPaths = {
@@ -44,7 +45,10 @@ export function authorizationServerMetadata(authUrl: string) {
   };
 }
 
-export function registerMetadata(app: App, ctx: AppContext): void {
+/** The authorization server's metadata (RFC 8414). */
+export const oauthMetadata = surfacePlugin('namazu-oauth-metadata', registerMetadata);
+
+function registerMetadata(app: App, ctx: AppContext): void {
   app.get(oauthPaths.metadata, async (request, reply) => {
     // Without NAMAZU_AUTH_URL the issuer comes from the request's Host: no shared cache may keep it.
     if (ctx.config.authUrl === null)

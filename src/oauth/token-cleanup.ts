@@ -21,8 +21,8 @@ export async function cleanUpTokens(ctx: Pick<AppContext, 'db' | 'clock'>): Prom
   await pruneCodes(ctx.db, now, CODE_KEEP_MS);
 }
 
-/** Runs cleanUpTokens every minute in this process until shutdown. */
-export function scheduleTokenCleanup(ctx: AppContext): void {
+/** Runs cleanUpTokens every minute in this process; returns what stops it. */
+export function scheduleTokenCleanup(ctx: Pick<AppContext, 'db' | 'clock' | 'log'>): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -34,5 +34,5 @@ export function scheduleTokenCleanup(ctx: AppContext): void {
       });
   }, CLEANUP_INTERVAL_MS);
   timer.unref();
-  ctx.onShutdown.push(() => clearInterval(timer));
+  return () => clearInterval(timer);
 }

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import type { App } from '../http/surface.ts';
 import { renderPathErrors } from '../http/path-errors.ts';
 import { publicUrls } from '../http/public-urls.ts';
+import { onStop } from '../http/stop.ts';
 import { handleIntrospectRequest, INTROSPECT_PATH } from './introspect.ts';
 import { handleRevokeRequest, REVOKE_PATH } from './revoke.ts';
 import { handleTokenRequest, TOKEN_PATH, type TokenEndpoint } from './token.ts';
@@ -14,6 +15,7 @@ import { presentedClient } from './client-auth.ts';
 import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './token-errors.ts';
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-issuer.ts';
 import { acceptForms, formOf, FORM_BODY_LIMIT, type Params } from '../http/form.ts';
+import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;
@@ -64,8 +66,16 @@ function refuseOtherMethods(scope: App): void {
   }
 }
 
-/** Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449). */
-export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
+/**
+ * Token, revocation and introspection endpoints (RFC 6749, 7009, 7662) with DPoP (RFC 9449): the
+ * DPoP nonces are the ones the authentication plugin holds for the data API (`app.dpopNonces`).
+ */
+export const tokenEndpoints = surfacePlugin('namazu-token-endpoints', registerTokenEndpoints, [
+  sharedPlugins.authentication,
+  sharedPlugins.pathErrors,
+]);
+
+async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> {
   const issuer = tokenIssuer(ctx);
   const endpoint: TokenEndpoint = {
     issuer,
@@ -76,7 +86,7 @@ export async function registerTokenEndpoints(app: App, ctx: AppContext): Promise
     new FailureLimiter(ctx.db, ctx.pepper, name, { limit, windowMs: FAILURE_LIMITS.windowMs }, ctx.clock);
   const perIp = failureLimiter('token-ip', FAILURE_LIMITS.perIp);
   const perClient = failureLimiter('token-ip-client', FAILURE_LIMITS.perIpAndClient);
-  scheduleTokenCleanup(ctx);
+  onStop(app, 'onClose', scheduleTokenCleanup(ctx));
   for (const path of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])
     renderPathErrors(app, path, (reply, status) =>
       sendOAuthError(reply, new OAuthError('invalid_request', 'unknown endpoint', {}, status)),

@@ -4,6 +4,7 @@ import { authorizationOf, readCredential } from '../security/credential-reader.t
 import { safeEqual } from '../security/secrets.ts';
 import type { App } from '../http/surface.ts';
 import type { AppContext } from '../context.ts';
+import { surfacePlugin } from '../http/plugins.ts';
 
 /**
  * Without NAMAZU_METRICS_TOKEN, /metrics answers loopback clients only; a request relayed by a
@@ -47,8 +48,10 @@ async function databaseProblem(ctx: AppContext): Promise<string | null> {
   }
 }
 
-/** Liveness, readiness and Prometheus metrics. */
-export function registerOps(app: App, ctx: AppContext): void {
+/** Liveness, readiness and Prometheus metrics (`/metrics` reads its credential itself). */
+export const ops = surfacePlugin('namazu-ops', registerOps);
+
+function registerOps(app: App, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {

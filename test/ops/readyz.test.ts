@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { AppPlugin } from '../../src/http/surface.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { testFetch } from '../support/fetch.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -152,16 +153,18 @@ describe(
 
 describe('/readyz while the server stops', () => {
   it('answers 503 shutting down from the start of a stop, while its steps are still under way', async () => {
-    const server = await startTestServer();
-    // A shutdown step that holds the stop (as a job finishing its telegram would), pushed last so
-    // that it runs first.
+    // A step of the stop that holds it (as a job finishing its telegram would), in a plugin's
+    // `preClose` hook: the app is closing, its HTTP server still open.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding = false;
-    server.ctx.onShutdown.push(async () => {
-      holding = true;
-      await held;
-    });
+    const holdTheStop: AppPlugin = async (app) => {
+      app.addHook('preClose', async () => {
+        holding = true;
+        await held;
+      });
+    };
+    const server = await startTestServer({ plugins: [holdTheStop] });
     assert.equal((await readyz(server)).status, 200);
     const closed = server.close();
     try {

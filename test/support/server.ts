@@ -4,6 +4,7 @@ import { addContract } from '../../src/accounts/contracts.ts';
 import type { Bus } from '../../src/bus/types.ts';
 import type { Clock } from '../../src/clock.ts';
 import { defaults, type Config } from '../../src/config.ts';
+import type { AppPlugin } from '../../src/http/surface.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -39,6 +40,8 @@ export async function startTestServer(
     database?: TestDatabase;
     listen?: boolean;
     bus?: Bus;
+    /** Plugins registered after the surfaces (startServer's `plugins`). */
+    plugins?: readonly AppPlugin[];
   } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
@@ -56,6 +59,7 @@ export async function startTestServer(
   const server = await startServer(config, {
     clock: options.clock,
     bus: options.bus,
+    plugins: options.plugins,
     logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
     listen,
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { disableAccount, listAccounts } from '../../accounts/accounts.ts';
 import { announceRevoked } from '../../issuer/tokens.ts';
 import type { AppContext } from '../../context.ts';
+import { onStop } from '../../http/stop.ts';
 import type { App } from '../../http/surface.ts';
 import { recentConversionFailures } from '../../telegrams/conversion-failures.ts';
 import { sendLivePage } from '../live-frame.ts';
@@ -27,7 +28,7 @@ const FAILURES_SHOWN = 20;
  */
 export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; streams: LiveStreams }) {
   const status = startStatus(ctx.metrics);
-  ctx.onShutdown.push(() => status.stop());
+  onStop(area, 'onClose', () => status.stop());
   guardVisits(area, ctx, adminGate(ctx, 'form'));
   registerIngestPage(area, ctx);
   registerAdminTools(area, ctx);

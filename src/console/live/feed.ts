@@ -56,6 +56,8 @@ function frame(serial: number, payload: LivePayload | null): string {
 export class LiveFeed {
   private readonly connections = new Set<Connection>();
   private readonly slots: StreamSlots;
+  /** Set by closeAll (the process is stopping): a stream opened after it ends at once. */
+  private closed = false;
 
   constructor(
     private readonly cache: TelegramCache,
@@ -85,11 +87,15 @@ export class LiveFeed {
 
   /**
    * Starts streaming to `res` (headers already written) everything after `after`. A client too far
-   * behind gets a `reload` event and starts from the newest telegram.
+   * behind gets a `reload` event and starts from the newest telegram. After closeAll it just ends.
    */
   async open(client: LiveClient, res: ServerResponse, after: number): Promise<void> {
     const newest = await this.cache.newest();
     if (res.destroyed) return;
+    if (this.closed) {
+      res.end();
+      return;
+    }
     let position = Math.min(after, newest);
     if (newest - position > this.limits.maxReplay) {
       res.write(`id: ${newest}\nevent: reload\ndata: {}\n\n`);
@@ -136,7 +142,9 @@ export class LiveFeed {
       if (conn.accountId === accountId) conn.classifications = classifications;
   }
 
+  /** Ends every stream, and any opened from now on (the process is stopping). */
   closeAll(): void {
+    this.closed = true;
     for (const conn of [...this.connections]) this.end(conn);
   }
 

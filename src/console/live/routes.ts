@@ -4,6 +4,7 @@ import { FailureLimiter } from '../../security/failure-limiter.ts';
 import { liveSessionDigests } from '../signin/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
+import { onStop } from '../../http/stop.ts';
 import type { App } from '../../http/surface.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
@@ -43,9 +44,10 @@ export interface LiveView {
 /**
  * Starts the live view's feed (docs/console-live.md): woken by every announced telegram and on a
  * timer, refiltered when an account's contracts change, and closing the streams whose sign-in
- * session ended. Everything stops at shutdown.
+ * session ended. Everything stops when `app` begins to close, the streams before the HTTP server
+ * waits for its requests to end (an open stream is one).
  */
-export async function openLiveView(ctx: AppContext): Promise<LiveView> {
+export async function openLiveView(app: App, ctx: AppContext): Promise<LiveView> {
   const cache = ctx.telegrams;
   const { stations } = ctx;
   const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
@@ -70,7 +72,7 @@ export async function openLiveView(ctx: AppContext): Promise<LiveView> {
         .catch((err: unknown) => ctx.log.warn({ err }, 'live view contract refresh failed'));
     }),
   ];
-  ctx.onShutdown.push(async () => {
+  onStop(app, 'preClose', async () => {
     for (const t of timers) clearInterval(t);
     for (const off of unsubscribe) await off();
     feed.closeAll();
