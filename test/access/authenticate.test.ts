@@ -23,7 +23,10 @@ before(async () => {
   } = await server.createAccount());
   key = await server.createApiKey(accountId, ['telegram.list', 'contract.list']);
 });
-after(() => server.close());
+after(async () => {
+  await auth.close();
+  await server.close();
+});
 
 /** The parts of a request the authenticator reads. */
 const request = (headers: { authorization?: string }, query: { key?: string } = {}): ResourceRequest => ({
