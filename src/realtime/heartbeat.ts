@@ -53,13 +53,18 @@ export class Heartbeat {
       }
     }
     this.hub.sendToAll(Buffer.from(pingMessage(pingId)), targets, (conn) => {
+      conn.previousPingId = conn.lastPingId;
       conn.lastPingId = pingId;
     });
   }
 
-  /** A client `pong`: it must carry the latest pingId, else the connection closes with 4640. */
+  /**
+   * A client `pong`: it must carry the latest pingId, or the one before (a client that fell a ping
+   * behind under load answers late but is alive: closing it would add its reconnect to the load),
+   * else the connection closes with 4640.
+   */
   pong(conn: Subscriber, pingId: string | undefined): void {
-    if (pingId === undefined || pingId !== conn.lastPingId) {
+    if (pingId === undefined || (pingId !== conn.lastPingId && pingId !== conn.previousPingId)) {
       conn.fail(closeCodes.pingIdMismatch, closeMessages.pingIdMismatch, true);
       return;
     }

@@ -127,6 +127,28 @@ test('server pings; the right pong keeps the connection, a wrong one closes with
   good.client.ws.close();
 });
 
+test('a pong one ping late keeps the connection; one two pings late closes with 4640', async () => {
+  const late = await open();
+  const later = await open();
+  const pingIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    env.heartbeat.tick();
+    const ping = await late.client.next();
+    assert.equal((await later.client.next()).pingId, ping.pingId);
+    pingIds.push(String(ping.pingId));
+  }
+  // Both fell behind: `late` answers the ping before the latest, `later` the one before that.
+  late.client.send({ type: 'pong', pingId: pingIds[1] });
+  later.client.send({ type: 'pong', pingId: pingIds[0] });
+  assert.equal((await later.client.next()).code, 4640);
+  assert.equal((await later.client.closed).code, 4640);
+  // The late pong was taken: `late` is served, and its answer to the latest ping is valid too.
+  late.client.send({ type: 'pong', pingId: pingIds[2] });
+  late.client.send({ type: 'ping', pingId: 'still' });
+  assert.deepEqual(await late.client.next(), { type: 'pong', pingId: 'still' });
+  late.client.ws.close();
+});
+
 test('no valid pong for 120 s closes with 4891; answering keeps it alive', async () => {
   const silent = await open();
   const polite = await open();
