@@ -4,9 +4,9 @@
 //
 //   bench/resume-stream.sh [--clients 5000] [--missed 1000] [--rounds 5]
 //
-// Three processes, as bench/fanout.ts: this one creates accounts and ingests real telegrams with the
+// Processes as bench/fanout.ts: this one creates accounts and ingests real telegrams with the
 // ingest pipeline; `namazu serve` (PostgreSQL bus) delivers them; bench/resume-stream-clients.ts
-// holds the clients. Latency = receipt − the return of the ingest call (one clock across processes).
+// holds the clients (the resuming one in a second process of it). Latency = receipt − the return of the ingest call (one clock across processes).
 //
 // 1. Resume, with N live WebSocket clients (eew.* only) open. Each round: an EEW (VXSE45) to the N
 //    with nothing else under way (the reference); then M earthquake telegrams (VXSE51) that no open
@@ -98,11 +98,13 @@ while (!(port = /"port":(\d+).*"namazu listening"/.exec(log)?.[1])) await sleep(
 const base = `http://127.0.0.1:${port}`;
 const wsBase = `ws://127.0.0.1:${port}/v2/websocket?ticket=`;
 
-// The clients, and their messages by type.
+// The clients, and their messages by type. The resuming client has a process of its own, as it
+// would be another device: in the process of the N, reading its 1,000 telegrams would delay theirs.
 const clients = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
+const resumerProcess = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
 const inbox = new Map<string, Record<string, unknown>[]>();
 const waiting = new Map<string, (m: Record<string, unknown>) => void>();
-clients.on('message', (m: Record<string, unknown>) => {
+const receive = (m: Record<string, unknown>) => {
   const type = String(m.type);
   if (type === 'error') console.error('client error', m);
   const waiter = waiting.get(type);
@@ -110,7 +112,9 @@ clients.on('message', (m: Record<string, unknown>) => {
     waiting.delete(type);
     waiter(m);
   } else inbox.set(type, [...(inbox.get(type) ?? []), m]);
-});
+};
+clients.on('message', receive);
+resumerProcess.on('message', receive);
 /** The next message of this type from the clients (one waiter per type at a time). */
 function next<T = Record<string, unknown>>(type: string): Promise<T> {
   const queued = inbox.get(type)?.shift();
@@ -237,7 +241,7 @@ for (let r = 0; r < rounds; r++) {
   const round = next<Round>('round');
   const resumed = next<{ started: number; opened: number; ids: string[]; times: number[] }>('resumed');
   const catchingUp = next('catching-up');
-  clients.send({ type: 'resume', url: wsBase + body.ticket, count: missed + 1 });
+  resumerProcess.send({ type: 'resume', url: wsBase + body.ticket, count: missed + 1 });
   await catchingUp;
   const live = await ingest(EEW);
   const others = await round;
@@ -380,9 +384,9 @@ if (failures.length > 0) {
   process.exitCode = 1;
 }
 
-const clientsExited = new Promise((r) => clients.on('exit', r));
-clients.send({ type: 'quit' });
-await clientsExited;
+const clientsExited = [clients, resumerProcess].map((p) => new Promise((r) => p.on('exit', r)));
+for (const p of [clients, resumerProcess]) p.send({ type: 'quit' });
+await Promise.all(clientsExited);
 server.kill('SIGTERM');
 await new Promise((r) => server.on('exit', r));
 await messageBus.close();
