@@ -29,7 +29,7 @@ import { fixture } from '../test/support/fixtures.ts';
 import { defaultFeedLimits } from '../src/console/live/feed.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
-import { MAX_INVALID_FRAMES } from '../src/realtime/endpoint.ts';
+import { MAX_INVALID_FRAMES } from '../src/realtime/welcome.ts';
 import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
 import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';

@@ -6,6 +6,7 @@
  * order, exactly once. Serials become visible in increasing order (ingest holds a lock to COMMIT),
  * so reading "everything after the last one" never skips a telegram that committed late.
  */
+import { CoalescedJob } from '../coalesced-job.ts';
 import type { Clock } from '../clock.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Hub } from './hub.ts';
@@ -37,8 +38,11 @@ const BATCH = 256;
 
 export class Dispatcher {
   private delivered = 0;
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** One catch-up at a time; one more after it when woken meanwhile. */
+  private readonly reads = new CoalescedJob(
+    () => this.catchUp(),
+    (err) => this.onError(err),
+  );
   /** When the oldest wake-up not yet served came (for the delivery-latency figure). */
   private wokenAt: number | null = null;
   /** The newest serial announced since the last read began (0: none). */
@@ -85,21 +89,7 @@ export class Dispatcher {
     if (serial === undefined) this.unnamed = true;
     else this.announced = Math.max(this.announced, serial);
     this.wokenAt ??= performance.now();
-    this.run();
-  }
-
-  /** One catch-up at a time; one more after it when woken meanwhile. */
-  private run(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.catchUp()
-      .catch(this.onError)
-      .finally(() => {
-        this.running = null;
-        if (this.again) this.run();
-      });
+    this.reads.request();
   }
 
   /**
@@ -108,7 +98,7 @@ export class Dispatcher {
    */
   async caughtUp(): Promise<void> {
     this.wake();
-    while (this.running) await this.running;
+    await this.reads.idle();
   }
 
   /** Resolves once everything committed before the call has been broadcast (tests, shutdown). */
@@ -118,7 +108,6 @@ export class Dispatcher {
   }
 
   private async catchUp(): Promise<void> {
-    this.again = false;
     const wokenAt = this.wokenAt ?? performance.now();
     this.wokenAt = null;
     const fresh = this.unnamed || !(this.source.holds?.(this.announced) ?? false);

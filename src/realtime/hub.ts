@@ -52,6 +52,8 @@ export class Hub {
   private readonly normal: Job[] = [];
   private scheduled = false;
   private readonly idle: (() => void)[] = [];
+  /** Waiting for the last connection to leave (shutdown). */
+  private readonly emptiedWaiters: (() => void)[] = [];
 
   constructor(private readonly options: HubOptions) {}
 
@@ -96,12 +98,25 @@ export class Hub {
   }
 
   remove(conn: Subscriber): void {
-    if (this.bySocketId.get(conn.socketId) !== conn) return;
+    if (!this.detach(conn)) return;
+    if (this.bySocketId.size === 0) for (const resolve of this.emptiedWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves once no connection is left (shutdown waits for its close frames to be answered). */
+  emptied(): Promise<void> {
+    if (this.bySocketId.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.emptiedWaiters.push(resolve));
+  }
+
+  /** Takes the connection out of the hub and its group; false when it was not attached. */
+  private detach(conn: Subscriber): boolean {
+    if (this.bySocketId.get(conn.socketId) !== conn) return false;
     this.bySocketId.delete(conn.socketId);
     const group = this.groups.get(conn.filter.key);
-    if (!group) return;
+    if (!group) return true;
     group.members.delete(conn);
     if (group.members.size === 0) this.groups.delete(conn.filter.key);
+    return true;
   }
 
   /**
@@ -110,7 +125,7 @@ export class Hub {
    */
   refilter(conn: Subscriber, filter: CompiledFilter): void {
     const joined = this.groups.get(conn.filter.key)?.members.has(conn) ?? false;
-    this.remove(conn);
+    this.detach(conn);
     conn.filter = filter;
     this.attach(conn);
     if (joined) this.join(conn);

@@ -13,7 +13,7 @@ import { HttpError, documentedValidation } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
 import { FailureLimiter } from '../security/failure-limiter.ts';
 import type { SessionSpec } from '../sessions/socket-sessions.ts';
-import type { OpenedSession, PublicSocketGate, Refusal } from './endpoint.ts';
+import { deliveryFilterOf, type OpenedSession, type PublicSocketGate, type Refusal } from './gate.ts';
 import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
 import { resumeSerial, type Streams } from './stream.ts';
@@ -146,14 +146,7 @@ async function admitAnonymous(
   try {
     return {
       socketId: admitted.socketId,
-      filter: {
-        classifications: spec.classifications,
-        types: spec.types,
-        test: spec.test,
-        formatMode: spec.formatMode,
-        areas: spec.areas ?? null,
-        minIntensity: spec.minIntensity ?? null,
-      },
+      filter: deliveryFilterOf(spec),
       appName: null,
       resumeAfter: await resumeSerial(ctx, request.lastEventId, request.after),
     };

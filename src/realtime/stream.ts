@@ -19,7 +19,7 @@ import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
 import { startSession } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import type { CatchUp } from './catch-up.ts';
-import type { OpenedSession, Refusal, SessionGate } from './endpoint.ts';
+import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
 import { compileFilter } from './filter.ts';
 import type { Hub } from './hub.ts';
 import { closeCodes } from './protocol.ts';

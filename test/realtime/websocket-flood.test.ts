@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { Connection } from '../../src/realtime/connection.ts';
-import { MAX_INVALID_FRAMES } from '../../src/realtime/endpoint.ts';
+import { MAX_INVALID_FRAMES } from '../../src/realtime/welcome.ts';
 import type { DeliveryFilter } from '../../src/realtime/filter.ts';
 import { TestClient, startEndpoint } from '../support/realtime.ts';
 import { waitFor } from '../support/wait.ts';

@@ -1,12 +1,17 @@
 /** Test helpers for the real-time endpoint: a real HTTP server, real `ws` clients. */
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { ManualClock } from '../../src/clock.ts';
-import type { OpenedSession, Refusal, SessionGate } from '../../src/realtime/endpoint.ts';
-import { attachWebSocketEndpoint } from '../../src/realtime/endpoint.ts';
+import type { OpenedSession, Refusal, SessionGate } from '../../src/realtime/gate.ts';
+import { clientAddress } from '../../src/http/client-address.ts';
+import {
+  answerAsRequest,
+  attachWebSocketEndpoint,
+  type WebSocketEndpoint,
+} from '../../src/realtime/endpoint.ts';
 import { Heartbeat } from '../../src/realtime/heartbeat.ts';
 import { Hub } from '../../src/realtime/hub.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
@@ -32,8 +37,12 @@ export async function startEndpoint(
   const hub = new Hub({ chunkSize: opts.chunkSize ?? 256 });
   const heartbeat = new Heartbeat(hub, clock, { intervalMs: 30_000, timeoutMs: 120_000 });
   const gate = new MemoryGate();
-  const server = createServer((_req, res) => res.writeHead(404).end());
-  const endpoint = attachWebSocketEndpoint(server, {
+  // The app's answer to a request that is no upgrade the endpoint takes: 404, or 503 once it closes
+  // (as Fastify's `return503OnClosing`, whose closing precedes the endpoint's).
+  let closing = false;
+  const answer = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(closing ? 503 : 404).end();
+  const server = createServer(answer);
+  const attached = attachWebSocketEndpoint(server, {
     hub,
     heartbeat,
     gate,
@@ -41,7 +50,15 @@ export async function startEndpoint(
     maxBufferedBytes: opts.maxBufferedBytes ?? 1 << 20,
     maxClientMessageBytes: 4096,
     closeGraceMs: opts.closeGraceMs ?? 5000,
+    clientAddress: (req) => clientAddress(req, false),
+    passOn: answerAsRequest(answer),
   });
+  const endpoint: WebSocketEndpoint = {
+    close(code, message) {
+      closing = true;
+      attached.close(code, message);
+    },
+  };
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;

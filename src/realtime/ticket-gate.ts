@@ -1,0 +1,59 @@
+/**
+ * The session gate of this process (gate.ts): a ticket redeemed in the session store opens its
+ * session here (the open-sockets figure, the cut-off tracker); the end of its connection is recorded.
+ */
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/types.ts';
+import type { Metrics } from '../metrics.ts';
+import type { SessionStoreOptions, SocketSession } from '../sessions/socket-sessions.ts';
+import { endSessions, openSession } from '../sessions/socket-sessions.ts';
+import type { CutOffTracker } from './cut-off.ts';
+import { deliveryFilterOf, type OpenedSession, type Refusal, type SessionGate } from './gate.ts';
+import { closeCodes, closeMessages } from './protocol.ts';
+
+const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
+  unknown: { code: closeCodes.unknownTicket, message: closeMessages.unknownTicket },
+  full: { code: closeCodes.connectionLimit, message: closeMessages.connectionLimit },
+  'no-contract': { code: closeCodes.contractEnded, message: closeMessages.contractEnded },
+};
+
+export interface TicketGateOptions {
+  db: Db;
+  store: SessionStoreOptions;
+  clock: Clock;
+  metrics: Metrics;
+  /** This server's name in the session list (`server`). */
+  server: string;
+  cutOff: CutOffTracker;
+  onError: (err: unknown) => void;
+}
+
+export class TicketGate implements SessionGate {
+  constructor(private readonly options: TicketGateOptions) {}
+
+  async open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal> {
+    const { db, store, clock, server } = this.options;
+    const opened = await openSession(db, store, ticket, { ipAddress, server, now: clock.now() });
+    if (!opened.ok) return refusals[opened.reason];
+    this.options.metrics.openWebSockets.inc();
+    this.options.cutOff.opened(opened.session.id, opened.session.credentialDigest);
+    return openedSession(opened.session);
+  }
+
+  closed(socketId: number, code: number | null): void {
+    const { db, clock, metrics, cutOff, onError } = this.options;
+    metrics.openWebSockets.dec();
+    cutOff.closed(socketId);
+    endSessions(db, [socketId], clock.now(), code).catch(onError);
+  }
+}
+
+/** What a connection needs of its session: its filter, its name and where it resumes. */
+function openedSession(s: SocketSession): OpenedSession {
+  return {
+    socketId: s.id,
+    filter: deliveryFilterOf(s),
+    appName: s.appName,
+    resumeAfter: s.resumeAfter ?? null,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The one timer of the real-time sessions of this process, every ping interval: the heartbeat
+ * pings everyone (closing the silent), the pongs of the last period are recorded in one statement,
+ * the connections whose session was closed by its account while the bus did not tell us close,
+ * and the store is asked again which connections are cut off.
+ */
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/types.ts';
+import { PONG_TIMEOUT_MS, closedByAccount, recordPings } from '../sessions/socket-sessions.ts';
+import type { CutOffTracker } from './cut-off.ts';
+import { Heartbeat } from './heartbeat.ts';
+import type { Hub } from './hub.ts';
+import { sessionIds } from './session-ids.ts';
+
+export interface UpkeepOptions {
+  db: Queryable;
+  hub: Hub;
+  clock: Clock;
+  pingIntervalMs: number;
+  cutOff: CutOffTracker;
+  /** Closes a connection whose session its account closed (4808). */
+  closeByAccount: (socketId: number) => void;
+  onError: (err: unknown) => void;
+}
+
+export class SessionUpkeep {
+  readonly heartbeat: Heartbeat;
+  /** The sessions that answered a ping since the last tick. */
+  private readonly ponged = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: UpkeepOptions) {
+    const { hub, clock, pingIntervalMs } = options;
+    this.heartbeat = new Heartbeat(
+      hub,
+      clock,
+      { intervalMs: pingIntervalMs, timeoutMs: PONG_TIMEOUT_MS },
+      // Anonymous connections (negative ids, public-admission.ts) have no session to record pings in.
+      (conn) => {
+        if (conn.socketId > 0) this.ponged.add(conn.socketId);
+      },
+    );
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), this.options.pingIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private tick(): void {
+    const { db, hub, clock, cutOff, closeByAccount, onError } = this.options;
+    this.heartbeat.tick();
+    const ids = [...this.ponged];
+    this.ponged.clear();
+    recordPings(db, ids, clock.now()).catch(onError);
+    closedByAccount(db, sessionIds(hub.connections()))
+      .then((closed) => closed.forEach(closeByAccount))
+      .catch(onError);
+    cutOff.recheck();
+  }
+}
