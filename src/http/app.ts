@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { authentication } from './authentication.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { errorBody } from './envelope.ts';
-import { catalogueMessage, type CodedError } from '../errors.ts';
+import { catalogueMessage, errorCatalogue, type CodedError, type ErrorCode } from '../errors.ts';
 import { describeError } from './errors.ts';
 import { MethodTable } from './method-table.ts';
 import { localSockets } from './local-sockets.ts';
@@ -95,8 +95,11 @@ export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): 
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const status = methods.knows(path) ? 405 : 404;
-    const message = catalogueMessage(status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND');
+    let code: ErrorCode = methods.knows(path) ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND';
+    // Once the server stops, the real-time endpoint passes every upgrade on: come back, not "no such path".
+    if (ctx.stopping.aborted && request.headers.upgrade !== undefined) code = 'BUSY';
+    const { status } = errorCatalogue[code];
+    const message = catalogueMessage(code);
     reply
       .code(status)
       .type('application/json; charset=utf-8')

@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { AppPlugin } from '../../src/http/surface.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
 import { testFetch } from '../support/fetch.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { heldStop, startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** A TCP relay to `target` that can be cut (connections refused) or stalled (nothing forwarded). */
@@ -153,28 +152,18 @@ describe(
 
 describe('/readyz while the server stops', () => {
   it('answers 503 shutting down from the start of a stop, while its steps are still under way', async () => {
-    // A step of the stop that holds it (as a job finishing its telegram would), in a plugin's
-    // `preClose` hook: the app is closing, its HTTP server still open.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let holding = false;
-    const holdTheStop: AppPlugin = async (app) => {
-      app.addHook('preClose', async () => {
-        holding = true;
-        await held;
-      });
-    };
-    const server = await startTestServer({ plugins: [holdTheStop] });
+    const stop = heldStop();
+    const server = await startTestServer({ plugins: [stop.plugin] });
     assert.equal((await readyz(server)).status, 200);
     const closed = server.close();
     try {
-      await waitFor(() => holding, { message: 'the stop to reach the held step' });
+      await waitFor(stop.holding, { message: 'the stop to reach the held step' });
       assert.deepEqual(await readyz(server), {
         status: 503,
         body: { status: 'shutting down', reason: 'the server is stopping' },
       });
     } finally {
-      release();
+      stop.release();
       await closed;
     }
   });

@@ -91,3 +91,24 @@ export async function startTestServer(
     },
   };
 }
+
+/**
+ * A step of the stop that holds it until released, in a plugin's `preClose` hook (pass `plugin`
+ * to startTestServer): registered after the surfaces, it runs after their own `preClose` hooks,
+ * while the app is closing and its HTTP server still open.
+ */
+export function heldStop(): { plugin: AppPlugin; holding(): boolean; release(): void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let holding = false;
+  return {
+    plugin: async (app) => {
+      app.addHook('preClose', async () => {
+        holding = true;
+        await held;
+      });
+    },
+    holding: () => holding,
+    release,
+  };
+}

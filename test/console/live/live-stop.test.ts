@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AppPlugin } from '../../../src/http/surface.ts';
 import { signedInBrowser, type Browser } from '../../support/browser.ts';
-import { startTestServer } from '../../support/server.ts';
+import { heldStop, startTestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
 
 /**
@@ -25,18 +24,8 @@ function openStream(url: string, browser: Browser) {
 }
 
 test('live view streams end when the stop begins, and one opened during the stop ends at once', async () => {
-  // A step of the stop that holds it after the console's own `preClose` (registered after the
-  // surfaces, its hook runs after theirs): the app is closing, its HTTP server still open.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let holding = false;
-  const holdTheStop: AppPlugin = async (app) => {
-    app.addHook('preClose', async () => {
-      holding = true;
-      await held;
-    });
-  };
-  const server = await startTestServer({ plugins: [holdTheStop] });
+  const stop = heldStop();
+  const server = await startTestServer({ plugins: [stop.plugin] });
   let closed: Promise<void> | undefined;
   try {
     const { account, password } = await server.createAccount({ contracts: ['telegram.earthquake'] });
@@ -46,7 +35,7 @@ test('live view streams end when the stop begins, and one opened during the stop
     assert.equal(before.stream.ended, false);
 
     closed = server.close();
-    await waitFor(() => holding, { message: 'the stop to reach the held step' });
+    await waitFor(stop.holding, { message: 'the stop to reach the held step' });
     await waitFor(() => before.stream.ended, { message: 'the open stream to end with the stop' });
 
     const during = openStream(server.url, browser);
@@ -55,7 +44,7 @@ test('live view streams end when the stop begins, and one opened during the stop
     assert.equal(during.stream.body, 'retry: 1000\n\n');
     assert.equal(during.stream.headers.get('connection'), 'close');
   } finally {
-    release();
+    stop.release();
     await (closed ?? server.close());
   }
 });
