@@ -119,5 +119,6 @@ emitResult('token-bearer', {
 });
 
 await new Promise((resolve) => setTimeout(resolve, 500));
+await auth.close();
 await server.close();
 rmSync(dir, { recursive: true, force: true });
