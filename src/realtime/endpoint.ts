@@ -51,7 +51,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (isPublic) {
         const open = () => publicSocket.open(url.searchParams, ip);
-        void welcome(ws, open, (id) => publicSocket.closed(id), welcoming);
+        void welcome(ws, open, publicSocket, welcoming);
       } else void welcomeTicket(ws, url.searchParams.get('ticket'), gate, ip, welcoming);
     });
   });

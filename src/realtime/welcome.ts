@@ -62,19 +62,24 @@ export function welcomeTicket(
     refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
     return Promise.resolve();
   }
-  return welcome(
-    ws,
-    () => gate.open(ticket, ip),
-    (id, code) => gate.closed(id, code),
-    options,
-  );
+  return welcome(ws, () => gate.open(ticket, ip), gate, options);
 }
 
-/** Opens the connection (`open`: a ticket's session, or an anonymous one); `closed` runs once it ends. */
+/** Told once an opened connection ended (a gate). */
+export interface ClosedListener {
+  closed(socketId: number, code: number | null): void;
+}
+
+/**
+ * Opens the connection (`open`: a ticket's session, or an anonymous one); `gate.closed` runs once it
+ * ends. The gate is passed itself rather than in a closure: what an open connection's close handler
+ * holds lives as long as the connection, and a closure made here or by the caller would keep the
+ * caller's scope (the ticket, the request's URL) with it.
+ */
 export async function welcome(
   ws: WebSocket,
   open: () => Promise<OpenedSession | Refusal>,
-  closed: (socketId: number, code: number | null) => void,
+  gate: ClosedListener,
   options: WelcomeOptions,
 ): Promise<void> {
   ws.on('error', ignore); // a reset socket also emits 'close', where cleanup happens
@@ -88,14 +93,14 @@ export async function welcome(
   if ('code' in opened) return refuse(ws, opened.code, opened.message);
   if (ws.readyState !== 1 || !options.accepting()) {
     if (ws.readyState === 1) refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart);
-    closed(opened.socketId, closeCodes.serverRestart);
+    gate.closed(opened.socketId, closeCodes.serverRestart);
     return;
   }
   const conn = start(ws, opened, options);
   answerClientFrames(conn, options.heartbeat);
   ws.on('close', (code) => {
     options.hub.remove(conn);
-    closed(conn.socketId, code);
+    gate.closed(conn.socketId, code);
   });
 }
 
