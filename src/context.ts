@@ -32,13 +32,6 @@ export interface AppContext {
    */
   telegrams: TelegramCache;
   /**
-   * Steps the server runs when it stops, newest first, in its own `preClose` hook (src/server.ts),
-   * before the surfaces' hooks. Only the webhook delivery still pushes to it: everything else stops
-   * in a `preClose` or `onClose` hook of the plugin that started it (docs/architecture.md
-   * "Stopping").
-   */
-  onShutdown: Array<() => Promise<void> | void>;
-  /**
    * Aborted the moment a stop begins, before the app begins to close: /readyz answers 503 from then
    * on, and timed jobs (scenarios, replays, admin commands) stop on it. Its reason says why.
    */

@@ -15,7 +15,7 @@ import { webhookApi } from './api/webhooks.ts';
 import { authorize } from './oauth/authorize-endpoint.ts';
 import { webConsole } from './console/routes.ts';
 import { buildApp } from './http/app.ts';
-import { sharedPlugins, surfacePlugin } from './http/plugins.ts';
+import { sharedPlugin, sharedPlugins, surfacePlugin } from './http/plugins.ts';
 import { onStop } from './http/stop.ts';
 import { SharedBuffers } from './telegrams/shared-buffers.ts';
 import type { App, AppPlugin } from './http/surface.ts';
@@ -30,10 +30,22 @@ import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
 import { TelegramCache } from './telegrams/cache.ts';
 import { createPreparePools } from './telegrams/ingest.ts';
+import { startWebhooks } from './webhooks/service.ts';
+
+/**
+ * The process's one webhook delivery, started with the app and stopped with it: `app.webhooks`, for
+ * the webhook API and the console's webhooks area (docs/webhooks.md).
+ */
+const webhookDelivery: AppPlugin = sharedPlugin(sharedPlugins.webhooks, async (app, { ctx }) => {
+  const webhooks = await startWebhooks(ctx);
+  app.decorate('webhooks', webhooks);
+  onStop(app, 'preClose', () => webhooks.stop());
+});
 
 /** Every surface of the service, in registration order: plugins registered with `{ ctx }`. */
 export const surfaces: readonly AppPlugin[] = [
   apiReference, // first: the OpenAPI document lists the routes registered after it
+  webhookDelivery,
   ops,
   oauthMetadata,
   authorize,
@@ -124,21 +136,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stations: stations.lists,
     preparePools: createPreparePools(),
     telegrams: telegrams.cache,
-    onShutdown: [],
     stopping: stopping.signal,
   };
   const app = await buildApp(ctx, [...surfaces, ...(options.plugins ?? [])]);
-  // The steps still pushed to ctx.onShutdown (the webhook delivery's), newest first, before any
-  // surface's own `preClose`: they ran before the app began to close until they move to a hook.
-  onStop(app, 'preClose', async () => {
-    for (const fn of [...ctx.onShutdown].reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        log.warn({ err }, 'shutdown step failed');
-      }
-    }
-  });
   const retention = startRetention(ctx, config);
   // Once the app has closed (its requests ended, its surfaces stopped): what the server started
   // for the surfaces, the caches last (`onClose` hooks run newest first).

@@ -23,7 +23,7 @@ import {
   placeFilterMessages,
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
-import { webhookService, type WebhookService } from '../webhooks/service.ts';
+import type { WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
   WEBHOOK_FORMATS,
@@ -170,10 +170,11 @@ function deliveryView(d: DeliveryView) {
 /** `/v2/webhook`: subscriptions, through the process's one webhook delivery. */
 export const webhookApi = surfacePlugin('namazu-webhook-api', registerWebhookApi, [
   sharedPlugins.authentication,
+  sharedPlugins.webhooks,
 ]);
 
 async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
-  const service = await webhookService(ctx);
+  const service = app.webhooks;
   await registerCreate(app, ctx, service);
   registerReads(app, ctx);
   await registerChanges(app, ctx, service);

@@ -23,10 +23,14 @@ function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html|application\/xhtml\+xml/.test(accept);
 }
 
-/** The console: its error pages for paths under it; its administration's uploads are capped. */
+/**
+ * The console: its error pages for paths under it; its administration's uploads are capped; its
+ * webhooks area acts through the process's webhook delivery.
+ */
 export const webConsole = surfacePlugin('namazu-console', registerConsole, [
   sharedPlugins.pathErrors,
   sharedPlugins.uploadLimit,
+  sharedPlugins.webhooks,
 ]);
 
 /**

@@ -17,6 +17,8 @@ export const sharedPlugins = {
   pathErrors: 'namazu-path-errors',
   /** `app.localSocketClosers`: how the real-time surface closes a connection this process holds. */
   localSockets: 'namazu-local-sockets',
+  /** `app.webhooks`: the process's one webhook delivery, for the webhook API and the console. */
+  webhooks: 'namazu-webhooks',
 } as const;
 
 /** A plugin whose hooks and decorators are the app's, not of a scope of its own (`fastify-plugin`). */

@@ -43,6 +43,13 @@ const PRUNE_BATCH = 1000;
 /** The purpose of the pepper-derived key that seals webhook secrets (security/sealed.ts). */
 export const WEBHOOK_SECRET_PURPOSE = 'webhook secrets';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The process's webhook delivery, decorated by the server's `namazu-webhooks` plugin. */
+    webhooks: WebhookService;
+  }
+}
+
 export interface WebhookService {
   readonly box: SecretBox;
   /** Sends a test event to the subscription now and records it. */
@@ -51,24 +58,14 @@ export interface WebhookService {
   wake(): void;
   /** Resolves once everything committed before the call is queued (tests, benchmarks). */
   settled(): Promise<void>;
+  /** Stops queueing and waits for the attempts under way (what is left stays queued). */
+  stop(): Promise<void>;
 }
-
-/** The delivery started for each running process's context, by the first surface that needs it. */
-const started = new WeakMap<AppContext, Promise<WebhookService>>();
 
 /**
- * The process's one webhook delivery: the API and the console both act through it (its sender, its
- * secret box), and it is started once, by whichever registers first.
+ * Starts the process's one webhook delivery: the API and the console both act through it (its
+ * sender, its secret box), as the app's `webhooks` (plugin.ts); `stop` ends it.
  */
-export function webhookService(ctx: AppContext): Promise<WebhookService> {
-  let service = started.get(ctx);
-  if (!service) {
-    service = startWebhooks(ctx);
-    started.set(ctx, service);
-  }
-  return service;
-}
-
 export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const { db, config, log } = ctx;
   const onError = (err: unknown) => log.error({ err }, 'webhook delivery failed');
@@ -87,20 +84,19 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   queuer.wake();
   worker.wake();
 
-  ctx.onShutdown.push(async () => {
-    stopTimers();
-    await stopListening();
-    queuer.stop();
-    await queuer.settled().catch(onError);
-    await worker.stop();
-    sender.close();
-  });
-
   return {
     box,
     sendTest: (subscription) => sendTestEvent(db, box, sender, subscription),
     wake: () => worker.wake(),
     settled: () => queuer.settled(),
+    async stop() {
+      stopTimers();
+      await stopListening();
+      queuer.stop();
+      await queuer.settled().catch(onError);
+      await worker.stop();
+      sender.close();
+    },
   };
 }
 

@@ -62,7 +62,7 @@ describe('revocation reaches every process', () => {
     } else {
       const server = await startTestServer();
       cleanups.push(() => server.close());
-      const second = await buildApp({ ...server.ctx, onShutdown: [] }, surfaces);
+      const second = await buildApp(server.ctx, surfaces);
       await second.listen({ port: 0, host: '127.0.0.1' });
       cleanups.push(() => second.close());
       urls = [server.url, `http://127.0.0.1:${(second.server.address() as { port: number }).port}`];

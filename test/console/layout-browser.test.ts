@@ -18,7 +18,6 @@ import { offeredScopes } from '../../src/console/scope-field.ts';
 import { listEarthquakeEvents } from '../../src/gd/earthquake-store.ts';
 import { createClient } from '../../src/issuer/clients.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { webhookService } from '../../src/webhooks/service.ts';
 import { createSubscription } from '../../src/webhooks/subscriptions.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -66,7 +65,7 @@ before(async () => {
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
   })}`;
-  const { box } = await webhookService(server.ctx);
+  const { box } = server.app.webhooks;
   const webhook = await createSubscription(
     server.ctx.db,
     box,

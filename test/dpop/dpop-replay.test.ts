@@ -59,7 +59,7 @@ describe('DP22 replay across two server processes', () => {
       const server: TestServer = await startTestServer({ config: { authUrl: AUTH_URL, dpopNonce: false } });
       cleanups.push(() => server.close());
       // A second, independent app (own caches, limiters and nonce state) over the same database.
-      const second = await buildApp({ ...server.ctx, onShutdown: [] }, surfaces);
+      const second = await buildApp(server.ctx, surfaces);
       await second.listen({ port: 0, host: '127.0.0.1' });
       cleanups.push(() => second.close());
       const port = (second.server.address() as { port: number }).port;

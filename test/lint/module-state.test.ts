@@ -29,8 +29,6 @@ const ALLOWED: Record<string, string> = {
     'derived from the page it is keyed by (weakly): lives and dies with it',
   'src/conversion/validate.ts ajv': 'the JSON-schema compiler, whose only state is the compiled schemas',
   'src/webhooks/address-guard.ts refused': 'the refused address ranges, filled once at load',
-  'src/webhooks/service.ts started':
-    'keyed by the AppContext itself: one delivery per app, never shared by two',
   'src/sources/scenario/run.ts lastStartMs':
     'scenarios of one process start a second apart, whichever app starts them, so that their EventIDs differ',
 };

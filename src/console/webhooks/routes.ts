@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
-import { webhookService, type WebhookService } from '../../webhooks/service.ts';
+import type { WebhookService } from '../../webhooks/service.ts';
 import {
   createSubscription,
   deleteSubscription,
@@ -101,7 +101,7 @@ async function showWebhook(
 }
 
 export async function webhooksArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  const service = await webhookService(ctx);
+  const service = area.webhooks;
   guardVisits(area, ctx);
   listRoutes(area, ctx, service);
   webhookRoutes(area, ctx, service);

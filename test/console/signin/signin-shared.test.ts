@@ -25,7 +25,7 @@ before(async () => {
     const other = await startTestServer({ database, listen: false });
     second = other;
   } else {
-    const app: App = await buildApp({ ...first.ctx, onShutdown: [] }, surfaces);
+    const app: App = await buildApp(first.ctx, surfaces);
     await app.ready();
     const { origin, forget } = serveByInjection(app);
     second = {

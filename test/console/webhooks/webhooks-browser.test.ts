@@ -15,7 +15,6 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
 import { placeFilterMessages } from '../../../src/telegrams/place-filters.ts';
-import { webhookService } from '../../../src/webhooks/service.ts';
 import { createSubscription, listSubscriptions } from '../../../src/webhooks/subscriptions.ts';
 import { launchChromium } from '../../support/chromium.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -223,7 +222,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
 
 test('forms without their CSRF token are refused (403) and change nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
-  const service = await webhookService(server.ctx);
+  const service = server.app.webhooks;
   const created = await createSubscription(
     server.ctx.db,
     service.box,
@@ -278,7 +277,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
 });
 
 test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
-  const service = await webhookService(server.ctx);
+  const service = server.app.webhooks;
   const spec = {
     url: `${receiver.url}/${'t'.repeat(40)}`,
     classifications: ['telegram.earthquake', 'eew.forecast'],
