@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Bus } from './bus/types.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -42,4 +43,12 @@ export interface AppContext {
 export function ingestDepsOf(ctx: AppContext, source: IngestSource): IngestDeps {
   const { db, bus, config, metrics, preparePools, telegrams } = ctx;
   return { db, bus, config, metrics, preparePools, telegrams, source };
+}
+
+/**
+ * The name this process goes by in the session list and in a telegram's `passing`: the server's
+ * name, and the worker's number when it is one of several workers of one host.
+ */
+export function processServerName(ctx: Pick<AppContext, 'config'>): string {
+  return cluster.isWorker ? `${ctx.config.serverName}#${cluster.worker!.id}` : ctx.config.serverName;
 }

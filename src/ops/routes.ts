@@ -13,8 +13,8 @@ import { surfacePlugin } from '../http/plugins.ts';
  */
 function mayReadMetrics(request: FastifyRequest, trustProxy: boolean): boolean {
   if (!trustProxy && request.headers['x-forwarded-for'] !== undefined) return false;
-  const address = trustProxy ? request.ip : request.socket.remoteAddress;
-  return address !== undefined && isLoopback(address);
+  // request.ip is the peer's address unless the proxy is trusted (http/client-address.ts).
+  return isLoopback(request.ip);
 }
 
 function isLoopback(address: string): boolean {

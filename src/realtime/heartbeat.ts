@@ -1,6 +1,6 @@
 /**
  * Server pings and the pong timeout (docs/api-contract.md "Heartbeats"). One timer for the whole
- * process rather than one per socket: each tick closes the connections silent for too long and
+ * process rather than one per socket (realtime/upkeep.ts ticks it every ping interval): each tick closes the connections silent for too long and
  * pings the others with a single shared message, sent through the hub's ordinary lane so an EEW
  * never waits behind it.
  */
@@ -10,15 +10,11 @@ import type { Subscriber } from './subscriber.ts';
 import { closeCodes, closeMessages, newPingId, pingMessage } from './protocol.ts';
 
 export interface HeartbeatOptions {
-  /** Time between server pings (default 30 s). */
-  intervalMs: number;
   /** A connection with no valid pong for this long is closed with 4891 (default 120 s). */
   timeoutMs: number;
 }
 
 export class Heartbeat {
-  private timer: NodeJS.Timeout | null = null;
-
   constructor(
     private readonly hub: Hub,
     private readonly clock: Clock,
@@ -26,17 +22,6 @@ export class Heartbeat {
     /** Told about every valid pong (the session records its `ping` time). */
     private readonly onPong: (conn: Subscriber, at: number) => void = () => {},
   ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.tick(), this.options.intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-  }
 
   tick(): void {
     const now = this.clock.now();

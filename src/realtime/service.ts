@@ -4,8 +4,7 @@
  * events, and what wakes them (wake-ups.ts). Each job is a module of its own; this file puts them
  * together and closes every connection with 4503 when the app closes.
  */
-import cluster from 'node:cluster';
-import type { AppContext } from '../context.ts';
+import { processServerName, type AppContext } from '../context.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { onLocalSocketClose } from '../http/local-sockets.ts';
 import { onStop } from '../http/stop.ts';
@@ -48,8 +47,7 @@ export const registerRealtime: Surface = async (app, ctx) => {
 async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<void>> {
   const { db, clock, log, metrics, config } = ctx;
   const store = sessionStoreOptions(ctx.pepper, config.pingIntervalMs);
-  // Workers of one host tell themselves apart in the session list and in `passing`.
-  const server = cluster.isWorker ? `${config.serverName}#${cluster.worker!.id}` : config.serverName;
+  const server = processServerName(ctx);
   const onError = (err: unknown) => log.error({ err }, 'real-time delivery failed');
   const hub = new Hub({ chunkSize: CHUNK_SIZE });
   const closeByAccount = (socketId: number) =>

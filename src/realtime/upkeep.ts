@@ -30,11 +30,11 @@ export class SessionUpkeep {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: UpkeepOptions) {
-    const { hub, clock, pingIntervalMs } = options;
+    const { hub, clock } = options;
     this.heartbeat = new Heartbeat(
       hub,
       clock,
-      { intervalMs: pingIntervalMs, timeoutMs: PONG_TIMEOUT_MS },
+      { timeoutMs: PONG_TIMEOUT_MS },
       // Anonymous connections (negative ids, public-admission.ts) have no session to record pings in.
       (conn) => {
         if (conn.socketId > 0) this.ponged.add(conn.socketId);

@@ -3,9 +3,8 @@
  * announcements, this process's own commits and a healing timer; its workers; the backlog figures of
  * /metrics; and the test event that `POST /v2/webhook/:id/test` sends at once.
  */
-import cluster from 'node:cluster';
 import { busCodecs } from '../bus/codecs.ts';
-import type { AppContext } from '../context.ts';
+import { processServerName, type AppContext } from '../context.ts';
 import { SecretBox } from '../security/sealed.ts';
 import { backlog, pruneEnded, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder } from './payload.ts';
@@ -108,8 +107,7 @@ function deliveryWorker(
   onError: (err: unknown) => void,
 ): DeliveryWorker {
   const { db, config, log, metrics } = ctx;
-  // Workers of one host tell themselves apart in `passing`.
-  const serverName = cluster.isWorker ? `${config.serverName}#${cluster.worker!.id}` : config.serverName;
+  const serverName = processServerName(ctx);
   const policy: RetryPolicy = {
     baseMs: config.webhookRetryBaseMs,
     capMs: RETRY_CAP_MS,

@@ -35,7 +35,7 @@ export async function startEndpoint(
 ) {
   const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const hub = new Hub({ chunkSize: opts.chunkSize ?? 256 });
-  const heartbeat = new Heartbeat(hub, clock, { intervalMs: 30_000, timeoutMs: 120_000 });
+  const heartbeat = new Heartbeat(hub, clock, { timeoutMs: 120_000 });
   const gate = new MemoryGate();
   // The app's answer to a request that is no upgrade the endpoint takes: 404, or 503 once it closes
   // (as Fastify's `return503OnClosing`, whose closing precedes the endpoint's).
