@@ -47,7 +47,7 @@ const everything = [
 export const layers = {
   // The list of classifications, shared by config.ts (retention keys) and telegrams/classify.ts.
   'classifications.ts': [],
-  // A job run one at a time whose requests coalesce (the real-time dispatcher, the cut-off check).
+  // A job run one at a time whose requests coalesce (the real-time dispatcher and cut-off check, the webhook queuer and workers).
   'coalesced-job.ts': [],
   // The scopes of credentials: API keys (accounts/), OAuth clients and tokens (issuer/) and every surface.
   'scopes.ts': [],

@@ -1,7 +1,8 @@
 /**
  * A job that runs one at a time and coalesces the requests for it: a request while a run is under
  * way asks for one more run after it, however many come. The real-time dispatcher reads the store
- * this way on every wake-up, and the cut-off check asks the store which connections are cut off.
+ * this way on every wake-up, the cut-off check asks the store which connections are cut off, the
+ * webhook queuer queues what was committed and its workers claim what is due.
  */
 export class CoalescedJob {
   private running: Promise<void> | null = null;

@@ -10,6 +10,7 @@
  * are queued claimed for them and handed over after COMMIT (no claim statement between a telegram's
  * commit and its first posts); the rest wait in the queue for whichever process claims them.
  */
+import { CoalescedJob } from '../coalesced-job.ts';
 import type { Db } from '../db/types.ts';
 import { compileFilter, matches, type CompiledFilter } from '../realtime/filter.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
@@ -50,8 +51,8 @@ interface Group {
 }
 
 export class Queuer {
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** Queueing rounds, one at a time: a wake-up during one asks for one more after it. */
+  private readonly rounds: CoalescedJob;
   /** The active subscriptions grouped by filter, and the version they were read at. */
   private groups: Group[] = [];
   private version = -1;
@@ -63,30 +64,20 @@ export class Queuer {
     private readonly workers: FirstAttempts,
     /** Told how many deliveries a round queued and how many of them it claimed (counts them, wakes the workers). */
     private readonly onQueued: (count: number, claimed: number) => void,
-    private readonly onError: (err: unknown) => void,
-  ) {}
+    onError: (err: unknown) => void,
+  ) {
+    this.rounds = new CoalescedJob(() => this.drain(), onError);
+  }
 
   /** Queues whatever was committed after the stored position (coalesced: one round at a time). */
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch(this.onError)
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.rounds.request();
   }
 
   /** Resolves once everything committed before the call is queued by this process or another. */
   async settled(): Promise<void> {
     this.wake();
-    while (this.running) await this.running;
+    await this.rounds.idle();
   }
 
   /** Subscriptions changed in a way the version does not show (contracts): read them again. */
@@ -99,7 +90,6 @@ export class Queuer {
   }
 
   private async drain(): Promise<void> {
-    this.again = false;
     for (;;) {
       const outcome = await this.round();
       if (outcome === 'busy') {

@@ -8,6 +8,7 @@
  * attempt's time limit, and its other deliveries stay in the queue for other processes or later, so
  * a dead receiver never holds another subscription's early warning.
  */
+import { CoalescedJob } from '../coalesced-job.ts';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/types.ts';
 import type { SecretBox } from '../security/sealed.ts';
@@ -61,8 +62,8 @@ interface Held {
 export class DeliveryWorker {
   private inFlight = 0;
   private readonly hostLoad = new Map<string, number>();
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  /** Claim rounds, one at a time: a wake-up during one asks for one more after it. */
+  private readonly pumps: CoalescedJob;
   /** Whether the queue may hold due deliveries this process has not claimed (a claim came back full, or a wake-up). */
   private dueLeft = true;
   /** The hosts the last claim skipped (at their limit here): a slot freed for one may find more due. */
@@ -93,6 +94,13 @@ export class DeliveryWorker {
     private readonly options: WorkerOptions,
     private readonly events: WorkerEvents,
   ) {
+    this.pumps = new CoalescedJob(
+      // A round asked for while one ran starts only if there may still be something to claim.
+      async () => {
+        if (!this.stopped && this.dueLeft) await this.pump();
+      },
+      (err) => this.events.error(err),
+    );
     this.timer = setInterval(() => this.wake(), options.pollMs);
     this.timer.unref();
   }
@@ -106,19 +114,7 @@ export class DeliveryWorker {
   /** Claims while the queue may hold due deliveries (coalesced: one pump at a time). */
   private pumpDue(): void {
     if (this.stopped || !this.dueLeft) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = this.pump()
-      .catch((err) => this.events.error(err))
-      .finally(() => {
-        this.pumping = null;
-        if (this.again) {
-          this.again = false;
-          this.pumpDue();
-        }
-      });
+    this.pumps.request();
   }
 
   /**
@@ -152,7 +148,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    while (this.pumping) await this.pumping;
+    await this.pumps.idle();
     await Promise.allSettled([...this.attempts]);
     while (this.flushing) await this.flushing;
     const held = [...this.held.values()].flatMap((byHost) => [...byHost.values()].flat().map((h) => h.d));
