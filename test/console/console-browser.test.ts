@@ -9,22 +9,20 @@
  * printed.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { DMDATA, SERVICES } from '@dmdata/sdk-js';
 import * as oauth from 'oauth4webapi';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium } from '../support/chromium.ts';
 import { createInvitation } from '../../src/accounts/invitations.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const SHOTS = join(process.cwd(), 'test-output', 'screenshots');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const insecure = { [oauth.allowInsecureRequests]: true };
 
 /** The application: a start page linking to the authorization request, and the loopback callback. */
@@ -88,28 +86,6 @@ after(async () => {
   await server?.close();
 });
 
-/** axe-core on the page as it is: no serious or critical violation. */
-async function checkAccessibility(p: Page, what: string): Promise<void> {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await p.evaluate(axeSource);
-  const result = await p.evaluate(async () => {
-    const run = (
-      globalThis as unknown as {
-        axe: {
-          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    return run.run();
-  });
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `accessibility of ${what}`,
-  );
-}
-
 /** A scope's checkbox, labelled by what it allows with the scope's code at the end. */
 const scopeBox = (p: Page, scope: string) => p.getByLabel(new RegExp(`\\s${scope.replace(/\./g, '\\.')}$`));
 
@@ -123,14 +99,14 @@ async function shoot(p: Page, name: string): Promise<void> {
 /** Visits a console page and checks it: accessible, and pictured in English. */
 async function visit(path: string, name: string): Promise<void> {
   await page.goto(server.url + path);
-  await checkAccessibility(page, name);
+  await assertAccessible(page, name);
   await shoot(page, `${name}-en`);
 }
 
 test('accept an invitation: the sign-up page creates the account and signs it in', async () => {
   const { token } = await createInvitation(server.ctx.db, server.ctx.pepper, { now: Date.now() });
   await page.goto(`${server.url}/account/signup?invitation=${encodeURIComponent(token)}`);
-  await checkAccessibility(page, 'sign-up');
+  await assertAccessible(page, 'sign-up');
   await shoot(page, 'signup-en');
   // A refused field first: the message appears beside it, and the page keeps what was typed.
   await page.getByLabel('E-mail address').fill(person.email);
@@ -138,7 +114,7 @@ test('accept an invitation: the sign-up page creates the account and signs it in
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.locator('#password-error').waitFor();
   assert.match(await page.locator('#password-error').innerText(), /at least|8 to/);
-  await checkAccessibility(page, 'sign-up with an error');
+  await assertAccessible(page, 'sign-up with an error');
   await shoot(page, 'signup-error-en');
   await page.getByLabel('Password', { exact: true }).fill(person.password);
   await Promise.all([
@@ -156,7 +132,7 @@ let clientId = '';
 test('register a public client in the console', async () => {
   await nav(page).getByRole('link', { name: 'OAuth clients' }).click();
   await page.getByRole('link', { name: 'Register a client' }).click();
-  await checkAccessibility(page, 'client registration');
+  await assertAccessible(page, 'client registration');
   await page.getByLabel('Application name').fill('Browser Test App');
   await page.getByRole('radio', { name: /^Public/ }).check();
   await page.getByLabel('Redirect URIs').fill(`${app.origin}/callback#frag`);
@@ -170,7 +146,7 @@ test('register a public client in the console', async () => {
   await page.locator('#redirectUris-error').waitFor();
   assert.match(await page.locator('#redirectUris-error').innerText(), /must not contain a fragment/);
   assert.equal(await page.getByLabel('Application name').inputValue(), 'Browser Test App');
-  await checkAccessibility(page, 'client registration with an error');
+  await assertAccessible(page, 'client registration with an error');
   await shoot(page, 'client-error-en');
   await page.getByLabel('Redirect URIs').fill(`${app.origin}/callback`);
   await page.getByRole('button', { name: 'Register client' }).click();
@@ -178,7 +154,7 @@ test('register a public client in the console', async () => {
   clientId = await page.locator('#client-id').innerText();
   assert.match(clientId, /^CId\./);
   assert.equal(await page.locator('#new-secret').count(), 0, 'a public client has no secret');
-  await checkAccessibility(page, 'client page');
+  await assertAccessible(page, 'client page');
   await shoot(page, 'client-en');
 });
 
@@ -213,14 +189,14 @@ test('the code flow with PKCE from the test app, through consent, to the data AP
     await p.goto(`${app.origin}/start`);
     await p.getByRole('link', { name: 'Sign in with Namazu' }).click();
     await p.waitForURL((u) => u.pathname === '/account/signin');
-    await checkAccessibility(p, 'sign-in');
+    await assertAccessible(p, 'sign-in');
     await shoot(p, 'signin-en');
     await p.getByLabel('E-mail address').fill(person.email);
     await p.getByLabel('Password').fill(person.password);
     await p.getByRole('button', { name: 'Sign in' }).click();
     await p.getByRole('button', { name: 'Allow' }).waitFor();
     assert.match(await p.locator('h1').innerText(), /Browser Test App/);
-    await checkAccessibility(p, 'consent');
+    await assertAccessible(p, 'consent');
     await shoot(p, 'consent-en');
     const arrived = app.nextCallback();
     await p.getByRole('button', { name: 'Allow' }).click();
@@ -248,7 +224,7 @@ test('the code flow with PKCE from the test app, through consent, to the data AP
 
 test('revoke the authorization in the console: the token fails at once', async () => {
   await nav(page).getByRole('link', { name: 'Dashboard' }).click();
-  await checkAccessibility(page, 'dashboard');
+  await assertAccessible(page, 'dashboard');
   await shoot(page, 'dashboard-en');
   await page.getByRole('button', { name: 'Revoke: Browser Test App' }).click();
   await page.getByRole('status').filter({ hasText: 'was revoked' }).waitFor();
@@ -272,7 +248,7 @@ test('create an API key (shown once, with a copy button), use it, revoke it', as
   await page.getByRole('button', { name: 'Copy' }).click();
   await page.getByText('Copied.').waitFor();
   assert.equal(await page.evaluate('navigator.clipboard.readText()'), apiKey);
-  await checkAccessibility(page, 'new key');
+  await assertAccessible(page, 'new key');
   await shoot(page, 'key-created-en');
   const use = () => fetch(`${server.url}/v2/contract?key=${apiKey}`);
   assert.equal((await use()).status, 200);
@@ -346,7 +322,7 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
   for (const path of pages) {
     await page.goto(server.url + path);
     assert.equal(await page.locator('html').getAttribute('lang'), 'ja', path);
-    await checkAccessibility(page, `${path} (ja)`);
+    await assertAccessible(page, `${path} (ja)`);
     await shoot(page, `${path.slice(1).replace(/\//g, '-')}-ja`);
   }
   // Signed-out pages in Japanese (by Accept-Language: no cookie chosen yet).
@@ -356,7 +332,7 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
     for (const path of ['/account/signin', '/account/signup']) {
       await v.goto(server.url + path);
       assert.equal(await v.locator('html').getAttribute('lang'), 'ja', path);
-      await checkAccessibility(v, `${path} (ja)`);
+      await assertAccessible(v, `${path} (ja)`);
       await shoot(v, `${path.slice(1).replace(/\//g, '-')}-ja`);
     }
   } finally {
@@ -382,7 +358,7 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
         await p.goto(server.url + path);
         const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
         assert.ok(overflow <= 0, `${path} fits a phone's width (${overflow}px too wide)`);
-        await checkAccessibility(p, `${path} at phone width`);
+        await assertAccessible(p, `${path} at phone width`);
         await shoot(p, `phone-${path.slice(1).replace(/\//g, '-')}-${lang}`);
       }
     }

@@ -8,10 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { listApiKeys } from '../../src/accounts/api-keys.ts';
 import { presetScopes } from '../../src/console/scope-text.ts';
 import { offeredScopes } from '../../src/console/scope-field.ts';
@@ -19,14 +18,13 @@ import { listEarthquakeEvents } from '../../src/gd/earthquake-store.ts';
 import { createClient } from '../../src/issuer/clients.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { createSubscription } from '../../src/webhooks/subscriptions.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { assertAccessible, launchChromium, signedInPage } from '../support/chromium.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const SHOTS = join('test-output', 'screenshots');
 const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
 const QUAKE_FILE = join(FIXTURES, 'jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
 const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1280, height: 800 },
@@ -103,45 +101,10 @@ after(async () => {
   await server?.close();
 });
 
-async function signedIn(
+const signedIn = (
   who: { email: string; password: string },
   options: { width: number; height: number; lang: 'en' | 'ja'; javaScript?: boolean },
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: options.width, height: options.height },
-    locale: options.lang === 'ja' ? 'ja-JP' : 'en-US',
-    javaScriptEnabled: options.javaScript ?? true,
-  });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/account/signin?return_to=%2Faccount`);
-  await page.locator('#email').fill(who.email);
-  await page.locator('#password').fill(who.password);
-  await Promise.all([
-    page.waitForURL((u) => u.pathname === '/account'),
-    page.locator('#main button[type=submit]').click(),
-  ]);
-  return { context, page };
-}
-
-async function accessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run()).violations;
-  });
-  const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `accessibility of ${what}`,
-  );
-}
+) => signedInPage(browser, server.url, who, options);
 
 /** The header's height, and how far apart the middles of its visible items are (0: one line). */
 const headerShape = (page: Page) =>
@@ -196,7 +159,7 @@ test('every console page fits a phone and a desktop, in both languages; header o
           if (size.name === 'desktop')
             assert.ok(shape.spread <= 4, `${what}: header on one line (${shape.spread})`);
           else assert.ok(shape.height <= 70, `${what}: header ${shape.height} px high`);
-          await accessible(page, what);
+          await assertAccessible(page, what);
           await page.screenshot({
             path: join(SHOTS, `layout-${shotName(path)}-${size.name}-${lang}.png`),
             fullPage: true,
@@ -219,7 +182,7 @@ test('on a phone the menu opens by keyboard and holds the navigation and the acc
     await nav.getByRole('link', { name: 'Administration' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 1);
     assert.ok((await overflowOf(page)) <= 0, 'the open menu fits the phone');
-    await accessible(page, 'phone menu open');
+    await assertAccessible(page, 'phone menu open');
     await page.screenshot({ path: join(SHOTS, 'layout-menu-open-phone-en.png') });
     await nav.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL((u) => u.pathname === '/account/keys');
@@ -330,7 +293,7 @@ test('a training scenario moves the live view map, marked as training; the earth
     await page.goto(`${server.url}/account/lang?to=en&return_to=%2Fconsole%2Flive`);
     assert.equal(await page.locator('#quake').getAttribute('data-event-id'), eventId);
     assert.match(await page.locator('#quake-training').innerText(), /TRAINING/);
-    await accessible(page, 'live view with a training event');
+    await assertAccessible(page, 'live view with a training event');
     assert.deepEqual(await listed(), listedBefore, 'training telegrams stay out of the earthquake list');
   } finally {
     await context.close();

@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which `.ci/services.sh` installs. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -24,4 +26,54 @@ export async function launchChromium(): Promise<Browser> {
     );
   }
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core on the page as it is: no serious or critical violation (named with the nodes it found). */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations;
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `accessibility of ${what}`,
+  );
+}
+
+/**
+ * A new browser context of the given size and language, signed in to the console as `who` through
+ * its sign-in page, on the account page.
+ */
+export async function signedInPage(
+  browser: Browser,
+  origin: string,
+  who: { email: string; password: string },
+  options: { width: number; height: number; lang: 'en' | 'ja'; javaScript?: boolean },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width, height: options.height },
+    locale: options.lang === 'ja' ? 'ja-JP' : 'en-US',
+    javaScriptEnabled: options.javaScript ?? true,
+  });
+  const page = await context.newPage();
+  await page.goto(`${origin}/account/signin?return_to=%2Faccount`);
+  await page.locator('#email').fill(who.email);
+  await page.locator('#password').fill(who.password);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === '/account'),
+    page.locator('#main button[type=submit]').click(),
+  ]);
+  return { context, page };
 }

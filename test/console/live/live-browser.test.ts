@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium } from '../../support/chromium.ts';
+import { type Browser } from 'playwright-core';
+import { assertAccessible, launchChromium } from '../../support/chromium.ts';
 import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 
@@ -19,7 +18,6 @@ const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-
 const SAMPLES = join(FIXTURES, 'jma-official-samples');
 const SHOTS = 'test-output/screenshots';
 const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning', 'telegram.weather'];
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let server: TestServer;
 let browser: Browser;
@@ -71,21 +69,6 @@ async function signedIn(
   return { context, page };
 }
 
-/** axe-core on the page as it is: no serious or critical violation. */
-async function accessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-      }
-    ).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad, [], `${what}: ${JSON.stringify(bad)}`);
-}
-
 const xmlText = (xml: string, re: RegExp) => {
   const m = re.exec(xml);
   if (!m) throw new Error(`fixture lacks ${re}`);
@@ -95,7 +78,7 @@ const xmlText = (xml: string, re: RegExp) => {
 test('the live view shows each ingested telegram within 2 s (delay p50 over 20 telegrams)', async () => {
   const { context, page } = await signedIn(user);
   try {
-    await accessible(page, 'live view (empty)');
+    await assertAccessible(page, 'live view (empty)');
     const files = readdirSync(SAMPLES)
       .filter((f) => /_(VPWW5\d|VXWW50)\.xml$/.test(f))
       .sort()
@@ -141,7 +124,7 @@ test('an EEW shows the banner with the predicted maximum intensity of the telegr
       (await banner.textContent()) ?? '',
       new RegExp(xmlText(xml, /<Hypocenter>\s*<Area>\s*<Name>([^<]+)</)),
     );
-    await accessible(page, 'live view with EEW banner');
+    await assertAccessible(page, 'live view with EEW banner');
     await page.screenshot({ path: `${SHOTS}/live-eew-en.png`, fullPage: true });
   } finally {
     await context.close();
@@ -189,7 +172,7 @@ test('an earthquake report updates the map, and its event page shows what the XM
     assert.equal(await page.locator('#quake-maxint').textContent(), english[maxInt] ?? maxInt);
     const firstPref = xmlText(xml, /<Pref>\s*<Name>([^<]+)</);
     assert.ok((await page.locator('.areas').first().textContent())!.includes(firstPref));
-    await accessible(page, 'event page');
+    await assertAccessible(page, 'event page');
     await page.screenshot({ path: `${SHOTS}/event-en.png`, fullPage: true });
   } finally {
     await context.close();
@@ -223,7 +206,7 @@ test('the telegram page shows head, xmlReport, conversion, and a raw body with <
     );
     assert.equal(await page.locator('#raw-body script').count(), 0);
     assert.equal(await page.evaluate(() => (globalThis as { planted?: number }).planted), undefined);
-    await accessible(page, 'telegram page');
+    await assertAccessible(page, 'telegram page');
     await page.screenshot({ path: `${SHOTS}/telegram-en.png` });
   } finally {
     await context.close();
@@ -281,14 +264,14 @@ test('administration: non-admin gets 404; ingest by file; CSRF required; disable
     // Every telegram this server stored so far, whatever its source, is counted.
     const ingestedBefore = Number(await ingestedRow.locator('td').textContent());
     assert.ok(ingestedBefore > 0, 'the telegrams of the tests before were counted');
-    await accessible(page, 'status page');
+    await assertAccessible(page, 'status page');
     await page.screenshot({ path: `${SHOTS}/admin-status-en.png`, fullPage: true });
 
     const count = async () =>
       Number((await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM telegrams'))[0]!.n);
     const file = join(SAMPLES, '32-35_04_01_100831_VXSE51.xml');
     await page.goto(`${server.url}/console/admin/ingest`);
-    await accessible(page, 'ingest page');
+    await assertAccessible(page, 'ingest page');
     // Without its CSRF token (in the action's query, checked before the body is read) the form
     // changes nothing.
     const before = await count();
@@ -319,7 +302,7 @@ test('administration: non-admin gets 404; ingest by file; CSRF required; disable
     assert.equal(await ingestedRow.locator('td').textContent(), String(ingestedBefore + 1));
 
     await page.goto(`${server.url}/console/admin/accounts`);
-    await accessible(page, 'accounts page');
+    await assertAccessible(page, 'accounts page');
     // Without its CSRF token, disabling changes nothing.
     // The row holds two forms (connection limit, disable): the disable form's token goes.
     const disable = page.getByRole('button', { name: `Disable ${victim.email}` });
@@ -366,7 +349,7 @@ test('pages in Japanese and at phone width; page weight and time to first render
     const { context, page } = await signedIn(admin, { locale, width });
     try {
       assert.equal(await page.locator('html').getAttribute('lang'), locale.slice(0, 2));
-      await accessible(page, `live view ${name}`);
+      await assertAccessible(page, `live view ${name}`);
       await page.screenshot({ path: `${SHOTS}/live-${name}.png`, fullPage: true });
       for (const [path, shot] of [
         ['/console/admin', 'admin-status'],
@@ -375,7 +358,7 @@ test('pages in Japanese and at phone width; page weight and time to first render
         ['/console/admin/scenario', 'admin-scenario'],
       ] as const) {
         await page.goto(`${server.url}${path}`);
-        await accessible(page, `${shot} ${name}`);
+        await assertAccessible(page, `${shot} ${name}`);
         await page.screenshot({ path: `${SHOTS}/${shot}-${name}.png`, fullPage: true });
       }
     } finally {

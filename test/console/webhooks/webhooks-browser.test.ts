@@ -8,15 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
 import { placeFilterMessages } from '../../../src/telegrams/place-filters.ts';
 import { createSubscription, listSubscriptions } from '../../../src/webhooks/subscriptions.ts';
-import { launchChromium } from '../../support/chromium.ts';
+import { assertAccessible, launchChromium, signedInPage } from '../../support/chromium.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
@@ -24,7 +23,6 @@ import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 const SHOTS = join('test-output', 'screenshots');
 const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
 const QUAKE_FILE = join(FIXTURES, 'jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1280, height: 800 },
@@ -50,45 +48,8 @@ after(async () => {
   await server?.close();
 });
 
-async function signedIn(options: {
-  width: number;
-  height: number;
-  lang: 'en' | 'ja';
-}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: options.width, height: options.height },
-    locale: options.lang === 'ja' ? 'ja-JP' : 'en-US',
-  });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/account/signin?return_to=%2Faccount`);
-  await page.locator('#email').fill(person.email);
-  await page.locator('#password').fill(person.password);
-  await Promise.all([
-    page.waitForURL((u) => u.pathname === '/account'),
-    page.locator('#main button[type=submit]').click(),
-  ]);
-  return { context, page };
-}
-
-async function accessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run()).violations;
-  });
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `accessibility of ${what}`,
-  );
-}
+const signedIn = (options: { width: number; height: number; lang: 'en' | 'ja' }) =>
+  signedInPage(browser, server.url, person, options);
 
 const overflowOf = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -135,7 +96,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     assert.match(await page.locator('#classifications-error').innerText(), /at least one/);
     assert.equal(await page.locator('#areas').inputValue(), 'tokyo');
     assert.equal((await subscriptions()).length, 0, 'nothing created');
-    await accessible(page, 'webhook form with errors');
+    await assertAccessible(page, 'webhook form with errors');
     await page.screenshot({ path: join(SHOTS, 'webhooks-form-error-desktop-en.png'), fullPage: true });
 
     await typeForm(page, { url: receiver.url, areas: '', classification: true });
@@ -146,7 +107,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     assert.ok(created, 'created');
     assert.equal(created.url, receiver.url);
     assert.deepEqual(created.filter.classifications, ['telegram.earthquake']);
-    await accessible(page, 'webhook just created');
+    await assertAccessible(page, 'webhook just created');
     const webhookPath = `/account/webhooks/${created.id}`;
 
     // The secret is shown once: neither the webhook's page nor the list shows it again.
@@ -165,7 +126,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     const testEvent = new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers);
     assert.equal((testEvent as { type: string }).type, 'webhook.test');
     assert.match(await page.locator('#deliveries').innerText(), /test event/);
-    await accessible(page, 'webhook after a test');
+    await assertAccessible(page, 'webhook after a test');
 
     // A telegram of its classification is delivered and listed, then redelivered by hand under its id.
     const xml = readFileSync(QUAKE_FILE, 'utf8').replace('<Status>訓練</Status>', '<Status>通常</Status>');
@@ -209,7 +170,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     // Delete: a confirmation page first, then the webhook is gone.
     await page.getByRole('link', { name: 'Delete this webhook' }).click();
     await page.waitForURL((u) => u.pathname === `${webhookPath}/delete`);
-    await accessible(page, 'delete confirmation');
+    await assertAccessible(page, 'delete confirmation');
     assert.equal((await subscriptions()).length, 1, 'the confirmation page deletes nothing');
     await pressOn(page, 'button.danger', 'Enter');
     assert.equal(new URL(page.url()).pathname, '/account/webhooks');
@@ -311,7 +272,7 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
             assert.equal(await page.locator('html').getAttribute('lang'), lang, what);
             assert.ok((await overflowOf(page)) <= 0, `${what}: ${await overflowOf(page)} px too wide`);
             assert.ok(!(await page.content()).includes('misskey-token-not-shown'), `${what}: no token`);
-            await accessible(page, what);
+            await assertAccessible(page, what);
             const name = path.replace(/^\/account\//, '').replace(/\//g, '-');
             await page.screenshot({ path: join(SHOTS, `${name}-${size.name}-${lang}.png`), fullPage: true });
           }
