@@ -2,9 +2,6 @@
  * WebSocket sessions on the data API: POST /v2/socket (start), GET /v2/socket (list) and
  * DELETE /v2/socket/:id (close; docs/api-contract.md "Tickets").
  */
-import { planByClassification } from '../accounts/plans.ts';
-import { requireScope } from '../access/authenticate.ts';
-import { classScope } from '../scopes.ts';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
@@ -13,6 +10,7 @@ import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
 import { closeLocalSocket } from '../http/local-sockets.ts';
 import { publicUrls } from '../http/public-urls.ts';
+import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { SessionSpec, SocketSession } from '../sessions/socket-sessions.ts';
 import {
   CLOSED_BY_ACCOUNT,
@@ -23,7 +21,6 @@ import {
   formatsOf,
   listSessions,
   sessionStoreOptions,
-  startSession,
 } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import { parsePlaceFilters } from '../telegrams/place-filters.ts';
@@ -117,26 +114,14 @@ async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
     scope.post('/v2/socket', { config, schema, schemaErrorFormatter }, async (request) => {
       const { principal } = request;
       const spec = sessionSpec(request.body);
-      for (const c of spec.classifications) {
-        if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
-      }
+      requireClassificationScopes(principal, spec.classifications);
       if (request.body.after) {
         // Resolved now: the ticket then opens a catch-up from a serial, wherever it is redeemed.
         const point = await resumePoint(ctx.db, 'after', request.body.after, ctx.config.resumeMaxTelegrams);
         if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
         spec.resumeAfter = point.serial;
       }
-      const started = await startSession(
-        ctx.db,
-        store,
-        principal.accountId,
-        spec,
-        ctx.clock.now(),
-        principal.credentialDigest,
-      );
-      if (!started.ok)
-        throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
-      const { session, ticket } = started;
+      const { session, ticket } = await startSessionFor(ctx, store, principal, spec);
       const url = `${publicUrls(ctx.config, request).websocket}${WEBSOCKET_PATH}?ticket=${encodeURIComponent(ticket)}`;
       return okBody(
         {

@@ -9,14 +9,11 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireScope } from '../access/authenticate.ts';
-import { planByClassification } from '../accounts/plans.ts';
 import type { AppContext } from '../context.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
+import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
-import { classScope } from '../scopes.ts';
 import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
-import { startSession } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
@@ -103,20 +100,9 @@ async function openSession(
   const { principal } = request;
   const spec = streamSpec(request.query);
   if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
-  for (const c of spec.classifications) {
-    if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
-  }
+  requireClassificationScopes(principal, spec.classifications);
   spec.resumeAfter = await resumeSerial(ctx, request.headers['last-event-id'], request.query.after);
-  const started = await startSession(
-    ctx.db,
-    options.store,
-    principal.accountId,
-    spec,
-    ctx.clock.now(),
-    principal.credentialDigest,
-  );
-  if (!started.ok)
-    throw started.reason === 'full' ? new HttpError('SOCKETS_FULL') : new HttpError('NO_CONTRACT');
+  const started = await startSessionFor(ctx, options.store, principal, spec);
   const opened = await options.gate.open(started.ticket, request.ip);
   if ('code' in opened) throw refusalError(opened);
   return opened;
