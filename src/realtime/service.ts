@@ -16,6 +16,7 @@ import { CutOffTracker } from './cut-off.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { answerAsRequest, attachWebSocketEndpoint, type WebSocketEndpoint } from './endpoint.ts';
 import { Hub } from './hub.ts';
+import { Liveness } from './liveness.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
 import { registerPublicStreams } from './public-stream.ts';
 import { sessionIds } from './session-ids.ts';
@@ -56,10 +57,25 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
   onLocalSocketClose(app, closeByAccount);
   const cutOff = new CutOffTracker(db, hub, onError);
   const upkeep = new SessionUpkeep({
-    ...{ db, hub, clock, cutOff, closeByAccount, onError },
+    db,
+    hub,
+    clock,
+    cutOff,
+    closeByAccount,
+    onError,
     pingIntervalMs: config.pingIntervalMs,
   });
-  const gate = new TicketGate({ db, store, clock, metrics, server, cutOff, onError });
+  const liveness = new Liveness(db, hub, onError);
+  const gate = new TicketGate({
+    db,
+    store,
+    clock,
+    metrics,
+    server,
+    cutOff,
+    onError,
+    processId: liveness.processId,
+  });
 
   // Announcements follow COMMIT, so this is the time from commit to the write to the last socket.
   const dispatcher = new Dispatcher(hub, ctx.telegrams, clock, server, onError, (record, seconds) =>
@@ -73,7 +89,14 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
   const closeGraceMs = CLOSE_GRACE_MS;
   const streams = registerStream(app, ctx, { hub, gate, catchUp, store, maxBufferedBytes, closeGraceMs });
   const endpoint = attachWebSocketEndpoint(app.server, {
-    ...{ hub, heartbeat: upkeep.heartbeat, gate, clock, onError, catchUp, maxBufferedBytes, closeGraceMs },
+    hub,
+    heartbeat: upkeep.heartbeat,
+    gate,
+    clock,
+    onError,
+    catchUp,
+    maxBufferedBytes,
+    closeGraceMs,
     maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
     clientAddress: (req) => clientAddress(req, config.trustProxy),
     passOn: answerAsRequest((req, res) => app.routing(req, res)),
@@ -81,16 +104,21 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
   });
 
   upkeep.start();
+  await liveness.start();
   // Position first, then listen: anything committed in between is read at the first wake-up.
   await dispatcher.start();
   const stopListening = await listenForWakeUps(ctx.bus, {
-    ...{ dispatcher, source: ctx.telegrams, cutOff, closeByAccount },
+    dispatcher,
+    source: ctx.telegrams,
+    cutOff,
+    closeByAccount,
     contractsChanged: (accountId) => narrowToContracts(db, hub, accountId).catch(onError),
   });
   return async () => {
     upkeep.stop();
     await stopListening();
     await closeConnections(ctx, hub, streams, endpoint);
+    await liveness.stop();
   };
 }
 

@@ -24,6 +24,8 @@ export interface TicketGateOptions {
   metrics: Metrics;
   /** This server's name in the session list (`server`). */
   server: string;
+  /** The id this process's signs of life are recorded under (liveness.ts). */
+  processId: string;
   cutOff: CutOffTracker;
   onError: (err: unknown) => void;
 }
@@ -32,8 +34,8 @@ export class TicketGate implements SessionGate {
   constructor(private readonly options: TicketGateOptions) {}
 
   async open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal> {
-    const { db, store, clock, server } = this.options;
-    const opened = await openSession(db, store, ticket, { ipAddress, server, now: clock.now() });
+    const { db, store, clock, server, processId } = this.options;
+    const opened = await openSession(db, store, ticket, { ipAddress, server, processId, now: clock.now() });
     if (!opened.ok) return refusals[opened.reason];
     this.options.metrics.openWebSockets.inc();
     this.options.cutOff.opened(opened.session.id, opened.session.credentialDigest);

@@ -9,14 +9,16 @@
  * the insert (or the opening) run in one transaction holding the account row `FOR UPDATE`, so
  * concurrent starts — on any number of processes sharing the database — never exceed the limit.
  *
- * A process that dies leaves its sessions `open`; they stop counting once no pong was recorded for
- * `staleMs` and are closed lazily by the next check on that account.
+ * A process that dies leaves its sessions `open`; they stop counting once the process has not been
+ * seen for `PROCESS_DEAD_AFTER_MS` (process-liveness.ts), or no pong was recorded for `staleMs`, and
+ * are closed lazily by the next check on that account.
  */
 import { randomBytes } from 'node:crypto';
 import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { AccountQueue } from './account-queue.ts';
+import { PROCESS_SEEN } from './process-liveness.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
 /**
@@ -133,13 +135,16 @@ export function sessionStoreOptions(pepper: Buffer, pingIntervalMs: number): Ses
 }
 
 /**
- * Closes the account's open sessions whose process stopped recording pongs, then counts the
- * sessions that hold a connection slot (other than `exceptId`). Call inside the account lock.
+ * Closes the account's open sessions whose process is dead (unseen, or no longer recording pongs),
+ * then counts the sessions that hold a connection slot (other than `exceptId`). Call inside the
+ * account lock.
  */
 async function liveCount(q: Queryable, accountId: number, now: number, staleMs: number, exceptId = 0) {
   await q.query(
-    `UPDATE socket_sessions SET status = 'closed', end_at = COALESCE(ping_at, start_at)
-      WHERE account_id = $1 AND status = 'open' AND COALESCE(ping_at, start_at) < $2`,
+    `UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
+      WHERE account_id = $1 AND status = 'open'
+        AND (COALESCE(ping_at, start_at) < $2
+          OR (process_id IS NOT NULL AND NOT ${PROCESS_SEEN}))`,
     [accountId, new Date(now - staleMs)],
   );
   const rows = await q.query<{ n: number }>(
@@ -244,6 +249,16 @@ async function startLocked(
 export type OpenOutcome =
   { ok: true; session: SocketSession } | { ok: false; reason: 'unknown' | 'full' | 'no-contract' };
 
+/** Who redeems a ticket: the client's address, and the process that will hold the connection. */
+export interface OpeningProcess {
+  ipAddress: string | null;
+  /** The process's name in the session list. */
+  server: string;
+  /** The id its signs of life are recorded under (process-liveness.ts). */
+  processId: string;
+  now: number;
+}
+
 /**
  * Redeems a ticket on the WebSocket endpoint. Single-use: whatever the outcome, the ticket cannot
  * be used again (a refused session is closed). Classifications whose contract has ended since the
@@ -253,7 +268,7 @@ export async function openSession(
   db: Db,
   options: SessionStoreOptions,
   ticket: string,
-  meta: { ipAddress: string | null; server: string; now: number },
+  meta: OpeningProcess,
 ): Promise<OpenOutcome> {
   if (ticket.length > 200) return { ok: false, reason: 'unknown' };
   const digest = digestSecret(options.pepper, ticket);
@@ -269,7 +284,7 @@ async function openLocked(
   db: Db,
   options: SessionStoreOptions,
   digest: string,
-  meta: { ipAddress: string | null; server: string; now: number },
+  meta: OpeningProcess,
 ): Promise<OpenOutcome> {
   return db.tx(async (q) => {
     const found = await q.query<Row>(
@@ -300,9 +315,9 @@ async function openLocked(
     // The status condition makes two concurrent redemptions of one ticket open it at most once.
     const rows = await q.query<Row>(
       `UPDATE socket_sessions SET status = 'open', start_at = $2, ip_address = $3, server = $4,
-         classifications = $5
+         classifications = $5, process_id = $6
        WHERE id = $1 AND status = 'waiting' RETURNING *`,
-      [session.id, new Date(meta.now), meta.ipAddress, meta.server, classifications],
+      [session.id, new Date(meta.now), meta.ipAddress, meta.server, classifications, meta.processId],
     );
     return rows[0]
       ? ({ ok: true, session: toSession(rows[0]) } as const)

@@ -459,6 +459,30 @@ test('an open session of a process that stopped recording pongs stops counting a
   client.ws.close(1000);
 });
 
+test("a process unseen for 5 s frees its sessions' slots; its next sign of life opens them again", async () => {
+  const { key } = await accountWith(['telegram.earthquake']); // limit 1
+  const s = (await start(key, { classifications: ['telegram.earthquake'] })).json;
+  const client = new TestClient(s.websocket.url);
+  assert.equal((await client.next()).type, 'start');
+  const status = async () =>
+    (await call('GET', `/v2/socket?id=${s.websocket.id}`, key)).json!.items[0].status as string;
+  // The process's record made 10 s old, as a dead process's is; its beat (every second) may write a
+  // fresh one before the start looks, so this is tried again until the start sees the old one.
+  let started = 0;
+  for (let i = 0; i < 10 && started !== 200; i++) {
+    await server.ctx.db.query(
+      "UPDATE server_processes SET seen_at = statement_timestamp() - interval '10 seconds'",
+    );
+    started = (await start(key, { classifications: ['telegram.earthquake'] })).status;
+  }
+  assert.equal(started, 200, "the slot of the unseen process's session is free");
+  assert.equal(await status(), 'closed');
+  // The process is alive after all: its next beat finds its record lapsed and opens its session again.
+  await waitFor(async () => (await status()) === 'open', { message: 'the session open again' });
+  client.ws.close(1000);
+  await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
+});
+
 test('hostile bodies and parameters get 4xx, never 5xx', async () => {
   const { key } = await accountWith(['telegram.earthquake']);
   assertError(
