@@ -5,7 +5,7 @@
 //   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--hosts 50] [--rounds 5] [--burst 100]
 //
 // The server runs in this process on a fresh embedded database (or on PostgreSQL with
-// NAMAZU_BENCH_DATABASE_URL, a database that may be emptied); the receivers in a child process
+// NAMAZU_BENCH_DATABASE_URL, in a database created for the run and dropped after it); the receivers in a child process
 // (bench/webhook-receiver.ts) answer 204 at once, on `hosts` loopback addresses: each account's 20
 // subscriptions (the cap) post to a host of their own, as receivers on different machines would
 // (`--hosts 1` puts every subscription on one host, which the per-host bound of 32 attempts at once
@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Agent } from 'undici';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { defaults } from '../src/config.ts';
@@ -31,6 +32,7 @@ import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
+import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 
 const { values } = parseArgs({
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '100' },
     hosts: { type: 'string', default: '50' },
     stalled: { type: 'string', default: '20' },
+    client: { type: 'string', default: 'undici' },
   },
 });
 const HOSTS = Number(values.hosts);
@@ -72,13 +75,19 @@ const arrivals = (count: number, kind = 'hook') =>
   });
 
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-webhooks-'));
+const SECRET = 'bench-secret-0123456789abcdef0123456789';
+// On PostgreSQL a database of its own, dropped at the end: subscriptions left by an earlier run
+// would post to receivers that are gone.
+const adminUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
+const scratch = adminUrl ? await createBenchDatabase(adminUrl, 'namazu_bench_webhooks', SECRET) : null;
 const server = await startServer(
   {
     ...defaults(),
     port: 0,
     host: '127.0.0.1',
     dataDir,
-    databaseUrl: process.env.NAMAZU_BENCH_DATABASE_URL || null,
+    databaseUrl: scratch?.databaseUrl ?? null,
+    secret: SECRET,
     demo: false,
     logLevel: 'silent',
     webhookAllowPrivate: true,
@@ -132,31 +141,46 @@ async function ingest(xml = EEW): Promise<number> {
   return now();
 }
 
+// The reference's connections are kept across rounds, as the sender keeps its own: both warm
+// after the first round. Its client is the sender's (undici), or Node's http with `--client http`.
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: MAX_ATTEMPTS_PER_HOST });
+const undiciAgent = new Agent({ connections: MAX_ATTEMPTS_PER_HOST });
+const postWithHttp = (url: string, body: Buffer) =>
+  new Promise<void>((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent: httpAgent, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', resolve);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+const postWithUndici = async (url: string, body: Buffer) => {
+  const { origin, pathname } = new URL(url);
+  const res = await undiciAgent.request({
+    origin,
+    path: pathname,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  await res.body.dump();
+};
+const postOnce = values.client === 'http' ? postWithHttp : postWithUndici;
+
 /** The reference: the same number of posts of the same body to the same receivers from a plain loop. */
 async function reference(count: number, body: Buffer): Promise<number[]> {
   // The loop bounds the posts at once, as the workers do.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_ATTEMPTS_PER_HOST });
   const started = now();
-  const post = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.request(
-        urls[i % SUBS]!,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-        (res) => {
-          res.resume();
-          res.on('end', resolve);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
   let next = 0;
   await Promise.all(
     Array.from({ length: MAX_ATTEMPTS_IN_FLIGHT }, async () => {
-      while (next < count) await post(next++);
+      while (next < count) await postOnce(urls[next++ % SUBS]!, body);
     }),
   );
-  agent.destroy();
   return (await arrivals(count)).map((t) => t - started);
 }
 
@@ -255,5 +279,8 @@ emitResult('webhooks', {
   besideStalledP99Ms: stalledEew?.p99 ?? null,
 });
 await server.close();
+await scratch?.drop();
+httpAgent.destroy();
+await undiciAgent.close();
 receiver.disconnect();
 rmSync(dataDir, { recursive: true, force: true });

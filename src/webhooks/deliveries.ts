@@ -32,16 +32,24 @@ export interface QueuedDelivery {
  * Queues deliveries (inside the queuer's transaction). A subscription deleted or disabled since the
  * queuer read it is skipped; a delivery already queued is not queued again. The ones marked `claim`
  * are queued claimed by this process, as `claimDue` would claim them (first attempt, leased for
- * `leaseMs`), and returned: the first attempt of a fresh telegram needs no claim statement of its own.
+ * `leaseMs`), and returned by id: the first attempt of a fresh telegram needs no claim statement of
+ * its own, and the queuer, which holds the subscriptions, makes the rest of each claimed delivery
+ * (on the embedded engine, the columns of a thousand rows cost more than inserting them).
  */
 export async function queueDeliveries(
   q: Queryable,
   rows: readonly QueuedDelivery[],
   leaseMs: number,
-): Promise<{ queued: number; claimed: ClaimedDelivery[] }> {
+): Promise<{ queued: number; claimed: QueuedClaim[] }> {
   if (rows.length === 0) return { queued: 0, claimed: [] };
   // Counted in the database: a burst queues tens of thousands of rows, whose ids nobody needs here.
-  const result = await q.query<{ n: number } & Partial<ClaimRow>>(
+  const result = await q.query<{
+    n: number;
+    id: number | null;
+    sub: number;
+    serial: number;
+    priority: number;
+  }>(
     `WITH inserted AS (
        INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, attempts, lease_until,
          next_at, last_attempt_at)
@@ -50,13 +58,11 @@ export async function queueDeliveries(
          CASE WHEN x.claim THEN now() + $5 * interval '1 millisecond' ELSE now() END,
          CASE WHEN x.claim THEN now() END
        FROM unnest($1::int8[], $2::int8[], $3::int2[], $4::bool[]) AS x(sub, serial, priority, claim)
-       JOIN webhook_subscriptions s ON s.id = x.sub AND s.state = 'active'
+       WHERE x.sub IN (SELECT id FROM webhook_subscriptions WHERE state = 'active')
        ON CONFLICT (subscription_id, serial) DO NOTHING
-       RETURNING id, subscription_id, serial, message_id, priority, attempts, created_at, retry_from)
-     SELECT c.n, i.id, i.subscription_id, i.serial, i.message_id, i.priority, i.attempts, i.created_at,
-       i.retry_from, s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed
-     FROM (SELECT count(*)::int AS n FROM inserted) c
-     LEFT JOIN (inserted i JOIN webhook_subscriptions s ON s.id = i.subscription_id) ON i.attempts = 1`,
+       RETURNING id, subscription_id, serial, priority, attempts)
+     SELECT c.n, i.id, i.subscription_id AS sub, i.serial, i.priority
+     FROM (SELECT count(*)::int AS n FROM inserted) c LEFT JOIN inserted i ON i.attempts = 1`,
     [
       rows.map((r) => r.subscriptionId),
       rows.map((r) => r.serial),
@@ -65,8 +71,57 @@ export async function queueDeliveries(
       leaseMs,
     ],
   );
-  const claimed = result.filter((r): r is { n: number } & ClaimRow => r.id != null).map(toClaimed);
-  return { queued: result[0]!.n, claimed: claimed.sort(byPriorityThenId) };
+  const claimed = result.flatMap((r) =>
+    r.id === null ? [] : [{ id: r.id, subscriptionId: r.sub, serial: r.serial, priority: r.priority }],
+  );
+  return { queued: result[0]!.n, claimed: claimed.sort((a, b) => a.priority - b.priority || a.id - b.id) };
+}
+
+/** A delivery queued claimed for this process (its first attempt). */
+export interface QueuedClaim {
+  id: number;
+  subscriptionId: number;
+  serial: number;
+  priority: number;
+}
+
+/** What an attempt needs of its subscription. */
+export interface DeliveryTarget {
+  url: string;
+  host: string;
+  format: string;
+  lang: 'ja' | 'en';
+  secretSealed: string;
+  tokenSealed: string | null;
+}
+
+/** The active subscriptions' targets by id (the queuer's, for the deliveries it claims as it queues). */
+export async function deliveryTargets(q: Queryable): Promise<Map<number, DeliveryTarget>> {
+  const rows = await q.query<{
+    id: number;
+    url: string;
+    host: string;
+    format: string;
+    lang: 'ja' | 'en';
+    secret_sealed: string;
+    token_sealed: string | null;
+  }>(
+    `SELECT id, url, host, format, lang, secret_sealed, token_sealed FROM webhook_subscriptions
+     WHERE state = 'active'`,
+  );
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        url: r.url,
+        host: r.host,
+        format: r.format,
+        lang: r.lang,
+        secretSealed: r.secret_sealed,
+        tokenSealed: r.token_sealed,
+      },
+    ]),
+  );
 }
 
 export interface ClaimedDelivery {
@@ -79,7 +134,6 @@ export interface ClaimedDelivery {
   /** This attempt's number (1 for the first): the fencing token of its outcome. */
   attempt: number;
   createdAt: Date;
-  retryFrom: Date;
   url: string;
   host: string;
   format: string;
@@ -96,7 +150,6 @@ interface ClaimRow {
   priority: number;
   attempts: number;
   created_at: Date;
-  retry_from: Date;
   url: string;
   host: string;
   format: string;
@@ -113,7 +166,6 @@ const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
   priority: r.priority,
   attempt: r.attempts,
   createdAt: r.created_at,
-  retryFrom: r.retry_from,
   url: r.url,
   host: r.host,
   format: r.format,
@@ -147,7 +199,7 @@ export async function claimDue(
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
-       d.retry_from, s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
+       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
     [limit, leaseMs, busyHosts as string[]],
   );
   return rows.map(toClaimed).sort(byPriorityThenId);

@@ -3,7 +3,9 @@
  * message of the telegram, the others a ready-made post (render.ts) of its summary. Each telegram is
  * read, summarised and serialised once for all its subscriptions: the builder keeps the last few
  * telegrams' bodies (a burst to a thousand subscriptions reads each once), within a byte budget
- * (docs/operations.md "Memory": a telegram may be as large as NAMAZU_MAX_TELEGRAM_BYTES).
+ * (docs/operations.md "Memory": a telegram may be as large as NAMAZU_MAX_TELEGRAM_BYTES). The queuer
+ * hands it the telegrams it is queueing (`prime`), so that the first attempts read nothing more; the
+ * summary is made only when a ready-made post asks for it.
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -38,7 +40,8 @@ interface Prepared {
   record: TelegramRecord;
   /** The `data` message (format `namazu`). */
   message: Buffer;
-  summary: TelegramSummary | null;
+  /** Made when a ready-made post first asks for it. */
+  summary: Promise<TelegramSummary | null> | null;
   /** Rendered posts by format and language (the misskey post holds its token: rendered per delivery). */
   posts: Map<string, Payload>;
 }
@@ -60,12 +63,10 @@ async function documentOf(q: Queryable, record: TelegramRecord): Promise<unknown
   }
 }
 
-/**
- * What a prepared telegram holds, over-estimated: its body, its message, and its summary's text at
- * 2 bytes a character, twice (the parsed objects).
- */
-const preparedBytes = (p: Prepared) =>
-  p.record.body.length + p.message.length + (p.summary ? JSON.stringify(p.summary).length * 4 : 0);
+/** What a prepared telegram holds before its summary: its body and its message. */
+const preparedBytes = (p: Prepared) => p.record.body.length + p.message.length;
+/** What a summary holds, over-estimated: its text at 2 bytes a character, twice (the parsed objects). */
+const summaryBytes = (summary: TelegramSummary) => JSON.stringify(summary).length * 4;
 
 export class PayloadBuilder {
   /** Least recently used first. */
@@ -89,16 +90,40 @@ export class PayloadBuilder {
     if (!prepared) return null;
     if (!isPostFormat(format))
       return { headers: { 'content-type': 'application/json' }, body: prepared.message };
-    if (!prepared.summary) return null;
+    const summary = await this.summaryOf(serial, prepared);
+    if (!summary) return null;
     const key = `${format}/${lang}`;
-    if (format === 'misskey') return this.render(format, prepared.summary, lang, token);
+    if (format === 'misskey') return this.render(format, summary, lang, token);
     let post = prepared.posts.get(key);
     if (!post) {
-      post = this.render(format, prepared.summary, lang, token);
+      post = this.render(format, summary, lang, token);
       prepared.posts.set(key, post);
       this.count(serial, post.body.length);
     }
     return post;
+  }
+
+  /**
+   * A telegram about to be delivered, as the queuer read it: its message is made now (the database
+   * is not read again for it). Nothing when it is already kept.
+   */
+  prime(record: TelegramRecord): void {
+    if (!this.kept.has(record.serial)) this.keep(record.serial, this.prepare(record.serial, record));
+  }
+
+  /** The telegram's summary, made once (from its JSON conversion when it has one). */
+  private summaryOf(serial: number, prepared: Prepared): Promise<TelegramSummary | null> {
+    if (!prepared.summary) {
+      prepared.summary = documentOf(this.db, prepared.record).then((document) =>
+        summarize(prepared.record, document),
+      );
+      prepared.summary.then(
+        (summary) => summary && this.count(serial, summaryBytes(summary)),
+        // Made again by the next delivery that asks.
+        () => (prepared.summary = null),
+      );
+    }
+    return prepared.summary;
   }
 
   private render(
@@ -124,7 +149,11 @@ export class PayloadBuilder {
       this.kept.set(serial, found);
       return found.prepared;
     }
-    const entry: Kept = { prepared: this.prepare(serial), bytes: 0 };
+    return this.keep(serial, this.prepare(serial));
+  }
+
+  private keep(serial: number, prepared: Promise<Prepared | null>): Promise<Prepared | null> {
+    const entry: Kept = { prepared, bytes: 0 };
     this.kept.set(serial, entry);
     this.count(serial, KEPT_ENTRY_BYTES);
     entry.prepared.then(
@@ -153,10 +182,9 @@ export class PayloadBuilder {
     this.keptBytes -= entry.bytes;
   }
 
-  private async prepare(serial: number): Promise<Prepared | null> {
-    const record = await loadTelegram(this.db, serial);
+  private async prepare(serial: number, read?: TelegramRecord): Promise<Prepared | null> {
+    const record = read ?? (await loadTelegram(this.db, serial));
     if (!record) return null;
-    const document = await documentOf(this.db, record);
     return {
       record,
       // `passing` as on a socket: ingest at reception, then this server when the message was made.
@@ -164,7 +192,7 @@ export class PayloadBuilder {
         { name: 'ingest', time: record.receivedTime },
         { name: this.serverName, time: new Date().toISOString() },
       ]),
-      summary: summarize(record, document),
+      summary: null,
       posts: new Map(),
     };
   }

@@ -10,25 +10,41 @@
  * are queued claimed for them and handed over after COMMIT (no claim statement between a telegram's
  * commit and its first posts); the rest wait in the queue for whichever process claims them.
  */
+import { setImmediate } from 'node:timers/promises';
 import { CoalescedJob } from '../coalesced-job.ts';
 import type { Db } from '../db/types.ts';
 import { compileFilter, matches, type CompiledFilter } from '../realtime/filter.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import {
   PRIORITY_EEW,
+  deliveryTargets,
+  messageIdOf,
   priorityOf,
   queueDeliveries,
   type ClaimedDelivery,
+  type DeliveryTarget,
+  type QueuedClaim,
   type QueuedDelivery,
 } from './deliveries.ts';
 import { activeSubscriptions } from './subscriptions.ts';
 
 /** The advisory lock key of the queuer (a constant of its own: 'namazu webhook queue'). */
 const QUEUE_LOCK_KEY = 0x6e7a7768;
-/** Telegrams read and queued per transaction (to a thousand subscriptions: 16,000 rows). */
+/** Telegrams read and queued per round (to a thousand subscriptions: 16,000 rows). */
 const BATCH = 16;
 /** How soon to try again when another process held the lock (it may have read before our commit). */
 const BUSY_RETRY_MS = 25;
+/**
+ * Rows queued by a round's first transaction, each next one twice as many: the first about what the
+ * workers begin at once, so that a fresh telegram's first posts wait for a short insert (on the
+ * embedded engine 1,000 rows took some 50 ms, 128 about 7), and the next slices are committed while
+ * those are under way.
+ */
+const FIRST_SLICE = 128;
+/** Rows queued per transaction at most. */
+const SLICE = 1024;
+/** Rows matched in one turn of the event loop. */
+const MATCHED_PER_TURN = 2048;
 
 export interface QueueSource {
   /** Stored telegrams with serials above `after`, oldest first, at most `limit`. */
@@ -41,8 +57,15 @@ export interface FirstAttempts {
   wouldTake(hosts: readonly string[]): boolean[];
   /** The deliveries claimed for them, once committed. */
   take(claimed: readonly ClaimedDelivery[]): void;
+  /** Telegrams about to be queued: their bodies are made while the queue is written. */
+  prepare(records: readonly TelegramRecord[]): void;
   /** The lease of a claim. */
   leaseMs: number;
+}
+
+interface Position {
+  serial: number;
+  version: number;
 }
 
 interface Group {
@@ -55,6 +78,8 @@ export class Queuer {
   private readonly rounds: CoalescedJob;
   /** The active subscriptions grouped by filter, and the version they were read at. */
   private groups: Group[] = [];
+  /** What an attempt needs of each active subscription, read with the groups. */
+  private targets = new Map<number, DeliveryTarget>();
   private version = -1;
   private retry: NodeJS.Timeout | null = null;
 
@@ -103,34 +128,74 @@ export class Queuer {
     }
   }
 
-  /** One batch: `more` when it was full or the position moved under it, `busy` when another process queues. */
+  /**
+   * One batch: `more` when it was full or the position moved under it, `busy` when another process
+   * queues. Its rows are queued in slices, one transaction each (early warnings first; small slices
+   * while they are claimed), each handed to the workers on its commit; the last moves the position. A crash between
+   * slices leaves the position where it was: the next round queues the batch again, and `UNIQUE
+   * (subscription, serial)` skips the rows already queued.
+   */
   private async round(): Promise<'done' | 'more' | 'busy'> {
-    const [seen] = await this.db.query<{ serial: number; version: number }>(
+    const [seen] = await this.db.query<Position>(
       'SELECT serial, subscriptions_version AS version FROM webhook_position',
     );
     const records = await this.source.after(seen!.serial, BATCH);
     if (records.length === 0) return 'done';
     if (seen!.version !== this.version) await this.readSubscriptions(seen!.version);
-    const rows = this.deliveriesOf(records);
+    const rows = await this.deliveriesOf(records);
+    const delivered = new Set(rows.map((r) => r.serial));
+    this.workers.prepare(records.filter((r) => delivered.has(r.serial)));
     const last = records[records.length - 1]!.serial;
+    let from = 0;
+    let size = FIRST_SLICE;
+    do {
+      const to = from + size;
+      size = Math.min(2 * size, SLICE);
+      const outcome = await this.queueSlice(seen!, rows.slice(from, to), to >= rows.length ? last : null);
+      if (outcome !== 'queued') return outcome;
+      from = to;
+    } while (from < rows.length);
+    return records.length < BATCH ? 'done' : 'more';
+  }
+
+  /** One transaction: queues `rows` if the position is still `seen`, and moves it to `moveTo` if given. */
+  private async queueSlice(
+    seen: Position,
+    rows: readonly QueuedDelivery[],
+    moveTo: number | null,
+  ): Promise<'queued' | 'more' | 'busy'> {
     const outcome = await this.db.tx(async (q) => {
       const [lock] = await q.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
         QUEUE_LOCK_KEY,
       ]);
       if (!lock!.got) return 'busy' as const;
       // Under the lock: what this round read is still where the queue stands.
-      const [now] = await q.query<{ serial: number; version: number }>(
+      const [now] = await q.query<Position>(
         'SELECT serial, subscriptions_version AS version FROM webhook_position',
       );
-      if (now!.serial !== seen!.serial || now!.version !== seen!.version) return 'more' as const;
+      if (now!.serial !== seen.serial || now!.version !== seen.version) return 'more' as const;
       const queued = await queueDeliveries(q, rows, this.workers.leaseMs);
-      await q.query('UPDATE webhook_position SET serial = $1', [last]);
+      if (moveTo !== null) await q.query('UPDATE webhook_position SET serial = $1', [moveTo]);
       return queued;
     });
     if (typeof outcome === 'string') return outcome;
-    if (outcome.claimed.length > 0) this.workers.take(outcome.claimed);
+    if (outcome.claimed.length > 0) this.workers.take(this.claimedDeliveries(outcome.claimed));
     if (outcome.queued > 0) this.onQueued(outcome.queued, outcome.claimed.length);
-    return records.length < BATCH ? 'done' : 'more';
+    return 'queued';
+  }
+
+  /**
+   * The deliveries queued claimed for this process, whole. One whose subscription was not read with
+   * the groups (none should be: the version guards them) waits for its lease to end.
+   */
+  private claimedDeliveries(claimed: readonly QueuedClaim[]): ClaimedDelivery[] {
+    const createdAt = new Date();
+    return claimed.flatMap((c) => {
+      const target = this.targets.get(c.subscriptionId);
+      if (!target) return [];
+      const messageId = messageIdOf(c.subscriptionId, c.serial);
+      return [{ ...c, ...target, messageId, attempt: 1, createdAt }];
+    });
   }
 
   private async readSubscriptions(version: number): Promise<void> {
@@ -142,37 +207,42 @@ export class Queuer {
       group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
     }
     this.groups = [...byKey.values()];
+    this.targets = await deliveryTargets(this.db);
     this.version = version;
   }
 
   /**
-   * Every (subscription, telegram) that matches: one test per filter group and telegram; those the
-   * workers would take now (early warnings first) marked to be claimed for them.
+   * Every (subscription, telegram) that matches, early warnings first, each kind in queueing order:
+   * one test per filter group and telegram; those the workers would take now marked to be claimed
+   * for them. A batch to many subscriptions makes tens of thousands of rows: the event loop is let go
+   * every `MATCHED_PER_TURN` of them.
    */
-  private deliveriesOf(records: readonly TelegramRecord[]): QueuedDelivery[] {
-    const rows: QueuedDelivery[] = [];
-    const hosts: string[] = [];
+  private async deliveriesOf(records: readonly TelegramRecord[]): Promise<QueuedDelivery[]> {
+    const kinds = { eew: [] as QueuedDelivery[], other: [] as QueuedDelivery[] };
+    const hostsOf = { eew: [] as string[], other: [] as string[] };
+    let sinceTurn = 0;
     for (const record of records) {
       const priority = priorityOf(record.classification);
+      const kind = priority === PRIORITY_EEW ? 'eew' : 'other';
       for (const group of this.groups) {
         if (!matches(group.filter, record)) continue;
         for (const s of group.subscriptions) {
           // A subscription receives the telegrams committed after its creation.
           if (record.serial > s.fromSerial) {
-            rows.push({ subscriptionId: s.id, serial: record.serial, priority, claim: false });
-            hosts.push(s.host);
+            kinds[kind].push({ subscriptionId: s.id, serial: record.serial, priority, claim: false });
+            hostsOf[kind].push(s.host);
+            sinceTurn++;
           }
         }
       }
+      if (sinceTurn >= MATCHED_PER_TURN) {
+        sinceTurn = 0;
+        await setImmediate();
+      }
     }
-    // Early warnings first, each kind in queueing order.
-    const indexes = [...rows.keys()];
-    const order = [
-      ...indexes.filter((i) => rows[i]!.priority === PRIORITY_EEW),
-      ...indexes.filter((i) => rows[i]!.priority !== PRIORITY_EEW),
-    ];
-    const taken = this.workers.wouldTake(order.map((i) => hosts[i]!));
-    order.forEach((i, k) => (rows[i]!.claim = taken[k]!));
+    const rows = kinds.eew.concat(kinds.other);
+    const taken = this.workers.wouldTake(hostsOf.eew.concat(hostsOf.other));
+    rows.forEach((row, i) => (row.claim = taken[i]!));
     return rows;
   }
 }

@@ -155,6 +155,7 @@ function queuerFor(ctx: AppContext, worker: DeliveryWorker, onError: (err: unkno
     {
       wouldTake: (hosts) => worker.wouldTake(hosts),
       take: (claimed) => worker.take(claimed),
+      prepare: (records) => worker.prepare(records),
       leaseMs: leaseOf(ctx),
     },
     (count, claimed) => {

@@ -9,9 +9,11 @@
  * a dead receiver never holds another subscription's early warning.
  */
 import { CoalescedJob } from '../coalesced-job.ts';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/types.ts';
 import type { SecretBox } from '../security/sealed.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
 import {
   claimDue,
   recordDelivered,
@@ -48,9 +50,17 @@ export interface WorkerEvents {
 const USER_AGENT = 'Namazu-Webhooks/1';
 /** Claimed per statement. */
 const CLAIM_BATCH = 256;
+/**
+ * Deliveries begun in one turn of the event loop: each is signed and its request written, so that a
+ * turn that began a hundred held the loop for about 10 ms on a busy machine (docs/webhooks.md
+ * "Operations": no turn of the loop much over 10 ms).
+ */
+const BEGUN_PER_TURN = 32;
+/** Outcomes counted (metrics) per turn of the event loop, after their batch is recorded. */
+const COUNTED_PER_TURN = 128;
 /** Successes recorded per statement, and how long they gather before one is written. */
 const SUCCESS_BATCH = 1024;
-const SUCCESS_GATHER_MS = 20;
+const SUCCESS_GATHER_MS = 100;
 /** Signing keys and tokens kept opened, by their sealed text (opening each costs a decryption). */
 const OPENED_SECRETS = 4096;
 
@@ -69,6 +79,8 @@ export class DeliveryWorker {
   /** The hosts the last claim skipped (at their limit here): a slot freed for one may find more due. */
   private skipped = new Set<string>();
   private stopped = false;
+  /** The next turn's begins, when scheduled. */
+  private starting: NodeJS.Immediate | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly attempts = new Set<Promise<void>>();
   /**
@@ -144,10 +156,16 @@ export class DeliveryWorker {
     this.startHeld();
   }
 
+  /** Telegrams about to be queued: their bodies are made now, for the first attempts. */
+  prepare(records: readonly TelegramRecord[]): void {
+    for (const record of records) this.payloads.prime(record);
+  }
+
   /** Stops claiming and waits for the attempts under way to be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    if (this.starting) clearImmediate(this.starting);
     await this.pumps.idle();
     await Promise.allSettled([...this.attempts]);
     while (this.flushing) await this.flushing;
@@ -202,20 +220,37 @@ export class DeliveryWorker {
     this.heldCount++;
   }
 
-  /**
-   * Begins held deliveries while slots are free: the first priority with a host under its limit,
-   * that host's oldest. One held so long that its lease would end before its attempt could goes back
-   * to the queue instead (no other process may send it while this one might).
-   */
+  /** Begins held deliveries while slots are free, from the next turn of the event loop on. */
   private startHeld(): void {
+    if (this.stopped || this.starting) return;
+    this.starting = setImmediate(() => {
+      this.starting = null;
+      this.startSome();
+    });
+  }
+
+  /**
+   * Begins up to `BEGUN_PER_TURN` held deliveries while slots are free (then again on the next
+   * turn): the first priority with a host under its limit, that host's oldest. One held so long
+   * that its lease would end before its attempt could goes back to the queue instead (no other
+   * process may send it while this one might).
+   */
+  private startSome(): void {
+    if (this.stopped) return;
     const stale: ClaimedDelivery[] = [];
     const limit = this.options.leaseMs - this.options.timeoutMs - 1000;
     const priorities = [...this.held.keys()].sort((a, b) => a - b);
+    let begun = 0;
     while (this.inFlight < this.options.concurrency) {
+      if (begun === BEGUN_PER_TURN) {
+        this.startHeld();
+        break;
+      }
       const next = this.nextHeld(priorities);
       if (!next) break;
       if (performance.now() - next.claimedAt > limit) stale.push(next.d);
       else this.begin(next.d);
+      begun++;
     }
     if (stale.length > 0) this.release(stale).catch((err) => this.events.error(err));
   }
@@ -296,8 +331,11 @@ export class DeliveryWorker {
         const batch = this.successes.splice(0, SUCCESS_BATCH);
         try {
           const recorded = await recordDelivered(this.db, batch);
-          for (const { d, outcome } of batch)
-            this.events.attempted(d, outcome, recorded.has(d.id) ? 'delivered' : 'stale');
+          for (let i = 0; i < batch.length; i += COUNTED_PER_TURN) {
+            if (i > 0) await setImmediatePromise();
+            for (const { d, outcome } of batch.slice(i, i + COUNTED_PER_TURN))
+              this.events.attempted(d, outcome, recorded.has(d.id) ? 'delivered' : 'stale');
+          }
         } catch (err) {
           // Not recorded: the leases end and the deliveries are sent again under the same webhook-id.
           this.events.error(err);
