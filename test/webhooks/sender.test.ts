@@ -1,12 +1,14 @@
-// The sender's connections: kept alive per host, and an attempt to a host it has not posted to yet
-// is not held behind idle connections to other hosts (receivers on other loopback addresses).
+// The sender's connections: kept alive per host, at most its bound to one host and closed once idle;
+// an attempt to a host it has not posted to yet is not held behind idle connections to other hosts
+// (receivers on other loopback addresses); a refusal's status and Retry-After are its outcome.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { MAX_ATTEMPTS_IN_FLIGHT } from '../../src/webhooks/service.ts';
 import { Sender } from '../../src/webhooks/sender.ts';
+import { waitFor } from '../support/wait.ts';
 
 test('idle connections to many hosts do not hold an attempt to another host', async () => {
   // More hosts than the attempts a process makes at once: each left with an idle connection.
@@ -43,5 +45,77 @@ test('idle connections to many hosts do not hold an attempt to another host', as
       server.closeAllConnections();
       server.close();
     }
+  }
+});
+
+test('connections to one host stay within the bound, and one left idle is closed', async () => {
+  const open = new Set<Socket>();
+  let opened = 0;
+  let atOnce = 0;
+  const server = createServer((req, res) =>
+    req.resume().on('end', () => setTimeout(() => res.writeHead(204).end(), 50)),
+  );
+  server.on('connection', (socket: Socket) => {
+    opened++;
+    open.add(socket);
+    atOnce = Math.max(atOnce, open.size);
+    socket.on('close', () => open.delete(socket));
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const sender = new Sender({
+    timeoutMs: 3000,
+    maxResponseBytes: 1024,
+    maxSocketsPerHost: 3,
+    idleMs: 300,
+    allowPrivate: true,
+  });
+  try {
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, () => sender.send({ url, headers: {}, body: Buffer.from('{}') })),
+    );
+    for (const outcome of outcomes) assert.equal(outcome.status, 204);
+    assert.equal(atOnce, 3);
+    // Kept alive: the next posts reuse them.
+    await sender.send({ url, headers: {}, body: Buffer.from('{}') });
+    assert.equal(opened, 3);
+    // Then closed by the sender once idle (the receiver would keep them a minute).
+    await waitFor(() => open.size === 0, { timeout: 3000, message: 'idle connections closed' });
+  } finally {
+    sender.close();
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a refusal's Retry-After and status are the outcome; its body is not kept", async () => {
+  const server = createServer((req, res) =>
+    req.resume().on('end', () => res.writeHead(429, { 'retry-after': '7' }).end('x'.repeat(100_000))),
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const sender = new Sender({
+    timeoutMs: 3000,
+    maxResponseBytes: 1024,
+    maxSocketsPerHost: 2,
+    idleMs: 1000,
+    allowPrivate: true,
+  });
+  try {
+    const outcome = await sender.send({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+      headers: {},
+      body: Buffer.from('{}'),
+    });
+    assert.deepEqual(
+      { ok: outcome.ok, status: outcome.status, error: outcome.error, retryAfterMs: outcome.retryAfterMs },
+      { ok: false, status: 429, error: 'HTTP 429', retryAfterMs: 7000 },
+    );
+  } finally {
+    sender.close();
+    server.closeAllConnections();
+    server.close();
   }
 });

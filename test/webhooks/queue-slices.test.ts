@@ -1,0 +1,133 @@
+// The queuer writes a telegram's deliveries in slices (a small first one, so that the first posts
+// leave early), the position moved by the last: a process that dies between two slices leaves the
+// first slice queued and the position where it was, and the next round (any process's) queues the
+// rest, none twice. The death is the failure of the second transaction, on the real database.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { createAccount } from '../../src/accounts/accounts.ts';
+import { addContract } from '../../src/accounts/contracts.ts';
+import { createMemoryBus } from '../../src/bus/memory.ts';
+import { openDb } from '../../src/db/open.ts';
+import type { Db } from '../../src/db/types.ts';
+import { loadPepper } from '../../src/security/pepper.ts';
+import { SecretBox } from '../../src/security/sealed.ts';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { loadTelegramsAfter } from '../../src/telegrams/store.ts';
+import type { ClaimedDelivery } from '../../src/webhooks/deliveries.ts';
+import { Queuer } from '../../src/webhooks/queuer.ts';
+import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
+import { createSubscription } from '../../src/webhooks/subscriptions.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { fixture } from '../support/fixtures.ts';
+
+const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
+/** More than the first slice (128): the telegram's rows take two transactions. */
+const SUBSCRIPTIONS = 140;
+
+async function subscribe(db: Db, box: SecretBox): Promise<void> {
+  for (let i = 0; i < SUBSCRIPTIONS; i += 20) {
+    const account = await createAccount(db, { email: `slices${i}@example.test`, password: 'password-1' });
+    await addContract(db, account.id, 'eew.forecast');
+    await addContract(db, account.id, 'eew.warning');
+    for (let j = i; j < i + 20; j++) {
+      const url = `http://127.0.0.${1 + (j % 7)}:9/hook${j}`;
+      const spec = {
+        url,
+        classifications: ['eew.forecast', 'eew.warning'],
+        types: null,
+        test: 'no' as const,
+        formatMode: 'raw' as const,
+        areas: null,
+        minIntensity: null,
+        format: 'namazu' as const,
+        lang: 'ja' as const,
+        token: null,
+      };
+      const created = await createSubscription(db, box, account.id, spec, new URL(url).hostname);
+      assert.ok(created.ok);
+    }
+  }
+}
+
+/** A queuer whose workers take what `take` says, and record what they were handed. */
+function queuerOn(db: Db, take: boolean, handed: ClaimedDelivery[], errors: unknown[]): Queuer {
+  return new Queuer(
+    db,
+    { after: (after, limit) => loadTelegramsAfter(db, after, limit) },
+    {
+      wouldTake: (hosts) => hosts.map(() => take),
+      take: (claimed) => handed.push(...claimed),
+      prepare: () => {},
+      leaseMs: 60_000,
+    },
+    () => {},
+    (err) => errors.push(err),
+  );
+}
+
+test('a queuer that dies between slices leaves its first slice queued; the next round queues the rest once', async () => {
+  const database = await createTestDatabase();
+  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
+  const bus = createMemoryBus();
+  try {
+    const box = new SecretBox(
+      await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
+      WEBHOOK_SECRET_PURPOSE,
+    );
+    await subscribe(db, box);
+    const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
+    assert.ok(stored.ok);
+    const serial = stored.stored.serial;
+
+    // The first process: its second transaction fails, as if the process died there.
+    let transactions = 0;
+    const dying: Db = {
+      ...db,
+      tx: (fn) => (++transactions === 2 ? Promise.reject(new Error('killed')) : db.tx(fn)),
+    };
+    const handed: ClaimedDelivery[] = [];
+    const errors: unknown[] = [];
+    await queuerOn(dying, true, handed, errors).settled();
+    assert.equal(errors.length, 1);
+    const rows = async () =>
+      db.query<{ subscription_id: number; attempts: number; message_id: string }>(
+        'SELECT subscription_id, attempts, message_id FROM webhook_deliveries WHERE serial = $1',
+        [serial],
+      );
+    const first = await rows();
+    assert.equal(first.length, 128, 'the first slice is committed');
+    assert.ok(
+      first.every((r) => r.attempts === 1),
+      'claimed for the process that queued them',
+    );
+    assert.deepEqual(
+      handed.map((d) => d.id).sort(),
+      (await db.query<{ id: number }>('SELECT id FROM webhook_deliveries')).map((r) => r.id).sort(),
+      'handed to its workers after the commit, whole',
+    );
+    assert.ok(handed.every((d) => d.messageId === `msg_${d.subscriptionId}_${serial}` && d.attempt === 1));
+    const [position] = await db.query<{ serial: number }>('SELECT serial FROM webhook_position');
+    assert.ok(position!.serial < serial, 'the position stays before the telegram');
+
+    // The next round, in another process: the rest, none twice, and the position moves.
+    const next: ClaimedDelivery[] = [];
+    await queuerOn(db, false, next, errors).settled();
+    assert.equal(errors.length, 1, 'the next round fails nothing');
+    const all = await rows();
+    assert.equal(all.length, SUBSCRIPTIONS);
+    assert.equal(new Set(all.map((r) => r.subscription_id)).size, SUBSCRIPTIONS);
+    assert.equal(all.filter((r) => r.attempts === 1).length, 128, 'the first slice is not queued again');
+    assert.equal(next.length, 0);
+    // Past the telegram and its JSON conversion (stored after it), which no subscription takes.
+    const [moved] = await db.query<{ serial: number; newest: number }>(
+      'SELECT serial, (SELECT max(serial) FROM telegrams) AS newest FROM webhook_position',
+    );
+    assert.equal(moved!.serial, moved!.newest);
+    assert.ok(moved!.serial >= serial);
+  } finally {
+    await bus.close();
+    await db.close();
+    await database.drop();
+  }
+});
