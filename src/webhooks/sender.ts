@@ -1,12 +1,12 @@
 /**
  * One HTTP attempt of a delivery, bounded (docs/webhooks.md "Safety"): the whole exchange within a
  * time limit, the response body read up to a few KiB and then dropped, redirects not followed (a 3xx
- * is a failed attempt), connections only to addresses the address guard allows. undici's `Agent`:
- * it follows no redirect (no `maxRedirections`), passes its `connect` options (the guard's `lookup`)
- * to net.connect/tls.connect for every connection, keeps connections alive per origin, and posts at
- * about half the CPU of Node's http client (docs/webhooks.md "Operations").
+ * is a failed attempt), connections only to addresses the address guard allows. Node's own
+ * http/https clients: they follow no redirect, take a `lookup` per request for the guard, and keep
+ * connections alive per host through one agent per process.
  */
-import { Agent, errors } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 import { guardedLookup, refusedHost } from './address-guard.ts';
 import type { AttemptOutcome } from './deliveries.ts';
 
@@ -37,31 +37,23 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** The few words of a failed attempt for an error undici threw (no secret, no body). */
-function failureOf(err: unknown, timedOut: boolean): string {
-  if (timedOut) return 'timeout';
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ADDRESS_REFUSED') return 'address refused';
-  return `connection failed (${code ?? 'error'})`;
-}
-
 export class Sender {
-  private readonly agent: Agent;
+  private readonly agents: { http: http.Agent; https: https.Agent };
 
   constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
-      connections: options.maxSocketsPerHost,
-      keepAliveTimeout: options.idleMs,
-      keepAliveMaxTimeout: options.idleMs,
-      // The attempt's own timer bounds it all (undici's would only bound the parts).
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      connect: options.allowPrivate ? {} : { lookup: guardedLookup },
-    });
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSocketsPerHost,
+      // No maxTotalSockets: Node's agent counts idle kept-alive connections to other hosts in it, so
+      // an attempt to a new host waited until one of those closed (the workers bound the attempts).
+      timeout: options.idleMs,
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+    };
+    this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   }
 
   /** Posts once; never throws: every failure is an outcome. */
-  async send(post: OutgoingPost): Promise<AttemptOutcome> {
+  send(post: OutgoingPost): Promise<AttemptOutcome> {
     const started = performance.now();
     const fail = (error: string, status: number | null = null, retryAfter: number | null = null) => ({
       ok: false,
@@ -74,43 +66,69 @@ export class Sender {
     try {
       url = new URL(post.url);
     } catch {
-      return fail('invalid URL');
+      return Promise.resolve(fail('invalid URL'));
     }
     const secure = url.protocol === 'https:';
-    if (!secure && !(url.protocol === 'http:' && this.options.allowPrivate)) return fail('scheme refused');
-    if (!this.options.allowPrivate && refusedHost(url.hostname)) return fail('address refused');
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
-    try {
-      const response = await this.agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
+    if (!secure && !(url.protocol === 'http:' && this.options.allowPrivate))
+      return Promise.resolve(fail('scheme refused'));
+    if (!this.options.allowPrivate && refusedHost(url.hostname))
+      return Promise.resolve(fail('address refused'));
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (outcome: AttemptOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const request = (secure ? https : http).request(url, {
         method: 'POST',
-        headers: post.headers,
-        body: post.body,
-        signal: abort.signal,
+        agent: secure ? this.agents.https : this.agents.http,
+        headers: { ...post.headers, 'content-length': String(post.body.length) },
       });
-      const status = response.statusCode;
-      // The status decides the attempt at once; the body is read only to keep the connection, up to
-      // the byte limit and within the attempt's time (the timer goes on), and is not kept.
-      let read = 0;
-      response.body.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > this.options.maxResponseBytes) response.body.destroy();
+      const timer = setTimeout(() => {
+        settle(fail('timeout'));
+        request.destroy();
+      }, this.options.timeoutMs);
+      request.on('error', (err: NodeJS.ErrnoException) =>
+        settle(
+          fail(
+            err.code === 'ADDRESS_REFUSED' ? 'address refused' : `connection failed (${err.code ?? 'error'})`,
+          ),
+        ),
+      );
+      request.on('response', (response) => {
+        // The status decides the attempt at once; the body is read only to keep the connection, up to
+        // the byte limit and within the attempt's time, and is not kept.
+        const status = response.statusCode ?? 0;
+        const remaining = Math.max(0, this.options.timeoutMs - (performance.now() - started));
+        if (status >= 200 && status < 300) {
+          settle({
+            ok: true,
+            status,
+            error: null,
+            durationMs: performance.now() - started,
+            retryAfterMs: null,
+          });
+        } else {
+          const why = status >= 300 && status < 400 ? 'redirect not followed' : `HTTP ${status}`;
+          settle(fail(why, status, retryAfterMs(response.headers['retry-after'], Date.now())));
+        }
+        const drain = setTimeout(() => response.destroy(), remaining);
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > this.options.maxResponseBytes) response.destroy();
+        });
+        response.on('close', () => clearTimeout(drain));
+        response.on('error', () => {});
       });
-      response.body.on('error', () => {});
-      response.body.on('close', () => clearTimeout(timer));
-      if (status >= 200 && status < 300)
-        return { ok: true, status, error: null, durationMs: performance.now() - started, retryAfterMs: null };
-      const why = status >= 300 && status < 400 ? 'redirect not followed' : `HTTP ${status}`;
-      return fail(why, status, retryAfterMs(response.headers['retry-after'], Date.now()));
-    } catch (err) {
-      clearTimeout(timer);
-      return fail(failureOf(err, abort.signal.aborted || err instanceof errors.RequestAbortedError));
-    }
+      request.end(post.body);
+    });
   }
 
   close(): void {
-    this.agent.destroy().catch(() => {});
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }
