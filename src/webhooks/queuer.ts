@@ -44,7 +44,7 @@ const FIRST_SLICE = 128;
 /** Rows queued per transaction at most. */
 const SLICE = 1024;
 /** Rows matched in one turn of the event loop. */
-const MATCHED_PER_TURN = 2048;
+const MATCHED_PER_TURN = 1024;
 
 export interface QueueSource {
   /** Stored telegrams with serials above `after`, oldest first, at most `limit`. */

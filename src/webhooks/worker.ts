@@ -51,13 +51,13 @@ const USER_AGENT = 'Namazu-Webhooks/1';
 /** Claimed per statement. */
 const CLAIM_BATCH = 256;
 /**
- * Deliveries begun in one turn of the event loop: each is signed and its request written, so that a
+ * Deliveries begun in one turn of the event loop: each is signed and its request written, and a
  * turn that began a hundred held the loop for about 10 ms on a busy machine (docs/webhooks.md
- * "Operations": no turn of the loop much over 10 ms).
+ * "Operations": 32 a turn still left a burst's longest stall at 21-27 ms, 16 at 16-20 ms).
  */
-const BEGUN_PER_TURN = 32;
+const BEGUN_PER_TURN = 16;
 /** Outcomes counted (metrics) per turn of the event loop, after their batch is recorded. */
-const COUNTED_PER_TURN = 128;
+const COUNTED_PER_TURN = 64;
 /** Successes recorded per statement, and how long they gather before one is written. */
 const SUCCESS_BATCH = 1024;
 const SUCCESS_GATHER_MS = 100;
