@@ -10,8 +10,10 @@
  * and broadcasts in one synchronous step). Once the pages have reached P — checked and joined in
  * one synchronous step — every broadcast after P includes the connection. Nothing is queued for it
  * meanwhile: the store holds what it missed. Pages yield the event loop between them, wait for
- * the connection to take what was written, and are read and written only while the hub has no
- * broadcast under way, so a catch-up never holds live delivery to others.
+ * the connection to take what was written, and are read and written only once the hub has written
+ * no broadcast for `LIVE_QUIET_MS`, so that a catch-up neither holds live delivery to others nor
+ * takes the machine from the clients reading it (at most `MAX_YIELD_MS` per page: a busy stream
+ * slows a catch-up, it does not stop it).
  */
 import type { Clock } from '../clock.ts';
 import type { TelegramSource } from './dispatcher.ts';
@@ -26,6 +28,10 @@ import type { Subscriber } from './subscriber.ts';
 const PAGE = 100;
 /** A page is written once the connection has at most this much queued (back-pressure, not a cut-off). */
 const LOW_WATER_BYTES = 256 * 1024;
+/** Live delivery goes first: a page waits until no broadcast was written for this long… */
+const LIVE_QUIET_MS = 50;
+/** …or this long at most. */
+const MAX_YIELD_MS = 250;
 
 /** What the catch-up needs of the dispatcher: its position, and a way to wait for it to move. */
 export interface StreamPosition {
@@ -71,7 +77,7 @@ export class CatchUp {
         return;
       }
       await conn.drained(LOW_WATER_BYTES);
-      await this.hub.drained();
+      await this.hub.quiet(LIVE_QUIET_MS, MAX_YIELD_MS);
       // Everything up to `target` was handed to the hub, so the source holds it (or it was pruned).
       const page = await this.source.after(cursor, PAGE, false);
       // A live telegram that came while the page was read goes out first.

@@ -54,6 +54,8 @@ export class Hub {
   private readonly idle: (() => void)[] = [];
   /** Waiting for the last connection to leave (shutdown). */
   private readonly emptiedWaiters: (() => void)[] = [];
+  /** When the last queued job was written (performance.now()): live delivery quiet since then. */
+  private lastWrittenAt = -Infinity;
 
   constructor(private readonly options: HubOptions) {}
 
@@ -166,6 +168,22 @@ export class Hub {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
+  /**
+   * Resolves once nothing has been queued or written for `quietMs`, or after `maxWaitMs` at most
+   * (then once what is queued has been written): background work (a catch-up) leaves the machine
+   * to live delivery while it goes out and is read.
+   */
+  async quiet(quietMs: number, maxWaitMs: number): Promise<void> {
+    const giveUpAt = performance.now() + maxWaitMs;
+    for (;;) {
+      await this.drained();
+      const now = performance.now();
+      const wait = Math.min(this.lastWrittenAt + quietMs, giveUpAt) - now;
+      if (wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
   private readonly onImmediate = (): void => {
     this.scheduled = false;
     this.run();
@@ -194,6 +212,7 @@ export class Hub {
         setImmediate(this.onImmediate);
       }
     } else {
+      this.lastWrittenAt = performance.now();
       for (const resolve of this.idle.splice(0)) resolve();
     }
   }

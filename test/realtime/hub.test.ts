@@ -82,3 +82,34 @@ test('a slow consumer is dropped with 4503 instead of growing memory; others kee
   fast!.ws.close();
   await env.stop();
 });
+
+test('quiet() waits until no broadcast was written for the quiet time, and never longer than its bound', async () => {
+  const env = await startEndpoint({ chunkSize: 4 });
+  const clients = await openMany(env, 8);
+  const t0 = performance.now();
+  await env.hub.quiet(100, 1000);
+  assert.ok(performance.now() - t0 < 50, 'nothing written lately: at once');
+
+  env.hub.broadcast(record({ type: 'VXSE53' }), []);
+  const afterBroadcast = performance.now();
+  await env.hub.quiet(100, 1000);
+  const waited = performance.now() - afterBroadcast;
+  assert.ok(
+    waited >= 95 && waited < 600,
+    `the quiet time after the broadcast (waited ${waited.toFixed(0)} ms)`,
+  );
+
+  // A broadcast every 30 ms keeps the hub busy: the wait ends at its bound.
+  const busy = setInterval(() => env.hub.broadcast(record({ type: 'VXSE53' }), []), 30);
+  try {
+    env.hub.broadcast(record({ type: 'VXSE53' }), []);
+    const started = performance.now();
+    await env.hub.quiet(100, 300);
+    const bounded = performance.now() - started;
+    assert.ok(bounded >= 295 && bounded < 800, `ended by its bound (waited ${bounded.toFixed(0)} ms)`);
+  } finally {
+    clearInterval(busy);
+  }
+  for (const c of clients) c.ws.close();
+  await env.stop();
+});
