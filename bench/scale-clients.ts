@@ -174,7 +174,7 @@ function call(
 
 /**
  * A ticket for client i. After its node died, the account may still count the client's previous
- * session as live (until its pings are overdue, docs/realtime.md): on 409 the client closes that
+ * session as live (for 5 s, docs/realtime.md "The connection limit"): on 409 the client closes that
  * session by id, as `DELETE /v2/socket/{id}` allows, and asks again.
  */
 async function ticket(i: number, node: string, body: object): Promise<string> {

@@ -21,7 +21,7 @@
 //
 // W = ceil(clients per node / 15,000): a process may hold 20,000 open files here. Ticket clients use
 // accounts of 1,000 connections each, one API key each, and an operator's limit of 2,000 (`namazu
-// account limit`): after a node dies its sessions count until their pings are overdue (3 min).
+// account limit`): after a node dies its sessions count until it has been unseen for 5 s.
 //
 // Each run, each size: connect everyone (the storm: time, connections per second, server CPU each,
 // after a warm-up of a tenth that connects and leaves); server RSS
@@ -117,7 +117,7 @@ async function accountsFor(clients: number): Promise<void> {
       password: 'bench-password',
     });
     for (const p of plans) await addContract(db, account.id, p.classification);
-    // Headroom for reconnects: the sessions of a killed node count until their pings are overdue.
+    // Headroom for reconnects: the sessions of a killed node count until it has been unseen for 5 s.
     await setConnectionLimit(db, account.id, 2 * ACCOUNT_SIZE);
     const { key } = await createApiKey(db, pepper, account.id, [
       'socket.start',
