@@ -33,7 +33,7 @@ import { MAX_INVALID_FRAMES } from '../src/realtime/welcome.ts';
 import { CLOSE_GRACE_MS } from '../src/realtime/service.ts';
 import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';
-import { BIN } from './namazu-bin.ts';
+import { BIN, cleanEnv } from './namazu-bin.ts';
 import { cpuSeconds, rss } from './proc.ts';
 
 const runs = Number(process.argv[2] ?? 3);
@@ -56,10 +56,7 @@ const secret = randomBytes(24).toString('hex');
 
 /** `namazu serve` with the demo setup (its API key has every scope and plan) and default limits. */
 async function startNamazu(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Namazu> {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')),
-  );
-  Object.assign(env, {
+  const env = cleanEnv({
     NAMAZU_DEMO: '1',
     NAMAZU_LOG_LEVEL: 'info',
     NAMAZU_DATA_DIR: dataDir,

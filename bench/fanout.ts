@@ -28,7 +28,7 @@ import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessio
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
-import { BIN } from './namazu-bin.ts';
+import { BIN, cleanEnv } from './namazu-bin.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,15 +72,14 @@ const server = spawn(
   process.execPath,
   [BIN, 'serve', '--workers', String(workers), '--port', '0', '--host', '127.0.0.1'],
   {
-    env: {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_'))),
+    env: cleanEnv({
       NAMAZU_DATABASE_URL: databaseUrl,
       NAMAZU_BUS: bus,
       ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
       NAMAZU_SECRET: SECRET,
       NAMAZU_DEMO: '0',
       NAMAZU_LOG_LEVEL: 'info',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'inherit'],
   },
 );

@@ -10,3 +10,9 @@ const built = spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, std
 if (built.status !== 0) throw new Error(`scripts/build.js failed (${built.status ?? built.signal})`);
 
 export const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
+
+/** This process's environment without its NAMAZU_* settings, plus `settings`: a started server's. */
+export function cleanEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
+  return { ...env, ...settings };
+}

@@ -36,7 +36,7 @@ import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessio
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
-import { BIN } from './namazu-bin.ts';
+import { BIN, cleanEnv } from './namazu-bin.ts';
 
 const { values } = parseArgs({
   options: {
@@ -81,14 +81,13 @@ const messageBus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null 
 
 // The server.
 const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-  env: {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_'))),
+  env: cleanEnv({
     NAMAZU_DATABASE_URL: databaseUrl,
     NAMAZU_BUS: 'postgres',
     NAMAZU_SECRET: SECRET,
     NAMAZU_DEMO: '0',
     NAMAZU_LOG_LEVEL: 'info',
-  },
+  }),
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let log = '';

@@ -45,7 +45,7 @@ import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
-import { BIN } from './namazu-bin.ts';
+import { BIN, cleanEnv } from './namazu-bin.ts';
 import { childrenOf, cpuSeconds, rss } from './proc.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
@@ -189,8 +189,7 @@ async function startNode(
 
 async function startNamazu(workers: number): Promise<Node> {
   const port = await freePort();
-  const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_'))),
+  const env = cleanEnv({
     NAMAZU_DATABASE_URL: databaseUrl,
     NAMAZU_BUS: bus,
     ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
@@ -203,7 +202,7 @@ async function startNamazu(workers: number): Promise<Node> {
     NAMAZU_PUBLIC_MAX_CONNECTIONS: String(PER_WORKER + 2000),
     NAMAZU_PUBLIC_MAX_PER_ADDRESS: '1000000',
     NAMAZU_PUBLIC_CONNECTS_PER_MINUTE: '1000000',
-  };
+  });
   const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
   const args = [
     ...profile,

@@ -20,6 +20,7 @@ import {
 } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
 import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { cleanEnv } from '../support/processes.ts';
 
 const DEADLINE_MS = 2000;
 /** How long a server's log line may take to reach this process through its stdout pipe. */
@@ -38,10 +39,9 @@ interface Run {
 
 /** `namazu <args>` with nothing but the data directory configured, run from `cwd`. */
 function namazu(dataDir: string, args: string[], cwd = process.cwd()): Promise<Run> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { ...env, NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' },
+    env: cleanEnv({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' }),
   });
   let stdout = '';
   let stderr = '';

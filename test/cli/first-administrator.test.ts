@@ -13,11 +13,11 @@ import { runNamazu, serveNode, tempDir, type Node } from '../multinode/support.t
 import { migratedDataDir } from '../support/database.ts';
 import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
+import { cleanEnv } from '../support/processes.ts';
 
 /** `namazu args…` with `input` on its standard input (a pipe, not a terminal). */
 function withInput(args: string[], env: Record<string, string>, input: string) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
-  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], { env: { ...clean, ...env } });
+  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], { env: cleanEnv(env) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

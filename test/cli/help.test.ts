@@ -14,6 +14,7 @@ import { adminCommands, runCommand, type Command } from '../../src/cli/commands.
 import type { CommandIo } from '../../src/cli/database.ts';
 import { migrateCommand, serveCommand } from '../../src/cli/serve.ts';
 import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { cleanEnv } from '../support/processes.ts';
 
 /** Every command and subcommand of `namazu`, as README's "Command line" lists them. */
 const COMMANDS: [string, string | null][] = [
@@ -58,9 +59,8 @@ async function inProcess(name: string, argv: string[]) {
 }
 
 function spawnNamazu(args: string[], dataDir: string) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
   return spawnSync(process.execPath, [NAMAZU_BIN, ...args], {
-    env: { ...env, NAMAZU_DATA_DIR: dataDir },
+    env: cleanEnv({ NAMAZU_DATA_DIR: dataDir }),
     encoding: 'utf8',
     timeout: 30_000,
   });

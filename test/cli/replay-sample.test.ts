@@ -15,6 +15,7 @@ import { serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
 import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
+import { cleanEnv } from '../support/processes.ts';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/telegrams', import.meta.url));
 const sampleFiles = () => readdirSync(SAMPLES).sort();
@@ -69,9 +70,8 @@ test('the sample replay beside a running server sends its first telegram within 
   try {
     await migratedDataDir(env.NAMAZU_DATA_DIR);
     node = await serveNode(env);
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
     const replay = spawn(process.execPath, [NAMAZU_BIN, 'replay', '--as-test', SAMPLES], {
-      env: { ...clean, ...env },
+      env: cleanEnv(env),
     });
     let stderr = '';
     const seen = new Map<string, { ms: number; running: boolean }>();

@@ -12,6 +12,7 @@ import { serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
 import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
+import { cleanEnv } from '../support/processes.ts';
 
 const QUAKE = ['--lat', '35.7', '--lon', '139.7', '--depth', '40', '--magnitude', '7.1'];
 const originOf = (xml: string) => /<OriginTime>([^<]+)<\/OriginTime>/.exec(xml)?.[1];
@@ -39,9 +40,8 @@ test('the scenario command beside a running server prints each telegram while it
   try {
     await migratedDataDir(env.NAMAZU_DATA_DIR);
     node = await serveNode(env);
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
     const child = spawn(process.execPath, [NAMAZU_BIN, 'scenario', 'earthquake', ...QUAKE, '--speed', '60'], {
-      env: { ...clean, ...env },
+      env: cleanEnv(env),
     });
     let stdout = '';
     let stderr = '';
