@@ -3,12 +3,13 @@
  * "Durability"). Like the real-time delivery it follows the serial-ordered store from a position,
  * but the position is stored: one round reads the telegrams after `webhook_position`, matches each
  * against the active subscriptions (`matches`, the one predicate of every delivery path), and
- * inserts the deliveries and advances the position in one transaction, under an advisory lock that
- * one process at a time holds. A crash before COMMIT queues nothing and moves nothing; the next
- * round, in any process, starts from the same position. Woken by the bus's announcements and a
- * healing timer, as the dispatcher is. The first attempts this process's workers can take at once
- * are queued claimed for them and handed over after COMMIT (no claim statement between a telegram's
- * commit and its first posts); the rest wait in the queue for whichever process claims them.
+ * inserts the deliveries in slices, one transaction each under an advisory lock that one process at
+ * a time holds, the last one advancing the position. A crash before that COMMIT moves nothing; the
+ * next round, in any process, starts from the same position and queues what is missing (the unique
+ * key skips what is queued). Woken by the bus's announcements and a healing timer, as the
+ * dispatcher is. The first attempts this process's workers can take at once are queued claimed for
+ * them and handed over after each slice's COMMIT (no claim statement between a telegram's commit
+ * and its first posts); the rest wait in the queue for whichever process claims them.
  */
 import { setImmediate } from 'node:timers/promises';
 import { CoalescedJob } from '../coalesced-job.ts';
