@@ -131,10 +131,10 @@ export class Queuer {
 
   /**
    * One batch: `more` when it was full or the position moved under it, `busy` when another process
-   * queues. Its rows are queued in slices, one transaction each (early warnings first; small slices
-   * while they are claimed), each handed to the workers on its commit; the last moves the position. A crash between
-   * slices leaves the position where it was: the next round queues the batch again, and `UNIQUE
-   * (subscription, serial)` skips the rows already queued.
+   * queues. Its rows are queued in slices of `FIRST_SLICE`, then twice as many each time up to
+   * `SLICE` (early warnings first), one transaction each, whose claimed rows go to the workers on its
+   * commit; the last moves the position. A crash between slices leaves the position where it was: the
+   * next round queues the batch again, and `UNIQUE (subscription, serial)` skips the rows queued.
    */
   private async round(): Promise<'done' | 'more' | 'busy'> {
     const [seen] = await this.db.query<Position>(
