@@ -10,9 +10,6 @@ const TEXT = { binary: false } as const;
 
 export class Connection implements Subscriber {
   readonly answersPings = true;
-  /** The latest pingId sent; a pong must carry it. */
-  lastPingId: string | null = null;
-  previousPingId: string | null = null;
   /** Time of the latest valid pong (or of the opening): the 120 s pong timeout counts from here. */
   lastPongAt: number;
   /** Set once the connection is being closed: nothing more is sent. */

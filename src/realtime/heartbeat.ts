@@ -14,7 +14,16 @@ export interface HeartbeatOptions {
   timeoutMs: number;
 }
 
+/** The pong timeout's worth of pings at the shortest ping interval (1 s): the bound on `recent`. */
+const MAX_RECENT_PINGS = 120;
+
 export class Heartbeat {
+  /**
+   * The pingIds sent within the pong timeout and when: one per tick, shared by every connection (a
+   * few at the default interval).
+   */
+  private readonly recent = new Map<string, number>();
+
   constructor(
     private readonly hub: Hub,
     private readonly clock: Clock,
@@ -26,6 +35,10 @@ export class Heartbeat {
   tick(): void {
     const now = this.clock.now();
     const pingId = newPingId();
+    for (const [id, at] of this.recent) {
+      if (now - at >= this.options.timeoutMs || this.recent.size >= MAX_RECENT_PINGS) this.recent.delete(id);
+    }
+    this.recent.set(pingId, now);
     const targets: Subscriber[] = [];
     for (const conn of this.hub.connections()) {
       if (conn.closing) continue;
@@ -37,23 +50,21 @@ export class Heartbeat {
         targets.push(conn);
       }
     }
-    this.hub.sendToAll(Buffer.from(pingMessage(pingId)), targets, (conn) => {
-      conn.previousPingId = conn.lastPingId;
-      conn.lastPingId = pingId;
-    });
+    this.hub.sendToAll(Buffer.from(pingMessage(pingId)), targets);
   }
 
   /**
-   * A client `pong`: it must carry the latest pingId, or the one before (a client that fell a ping
-   * behind under load answers late but is alive: closing it would add its reconnect to the load),
-   * else the connection closes with 4640.
+   * A client `pong`: it must carry the pingId of a ping sent within the pong timeout, the latest or
+   * an older one (a client that fell behind under load answers late but is alive: closing it would
+   * add its reconnect to the load), else the connection closes with 4640.
    */
   pong(conn: Subscriber, pingId: string | undefined): void {
-    if (pingId === undefined || (pingId !== conn.lastPingId && pingId !== conn.previousPingId)) {
+    const now = this.clock.now();
+    const sentAt = pingId === undefined ? undefined : this.recent.get(pingId);
+    if (sentAt === undefined || now - sentAt >= this.options.timeoutMs) {
       conn.fail(closeCodes.pingIdMismatch, closeMessages.pingIdMismatch, true);
       return;
     }
-    const now = this.clock.now();
     conn.lastPongAt = now;
     this.onPong(conn, now);
   }

@@ -30,8 +30,6 @@ interface Job {
   message: Outgoing;
   targets: Subscriber[];
   next: number;
-  /** Runs once every target was attempted (e.g. to record the ping time). */
-  onSent?: (conn: Subscriber) => void;
   /** Runs once the last target was written. */
   onDone?: () => void;
 }
@@ -154,10 +152,9 @@ export class Hub {
   }
 
   /** Queues one pre-serialised message for the given connections in the ordinary lane. */
-  sendToAll(payload: Buffer, targets: Subscriber[], onSent?: (conn: Subscriber) => void): void {
+  sendToAll(payload: Buffer, targets: Subscriber[]): void {
     if (targets.length === 0) return;
     const job: Job = { message: new Outgoing(payload), targets, next: 0 };
-    if (onSent) job.onSent = onSent;
     this.normal.push(job);
     if (!this.scheduled) this.run();
   }
@@ -198,7 +195,7 @@ export class Hub {
       budget -= end - job.next;
       for (let i = job.next; i < end; i++) {
         const conn = job.targets[i]!;
-        if (conn.deliver(job.message)) job.onSent?.(conn);
+        conn.deliver(job.message);
       }
       job.next = end;
       if (end === job.targets.length) {

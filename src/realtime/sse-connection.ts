@@ -20,8 +20,6 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 export class SseConnection implements Subscriber {
   readonly answersPings = false;
-  lastPingId: string | null = null;
-  previousPingId: string | null = null;
   lastPongAt: number;
   closing = false;
   /** The code the server ended the stream with (null: the client went away). */

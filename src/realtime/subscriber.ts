@@ -15,10 +15,6 @@ export interface Subscriber {
    * connection is its sign of life, and its keep-alive is a comment line.
    */
   readonly answersPings: boolean;
-  /** The latest pingId sent; a pong must carry it or the one before. */
-  lastPingId: string | null;
-  /** The pingId sent before the latest: a pong that answers it late is still valid. */
-  previousPingId: string | null;
   /** Time of the latest valid pong (or of the opening). */
   lastPongAt: number;
   /** Writes one message; false when nothing was written (closing, or cut off as a slow consumer). */

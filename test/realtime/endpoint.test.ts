@@ -127,23 +127,33 @@ test('server pings; the right pong keeps the connection, a wrong one closes with
   good.client.ws.close();
 });
 
-test('a pong one ping late keeps the connection; one two pings late closes with 4640', async () => {
+test('a pong to any ping of the last 120 s keeps the connection; an older one closes with 4640', async () => {
   const late = await open();
-  const later = await open();
+  const older = await open();
   const pingIds: string[] = [];
-  for (let i = 0; i < 3; i++) {
+  // Pings every 30 s: at 120 s the first has left the pong timeout, the second has not.
+  for (let i = 0; i < 5; i++) {
+    if (i > 0) env.clock.advance(30_000);
     env.heartbeat.tick();
     const ping = await late.client.next();
-    assert.equal((await later.client.next()).pingId, ping.pingId);
+    assert.equal((await older.client.next()).pingId, ping.pingId);
     pingIds.push(String(ping.pingId));
+    // Both stay alive for the pong timeout: each answers the third ping (and waits until the answer
+    // was read: a client ping is answered after it, in order).
+    if (i !== 2) continue;
+    for (const { client } of [late, older]) {
+      client.send({ type: 'pong', pingId: ping.pingId });
+      client.send({ type: 'ping', pingId: 'sync' });
+      assert.equal((await client.next()).type, 'pong');
+    }
   }
-  // Both fell behind: `late` answers the ping before the latest, `later` the one before that.
+  // Both fell behind: `late` answers the ping of 90 s ago, `older` the one of 120 s ago.
   late.client.send({ type: 'pong', pingId: pingIds[1] });
-  later.client.send({ type: 'pong', pingId: pingIds[0] });
-  assert.equal((await later.client.next()).code, 4640);
-  assert.equal((await later.client.closed).code, 4640);
+  older.client.send({ type: 'pong', pingId: pingIds[0] });
+  assert.equal((await older.client.next()).code, 4640);
+  assert.equal((await older.client.closed).code, 4640);
   // The late pong was taken: `late` is served, and its answer to the latest ping is valid too.
-  late.client.send({ type: 'pong', pingId: pingIds[2] });
+  late.client.send({ type: 'pong', pingId: pingIds[4] });
   late.client.send({ type: 'ping', pingId: 'still' });
   assert.deepEqual(await late.client.next(), { type: 'pong', pingId: 'still' });
   late.client.ws.close();
