@@ -5,9 +5,10 @@
 // Namazu clients are of two kinds: one in `ticketEvery` takes the real ticket flow (`POST /v2/socket`
 // with its account's API key on the node it is given, then the WebSocket with that ticket), the
 // others open the public socket (`/v2/public/websocket`, anonymous); pings are answered. A client whose
-// connection drops (its node was killed) waits a random delay up to `jitterMs`, then asks the next
-// node for a ticket with `after` = the id of its last telegram, so that the catch-up gives it what it
-// missed (docs/realtime.md "Resume"). Bare clients (the reference) open a plain WebSocket.
+// connection drops (its node was killed) waits a random delay up to `jitterMs`, then asks another
+// node, chosen at random as a load balancer spreads reconnects over the nodes left, for a ticket
+// with `after` = the id of its last telegram, so that the catch-up gives it what it missed
+// (docs/realtime.md "Resume"). Bare clients (the reference) open a plain WebSocket.
 //
 // For every telegram id and every client it keeps the number of receipts and the time of the first
 // (performance.timeOrigin + performance.now(): one clock across processes), and reports per id the
@@ -234,7 +235,7 @@ async function open(i: number): Promise<void> {
   });
 }
 
-/** Client i's socket closed: unless the bench closes them, it reconnects to the next node. */
+/** Client i's socket closed: unless the bench closes them, it reconnects to another node. */
 async function dropped(i: number, ws: WebSocket): Promise<void> {
   if (closing || sockets[i] !== ws) return;
   sockets[i] = null;
@@ -242,7 +243,8 @@ async function dropped(i: number, ws: WebSocket): Promise<void> {
   reconnects++;
   await sleep(Math.random() * config!.jitterMs);
   for (let attempt = 1; !closing; attempt++) {
-    nodeOf[i] = (nodeOf[i]! + 1) % config!.nodes.length;
+    const nodes = config!.nodes.length;
+    nodeOf[i] = (nodeOf[i]! + 1 + Math.floor(Math.random() * (nodes - 1))) % nodes;
     try {
       return await open(i);
     } catch (err) {

@@ -28,9 +28,10 @@
 // per connection after the storm; 10 EEWs one at a time, then a burst of 10 EEWs 50 ms apart;
 // ingest → first / median / last client per telegram; lost and duplicated per client; server and
 // client CPU per delivered message. Then (unless --no-kill) a second burst, during which one node is
-// killed with SIGKILL: its clients reconnect to the next node after a random delay up to 2 s, with
-// `after` = their last telegram id; every client must end with every telegram once, and a last EEW
-// after the burst reaches everyone. Then the same without the kill on the bare topology.
+// killed with SIGKILL: its clients reconnect to another node (at random, as behind a load balancer)
+// after a random delay up to 2 s, with `after` = their last telegram id; every client must end with
+// every telegram once, and a last EEW after the burst reaches everyone. Then the same without the
+// kill on the bare topology.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -199,7 +200,8 @@ async function startNamazu(workers: number): Promise<Node> {
     NAMAZU_DB_POOL_SIZE: '6',
     // The public socket, its caps above the bench's clients (each client process has one address).
     NAMAZU_PUBLIC_CLASSIFICATIONS: CLASSIFICATIONS.join(','),
-    NAMAZU_PUBLIC_MAX_CONNECTIONS: String(PER_WORKER + 2000),
+    // A worker takes its share of a dead node's clients too: up to the open-file limit.
+    NAMAZU_PUBLIC_MAX_CONNECTIONS: '19000',
     NAMAZU_PUBLIC_MAX_PER_ADDRESS: '1000000',
     NAMAZU_PUBLIC_CONNECTS_PER_MINUTE: '1000000',
   });
