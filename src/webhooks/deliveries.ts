@@ -124,7 +124,7 @@ export async function deliveryTargets(q: Queryable): Promise<Map<number, Deliver
   );
 }
 
-export interface ClaimedDelivery {
+export interface ClaimedDelivery extends DeliveryTarget {
   id: number;
   subscriptionId: number;
   /** null for a test event. */
@@ -134,12 +134,6 @@ export interface ClaimedDelivery {
   /** This attempt's number (1 for the first): the fencing token of its outcome. */
   attempt: number;
   createdAt: Date;
-  url: string;
-  host: string;
-  format: string;
-  lang: 'ja' | 'en';
-  secretSealed: string;
-  tokenSealed: string | null;
 }
 
 interface ClaimRow {
