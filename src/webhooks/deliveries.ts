@@ -95,33 +95,32 @@ export interface DeliveryTarget {
   tokenSealed: string | null;
 }
 
+/** A subscription's target as the database gives it. */
+interface TargetRow {
+  url: string;
+  host: string;
+  format: string;
+  lang: 'ja' | 'en';
+  secret_sealed: string;
+  token_sealed: string | null;
+}
+
+const toTarget = (r: TargetRow): DeliveryTarget => ({
+  url: r.url,
+  host: r.host,
+  format: r.format,
+  lang: r.lang,
+  secretSealed: r.secret_sealed,
+  tokenSealed: r.token_sealed,
+});
+
 /** The active subscriptions' targets by id (the queuer's, for the deliveries it claims as it queues). */
 export async function deliveryTargets(q: Queryable): Promise<Map<number, DeliveryTarget>> {
-  const rows = await q.query<{
-    id: number;
-    url: string;
-    host: string;
-    format: string;
-    lang: 'ja' | 'en';
-    secret_sealed: string;
-    token_sealed: string | null;
-  }>(
+  const rows = await q.query<TargetRow & { id: number }>(
     `SELECT id, url, host, format, lang, secret_sealed, token_sealed FROM webhook_subscriptions
      WHERE state = 'active'`,
   );
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        url: r.url,
-        host: r.host,
-        format: r.format,
-        lang: r.lang,
-        secretSealed: r.secret_sealed,
-        tokenSealed: r.token_sealed,
-      },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.id, toTarget(r)]));
 }
 
 export interface ClaimedDelivery extends DeliveryTarget {
@@ -136,7 +135,7 @@ export interface ClaimedDelivery extends DeliveryTarget {
   createdAt: Date;
 }
 
-interface ClaimRow {
+interface ClaimRow extends TargetRow {
   id: number;
   subscription_id: number;
   serial: number | null;
@@ -144,12 +143,6 @@ interface ClaimRow {
   priority: number;
   attempts: number;
   created_at: Date;
-  url: string;
-  host: string;
-  format: string;
-  lang: 'ja' | 'en';
-  secret_sealed: string;
-  token_sealed: string | null;
 }
 
 const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
@@ -160,12 +153,7 @@ const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
   priority: r.priority,
   attempt: r.attempts,
   createdAt: r.created_at,
-  url: r.url,
-  host: r.host,
-  format: r.format,
-  lang: r.lang,
-  secretSealed: r.secret_sealed,
-  tokenSealed: r.token_sealed,
+  ...toTarget(r),
 });
 
 const byPriorityThenId = (a: ClaimedDelivery, b: ClaimedDelivery) => a.priority - b.priority || a.id - b.id;
