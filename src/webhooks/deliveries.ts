@@ -225,33 +225,36 @@ export function backoffMs(
 export type Recorded = 'delivered' | 'retry' | 'failed' | 'stale';
 
 /**
- * Records an attempt's outcome, only if this attempt still holds the delivery. A success clears
- * the subscription's failing streak; a failure retries later, fails the delivery past its retry
- * window, and disables a subscription whose attempts have all failed for `disableAfterMs`.
+ * A failing streak at least this long that ends with a success was the receiver being down, not one
+ * delivery it refuses: its backlog is brought forward (`recordDelivered`).
  */
-export async function recordOutcome(
+export const RECOVERY_STREAK_MS = 60_000;
+
+/**
+ * Records a failed attempt, only if this attempt still holds the delivery (successes are recorded
+ * together by `recordDelivered`): it is retried later, or failed past its retry window, and the
+ * subscription's failing streak goes on (disabled after `disableAfterMs` of it).
+ */
+export async function recordFailure(
   db: Db,
   d: ClaimedDelivery,
   outcome: AttemptOutcome,
   policy: RetryPolicy,
 ): Promise<Recorded> {
-  const waitMs = outcome.ok ? 0 : backoffMs(policy, d.attempt, outcome.retryAfterMs);
+  const waitMs = backoffMs(policy, d.attempt, outcome.retryAfterMs);
   return db.tx(async (q) => {
     const rows = await q.query<{ state: Recorded }>(
       `UPDATE webhook_deliveries
-       SET state = CASE WHEN $3 THEN 'delivered'
-             WHEN now() + $7 * interval '1 millisecond' > retry_from + $8 * interval '1 millisecond'
+       SET state = CASE WHEN now() + $6 * interval '1 millisecond' > retry_from + $7 * interval '1 millisecond'
                OR serial IS NULL THEN 'failed'
              ELSE 'pending' END,
-         next_at = now() + $7 * interval '1 millisecond', lease_until = NULL,
-         delivered_at = CASE WHEN $3 THEN now() END,
-         last_status = $4, last_error = $5, last_duration_ms = $6
+         next_at = now() + $6 * interval '1 millisecond', lease_until = NULL,
+         last_status = $3, last_error = $4, last_duration_ms = $5
        WHERE id = $1 AND attempts = $2 AND state = 'pending'
        RETURNING CASE state WHEN 'pending' THEN 'retry' ELSE state END AS state`,
       [
         d.id,
         d.attempt,
-        outcome.ok,
         outcome.status,
         outcome.error,
         Math.round(outcome.durationMs),
@@ -260,14 +263,7 @@ export async function recordOutcome(
       ],
     );
     if (!rows[0]) return 'stale';
-    if (outcome.ok) {
-      await q.query(
-        'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-        [d.subscriptionId],
-      );
-    } else {
-      await failing(q, d.subscriptionId, policy.disableAfterMs);
-    }
+    await failing(q, d.subscriptionId, policy.disableAfterMs);
     return rows[0].state;
   });
 }
@@ -422,7 +418,13 @@ export async function pruneEnded(q: Queryable, keepMs: number, limit: number): P
 /**
  * Records successful attempts in one statement (the delivery path's common case; a burst to many
  * subscriptions records hundreds at once), each only if its attempt still holds the delivery, and
- * ends their subscriptions' failing streaks. Returns the ids recorded.
+ * ends their subscriptions' failing streaks. A streak of at least `RECOVERY_STREAK_MS` was the
+ * receiver being down: the retries that waited because it could not be reached or was failing (no
+ * response, a 5xx, 408 or 429; not another 4xx, a delivery that receiver refuses) become due now,
+ * instead of at each one's next backoff, minutes away after an hour (docs/webhooks.md "Delivery and
+ * retries"). The streak is read before it is cleared (one snapshot for the statement); the
+ * deliveries made due are unleased ones, never the claimed rows the statement records. Returns the
+ * ids recorded.
  */
 export async function recordDelivered(
   q: Queryable,
@@ -438,14 +440,23 @@ export async function recordDelivered(
        WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending'
        RETURNING d.id, d.subscription_id),
      streaks AS (
-       UPDATE webhook_subscriptions SET failing_since = NULL
-       WHERE id IN (SELECT subscription_id FROM recorded) AND failing_since IS NOT NULL)
+       SELECT id, failing_since < now() - $5 * interval '1 millisecond' AS long
+       FROM webhook_subscriptions
+       WHERE id IN (SELECT subscription_id FROM recorded) AND failing_since IS NOT NULL),
+     ended AS (
+       UPDATE webhook_subscriptions s SET failing_since = NULL FROM streaks WHERE s.id = streaks.id),
+     recovered AS (
+       UPDATE webhook_deliveries SET next_at = now()
+       WHERE subscription_id IN (SELECT id FROM streaks WHERE long) AND state = 'pending'
+         AND lease_until IS NULL AND next_at > now()
+         AND (last_status IS NULL OR last_status >= 500 OR last_status IN (408, 429)))
      SELECT id FROM recorded`,
     [
       items.map((i) => i.d.id),
       items.map((i) => i.d.attempt),
       items.map((i) => i.outcome.status ?? 0),
       items.map((i) => Math.round(i.outcome.durationMs)),
+      RECOVERY_STREAK_MS,
     ],
   );
   return new Set(rows.map((r) => r.id));

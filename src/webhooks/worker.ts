@@ -17,7 +17,7 @@ import type { TelegramRecord } from '../telegrams/record.ts';
 import {
   claimDue,
   recordDelivered,
-  recordOutcome,
+  recordFailure,
   type AttemptOutcome,
   type ClaimedDelivery,
   type Recorded,
@@ -315,7 +315,7 @@ export class DeliveryWorker {
       this.flushing ??= this.flush();
       return;
     }
-    const recorded = await recordOutcome(this.db, d, outcome, this.options.policy);
+    const recorded = await recordFailure(this.db, d, outcome, this.options.policy);
     this.events.attempted(d, outcome, recorded);
   }
 

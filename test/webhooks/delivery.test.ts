@@ -128,6 +128,61 @@ test('a retry keeps its webhook-id; a receiver down then up gets every delivery,
   }
 });
 
+test('a receiver back after a long failing streak gets its backlog at once; a delivery it refused with a 4xx keeps its backoff', async () => {
+  const receiver = await startReceiver({ status: 503 });
+  // Backoff of at least a minute after the first failure: nothing is retried within the test on its own.
+  const { server, create, headers } = await setUp({ webhookRetryBaseMs: 600_000 });
+  try {
+    const created = await create({ url: receiver.url, classifications: ['telegram.earthquake'] });
+    const [down, refused, fresh] = earthquakes().slice(0, 3);
+    const attempted = (n: number) =>
+      waitFor(
+        async () => {
+          const ds = await deliveriesOf(server, headers, created.body.id);
+          return ds.length === n && ds.every((d) => d.status !== null) ? ds : null;
+        },
+        { timeout: 5000, message: `${n} deliveries attempted` },
+      );
+    await ingestFixtures(server, [down!]);
+    await attempted(1);
+    receiver.answer({ status: 400 });
+    await ingestFixtures(server, [refused!]);
+    const [refusedDelivery, downDelivery] = await attempted(2);
+    assert.equal(downDelivery!.status, 503);
+    assert.equal(refusedDelivery!.status, 400);
+    // The streak began over a minute ago (the receiver was down, not refusing one delivery).
+    await server.ctx.db.query(
+      `UPDATE webhook_subscriptions SET failing_since = now() - interval '2 minutes' WHERE id = $1`,
+      [created.body.id],
+    );
+    receiver.answer({ status: 204 });
+    await ingestFixtures(server, [fresh!]);
+    await waitFor(() => receiver.accepted.length === 2, {
+      timeout: 5000,
+      message: 'the fresh telegram and the backlog delivered',
+    });
+    const after = await waitFor(async () => {
+      const ds = await deliveriesOf(server, headers, created.body.id);
+      return ds.filter((d) => d.state === 'delivered').length === 2 ? ds : null;
+    });
+    const freshDelivery = after[0]!;
+    assert.deepEqual(
+      receiver.accepted.map((r) => r.headers['webhook-id']).sort(),
+      [downDelivery!.webhookId, freshDelivery.webhookId].sort(),
+    );
+    const stillRefused = after.find((d) => d.id === refusedDelivery!.id)!;
+    assert.equal(stillRefused.state, 'pending');
+    assert.equal(stillRefused.attempts, 1, 'the refused delivery waits for its own backoff');
+    assert.equal(
+      receiver.received.filter((r) => r.headers['webhook-id'] === refusedDelivery!.webhookId).length,
+      1,
+    );
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
+
 test('a redirect is not followed; a body without end or without headers holds an attempt only up to its bounds', async () => {
   const elsewhere = await startReceiver();
   const redirecting = await startReceiver({ status: 307, headers: { location: elsewhere.url } });
