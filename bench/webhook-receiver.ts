@@ -71,14 +71,16 @@ for (let k = 1; k <= hosts; k++) {
   server.keepAliveTimeout = 60_000;
   servers.push(server);
 }
-async function listen(port: number): Promise<void> {
+/** Listens on every address, on `port` (0: the port the first address is given). */
+async function listen(port: number): Promise<number> {
   for (const [k, server] of servers.entries()) {
     server.listen(port, addressOf(k + 1));
     await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
   }
+  return port;
 }
-await listen(0);
-const port = (servers[0]!.address() as AddressInfo).port;
+const port = await listen(0);
 process.send!({ port });
 
 /** Down: no listener, and every connection (idle or mid-request) destroyed. */
