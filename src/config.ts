@@ -100,6 +100,11 @@ export interface Config {
   publicMaxPerAddress: number;
   /** New public connections one client address may open per minute, counted across every process. */
   publicConnectsPerMinute: number;
+  /**
+   * This node queues and sends webhook deliveries (docs/webhooks.md "Which nodes deliver"); off, it
+   * only serves the webhook API and test events, and nodes that deliver do the rest.
+   */
+  webhookDelivery: boolean;
   /** Webhooks may post to loopback, private and link-local addresses, and over http (docs/webhooks.md "Safety"). */
   webhookAllowPrivate: boolean;
   /** Time limit of one webhook attempt: connection, request and the response's status. */
@@ -326,6 +331,7 @@ export const settings = [
   setting('publicMaxConnections', 'NAMAZU_PUBLIC_MAX_CONNECTIONS', int(1, 1_000_000)),
   setting('publicMaxPerAddress', 'NAMAZU_PUBLIC_MAX_PER_ADDRESS', int(1, 1_000_000)),
   setting('publicConnectsPerMinute', 'NAMAZU_PUBLIC_CONNECTS_PER_MINUTE', int(1, 1_000_000)),
+  setting('webhookDelivery', 'NAMAZU_WEBHOOK_DELIVERY', bool),
   setting('webhookAllowPrivate', 'NAMAZU_WEBHOOK_ALLOW_PRIVATE', bool),
   setting('webhookTimeoutMs', 'NAMAZU_WEBHOOK_TIMEOUT_MS', int(100, 60_000)),
   setting('webhookRetryBaseMs', 'NAMAZU_WEBHOOK_RETRY_BASE_MS', int(10, 600_000)),
@@ -393,6 +399,7 @@ export function defaults(): Config {
     publicMaxConnections: 10_000,
     publicMaxPerAddress: 20,
     publicConnectsPerMinute: 60,
+    webhookDelivery: true,
     webhookAllowPrivate: false,
     webhookTimeoutMs: 10_000,
     webhookRetryBaseMs: 5_000,

@@ -1,7 +1,8 @@
 /**
  * The webhook delivery of one process (docs/webhooks.md): its queuer, woken by the bus's telegram
- * announcements, this process's own commits and a healing timer; its workers; the backlog figures of
- * /metrics; and the test event that `POST /v2/webhook/:id/test` sends at once.
+ * announcements, this process's own commits and a healing timer, and its workers (unless the node
+ * leaves delivery to others: `NAMAZU_WEBHOOK_DELIVERY`); the backlog figures of /metrics, the
+ * pruning, and the test event that `POST /v2/webhook/:id/test` sends at once.
  */
 import { busCodecs } from '../bus/codecs.ts';
 import { processServerName, type AppContext } from '../context.ts';
@@ -55,7 +56,7 @@ export interface WebhookService {
   sendTest(subscription: Subscription): Promise<TestOutcome>;
   /** A redelivery or a new subscription: look at the queue now. */
   wake(): void;
-  /** Resolves once everything committed before the call is queued (tests, benchmarks). */
+  /** Resolves once everything committed before the call is queued (tests, benchmarks); at once where this process does not deliver. */
   settled(): Promise<void>;
   /** Stops queueing and waits for the attempts under way (what is left stays queued). */
   stop(): Promise<void>;
@@ -63,7 +64,9 @@ export interface WebhookService {
 
 /**
  * Starts the process's one webhook delivery: the API and the console both act through it (its
- * sender, its secret box), as the app's `webhooks` (plugin.ts); `stop` ends it.
+ * sender, its secret box), as the app's `webhooks` (plugin.ts); `stop` ends it. With
+ * `webhookDelivery` off the process queues and sends nothing (other nodes do): it keeps the API's
+ * test events, the backlog figures and the pruning.
  */
 export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const { db, config, log } = ctx;
@@ -76,25 +79,46 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
     idleMs: IDLE_CONNECTION_MS,
     allowPrivate: config.webhookAllowPrivate,
   });
-  const worker = deliveryWorker(ctx, box, sender, onError);
-  const queuer = queuerFor(ctx, worker, onError);
-  const stopTimers = startTimers(ctx, queuer, onError);
-  const stopListening = await listenForTelegrams(ctx, queuer);
-  queuer.wake();
-  worker.wake();
-
+  const stopUpkeep = startUpkeep(ctx, onError);
+  const delivery = config.webhookDelivery ? await startDelivery(ctx, box, sender, onError) : null;
   return {
     box,
     sendTest: (subscription) => sendTestEvent(db, box, sender, subscription),
-    wake: () => worker.wake(),
-    settled: () => queuer.settled(),
+    wake: () => delivery?.worker.wake(),
+    settled: async () => {
+      await delivery?.queuer.settled();
+    },
     async stop() {
-      stopTimers();
+      stopUpkeep();
+      await delivery?.stop();
+      sender.close();
+    },
+  };
+}
+
+/** The queuer and the workers, woken by this process's commits, the bus and a healing timer. */
+async function startDelivery(
+  ctx: AppContext,
+  box: SecretBox,
+  sender: Sender,
+  onError: (err: unknown) => void,
+): Promise<{ queuer: Queuer; worker: DeliveryWorker; stop(): Promise<void> }> {
+  const worker = deliveryWorker(ctx, box, sender, onError);
+  const queuer = queuerFor(ctx, worker, onError);
+  const healing = setInterval(() => queuer.wake(), HEAL_INTERVAL_MS);
+  healing.unref();
+  const stopListening = await listenForTelegrams(ctx, queuer);
+  queuer.wake();
+  worker.wake();
+  return {
+    queuer,
+    worker,
+    async stop() {
+      clearInterval(healing);
       await stopListening();
       queuer.stop();
       await queuer.settled().catch(onError);
       await worker.stop();
-      sender.close();
     },
   };
 }
@@ -167,8 +191,8 @@ function queuerFor(ctx: AppContext, worker: DeliveryWorker, onError: (err: unkno
   );
 }
 
-/** The healing wake-up, the backlog figures of /metrics and the pruning of ended deliveries. */
-function startTimers(ctx: AppContext, queuer: Queuer, onError: (err: unknown) => void): () => void {
+/** The backlog figures of /metrics and the pruning of ended deliveries. */
+function startUpkeep(ctx: AppContext, onError: (err: unknown) => void): () => void {
   const { db, metrics } = ctx;
   const readBacklog = () =>
     backlog(db)
@@ -184,7 +208,6 @@ function startTimers(ctx: AppContext, queuer: Queuer, onError: (err: unknown) =>
     );
   };
   const timers = [
-    setInterval(() => queuer.wake(), HEAL_INTERVAL_MS),
     setInterval(readBacklog, BACKLOG_INTERVAL_MS),
     setInterval(() => prune().catch(onError), PRUNE_INTERVAL_MS),
   ];

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ingestFixtures, getJson } from '../support/data-api.ts';
 import { fixtureIndex, type FixtureEntry } from '../support/fixtures.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { startReceiver } from './receiver.ts';
@@ -23,9 +25,10 @@ const earthquakes = () =>
   fixtureIndex().filter((e) => e.classification === 'telegram.earthquake' && normal(e));
 const eews = () => fixtureIndex().filter((e) => e.classification.startsWith('eew.') && normal(e));
 
-async function setUp(config: Record<string, unknown> = {}) {
+async function setUp(config: Record<string, unknown> = {}, database?: TestDatabase) {
   const server = await startTestServer({
     listen: false,
+    database,
     config: { webhookAllowPrivate: true, webhookRetryBaseMs: 50, webhookTimeoutMs: 2000, ...config },
   });
   const { account } = await server.createAccount({ contracts: CONTRACTS });
@@ -179,6 +182,41 @@ test('a receiver back after a long failing streak gets its backlog at once; a de
     );
   } finally {
     await server.close();
+    await receiver.close();
+  }
+});
+
+test('a node with webhook delivery off queues and sends nothing but test events; a delivering node on the same database delivers what it left', async () => {
+  const receiver = await startReceiver({ status: 204 });
+  const database = await createTestDatabase();
+  try {
+    const { server: quiet, create, headers } = await setUp({ webhookDelivery: false }, database);
+    let id: number;
+    try {
+      id = (await create({ url: receiver.url, classifications: ['telegram.earthquake'] })).body.id;
+      const tested = await getJson(quiet, `/v2/webhook/${id}/test`, { method: 'POST', headers });
+      assert.equal(tested.status, 200, JSON.stringify(tested.body));
+      assert.equal(receiver.received.length, 1, 'the test event is sent by the node that was asked');
+      await ingestFixtures(quiet, earthquakes().slice(0, 1));
+      // Two periods of the queuer's healing timer and three of the workers' poll, had they run.
+      await sleep(1500);
+      assert.equal(receiver.received.length, 1);
+      const queued = await quiet.ctx.db.query('SELECT 1 FROM webhook_deliveries WHERE serial IS NOT NULL');
+      assert.equal(queued.length, 0);
+    } finally {
+      await quiet.close();
+    }
+    const delivering = await startTestServer({ database, config: { webhookAllowPrivate: true } });
+    try {
+      const [got] = await waitFor(() => (receiver.received.length === 2 ? [receiver.received[1]!] : null), {
+        message: 'the telegram delivered by the delivering node',
+      });
+      assert.equal(got!.headers['webhook-id']!.split('_')[1], String(id));
+    } finally {
+      await delivering.close();
+    }
+  } finally {
+    await database.drop();
     await receiver.close();
   }
 });
