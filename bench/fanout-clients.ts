@@ -1,10 +1,13 @@
 // The WebSocket clients of bench/fanout.ts, in their own process (forked by it). Opens the
 // connections it is sent, answers pings, and for each round reports when the first and the last
-// `data` message arrived (performance.timeOrigin + performance.now(): comparable across processes).
+// `data` message arrived (performance.timeOrigin + performance.now(): comparable across processes);
+// asked with `times`, also every arrival, by socket (bench/webhooks.ts: live delivery beside a burst).
 import { WebSocket } from 'ws';
 
 type Command =
-  { type: 'connect'; urls: string[]; bare?: boolean } | { type: 'expect'; count: number } | { type: 'quit' };
+  | { type: 'connect'; urls: string[]; bare?: boolean }
+  | { type: 'expect'; count: number; times?: boolean }
+  | { type: 'quit' };
 
 const sockets: WebSocket[] = [];
 let expected = 0;
@@ -13,6 +16,8 @@ let first = 0;
 let last = 0;
 let bytes = 0;
 let payload = '';
+/** Every arrival of the round by socket, when asked for. */
+let times: Map<WebSocket, number[]> | null = null;
 const D = 'd'.charCodeAt(0);
 const send = (m: object) => process.send!(m);
 
@@ -26,7 +31,13 @@ function onMessage(ws: WebSocket, data: Buffer) {
       payload = data.toString('base64');
     }
     last = t;
-    if (++count === expected) send({ type: 'round', first, last, bytes, payload });
+    if (times) {
+      const mine = times.get(ws);
+      if (mine) mine.push(t);
+      else times.set(ws, [t]);
+    }
+    if (++count === expected)
+      send({ type: 'round', first, last, bytes, payload, times: times && [...times.values()] });
     return;
   }
   const msg = JSON.parse(data.toString()) as { type: string; pingId?: string; code?: number; error?: string };
@@ -73,6 +84,7 @@ process.on('message', async (m: Command) => {
   } else if (m.type === 'expect') {
     expected = m.count;
     count = 0;
+    times = m.times ? new Map() : null;
     send({ type: 'expecting' });
   } else if (m.type === 'quit') {
     for (const ws of sockets) ws.close(1000);

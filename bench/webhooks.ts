@@ -1,8 +1,10 @@
 // Webhook delivery: commit → first attempt for an early warning to 1,000 subscriptions, the same
-// beside a receiver that never answers and holds a backlog, and a burst of 100 telegrams to 1,000
-// subscriptions (10^5 requests) with the event loop's longest stall.
+// beside a receiver that never answers and holds a backlog, a burst of 100 telegrams to 1,000
+// subscriptions (10^5 requests) with the event loop's longest stall, and live WebSocket delivery
+// beside such a burst against the same delivery with no burst.
 //
 //   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--hosts 50] [--rounds 5] [--burst 100]
+//     [--live 200] [--probes 100] [--stalled 20]
 //
 // The server runs in this process on a fresh embedded database (or on PostgreSQL with
 // NAMAZU_BENCH_DATABASE_URL, in a database created for the run and dropped after it); the receivers
@@ -15,25 +17,30 @@
 // bounds: 128 at once, 32 to a host), latency from the loop's start; its event-loop stall over the
 // same 10^5 requests. Both keep their connections from round to round (warm after the first round;
 // the first early-warning round is one of the five whose median is quoted, for both).
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/accounts/accounts.ts';
+import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { defaults } from '../src/config.ts';
 import { createLogger } from '../src/log.ts';
 import { startServer } from '../src/server.ts';
+import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { createBenchDatabase } from './bench-database.ts';
+import { BIN, cleanEnv } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
 
 const { values } = parseArgs({
@@ -43,6 +50,8 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '100' },
     hosts: { type: 'string', default: '50' },
     stalled: { type: 'string', default: '20' },
+    live: { type: 'string', default: '200' },
+    probes: { type: 'string', default: '100' },
   },
 });
 const HOSTS = Number(values.hosts);
@@ -51,6 +60,11 @@ const STALLED = Number(values.stalled);
 const SUBS = Number(values.subscriptions);
 const ROUNDS = Number(values.rounds);
 const BURST = Number(values.burst);
+/** WebSocket clients open beside the webhooks, and the reports ingested for them per phase. */
+const LIVE = Number(values.live);
+const PROBES = Number(values.probes);
+/** The pause between two of those reports. */
+const PROBE_GAP_MS = 100;
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
 const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
@@ -87,12 +101,14 @@ const server = await startServer(
     host: '127.0.0.1',
     dataDir,
     databaseUrl: scratch?.databaseUrl ?? null,
+    // On PostgreSQL the PostgreSQL bus: the sockets' own node (below) hears this process's commits.
+    ...(scratch ? { bus: 'postgres' as const } : {}),
     secret: SECRET,
     demo: false,
     logLevel: 'silent',
     webhookAllowPrivate: true,
   },
-  { logger: createLogger('silent'), listen: false },
+  { logger: createLogger('silent'), listen: LIVE > 0 },
 );
 const { ctx } = server;
 /** Subscription i's receiver: the host of its account (20 subscriptions to an account). */
@@ -217,7 +233,141 @@ console.log(`  namazu     ${(burstMs / 1000).toFixed(1)} s, longest event-loop s
 console.log(
   `  plain loop ${(refMs / 1000).toFixed(1)} s, longest event-loop stall ${ms(refDelay.max / 1e6)}   (reference)`,
 );
-// 3. A receiver that never answers, with a backlog: STALLED subscriptions of one account on a host
+// 3. Live socket delivery beside a burst: LIVE WebSocket clients (bench/fanout-clients.ts, in a
+// process of their own) take earthquake reports, which no subscription takes. PROBES reports, one
+// PROBE_GAP_MS after the last one's ingest returned, alone (the reference) and again from the start
+// of a burst of BURST early warnings to the subscriptions; three pairs, their order alternated.
+// Latency: the return of a report's ingest call (its commit) → its arrival at a socket, over every
+// socket and report, as the fan-out benches count it. The sockets are on this process, which
+// delivers the webhooks; on PostgreSQL, again on a node of their own started with
+// NAMAZU_WEBHOOK_DELIVERY=false (docs/webhooks.md "Which nodes deliver").
+type Live = { p50: number; p99: number };
+async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; burst: Live[] }> {
+  const clients = fork(fileURLToPath(new URL('./fanout-clients.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const replies: ((m: { type: string; times?: number[][] }) => void)[] = [];
+  clients.on('message', (m: { type: string; times?: number[][] }) => {
+    if (m.type === 'error') console.error('client error', m);
+    else replies.shift()?.(m);
+  });
+  const reply = () => new Promise<{ type: string; times?: number[][] }>((resolve) => replies.push(resolve));
+  const ask = (m: object) => {
+    const replied = reply();
+    clients.send(m);
+    return replied;
+  };
+  const account = await createAccount(ctx.db, {
+    email: `live-${socketPort}-${Date.now()}@example.test`,
+    password: 'password-1',
+  });
+  await addContract(ctx.db, account.id, 'telegram.earthquake');
+  await setConnectionLimit(ctx.db, account.id, LIVE);
+  const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
+  const socketUrls: string[] = [];
+  for (let i = 0; i < LIVE; i++) {
+    const started = await startSession(
+      ctx.db,
+      store,
+      account.id,
+      {
+        classifications: ['telegram.earthquake'],
+        types: null,
+        test: 'no',
+        formatMode: 'raw',
+        appName: 'bench',
+      },
+      Date.now(),
+    );
+    if (!started.ok) throw new Error(started.reason);
+    socketUrls.push(`ws://127.0.0.1:${socketPort}/v2/websocket?ticket=${started.ticket}`);
+  }
+  await ask({ type: 'connect', urls: socketUrls });
+  const phase = async (withBurst: boolean): Promise<Live> => {
+    await ask({ type: 'expect', count: LIVE * PROBES, times: true });
+    const round = reply();
+    const burst = withBurst
+      ? (async () => {
+          for (let i = 0; i < BURST; i++) await ingest();
+          await arrivals(SUBS * BURST);
+        })()
+      : null;
+    const committed: number[] = [];
+    for (let k = 0; k < PROBES; k++) {
+      committed.push(await ingest(QUAKE));
+      await sleep(PROBE_GAP_MS);
+    }
+    const { times } = await round;
+    await burst;
+    const latencies = times!.flatMap((mine) => mine.map((t, k) => t - committed[k]!));
+    return { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+  };
+  const alone: Live[] = [];
+  const burst: Live[] = [];
+  for (let pair = 0; pair < 3; pair++) {
+    if (pair % 2 === 0) alone.push(await phase(false));
+    burst.push(await phase(true));
+    if (pair % 2 === 1) alone.push(await phase(false));
+  }
+  clients.send({ type: 'quit' });
+  await once(clients, 'exit');
+  return { alone, burst };
+}
+
+/** A node of its own for the sockets, on this run's database, that delivers no webhooks. */
+async function socketNode(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
+  const node = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env: cleanEnv({
+      NAMAZU_DATABASE_URL: databaseUrl,
+      NAMAZU_BUS: 'postgres',
+      NAMAZU_SECRET: SECRET,
+      NAMAZU_DEMO: '0',
+      NAMAZU_LOG_LEVEL: 'info',
+      NAMAZU_WEBHOOK_DELIVERY: 'false',
+    }),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let log = '';
+  node.stdout!.on('data', (d) => (log += d));
+  let listening: RegExpExecArray | null = null;
+  while (!(listening = /"port":(\d+).*"namazu listening"/.exec(log))) await sleep(50);
+  return {
+    port: Number(listening[1]),
+    async stop() {
+      node.kill('SIGTERM');
+      await once(node, 'exit');
+    },
+  };
+}
+
+const liveFigures: { topology: string; alone: Live[]; burst: Live[] }[] = [];
+if (LIVE > 0) {
+  liveFigures.push({
+    topology: 'sockets on the delivering process',
+    ...(await liveBesideBurst(server.port)),
+  });
+  if (scratch) {
+    const node = await socketNode(scratch.databaseUrl);
+    liveFigures.push({
+      topology: 'sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false',
+      ...(await liveBesideBurst(node.port)),
+    });
+    await node.stop();
+  }
+}
+const liveRatio = (l: { alone: Live[]; burst: Live[] }) =>
+  median(l.burst.map((b, i) => b.p99 / l.alone[i]!.p99));
+for (const l of liveFigures) {
+  const p99s = (xs: Live[]) => xs.map((x) => ms(x.p99)).join(', ');
+  console.log(
+    `Live delivery to ${LIVE} sockets, ${l.topology}: ${PROBES} earthquake reports ${PROBE_GAP_MS} ms apart, commit → arrival:`,
+  );
+  console.log(`  beside a burst of ${BURST} × ${SUBS}: p99 ${p99s(l.burst)}`);
+  console.log(`  alone (reference):       p99 ${p99s(l.alone)}`);
+  console.log(`  median ratio of the pairs' p99: ${liveRatio(l).toFixed(2)}×`);
+}
+
+// 4. A receiver that never answers, with a backlog: STALLED subscriptions of one account on a host
 // of their own, to earthquake reports and early warnings, 40 reports queued to them; then the early
 // warnings again, to them and to the live subscriptions.
 let stalledEew: Spread | null = null;
@@ -264,6 +414,13 @@ emitResult('webhooks', {
   hosts: HOSTS,
   besideStalledP50Ms: stalledEew?.p50 ?? null,
   besideStalledP99Ms: stalledEew?.p99 ?? null,
+  liveSockets: LIVE,
+  live: liveFigures.map((l) => ({
+    topology: l.topology,
+    besideBurstP99Ms: median(l.burst.map((x) => x.p99)),
+    aloneP99Ms: median(l.alone.map((x) => x.p99)),
+    ratio: liveRatio(l),
+  })),
 });
 await server.close();
 await scratch?.drop();
