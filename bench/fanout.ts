@@ -12,7 +12,7 @@
 // `data` message the clients received from namazu) to the same number of clients of the same client
 // process with `ws.send` in a loop; latency = receipt − the start of the loop. Rounds of the two
 // alternate, each taking its turn first, after one uncounted round of each.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessio
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
-import { BIN, cleanEnv } from './namazu-bin.ts';
+import { serveNamazu } from './namazu-bin.ts';
 
 const { values } = parseArgs({
   options: {
@@ -68,26 +68,17 @@ const {
 const messageBus = await openBus({ bus, databaseUrl, redisUrl });
 
 // The server.
-const server = spawn(
-  process.execPath,
-  [BIN, 'serve', '--workers', String(workers), '--port', '0', '--host', '127.0.0.1'],
+const served = await serveNamazu(
   {
-    env: cleanEnv({
-      NAMAZU_DATABASE_URL: databaseUrl,
-      NAMAZU_BUS: bus,
-      ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
-      NAMAZU_SECRET: SECRET,
-      NAMAZU_DEMO: '0',
-      NAMAZU_LOG_LEVEL: 'info',
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
+    NAMAZU_DATABASE_URL: databaseUrl,
+    NAMAZU_BUS: bus,
+    ...(redisUrl ? { NAMAZU_REDIS_URL: redisUrl } : {}),
+    NAMAZU_SECRET: SECRET,
   },
+  workers,
 );
-let log = '';
-server.stdout!.on('data', (d) => (log += d));
-const ports = () => [...log.matchAll(/"port":(\d+).*"namazu listening"/g)].map((m) => m[1]);
-while (ports().length < workers) await sleep(50);
-const wsBase = `ws://127.0.0.1:${ports()[0]}/v2/websocket?ticket=`;
+const server = served.child;
+const wsBase = `ws://127.0.0.1:${served.ports[0]}/v2/websocket?ticket=`;
 
 // The bare `ws` reference server.
 const bare = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
@@ -286,8 +277,7 @@ console.log(
 clients.send({ type: 'quit' });
 await clientsExited;
 bare.close();
-server.kill('SIGTERM');
-await new Promise((r) => server.on('exit', r));
+await served.stop();
 await messageBus.close();
 await dropDatabase();
 process.exit(0);

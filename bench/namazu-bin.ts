@@ -2,7 +2,9 @@
 // in dist/ when it is current and the TypeScript sources through tsx otherwise, whose loader then
 // compiles each module on its first use — inside the figures of a freshly started server. So the
 // bundle is built here first (scripts/build.js, under a second), by whichever bench imports this.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -15,4 +17,39 @@ export const BIN = fileURLToPath(new URL('../bin/namazu.js', import.meta.url));
 export function cleanEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
   return { ...env, ...settings };
+}
+
+/** A `namazu serve` the bench started, once each of its processes listens. */
+export interface ServedNamazu {
+  child: ChildProcess;
+  /** The port each process listens on (one per worker). */
+  ports: number[];
+  /** Stops it (SIGTERM) and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `namazu serve` on loopback with `settings` (NAMAZU_*) and waits for its `workers` to listen. */
+export async function serveNamazu(settings: Record<string, string>, workers = 1): Promise<ServedNamazu> {
+  const args = [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'];
+  if (workers > 1) args.push('--workers', String(workers));
+  const child = spawn(process.execPath, args, {
+    env: cleanEnv({ NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'info', ...settings }),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  const ports = () => [...log.matchAll(/"port":(\d+).*"namazu listening"/g)].map((m) => Number(m[1]));
+  while (ports().length < workers) {
+    if (child.exitCode !== null) throw new Error(`namazu serve exited (${child.exitCode}):\n${log}`);
+    await sleep(50);
+  }
+  return {
+    child,
+    ports: ports(),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
 }

@@ -21,7 +21,7 @@
 //    ingest → first and last client, in phases — the N sockets (alone on the server), then the N
 //    streams (alone), then the sockets again — so that neither transport is written after the other
 //    in one broadcast.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessio
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
-import { BIN, cleanEnv } from './namazu-bin.ts';
+import { serveNamazu } from './namazu-bin.ts';
 
 const { values } = parseArgs({
   options: {
@@ -80,20 +80,13 @@ const {
 const messageBus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null });
 
 // The server.
-const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-  env: cleanEnv({
-    NAMAZU_DATABASE_URL: databaseUrl,
-    NAMAZU_BUS: 'postgres',
-    NAMAZU_SECRET: SECRET,
-    NAMAZU_DEMO: '0',
-    NAMAZU_LOG_LEVEL: 'info',
-  }),
-  stdio: ['ignore', 'pipe', 'inherit'],
+const served = await serveNamazu({
+  NAMAZU_DATABASE_URL: databaseUrl,
+  NAMAZU_BUS: 'postgres',
+  NAMAZU_SECRET: SECRET,
 });
-let log = '';
-server.stdout!.on('data', (d) => (log += d));
-let port: string | undefined;
-while (!(port = /"port":(\d+).*"namazu listening"/.exec(log)?.[1])) await sleep(50);
+const server = served.child;
+const port = served.ports[0]!;
 const base = `http://127.0.0.1:${port}`;
 const wsBase = `ws://127.0.0.1:${port}/v2/websocket?ticket=`;
 
@@ -386,8 +379,7 @@ if (failures.length > 0) {
 const clientsExited = [clients, resumerProcess].map((p) => new Promise((r) => p.on('exit', r)));
 for (const p of [clients, resumerProcess]) p.send({ type: 'quit' });
 await Promise.all(clientsExited);
-server.kill('SIGTERM');
-await new Promise((r) => server.on('exit', r));
+await served.stop();
 await messageBus.close();
 await dropDatabase();
 process.exit();

@@ -19,22 +19,18 @@
 // gets its telegrams at once). The wait after the return is bounded by `drain-minutes`; the exit
 // status is 1 if anything is missing or duplicated or a signature failed.
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
-import { defaults } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
 import { SecretBox } from '../src/security/sealed.ts';
-import { startServer } from '../src/server.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { messageIdOf } from '../src/webhooks/deliveries.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
-import { createBenchDatabase } from './bench-database.ts';
+import { startBenchServer } from './in-process-server.ts';
 import { emitResult } from './result.ts';
 import type { ReceiverCommand, SignedArrival } from './webhook-receiver.ts';
 
@@ -82,24 +78,9 @@ function ask<T>(command: ReceiverCommand | null, key: string): Promise<T> {
 }
 const port = await ask<number>(null, 'port');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-webhook-outage-'));
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
-const adminUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
-const scratch = adminUrl ? await createBenchDatabase(adminUrl, 'namazu_bench_outage', SECRET) : null;
-const server = await startServer(
-  {
-    ...defaults(),
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: scratch?.databaseUrl ?? null,
-    secret: SECRET,
-    demo: false,
-    logLevel: 'silent',
-    webhookAllowPrivate: true,
-  },
-  { logger: createLogger('silent'), listen: false },
-);
+const bench = await startBenchServer('namazu-bench-outage', SECRET, { webhookAllowPrivate: true }, false);
+const { server } = bench;
 const { ctx } = server;
 const box = new SecretBox(ctx.pepper, WEBHOOK_SECRET_PURPOSE);
 
@@ -317,8 +298,6 @@ emitResult('webhook-outage', {
   referenceP50Ms: quantile(sanityLatency, 0.5),
   referenceP99Ms: quantile(sanityLatency, 0.99),
 });
-await server.close();
-await scratch?.drop();
+await bench.close();
 receiver.disconnect();
-rmSync(dataDir, { recursive: true, force: true });
 if (missing.length > 0 || repeats > 0 || signatureFailures > 0 || unexpected.length > 0) process.exitCode = 1;

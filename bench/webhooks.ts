@@ -17,11 +17,10 @@
 // bounds: 128 at once, 32 to a host), latency from the loop's start; its event-loop stall over the
 // same 10^5 requests. Both keep their connections from round to round (warm after the first round;
 // the first early-warning round is one of the five whose median is quoted, for both).
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -30,17 +29,14 @@ import { parseArgs } from 'node:util';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
 import { addContract } from '../src/accounts/contracts.ts';
-import { defaults } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
-import { startServer } from '../src/server.ts';
 import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
-import { createBenchDatabase } from './bench-database.ts';
-import { BIN, cleanEnv } from './namazu-bin.ts';
+import { startBenchServer } from './in-process-server.ts';
+import { serveNamazu } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
 
 const { values } = parseArgs({
@@ -88,28 +84,14 @@ const arrivals = (count: number, kind = 'hook') =>
     receiver.send({ take: count, kind });
   });
 
-const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-webhooks-'));
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
-// On PostgreSQL a database of its own, dropped at the end: subscriptions left by an earlier run
-// would post to receivers that are gone.
-const adminUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
-const scratch = adminUrl ? await createBenchDatabase(adminUrl, 'namazu_bench_webhooks', SECRET) : null;
-const server = await startServer(
-  {
-    ...defaults(),
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: scratch?.databaseUrl ?? null,
-    // On PostgreSQL the PostgreSQL bus: the sockets' own node (below) hears this process's commits.
-    ...(scratch ? { bus: 'postgres' as const } : {}),
-    secret: SECRET,
-    demo: false,
-    logLevel: 'silent',
-    webhookAllowPrivate: true,
-  },
-  { logger: createLogger('silent'), listen: LIVE > 0 },
+const bench = await startBenchServer(
+  'namazu-bench-webhooks',
+  SECRET,
+  { webhookAllowPrivate: true },
+  LIVE > 0,
 );
+const { server } = bench;
 const { ctx } = server;
 /** Subscription i's receiver: the host of its account (20 subscriptions to an account). */
 const urlOf = (i: number) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}:${port}/hook`;
@@ -315,30 +297,13 @@ async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; bur
 }
 
 /** A node of its own for the sockets, on this run's database, that delivers no webhooks. */
-async function socketNode(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
-  const node = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-    env: cleanEnv({
-      NAMAZU_DATABASE_URL: databaseUrl,
-      NAMAZU_BUS: 'postgres',
-      NAMAZU_SECRET: SECRET,
-      NAMAZU_DEMO: '0',
-      NAMAZU_LOG_LEVEL: 'info',
-      NAMAZU_WEBHOOK_DELIVERY: 'false',
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
+const socketNode = (databaseUrl: string) =>
+  serveNamazu({
+    NAMAZU_DATABASE_URL: databaseUrl,
+    NAMAZU_BUS: 'postgres',
+    NAMAZU_SECRET: SECRET,
+    NAMAZU_WEBHOOK_DELIVERY: 'false',
   });
-  let log = '';
-  node.stdout!.on('data', (d) => (log += d));
-  let listening: RegExpExecArray | null = null;
-  while (!(listening = /"port":(\d+).*"namazu listening"/.exec(log))) await sleep(50);
-  return {
-    port: Number(listening[1]),
-    async stop() {
-      node.kill('SIGTERM');
-      await once(node, 'exit');
-    },
-  };
-}
 
 const liveFigures: { topology: string; alone: Live[]; burst: Live[] }[] = [];
 if (LIVE > 0) {
@@ -346,11 +311,11 @@ if (LIVE > 0) {
     topology: 'sockets on the delivering process',
     ...(await liveBesideBurst(server.port)),
   });
-  if (scratch) {
-    const node = await socketNode(scratch.databaseUrl);
+  if (bench.databaseUrl) {
+    const node = await socketNode(bench.databaseUrl);
     liveFigures.push({
       topology: 'sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false',
-      ...(await liveBesideBurst(node.port)),
+      ...(await liveBesideBurst(node.ports[0]!)),
     });
     await node.stop();
   }
@@ -422,8 +387,6 @@ emitResult('webhooks', {
     ratio: liveRatio(l),
   })),
 });
-await server.close();
-await scratch?.drop();
+await bench.close();
 agent.destroy();
 receiver.disconnect();
-rmSync(dataDir, { recursive: true, force: true });
