@@ -114,15 +114,6 @@ const toTarget = (r: TargetRow): DeliveryTarget => ({
   tokenSealed: r.token_sealed,
 });
 
-/** The active subscriptions' targets by id (the queuer's, for the deliveries it claims as it queues). */
-export async function deliveryTargets(q: Queryable): Promise<Map<number, DeliveryTarget>> {
-  const rows = await q.query<TargetRow & { id: number }>(
-    `SELECT id, url, host, format, lang, secret_sealed, token_sealed FROM webhook_subscriptions
-     WHERE state = 'active'`,
-  );
-  return new Map(rows.map((r) => [r.id, toTarget(r)]));
-}
-
 export interface ClaimedDelivery extends DeliveryTarget {
   id: number;
   subscriptionId: number;

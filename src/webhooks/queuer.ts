@@ -18,7 +18,6 @@ import { compileFilter, matches, type CompiledFilter } from '../realtime/filter.
 import type { TelegramRecord } from '../telegrams/record.ts';
 import {
   PRIORITY_EEW,
-  deliveryTargets,
   messageIdOf,
   priorityOf,
   queueDeliveries,
@@ -199,16 +198,20 @@ export class Queuer {
     });
   }
 
+  /** The groups and the targets, from one read of the active subscriptions. */
   private async readSubscriptions(version: number): Promise<void> {
     const byKey = new Map<string, Group>();
+    const targets = new Map<number, DeliveryTarget>();
     for (const s of await activeSubscriptions(this.db)) {
       const filter = compileFilter(s.filter);
       let group = byKey.get(filter.key);
       if (!group) byKey.set(filter.key, (group = { filter, subscriptions: [] }));
       group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
+      const { url, host, format, lang, secretSealed, tokenSealed } = s;
+      targets.set(s.id, { url, host, format, lang, secretSealed, tokenSealed });
     }
     this.groups = [...byKey.values()];
-    this.targets = await deliveryTargets(this.db);
+    this.targets = targets;
     this.version = version;
   }
 

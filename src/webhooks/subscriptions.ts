@@ -193,15 +193,23 @@ export async function subscriptionsChanged(q: Queryable): Promise<void> {
   await q.query('UPDATE webhook_position SET subscriptions_version = subscriptions_version + 1');
 }
 
+/** An active subscription as the queuer takes it: with its sealed secret and token, for the attempts. */
+export interface ActiveSubscription extends Subscription {
+  secretSealed: string;
+  tokenSealed: string | null;
+}
+
 /**
  * The active subscriptions of enabled accounts, each with its classifications narrowed to what the
  * account holds a running contract for now (a contract that ended stops its deliveries).
  */
-export async function activeSubscriptions(q: Queryable): Promise<Subscription[]> {
-  const rows = await q.query<Row & { plan_ids: number[] }>(
+export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscription[]> {
+  const rows = await q.query<
+    Row & { plan_ids: number[]; secret_sealed: string; token_sealed: string | null }
+  >(
     `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
        s.min_intensity, s.format, s.lang, s.state, s.disabled_reason, s.failing_since, s.from_serial,
-       s.created_at,
+       s.created_at, s.secret_sealed, s.token_sealed,
        ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids
      FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
      WHERE s.state = 'active' AND a.disabled_at IS NULL
@@ -216,7 +224,9 @@ export async function activeSubscriptions(q: Queryable): Promise<Subscription[]>
     );
     const sub = toSubscription(r);
     const classifications = sub.filter.classifications.filter((c) => contracted.has(c));
-    return classifications.length > 0 ? [{ ...sub, filter: { ...sub.filter, classifications } }] : [];
+    if (classifications.length === 0) return [];
+    const filter = { ...sub.filter, classifications };
+    return [{ ...sub, filter, secretSealed: r.secret_sealed, tokenSealed: r.token_sealed }];
   });
 }
 
