@@ -219,7 +219,7 @@ export type Recorded = 'delivered' | 'retry' | 'failed' | 'stale';
  * A failing streak at least this long that ends with a success was the receiver being down, not one
  * delivery it refuses: its backlog is brought forward (`recordDelivered`).
  */
-export const RECOVERY_STREAK_MS = 60_000;
+const RECOVERY_STREAK_MS = 60_000;
 
 /**
  * Records a failed attempt, only if this attempt still holds the delivery (successes are recorded
