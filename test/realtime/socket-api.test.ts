@@ -475,8 +475,9 @@ test("a process unseen for 5 s frees its sessions' slots; its next sign of life 
     );
     started = (await start(key, { classifications: ['telegram.earthquake'] })).status;
   }
+  // At a limit of 1, this start is only accepted once the unseen process's session was closed. Its
+  // status is not read here: the process's next beat (within a second) may already have reopened it.
   assert.equal(started, 200, "the slot of the unseen process's session is free");
-  assert.equal(await status(), 'closed');
   // The process is alive after all: its next beat finds its record lapsed and opens its session again.
   await waitFor(async () => (await status()) === 'open', { message: 'the session open again' });
   client.ws.close(1000);
