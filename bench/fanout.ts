@@ -24,7 +24,7 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
-import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
+import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
@@ -119,7 +119,7 @@ const ask = (m: object) =>
 const reply = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
 
 // Accounts with every plan; sessions subscribe to the EEW classifications and earthquakes.
-const store = sessionStoreOptions(pepper, 30_000);
+const store = sessionStore(db, pepper, 30_000);
 const accountIds: number[] = [];
 async function tickets(n: number): Promise<string[]> {
   const out: string[] = [];
@@ -135,7 +135,6 @@ async function tickets(n: number): Promise<string[]> {
     }
     const accountId = accountIds[Math.floor((connected + out.length) / CONNECTIONS_PER_ACCOUNT)]!;
     const started = await startSession(
-      db,
       store,
       accountId,
       {

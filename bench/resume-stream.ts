@@ -32,7 +32,7 @@ import { createApiKey } from '../src/accounts/api-keys.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
-import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
+import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
@@ -121,7 +121,7 @@ function ask<T = Record<string, unknown>>(command: object, answer: string): Prom
 
 // Accounts with every plan and an API key each; a connection takes the next free slot. Slots are
 // used again once the connections that held them are closed (phase 2).
-const store = sessionStoreOptions(pepper, 30_000);
+const store = sessionStore(db, pepper, 30_000);
 const accounts: { id: number; authorization: string }[] = [];
 async function account(index: number) {
   while (accounts.length <= index) {
@@ -146,7 +146,6 @@ async function socketUrls(n: number): Promise<string[]> {
   const urls: string[] = [];
   for (let slot = 0; slot < n; slot++) {
     const started = await startSession(
-      db,
       store,
       (await slotAccount(slot)).id,
       { classifications: LIVE_CLASSES, types: null, test: 'no', formatMode: 'raw', appName: 'bench' },

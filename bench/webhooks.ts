@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
 import { addContract } from '../src/accounts/contracts.ts';
-import { sessionStoreOptions, startSession } from '../src/sessions/socket-sessions.ts';
+import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
@@ -245,11 +245,10 @@ async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; bur
   });
   await addContract(ctx.db, account.id, 'telegram.earthquake');
   await setConnectionLimit(ctx.db, account.id, LIVE);
-  const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
+  const store = sessionStore(ctx.db, ctx.pepper, ctx.config.pingIntervalMs);
   const socketUrls: string[] = [];
   for (let i = 0; i < LIVE; i++) {
     const started = await startSession(
-      ctx.db,
       store,
       account.id,
       {

@@ -20,7 +20,7 @@ import {
   closeSessionOf,
   formatsOf,
   listSessions,
-  sessionStoreOptions,
+  sessionStore,
 } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import { parsePlaceFilters } from '../telegrams/place-filters.ts';
@@ -102,7 +102,7 @@ async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
 
 /** `POST /v2/socket`: a ticket for the WebSocket endpoint (its body is JSON whatever its type). */
 async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
-  const store = sessionStoreOptions(ctx.pepper, ctx.config.pingIntervalMs);
+  const store = sessionStore(ctx.db, ctx.pepper, ctx.config.pingIntervalMs);
 
   await app.register(async (scope: App) => {
     acceptJsonWhateverType(scope);

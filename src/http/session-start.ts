@@ -8,7 +8,7 @@ import type { Principal } from '../access/principal.ts';
 import { planByClassification } from '../accounts/plans.ts';
 import type { AppContext } from '../context.ts';
 import { classScope } from '../scopes.ts';
-import { startSession, type SessionSpec, type SessionStoreOptions } from '../sessions/socket-sessions.ts';
+import { startSession, type SessionSpec, type SessionStore } from '../sessions/socket-sessions.ts';
 import { HttpError } from './errors.ts';
 
 /** Each delivered classification asks for its own scope (403 naming it). */
@@ -20,13 +20,12 @@ export function requireClassificationScopes(principal: Principal, classification
 
 /** Starts the session; SOCKETS_FULL (409) at the connection limit, NO_CONTRACT without a contract. */
 export async function startSessionFor(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
-  store: SessionStoreOptions,
+  ctx: Pick<AppContext, 'clock'>,
+  store: SessionStore,
   principal: Principal,
   spec: SessionSpec,
 ) {
   const started = await startSession(
-    ctx.db,
     store,
     principal.accountId,
     spec,

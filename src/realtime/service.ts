@@ -9,7 +9,7 @@ import { clientAddress } from '../http/client-address.ts';
 import { onLocalSocketClose } from '../http/local-sockets.ts';
 import { onStop } from '../http/stop.ts';
 import type { App, Surface } from '../http/surface.ts';
-import { endSessions, sessionStoreOptions } from '../sessions/socket-sessions.ts';
+import { endSessions, sessionStore } from '../sessions/socket-sessions.ts';
 import { CatchUp } from './catch-up.ts';
 import { narrowToContracts } from './contract-change.ts';
 import { CutOffTracker } from './cut-off.ts';
@@ -47,7 +47,7 @@ export const registerRealtime: Surface = async (app, ctx) => {
 
 async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<void>> {
   const { db, clock, log, metrics, config } = ctx;
-  const store = sessionStoreOptions(ctx.pepper, config.pingIntervalMs);
+  const store = sessionStore(ctx.db, ctx.pepper, config.pingIntervalMs);
   const server = processServerName(ctx);
   const onError = (err: unknown) => log.error({ err }, 'real-time delivery failed');
   const hub = new Hub({ chunkSize: CHUNK_SIZE });

@@ -13,7 +13,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
 import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
-import type { SessionStoreOptions } from '../sessions/socket-sessions.ts';
+import type { SessionStore } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
@@ -44,7 +44,7 @@ export interface StreamOptions {
   hub: Hub;
   gate: SessionGate;
   catchUp: CatchUp;
-  store: SessionStoreOptions;
+  store: SessionStore;
   /** Bytes a stream may have queued before it is cut off as a slow consumer (as a socket). */
   maxBufferedBytes: number;
   closeGraceMs: number;

@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/types.ts';
 import type { Metrics } from '../metrics.ts';
-import type { SessionStoreOptions, SocketSession } from '../sessions/socket-sessions.ts';
+import type { SessionStore, SocketSession } from '../sessions/socket-sessions.ts';
 import { endSessions, openSession } from '../sessions/socket-sessions.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { deliveryFilterOf, type OpenedSession, type Refusal, type SessionGate } from './gate.ts';
@@ -19,7 +19,7 @@ const refusals: Record<'unknown' | 'full' | 'no-contract', Refusal> = {
 
 export interface TicketGateOptions {
   db: Db;
-  store: SessionStoreOptions;
+  store: SessionStore;
   clock: Clock;
   metrics: Metrics;
   /** This server's name in the session list (`server`). */
@@ -34,8 +34,8 @@ export class TicketGate implements SessionGate {
   constructor(private readonly options: TicketGateOptions) {}
 
   async open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal> {
-    const { db, store, clock, server, processId } = this.options;
-    const opened = await openSession(db, store, ticket, { ipAddress, server, processId, now: clock.now() });
+    const { store, clock, server, processId } = this.options;
+    const opened = await openSession(store, ticket, { ipAddress, server, processId, now: clock.now() });
     if (!opened.ok) return refusals[opened.reason];
     this.options.metrics.openWebSockets.inc();
     this.options.cutOff.opened(opened.session.id, opened.session.credentialDigest);

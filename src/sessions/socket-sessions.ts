@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
-import { AccountQueue } from './account-queue.ts';
+import { AccountBatches } from './account-batches.ts';
 import { PROCESS_SEEN } from './process-liveness.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
@@ -80,6 +80,7 @@ export interface SocketSession extends SessionSpec {
 interface Row {
   id: number;
   account_id: number;
+  ticket_digest: string;
   ticket_hint: string;
   classifications: string[];
   types: string[] | null;
@@ -121,25 +122,69 @@ const toSession = (r: Row): SocketSession => ({
   resumeAfter: r.resume_after,
 });
 
-export interface SessionStoreOptions {
+export type StartOutcome =
+  { ok: true; session: SocketSession; ticket: string } | { ok: false; reason: 'no-contract' | 'full' };
+
+export type OpenOutcome =
+  { ok: true; session: SocketSession } | { ok: false; reason: 'unknown' | 'full' | 'no-contract' };
+
+/** A session start: what was asked, when, with which credential. */
+interface StartRequest {
+  spec: SessionSpec;
+  now: number;
+  credentialDigest: string | null;
+}
+
+/** Who redeems a ticket: the client's address, and the process that will hold the connection. */
+export interface OpeningProcess {
+  ipAddress: string | null;
+  /** The process's name in the session list. */
+  server: string;
+  /** The id its signs of life are recorded under (process-liveness.ts). */
+  processId: string;
+  now: number;
+}
+
+interface OpenRequest {
+  digest: string;
+  meta: OpeningProcess;
+}
+
+export interface SessionStore {
+  db: Db;
   pepper: Buffer;
   /** An open session with no sign of life for this long belongs to a dead process. */
   staleMs: number;
-  /** Starts and redemptions of one account, one at a time (account-queue.ts). */
-  accounts: AccountQueue;
+  /** Starts and redemptions of one account, in batches (account-batches.ts). */
+  starts: AccountBatches<StartRequest, StartOutcome>;
+  opens: AccountBatches<OpenRequest, OpenOutcome>;
 }
 
-/** Store options for a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
-export function sessionStoreOptions(pepper: Buffer, pingIntervalMs: number): SessionStoreOptions {
-  return { pepper, staleMs: PONG_TIMEOUT_MS + 2 * pingIntervalMs, accounts: new AccountQueue() };
+/** The session store of a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
+export function sessionStore(db: Db, pepper: Buffer, pingIntervalMs: number): SessionStore {
+  const staleMs = PONG_TIMEOUT_MS + 2 * pingIntervalMs;
+  const store: SessionStore = {
+    db,
+    pepper,
+    staleMs,
+    starts: new AccountBatches((accountId, requests) => startBatch(store, accountId, requests)),
+    opens: new AccountBatches((accountId, requests) => openBatch(store, accountId, requests)),
+  };
+  return store;
 }
 
 /**
  * Closes the account's open sessions whose process is dead (unseen, or no longer recording pongs),
- * then counts the sessions that hold a connection slot (other than `exceptId`). Call inside the
+ * then counts the sessions that hold a connection slot (other than `except`). Call inside the
  * account lock.
  */
-async function liveCount(q: Queryable, accountId: number, now: number, staleMs: number, exceptId = 0) {
+async function liveCount(
+  q: Queryable,
+  accountId: number,
+  now: number,
+  staleMs: number,
+  except: readonly number[] = [],
+) {
   await q.query(
     `UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
       WHERE account_id = $1 AND status = 'open'
@@ -149,9 +194,9 @@ async function liveCount(q: Queryable, accountId: number, now: number, staleMs: 
   );
   const rows = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM socket_sessions
-      WHERE account_id = $1 AND id <> $2
+      WHERE account_id = $1 AND id <> ALL($2::bigint[])
         AND (status = 'open' OR (status = 'waiting' AND expires_at > $3))`,
-    [accountId, exceptId, new Date(now)],
+    [accountId, except, new Date(now)],
   );
   return rows[0]!.n;
 }
@@ -177,86 +222,94 @@ async function pruneOldSessions(q: Queryable, accountId: number, now: number): P
   );
 }
 
-export type StartOutcome =
-  { ok: true; session: SocketSession; ticket: string } | { ok: false; reason: 'no-contract' | 'full' };
+/** The latest of the requests' clocks: the batch's moment. */
+const latest = (requests: readonly { now: number }[]) => Math.max(...requests.map((r) => r.now));
 
 /**
  * Creates a `waiting` session for the requested classifications that the account has contracted
  * (the caller has checked permissions). Refuses with `no-contract` when none is contracted and
  * `full` when every connection slot is taken.
  */
-export async function startSession(
-  db: Db,
-  options: SessionStoreOptions,
+export function startSession(
+  store: SessionStore,
   accountId: number,
   spec: SessionSpec,
   now: number,
   /** Digest of the API key or access token the session is started with (Principal.credentialDigest). */
   credentialDigest: string | null = null,
 ): Promise<StartOutcome> {
-  return options.accounts.run(accountId, () =>
-    startLocked(db, options, accountId, spec, now, credentialDigest),
-  );
+  return store.starts.run(accountId, { spec, now, credentialDigest });
 }
 
-async function startLocked(
-  db: Db,
-  options: SessionStoreOptions,
+/** The starts of one account, in the order they came, as one transaction. */
+async function startBatch(
+  store: SessionStore,
   accountId: number,
-  spec: SessionSpec,
-  now: number,
-  credentialDigest: string | null,
-): Promise<StartOutcome> {
-  return db.tx(async (q) => {
+  requests: readonly StartRequest[],
+): Promise<StartOutcome[]> {
+  return store.db.tx(async (q) => {
     await lockAccount(q, accountId);
     const contracted = await contractedClassifications(q, accountId);
-    const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
-    if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
     const limit = await connectionLimit(q, accountId);
-    if ((await liveCount(q, accountId, now, options.staleMs)) >= limit)
-      return { ok: false, reason: 'full' } as const;
-    await pruneOldSessions(q, accountId, now);
-    const ticket = randomBytes(32).toString('base64url');
-    const rows = await q.query<Row>(
-      `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
-         test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id,
-         resume_after, areas, min_intensity)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-         (SELECT id FROM api_keys WHERE digest = $11),
-         (SELECT grant_id FROM oauth_tokens WHERE digest = $11), $12, $13, $14)
-       RETURNING *`,
-      [
-        accountId,
-        digestSecret(options.pepper, ticket),
-        ticket.slice(0, TICKET_HINT_LENGTH),
-        classifications,
-        spec.types,
-        spec.test,
-        spec.formatMode,
-        spec.appName,
-        new Date(now),
-        new Date(now + TICKET_VALIDITY_MS),
-        credentialDigest,
-        spec.resumeAfter ?? null,
-        spec.areas ?? null,
-        spec.minIntensity ?? null,
-      ],
-    );
-    return { ok: true, session: toSession(rows[0]!), ticket } as const;
+    const now = latest(requests);
+    let live = await liveCount(q, accountId, now, store.staleMs);
+    const outcomes: (StartOutcome | undefined)[] = [];
+    const inserts: { at: number; ticket: string; digest: string; row: Record<string, unknown> }[] = [];
+    for (const { spec, now: at, credentialDigest } of requests) {
+      const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
+      if (classifications.length === 0) outcomes.push({ ok: false, reason: 'no-contract' });
+      else if (live >= limit) outcomes.push({ ok: false, reason: 'full' });
+      else {
+        live += 1;
+        const ticket = randomBytes(32).toString('base64url');
+        const digest = digestSecret(store.pepper, ticket);
+        inserts.push({
+          at: outcomes.length,
+          ticket,
+          digest,
+          row: {
+            ticket_digest: digest,
+            ticket_hint: ticket.slice(0, TICKET_HINT_LENGTH),
+            classifications,
+            types: spec.types,
+            test: spec.test,
+            format_mode: spec.formatMode,
+            app_name: spec.appName,
+            start_at: new Date(at),
+            expires_at: new Date(at + TICKET_VALIDITY_MS),
+            credential_digest: credentialDigest,
+            resume_after: spec.resumeAfter ?? null,
+            areas: spec.areas ?? null,
+            min_intensity: spec.minIntensity ?? null,
+          },
+        });
+        outcomes.push(undefined);
+      }
+    }
+    if (inserts.length > 0) {
+      await pruneOldSessions(q, accountId, now);
+      const rows = await q.query<Row>(
+        `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
+           test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id,
+           resume_after, areas, min_intensity)
+         SELECT $1, r.ticket_digest, r.ticket_hint, r.classifications, r.types, r.test, r.format_mode,
+           r.app_name, r.start_at, r.expires_at, r.credential_digest,
+           (SELECT id FROM api_keys WHERE digest = r.credential_digest),
+           (SELECT grant_id FROM oauth_tokens WHERE digest = r.credential_digest),
+           r.resume_after, r.areas, r.min_intensity
+         FROM jsonb_to_recordset($2::jsonb) AS r(ticket_digest text, ticket_hint text,
+           classifications text[], types text[], test text, format_mode text, app_name text,
+           start_at timestamptz, expires_at timestamptz, credential_digest text, resume_after bigint,
+           areas text[], min_intensity text)
+         RETURNING *`,
+        [accountId, JSON.stringify(inserts.map((i) => i.row))],
+      );
+      const byDigest = new Map(rows.map((r) => [r.ticket_digest, r]));
+      for (const { at, ticket, digest } of inserts)
+        outcomes[at] = { ok: true, session: toSession(byDigest.get(digest)!), ticket };
+    }
+    return outcomes as StartOutcome[];
   });
-}
-
-export type OpenOutcome =
-  { ok: true; session: SocketSession } | { ok: false; reason: 'unknown' | 'full' | 'no-contract' };
-
-/** Who redeems a ticket: the client's address, and the process that will hold the connection. */
-export interface OpeningProcess {
-  ipAddress: string | null;
-  /** The process's name in the session list. */
-  server: string;
-  /** The id its signs of life are recorded under (process-liveness.ts). */
-  processId: string;
-  now: number;
 }
 
 /**
@@ -265,65 +318,114 @@ export interface OpeningProcess {
  * start are dropped; the limit is checked again, in case contracts ended meanwhile.
  */
 export async function openSession(
-  db: Db,
-  options: SessionStoreOptions,
+  store: SessionStore,
   ticket: string,
   meta: OpeningProcess,
 ): Promise<OpenOutcome> {
   if (ticket.length > 200) return { ok: false, reason: 'unknown' };
-  const digest = digestSecret(options.pepper, ticket);
-  const owner = await db.query<{ account_id: number }>(
+  const digest = digestSecret(store.pepper, ticket);
+  const owner = await store.db.query<{ account_id: number }>(
     `SELECT account_id FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
     [digest],
   );
   if (!owner[0]) return { ok: false, reason: 'unknown' };
-  return options.accounts.run(owner[0].account_id, () => openLocked(db, options, digest, meta));
+  return store.opens.run(owner[0].account_id, { digest, meta });
 }
 
-async function openLocked(
-  db: Db,
-  options: SessionStoreOptions,
-  digest: string,
-  meta: OpeningProcess,
-): Promise<OpenOutcome> {
-  return db.tx(async (q) => {
+/**
+ * The redemptions of one account, in the order they came, as one transaction. Each is decided as
+ * if they ran one after another: a session still waiting holds its slot while those before it
+ * are decided.
+ */
+async function openBatch(
+  store: SessionStore,
+  accountId: number,
+  requests: readonly OpenRequest[],
+): Promise<OpenOutcome[]> {
+  return store.db.tx(async (q) => {
+    await lockAccount(q, accountId);
     const found = await q.query<Row>(
-      `SELECT * FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
-      [digest],
+      `SELECT * FROM socket_sessions
+        WHERE ticket_digest = ANY($1::text[]) AND status = 'waiting' AND account_id = $2`,
+      [requests.map((r) => r.digest), accountId],
     );
-    const session = found[0];
-    if (!session || session.expires_at.getTime() <= meta.now)
-      return { ok: false, reason: 'unknown' } as const;
-    await lockAccount(q, session.account_id);
-    const refuse = async (reason: 'full' | 'no-contract' | 'unknown') => {
-      // Only while still waiting: a concurrent redemption may have opened it meanwhile.
-      const used = await q.query(
-        `UPDATE socket_sessions SET status = 'closed', end_at = $2, ip_address = $3, server = $4
-          WHERE id = $1 AND status = 'waiting' RETURNING id`,
-        [session.id, new Date(meta.now), meta.ipAddress, meta.server],
-      );
-      return { ok: false, reason: used.length > 0 ? reason : 'unknown' } as const;
-    };
+    const byDigest = new Map(found.map((r) => [r.ticket_digest, r]));
+    // A session appears once in a batch: a second redemption of its ticket finds it used.
+    const seen = new Set<string>();
+    const sessions = requests.map(({ digest, meta }) => {
+      const session = byDigest.get(digest);
+      if (!session || seen.has(digest) || session.expires_at.getTime() <= meta.now) return undefined;
+      seen.add(digest);
+      return session;
+    });
+    const ids = sessions.flatMap((s) => (s ? [s.id] : []));
     // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
-    if ((await cutOffSessions(q, [session.id])).length > 0) return refuse('unknown');
-    const contracted = await contractedClassifications(q, session.account_id);
-    const classifications = session.classifications.filter((c) => contracted.has(c));
-    if (classifications.length === 0) return refuse('no-contract');
-    const limit = await connectionLimit(q, session.account_id);
-    if ((await liveCount(q, session.account_id, meta.now, options.staleMs, session.id)) >= limit)
-      return refuse('full');
-    // The status condition makes two concurrent redemptions of one ticket open it at most once.
-    const rows = await q.query<Row>(
-      `UPDATE socket_sessions SET status = 'open', start_at = $2, ip_address = $3, server = $4,
-         classifications = $5, process_id = $6
-       WHERE id = $1 AND status = 'waiting' RETURNING *`,
-      [session.id, new Date(meta.now), meta.ipAddress, meta.server, classifications, meta.processId],
+    const cut = new Set(await cutOffSessions(q, ids));
+    const contracted = await contractedClassifications(q, accountId);
+    const limit = await connectionLimit(q, accountId);
+    const others = await liveCount(q, accountId, latest(requests.map((r) => r.meta)), store.staleMs, ids);
+    let holding = ids.length;
+    const decided = sessions.map((session) => {
+      if (!session) return { session, reason: 'unknown' as const };
+      const classifications = session.classifications.filter((c) => contracted.has(c));
+      const reason = cut.has(session.id)
+        ? ('unknown' as const)
+        : classifications.length === 0
+          ? ('no-contract' as const)
+          : others + holding - 1 >= limit
+            ? ('full' as const)
+            : null;
+      if (reason) holding -= 1;
+      return { session, reason, classifications };
+    });
+    const opening = decided.flatMap((d, i) =>
+      d.session && !d.reason
+        ? [{ id: d.session.id, classifications: d.classifications!, ...placeOf(requests[i]!.meta) }]
+        : [],
     );
-    return rows[0]
-      ? ({ ok: true, session: toSession(rows[0]) } as const)
-      : ({ ok: false, reason: 'unknown' } as const);
+    const refusing = decided.flatMap((d, i) =>
+      d.session && d.reason ? [{ id: d.session.id, ...placeOf(requests[i]!.meta) }] : [],
+    );
+    // The status condition makes two concurrent redemptions of one ticket open it at most once.
+    const opened = opening.length
+      ? await q.query<Row>(
+          `UPDATE socket_sessions s SET status = 'open', start_at = r.at, ip_address = r.ip,
+             server = r.server, classifications = r.classifications, process_id = r.process
+           FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, classifications text[], at timestamptz,
+             ip text, server text, process text)
+           WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.*`,
+          [JSON.stringify(opening)],
+        )
+      : [];
+    // Only while still waiting: a concurrent redemption may have opened it meanwhile.
+    const closed = refusing.length
+      ? await q.query<{ id: number }>(
+          `UPDATE socket_sessions s SET status = 'closed', end_at = r.at, ip_address = r.ip,
+             server = r.server
+           FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, at timestamptz, ip text, server text,
+             process text)
+           WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.id`,
+          [JSON.stringify(refusing)],
+        )
+      : [];
+    const openedById = new Map(opened.map((r) => [Number(r.id), r]));
+    const closedIds = new Set(closed.map((r) => Number(r.id)));
+    return decided.map(({ session, reason }): OpenOutcome => {
+      if (!session) return { ok: false, reason: 'unknown' };
+      if (reason) return { ok: false, reason: closedIds.has(Number(session.id)) ? reason : 'unknown' };
+      const row = openedById.get(Number(session.id));
+      return row ? { ok: true, session: toSession(row) } : { ok: false, reason: 'unknown' };
+    });
   });
 }
+
+/** Where and when a redemption took place, as its row records it. */
+const placeOf = (meta: OpeningProcess) => ({
+  at: new Date(meta.now),
+  ip: meta.ipAddress,
+  server: meta.server,
+  process: meta.processId,
+});
 
 /** Marks sessions closed (their connections ended). Closing twice keeps the first end time. */
 export async function endSessions(
