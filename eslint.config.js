@@ -9,6 +9,7 @@ import tseslint from 'typescript-eslint';
 const domainBase = [
   'classifications.ts',
   'coalesced-job.ts',
+  'batches.ts',
   'scopes.ts',
   'config.ts',
   'clock.ts',
@@ -49,6 +50,8 @@ export const layers = {
   'classifications.ts': [],
   // A job run one at a time whose requests coalesce (the real-time dispatcher and cut-off check, the webhook queuer and workers).
   'coalesced-job.ts': [],
+  // Requests written in batches per key (one account's session starts, the public connection counts).
+  'batches.ts': [],
   // The scopes of credentials: API keys (accounts/), OAuth clients and tokens (issuer/) and every surface.
   'scopes.ts': [],
   'config.ts': ['classifications.ts', 'errors.ts'],
@@ -72,7 +75,7 @@ export const layers = {
   telegrams: [...domainBase, 'db', 'bus', 'conversion', 'gd'],
   conversion: [],
   gd: ['errors.ts', 'db'],
-  sessions: ['clock.ts', 'db', 'security', 'accounts'],
+  sessions: ['clock.ts', 'batches.ts', 'db', 'security', 'accounts'],
   // JMA's station lists of the parameter API (docs/parameter.md).
   parameter: ['errors.ts', 'db', 'bus'],
   // Telegram sources: JMA's feed, an upstream server, replay and generated scenarios (docs/sources.md).

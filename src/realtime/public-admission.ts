@@ -2,12 +2,14 @@
  * Who may open an anonymous connection of the public streams (docs/realtime.md "Public streams").
  * Such a connection is no session of an account: it is held by one process, which bounds how many
  * it holds in total and per client address, and counts the new ones of each address per minute in
- * the shared fixed windows (`security/failure-limiter.ts` `take`), so every process and node
- * shares that rate. The caps are checked first, in memory; a slot is held while the shared count
- * is asked, so that concurrent openings cannot overshoot a cap.
+ * the shared fixed windows (`security/failure-limiter.ts` `takeEach`), so every process and node
+ * shares that rate: the openings that come while one count is written are counted together in the
+ * next (one statement however many come in a storm). The caps are checked first, in memory; a slot
+ * is held while the shared count is asked, so that concurrent openings cannot overshoot a cap.
  *
  * An anonymous connection's id is negative and local to the process: it never meets a session's.
  */
+import { Batches } from '../batches.ts';
 import type { Metrics } from '../metrics.ts';
 import type { FailureLimiter } from '../security/failure-limiter.ts';
 
@@ -40,13 +42,17 @@ export class PublicAdmission {
   /** Slots taken, admitted or still being counted. */
   private taken = 0;
   private lastId = 0;
+  /** The counts of new connections per address, batched (one key: the batches of this process). */
+  private readonly counts: Batches<string, number>;
 
   constructor(
     private readonly limits: PublicLimits,
     /** Counts new connections per address (its limit: connections per minute). */
-    private readonly rate: FailureLimiter,
+    rate: FailureLimiter,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.counts = new Batches((_, addresses) => rate.takeEach(addresses));
+  }
 
   /** Anonymous connections open on this process. */
   get size(): number {
@@ -61,7 +67,7 @@ export class PublicAdmission {
     this.take(address);
     let waitSeconds: number;
     try {
-      waitSeconds = await this.rate.take([address]);
+      waitSeconds = await this.counts.run(0, address);
     } catch (err) {
       this.give(address);
       throw err;

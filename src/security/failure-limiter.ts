@@ -88,4 +88,26 @@ export class FailureLimiter {
     }
     return Math.ceil(waitMs / 1000);
   }
+
+  /**
+   * take() for many requests at once, one key each (a key may come several times): each is
+   * answered as if they were taken one after another, in order, in one statement.
+   */
+  async takeEach(keys: readonly string[]): Promise<number[]> {
+    const now = this.clock.now();
+    const named = this.named(keys);
+    const counted = await this.windows.add(named, this.options.windowMs, now);
+    // The requests of a key before this one in the batch: its count is the key's count before the
+    // batch plus them plus one.
+    const left = new Map<string, number>();
+    for (const key of named) left.set(key, (left.get(key) ?? 0) + 1);
+    return named.map((key) => {
+      const w = counted.get(key)!;
+      this.held.set(key, w);
+      const after = left.get(key)! - 1;
+      left.set(key, after);
+      const window = { count: w.count - after, endsAt: w.endsAt };
+      return Math.ceil(overLimitFor(window, this.options.limit, now, this.options.windowMs) / 1000);
+    });
+  }
 }

@@ -76,12 +76,14 @@ export class FixedWindows {
   }
 
   /**
-   * Counts one under each key at `nowMs` (a window that has ended starts afresh, lasting
-   * `windowMs`) and returns the counts after it. Counting and reading are one statement, so
-   * concurrent callers each see their own count.
+   * Counts one under each key at `nowMs`, once per time it is named (a window that has ended starts
+   * afresh, lasting `windowMs`), and returns the counts after it. Counting and reading are one
+   * statement, so concurrent callers each see their own count.
    */
   async add(keys: readonly string[], windowMs: number, nowMs: number): Promise<Map<string, KeyWindow>> {
-    const digests = this.digests(keys);
+    const times = new Map<string, number>();
+    for (const key of keys) times.set(key, (times.get(key) ?? 0) + 1);
+    const digests = this.digests([...times.keys()]);
     const now = new Date(nowMs);
     const end = new Date(nowMs + windowMs);
     const { table, count } = this;
@@ -89,13 +91,14 @@ export class FixedWindows {
     await this.db.query(`DELETE FROM ${table} WHERE window_end <= $1`, [now]);
     const rows = await this.db.query<WindowRow>(
       `INSERT INTO ${table} (key_digest, window_start, window_end, ${count})
-         SELECT k, $2, $3, 1 FROM unnest($1::text[]) AS k
+         SELECT k, $2, $3, n FROM unnest($1::text[], $4::int[]) AS u(k, n)
        ON CONFLICT (key_digest) DO UPDATE SET
-         ${count} = CASE WHEN ${table}.window_end <= $2 THEN 1 ELSE ${table}.${count} + 1 END,
+         ${count} = CASE WHEN ${table}.window_end <= $2 THEN EXCLUDED.${count}
+                         ELSE ${table}.${count} + EXCLUDED.${count} END,
          window_start = CASE WHEN ${table}.window_end <= $2 THEN $2 ELSE ${table}.window_start END,
          window_end = CASE WHEN ${table}.window_end <= $2 THEN $3 ELSE ${table}.window_end END
        RETURNING key_digest, window_end, ${count} AS count`,
-      [[...digests.keys()], now, end],
+      [[...digests.keys()], now, end, [...digests.values()].map((key) => times.get(key)!)],
     );
     return this.windows(digests, rows);
   }

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
-import { AccountBatches } from './account-batches.ts';
+import { Batches } from '../batches.ts';
 import { PROCESS_SEEN } from './process-liveness.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
@@ -155,9 +155,9 @@ export interface SessionStore {
   pepper: Buffer;
   /** An open session with no sign of life for this long belongs to a dead process. */
   staleMs: number;
-  /** Starts and redemptions of one account, in batches (account-batches.ts). */
-  starts: AccountBatches<StartRequest, StartOutcome>;
-  opens: AccountBatches<OpenRequest, OpenOutcome>;
+  /** Starts and redemptions of one account, in batches (batches.ts). */
+  starts: Batches<StartRequest, StartOutcome>;
+  opens: Batches<OpenRequest, OpenOutcome>;
 }
 
 /** The session store of a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
@@ -167,8 +167,8 @@ export function sessionStore(db: Db, pepper: Buffer, pingIntervalMs: number): Se
     db,
     pepper,
     staleMs,
-    starts: new AccountBatches((accountId, requests) => startBatch(store, accountId, requests)),
-    opens: new AccountBatches((accountId, requests) => openBatch(store, accountId, requests)),
+    starts: new Batches((accountId, requests) => startBatch(store, Number(accountId), requests)),
+    opens: new Batches((accountId, requests) => openBatch(store, Number(accountId), requests)),
   };
   return store;
 }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.ts';
 import { FAILURE_COUNT_FRESH_MS, FailureLimiter } from '../../src/security/failure-limiter.ts';
+import { digestSecret } from '../../src/security/secrets.ts';
 import type { Queryable } from '../../src/db/types.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -131,6 +132,39 @@ test('take() counts before it answers; a short window’s cleanup leaves a long 
     assert.equal(await hourly.take(['198.51.100.9']), 3000, 'the hourly window still counts');
     clock.advance(50 * 60_000);
     assert.equal(await hourly.take(['198.51.100.9']), 0, 'a new window');
+  } finally {
+    await server.close();
+  }
+});
+
+test('takeEach() answers a batch as if taken one after another, in one count per key', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(30_000_000);
+    const limiter = new FailureLimiter(
+      server.ctx.db,
+      server.ctx.pepper,
+      'batch',
+      { limit: 3, windowMs: 60_000 },
+      clock,
+    );
+    assert.equal(await limiter.take(['a']), 0);
+    // a is at 1: its 2nd and 3rd pass, its 4th and 5th are over; b's first three pass.
+    assert.deepEqual(await limiter.takeEach(['a', 'b', 'a', 'b', 'a', 'b', 'a']), [0, 0, 0, 0, 60, 0, 60]);
+    const count = async (key: string) =>
+      (
+        await server.ctx.db.query<{ failures: number }>(
+          `SELECT failures FROM failure_windows WHERE key_digest = $1`,
+          [digestSecret(server.ctx.pepper, `failures:batch:${key}`)],
+        )
+      )[0]?.failures;
+    assert.equal(await count('a'), 5);
+    assert.equal(await count('b'), 3);
+    assert.equal(await limiter.take(['b']), 60);
+    // A window that has ended starts afresh with the batch's count.
+    clock.advance(60_000);
+    assert.deepEqual(await limiter.takeEach(['a', 'a', 'a', 'a']), [0, 0, 0, 60]);
+    assert.equal(await count('a'), 4);
   } finally {
     await server.close();
   }

@@ -1,17 +1,17 @@
 /**
- * The batches of one account's session starts and redemptions (src/sessions/account-batches.ts):
- * requests that come while a batch runs go together in the next, in the order they came; one
- * request's failure is its own; accounts do not wait for each other.
+ * Requests in batches per key (src/batches.ts; one account's session starts, the counts of new
+ * anonymous connections): requests that come while a batch runs go together in the next, in the
+ * order they came; one request's failure is its own; keys do not wait for each other.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AccountBatches } from '../../src/sessions/account-batches.ts';
+import { Batches } from '../src/batches.ts';
 
 /** A runner that records its batches and answers each input doubled, after a turn of the event loop. */
 function recording(fail?: (input: number) => boolean) {
-  const batches: { accountId: number; inputs: number[] }[] = [];
-  const batchesOf = new AccountBatches<number, number>(async (accountId, inputs) => {
-    batches.push({ accountId, inputs: [...inputs] });
+  const batches: { key: number | string; inputs: number[] }[] = [];
+  const batchesOf = new Batches<number, number>(async (key, inputs) => {
+    batches.push({ key, inputs: [...inputs] });
     await new Promise((r) => setTimeout(r, 5));
     if (fail && inputs.some(fail)) throw new Error(`bad input in ${inputs.join(',')}`);
     return inputs.map((i) => i * 2);
@@ -24,12 +24,12 @@ test('requests that come while a batch runs go together in the next, in order', 
   const answers = await Promise.all([1, 2, 3, 4, 5].map((i) => batchesOf.run(7, i)));
   assert.deepEqual(answers, [2, 4, 6, 8, 10]);
   assert.deepEqual(batches, [
-    { accountId: 7, inputs: [1] },
-    { accountId: 7, inputs: [2, 3, 4, 5] },
+    { key: 7, inputs: [1] },
+    { key: 7, inputs: [2, 3, 4, 5] },
   ]);
-  // Nothing is held once the account's batches are done: the next request runs alone at once.
+  // Nothing is held once the key's batches are done: the next request runs alone at once.
   assert.equal(await batchesOf.run(7, 6), 12);
-  assert.deepEqual(batches.at(-1), { accountId: 7, inputs: [6] });
+  assert.deepEqual(batches.at(-1), { key: 7, inputs: [6] });
 });
 
 test('a batch holds at most 256 requests', async () => {
@@ -45,14 +45,14 @@ test('a batch holds at most 256 requests', async () => {
   );
 });
 
-test("accounts are batched apart and do not wait for each other's batches", async () => {
+test("keys are batched apart and do not wait for each other's batches", async () => {
   const { batches, batchesOf } = recording();
   await Promise.all([batchesOf.run(1, 1), batchesOf.run(2, 2), batchesOf.run(1, 3), batchesOf.run(2, 4)]);
   assert.deepEqual(batches, [
-    { accountId: 1, inputs: [1] },
-    { accountId: 2, inputs: [2] },
-    { accountId: 1, inputs: [3] },
-    { accountId: 2, inputs: [4] },
+    { key: 1, inputs: [1] },
+    { key: 2, inputs: [2] },
+    { key: 1, inputs: [3] },
+    { key: 2, inputs: [4] },
   ]);
 });
 
