@@ -1,6 +1,8 @@
 // Writes bench/REPORT.md and its SVG bar charts (bench/report/*.svg) from the results bench/run.ts
-// collected: each figure beside its reference and the target from its issue.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// collected: each figure beside its reference and the target from its issue. What the report's
+// kept part holds (runs recorded by hand: benches run alone, medians of several runs, runs of
+// code before a change) is carried over from the report it replaces, word for word.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface Machine {
@@ -564,7 +566,19 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
   }
 }
 
-function render(run: Run, rows: Row[], charts: string[]): string {
+/** The marks around the report's kept part: npm run bench writes it back as it found it. */
+export const KEPT_BEGIN =
+  '<!-- Kept by npm run bench: runs recorded by hand, from here to the end mark, carried over to the next report. -->';
+export const KEPT_END = '<!-- End of the part npm run bench keeps. -->';
+
+/** The kept part of an earlier report, marks included; empty when it has none. */
+export function keptPart(previous: string): string {
+  const from = previous.indexOf(KEPT_BEGIN);
+  const to = previous.indexOf(KEPT_END, from);
+  return from < 0 || to < 0 ? '' : previous.slice(from, to + KEPT_END.length);
+}
+
+function render(run: Run, rows: Row[], charts: string[], kept: string): string {
   const { machine: m } = run;
   const out = [
     '# Benchmark report',
@@ -613,6 +627,7 @@ function render(run: Run, rows: Row[], charts: string[]): string {
       'bench process, so the first client can receive the telegram before that: a negative first-client ' +
       'figure means delivery beat the return of the ingest call.',
     '',
+    ...(kept ? [kept, ''] : []),
     ...(run.outcomes.some((o) => o.name === 'scale' && o.results.length > 0)
       ? ['## Scale topology', '', SCALE_TOPOLOGY, '']
       : []),
@@ -651,16 +666,24 @@ export function writeReport(root: string, run: Run): void {
     else simpleRows(o.name, results, rows, charts);
   }
   const dir = join(root, 'bench', 'report');
+  const report = join(root, 'bench', 'REPORT.md');
+  const kept = existsSync(report) ? keptPart(readFileSync(report, 'utf8')) : '';
+  // The charts the kept part shows stay, unless this run draws them anew.
+  const keptCharts = [...kept.matchAll(/\(report\/([\w.-]+\.svg)\)/g)]
+    .map((m) => m[1]!)
+    .filter((file) => existsSync(join(dir, file)))
+    .map((file) => [file, readFileSync(join(dir, file), 'utf8')] as const);
   // Charts of an earlier run would outlive it otherwise.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const [file, svg] of charts) writeFileSync(join(dir, file), svg);
+  for (const [file, svg] of [...keptCharts, ...charts]) writeFileSync(join(dir, file), svg);
   writeFileSync(
-    join(root, 'bench', 'REPORT.md'),
+    report,
     render(
       run,
       rows,
       charts.map(([file]) => file),
+      kept,
     ),
   );
 }

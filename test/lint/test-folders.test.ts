@@ -6,8 +6,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-/** Whole deployments, helpers, the docs' and the house's checks, the tests' own data. */
-const NOT_MIRRORED = ['multinode', 'support', 'docs', 'lint', 'fixtures'];
+/** Whole deployments, helpers, the docs' and the house's checks, the tests' own data, the benches' code. */
+const NOT_MIRRORED = ['multinode', 'support', 'docs', 'lint', 'fixtures', 'bench'];
 
 function foldersUnder(root: string, skip: readonly string[] = []): string[] {
   return readdirSync(root, { withFileTypes: true })
