@@ -117,7 +117,13 @@ async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
       requireClassificationScopes(principal, spec.classifications);
       if (request.body.after) {
         // Resolved now: the ticket then opens a catch-up from a serial, wherever it is redeemed.
-        const point = await resumePoint(ctx.db, 'after', request.body.after, ctx.config.resumeMaxTelegrams);
+        const point = await resumePoint(
+          ctx.db,
+          ctx.telegrams,
+          'after',
+          request.body.after,
+          ctx.config.resumeMaxTelegrams,
+        );
         if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
         spec.resumeAfter = point.serial;
       }

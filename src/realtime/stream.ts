@@ -178,7 +178,7 @@ export async function resumeSerial(
   // An `EventSource` that has seen no event sends none (an empty one is the same).
   const [field, id] = lastEventId ? ['Last-Event-ID', String(lastEventId)] : ['after', after];
   if (id === undefined) return null;
-  const point = await resumePoint(ctx.db, field, id, ctx.config.resumeMaxTelegrams);
+  const point = await resumePoint(ctx.db, ctx.telegrams, field, id, ctx.config.resumeMaxTelegrams);
   if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
   return point.serial;
 }

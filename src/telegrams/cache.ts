@@ -36,6 +36,8 @@ export class TelegramCache {
   /** Ascending by serial. */
   private items: TelegramRecord[] = [];
   private bySerial = new Map<number, TelegramRecord>();
+  /** The serial of each held telegram, by id: a resuming client names its last telegram by id. */
+  private serialById = new Map<string, number>();
   private bytes = 0;
   private completeAbove = 0;
   private refreshing: Promise<void> = Promise.resolve();
@@ -139,6 +141,11 @@ export class TelegramCache {
     return this.bySerial.get(serial);
   }
 
+  /** The serial of the held telegram with this id (undefined when not held here). */
+  serialOf(id: string): number | undefined {
+    return this.serialById.get(id);
+  }
+
   /**
    * Reads whatever was committed after the newest held telegram. One read at a time; every caller
    * gets a read that starts after its call (callers that come while one is queued share it).
@@ -209,8 +216,10 @@ export class TelegramCache {
     // The newest serial never goes back: refresh reads after it, and lists page from it.
     const newest = this.newestSerial;
     for (const serial of gone) {
-      this.bytes -= heldBytes(this.bySerial.get(serial)!);
+      const t = this.bySerial.get(serial)!;
+      this.bytes -= heldBytes(t);
       this.bySerial.delete(serial);
+      this.serialById.delete(t.id);
     }
     this.items = this.items.filter((t) => this.bySerial.has(t.serial));
     if (this.newestSerial < newest) this.completeAbove = newest;
@@ -232,6 +241,7 @@ export class TelegramCache {
     if (this.bySerial.has(t.serial) || t.serial <= this.newestSerial) return;
     this.items.push(t);
     this.bySerial.set(t.serial, t);
+    this.serialById.set(t.id, t.serial);
     this.bytes += heldBytes(t);
   }
 
@@ -239,6 +249,7 @@ export class TelegramCache {
     while (this.items.length > 1 && (this.items.length > this.maxItems || this.bytes > this.maxBytes)) {
       const old = this.items.shift()!;
       this.bySerial.delete(old.serial);
+      this.serialById.delete(old.id);
       this.bytes -= heldBytes(old);
       this.completeAbove = old.serial;
     }
