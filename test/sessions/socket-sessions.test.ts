@@ -142,3 +142,19 @@ test('an expired ticket is unknown and stays waiting; the others of its batch op
   );
   assert.deepEqual(await statuses(id), ['open 1', 'waiting 1']);
 });
+
+test("two processes' batches at once never exceed the limit together: the account's row lock orders them", async () => {
+  const id = await account(7);
+  // A second store is a second process's lanes: its batches run beside this one's.
+  const other = sessionStore(server.ctx.db, server.ctx.pepper, server.ctx.config.pingIntervalMs);
+  const outcomes = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => startSession(i % 2 ? other : store, id, spec, Date.now())),
+  );
+  assert.equal(outcomes.filter((o) => o.ok).length, 7);
+  assert.deepEqual(await statuses(id), ['waiting 7']);
+  const tickets = outcomes.flatMap((o) => (o.ok ? [o.ticket] : []));
+  await setConnectionLimit(server.ctx.db, id, 3);
+  const opened = await Promise.all(tickets.map((t, i) => openSession(i % 2 ? other : store, t, opening())));
+  assert.equal(opened.filter((o) => o.ok).length, 3);
+  assert.deepEqual(await statuses(id), ['closed 4', 'open 3']);
+});
