@@ -2,9 +2,9 @@
  * One HTTP attempt of a delivery, bounded (docs/webhooks.md "Safety"): the whole exchange within a
  * time limit, the response body read up to a few KiB and then dropped, redirects not followed (a 3xx
  * is a failed attempt), connections only to addresses the address guard allows. Posted with undici,
- * whose per-request cost is about three quarters of Node's http client's (bench/REPORT.md
- * "Webhooks"): it follows no redirect unless told to, passes the guard's `lookup` to each
- * connection, and keeps connections alive per origin through one agent per process.
+ * which posts faster than Node's http client (bench/webhook-client.ts): it follows no redirect
+ * unless told to, passes the guard's `lookup` to each connection, and keeps connections alive per
+ * origin through one agent per process.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { guardedLookup, refusedHost } from './address-guard.ts';
