@@ -3,7 +3,8 @@
  * one batch ran goes together in the next. One account's session starts (or ticket redemptions),
  * each batch one transaction holding the account's row lock (sessions/socket-sessions.ts): a storm
  * of them would otherwise hold every pooled connection waiting on that lock, the delivery's own
- * reads behind them, and admit one session per round of a dozen statements. The counts of new
+ * reads behind them, and admit one session per round of a dozen statements. The look-ups of the
+ * accounts whose tickets are redeemed, all accounts' in one batch. The counts of new
  * anonymous connections per address (realtime/public-admission.ts), one statement per batch
  * (docs/operations.md "A connection storm").
  */

@@ -158,6 +158,8 @@ export interface SessionStore {
   /** Starts and redemptions of one account, in batches (batches.ts). */
   starts: Batches<StartRequest, StartOutcome>;
   opens: Batches<OpenRequest, OpenOutcome>;
+  /** Which account a ticket's waiting session belongs to, looked up in batches across accounts. */
+  owners: Batches<string, number | null>;
 }
 
 /** The session store of a server pinging every `pingIntervalMs`: pongs are recorded once per ping. */
@@ -169,6 +171,7 @@ export function sessionStore(db: Db, pepper: Buffer, pingIntervalMs: number): Se
     staleMs,
     starts: new Batches((accountId, requests) => startBatch(store, Number(accountId), requests)),
     opens: new Batches((accountId, requests) => openBatch(store, Number(accountId), requests)),
+    owners: new Batches((_key, digests) => ownersBatch(db, digests)),
   };
   return store;
 }
@@ -324,18 +327,70 @@ export async function openSession(
 ): Promise<OpenOutcome> {
   if (ticket.length > 200) return { ok: false, reason: 'unknown' };
   const digest = digestSecret(store.pepper, ticket);
-  const owner = await store.db.query<{ account_id: number }>(
-    `SELECT account_id FROM socket_sessions WHERE ticket_digest = $1 AND status = 'waiting'`,
-    [digest],
+  const accountId = await store.owners.run(OWNERS_KEY, digest);
+  if (accountId === null) return { ok: false, reason: 'unknown' };
+  return store.opens.run(accountId, { digest, meta });
+}
+
+/** The one key of the owner look-ups: every ticket's, whichever its account. */
+const OWNERS_KEY = 0;
+
+/** The accounts of waiting sessions by their tickets' digests (null: no such waiting session). */
+async function ownersBatch(db: Db, digests: readonly string[]): Promise<(number | null)[]> {
+  const rows = await db.query<{ ticket_digest: string; account_id: number }>(
+    `SELECT ticket_digest, account_id FROM socket_sessions
+      WHERE ticket_digest = ANY($1::text[]) AND status = 'waiting'`,
+    [digests],
   );
-  if (!owner[0]) return { ok: false, reason: 'unknown' };
-  return store.opens.run(owner[0].account_id, { digest, meta });
+  const owners = new Map(rows.map((r) => [r.ticket_digest, r.account_id]));
+  return digests.map((d) => owners.get(d) ?? null);
+}
+
+type OpenRefusal = 'unknown' | 'full' | 'no-contract';
+
+/** How one redemption of a batch was decided: its session (if its ticket names a usable one) and why it is refused, if it is. */
+interface OpenDecision {
+  session: Row | undefined;
+  reason: OpenRefusal | null;
+  /** The session's classifications still contracted. */
+  classifications: string[];
+}
+
+/** What a batch's decisions are checked against, read under the account lock. */
+interface OpenContext {
+  /** Sessions opened by none of the batch whose credential was cut off since their start. */
+  cut: ReadonlySet<number>;
+  contracted: ReadonlySet<string>;
+  limit: number;
+  /** Sessions holding a slot other than the batch's own. */
+  others: number;
 }
 
 /**
- * The redemptions of one account, in the order they came, as one transaction. Each is decided as
- * if they ran one after another: a session still waiting holds its slot while those before it
- * are decided.
+ * Decides each redemption as if they ran one after another: a session still waiting holds its slot
+ * while those before it are decided, and a refused one gives it back.
+ */
+function decideOpens(sessions: readonly (Row | undefined)[], context: OpenContext): OpenDecision[] {
+  const { cut, contracted, limit, others } = context;
+  let holding = sessions.filter(Boolean).length;
+  return sessions.map((session) => {
+    if (!session) return { session, reason: 'unknown', classifications: [] };
+    const classifications = session.classifications.filter((c) => contracted.has(c));
+    const reason: OpenRefusal | null = cut.has(session.id)
+      ? 'unknown'
+      : classifications.length === 0
+        ? 'no-contract'
+        : others + holding - 1 >= limit
+          ? 'full'
+          : null;
+    if (reason) holding -= 1;
+    return { session, reason, classifications };
+  });
+}
+
+/**
+ * The redemptions of one account, in the order they came, as one transaction: the sessions their
+ * tickets name are read, decided (decideOpens), then opened or closed in one statement each.
  */
 async function openBatch(
   store: SessionStore,
@@ -359,64 +414,59 @@ async function openBatch(
       return session;
     });
     const ids = sessions.flatMap((s) => (s ? [s.id] : []));
-    // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
-    const cut = new Set(await cutOffSessions(q, ids));
-    const contracted = await contractedClassifications(q, accountId);
-    const limit = await connectionLimit(q, accountId);
-    const others = await liveCount(q, accountId, latest(requests.map((r) => r.meta)), store.staleMs, ids);
-    let holding = ids.length;
-    const decided = sessions.map((session) => {
-      if (!session) return { session, reason: 'unknown' as const };
-      const classifications = session.classifications.filter((c) => contracted.has(c));
-      const reason = cut.has(session.id)
-        ? ('unknown' as const)
-        : classifications.length === 0
-          ? ('no-contract' as const)
-          : others + holding - 1 >= limit
-            ? ('full' as const)
-            : null;
-      if (reason) holding -= 1;
-      return { session, reason, classifications };
+    const decided = decideOpens(sessions, {
+      // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
+      cut: new Set(await cutOffSessions(q, ids)),
+      contracted: await contractedClassifications(q, accountId),
+      limit: await connectionLimit(q, accountId),
+      others: await liveCount(q, accountId, latest(requests.map((r) => r.meta)), store.staleMs, ids),
     });
-    const opening = decided.flatMap((d, i) =>
-      d.session && !d.reason
-        ? [{ id: d.session.id, classifications: d.classifications!, ...placeOf(requests[i]!.meta) }]
-        : [],
-    );
-    const refusing = decided.flatMap((d, i) =>
-      d.session && d.reason ? [{ id: d.session.id, ...placeOf(requests[i]!.meta) }] : [],
-    );
-    // The status condition makes two concurrent redemptions of one ticket open it at most once.
-    const opened = opening.length
-      ? await q.query<Row>(
-          `UPDATE socket_sessions s SET status = 'open', start_at = r.at, ip_address = r.ip,
-             server = r.server, classifications = r.classifications, process_id = r.process
-           FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, classifications text[], at timestamptz,
-             ip text, server text, process text)
-           WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.*`,
-          [JSON.stringify(opening)],
-        )
-      : [];
-    // Only while still waiting: a concurrent redemption may have opened it meanwhile.
-    const closed = refusing.length
-      ? await q.query<{ id: number }>(
-          `UPDATE socket_sessions s SET status = 'closed', end_at = r.at, ip_address = r.ip,
-             server = r.server
-           FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, at timestamptz, ip text, server text,
-             process text)
-           WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.id`,
-          [JSON.stringify(refusing)],
-        )
-      : [];
-    const openedById = new Map(opened.map((r) => [Number(r.id), r]));
-    const closedIds = new Set(closed.map((r) => Number(r.id)));
+    const { opened, closed } = await writeOpens(q, decided, requests);
     return decided.map(({ session, reason }): OpenOutcome => {
       if (!session) return { ok: false, reason: 'unknown' };
-      if (reason) return { ok: false, reason: closedIds.has(Number(session.id)) ? reason : 'unknown' };
-      const row = openedById.get(Number(session.id));
+      if (reason) return { ok: false, reason: closed.has(session.id) ? reason : 'unknown' };
+      const row = opened.get(session.id);
       return row ? { ok: true, session: toSession(row) } : { ok: false, reason: 'unknown' };
     });
   });
+}
+
+/**
+ * Opens the sessions decided open and closes those refused, each only while still waiting (so two
+ * concurrent redemptions of one ticket open it at most once); returns the rows opened and the ids
+ * closed.
+ */
+async function writeOpens(
+  q: Queryable,
+  decided: readonly OpenDecision[],
+  requests: readonly OpenRequest[],
+): Promise<{ opened: Map<number, Row>; closed: Set<number> }> {
+  const opening = decided.flatMap(({ session, reason, classifications }, i) =>
+    session && !reason ? [{ id: session.id, classifications, ...placeOf(requests[i]!.meta) }] : [],
+  );
+  const refusing = decided.flatMap(({ session, reason }, i) =>
+    session && reason ? [{ id: session.id, ...placeOf(requests[i]!.meta) }] : [],
+  );
+  const opened = opening.length
+    ? await q.query<Row>(
+        `UPDATE socket_sessions s SET status = 'open', start_at = r.at, ip_address = r.ip,
+           server = r.server, classifications = r.classifications, process_id = r.process
+         FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, classifications text[], at timestamptz,
+           ip text, server text, process text)
+         WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.*`,
+        [JSON.stringify(opening)],
+      )
+    : [];
+  const closed = refusing.length
+    ? await q.query<{ id: number }>(
+        `UPDATE socket_sessions s SET status = 'closed', end_at = r.at, ip_address = r.ip,
+           server = r.server
+         FROM jsonb_to_recordset($1::jsonb) AS r(id bigint, at timestamptz, ip text, server text)
+         WHERE s.id = r.id AND s.status = 'waiting' RETURNING s.id`,
+        [JSON.stringify(refusing)],
+      )
+    : [];
+  return { opened: new Map(opened.map((r) => [r.id, r])), closed: new Set(closed.map((r) => r.id)) };
 }
 
 /** Where and when a redemption took place, as its row records it. */

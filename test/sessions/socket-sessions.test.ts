@@ -158,3 +158,37 @@ test("two processes' batches at once never exceed the limit together: the accoun
   assert.equal(opened.filter((o) => o.ok).length, 3);
   assert.deepEqual(await statuses(id), ['closed 4', 'open 3']);
 });
+
+test("redemptions of several accounts' tickets at once find their accounts in two statements; an unknown ticket opens nothing", async () => {
+  const ids = [await account(2), await account(2), await account(2)];
+  const tickets: string[] = [];
+  for (const id of ids)
+    for (let i = 0; i < 2; i++) {
+      const started = await startSession(store, id, spec, Date.now());
+      assert.ok(started.ok);
+      tickets.push(started.ticket);
+    }
+  const { db } = server.ctx;
+  let ownerLookups = 0;
+  const counting: typeof db = {
+    engine: db.engine,
+    query: (text, params) => {
+      if (/SELECT ticket_digest, account_id/.test(text)) ownerLookups++;
+      return db.query(text, params);
+    },
+    exec: (text) => db.exec(text),
+    tx: (fn) => db.tx(fn),
+    close: () => db.close(),
+  };
+  const lanes = sessionStore(counting, server.ctx.pepper, server.ctx.config.pingIntervalMs);
+  const outcomes = await Promise.all(
+    [...tickets, 'no-such-ticket'].map((t) => openSession(lanes, t, opening())),
+  );
+  assert.deepEqual(
+    outcomes.map((o) => (o.ok ? o.session.accountId : o.reason)),
+    [ids[0], ids[0], ids[1], ids[1], ids[2], ids[2], 'unknown'],
+  );
+  // The first look-up runs at once; the six that came while it ran, together after it.
+  assert.equal(ownerLookups, 2);
+  for (const id of ids) assert.deepEqual(await statuses(id), ['open 2']);
+});
