@@ -92,7 +92,19 @@ export async function contractedClassifications(q: Queryable, accountId: number)
  * (connection-limit.ts `setConnectionLimit`), else the sum of connectionCounts of running contracts.
  */
 export async function connectionLimit(q: Queryable, accountId: number): Promise<number> {
-  // One statement: it runs in every socket start and ticket redemption.
+  return (await connectionTerms(q, accountId)).limit;
+}
+
+/** What a socket start or a ticket redemption is decided against. */
+export interface ConnectionTerms {
+  /** As connectionLimit. */
+  limit: number;
+  /** As contractedClassifications. */
+  contracted: Set<string>;
+}
+
+/** The connection limit and the contracted classifications, in one statement: it runs in every batch of socket starts and redemptions. */
+export async function connectionTerms(q: Queryable, accountId: number): Promise<ConnectionTerms> {
   const rows = await q.query<{ connection_limit: number | null; plan_ids: number[] }>(
     `SELECT connection_limit, ARRAY(
        SELECT plan_id FROM contracts WHERE account_id = $1 AND end_at IS NULL) AS plan_ids
@@ -100,7 +112,10 @@ export async function connectionLimit(q: Queryable, accountId: number): Promise<
     [accountId],
   );
   const row = rows[0];
-  if (!row) return 0;
-  if (row.connection_limit !== null) return row.connection_limit;
-  return row.plan_ids.reduce((n, id) => n + (planById(id)?.connectionCounts ?? 0), 0);
+  if (!row) return { limit: 0, contracted: new Set() };
+  const running = row.plan_ids.flatMap((id) => planById(id) ?? []);
+  return {
+    limit: row.connection_limit ?? running.reduce((n, plan) => n + plan.connectionCounts, 0),
+    contracted: new Set(running.filter((plan) => plan.delivers).map((plan) => plan.classification)),
+  };
 }

@@ -14,7 +14,7 @@
  * are closed lazily by the next check on that account.
  */
 import { randomBytes } from 'node:crypto';
-import { connectionLimit, contractedClassifications } from '../accounts/contracts.ts';
+import { connectionTerms, contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { Batches } from '../batches.ts';
@@ -178,8 +178,9 @@ export function sessionStore(db: Db, pepper: Buffer, pingIntervalMs: number): Se
 
 /**
  * Closes the account's open sessions whose process is dead (unseen, or no longer recording pongs),
- * then counts the sessions that hold a connection slot (other than `except`). Call inside the
- * account lock.
+ * then counts the sessions that hold a connection slot (other than `except`), in one statement (the
+ * count reads the rows as they were before the close, so the closed ones are left out by id). Call
+ * inside the account lock.
  */
 async function liveCount(
   q: Queryable,
@@ -188,18 +189,17 @@ async function liveCount(
   staleMs: number,
   except: readonly number[] = [],
 ) {
-  await q.query(
-    `UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
-      WHERE account_id = $1 AND status = 'open'
-        AND (COALESCE(ping_at, start_at) < $2
-          OR (process_id IS NOT NULL AND NOT ${PROCESS_SEEN}))`,
-    [accountId, new Date(now - staleMs)],
-  );
   const rows = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM socket_sessions
-      WHERE account_id = $1 AND id <> ALL($2::bigint[])
-        AND (status = 'open' OR (status = 'waiting' AND expires_at > $3))`,
-    [accountId, except, new Date(now)],
+    `WITH closed AS (
+       UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
+        WHERE account_id = $1 AND status = 'open'
+          AND (COALESCE(ping_at, start_at) < $2
+            OR (process_id IS NOT NULL AND NOT ${PROCESS_SEEN}))
+        RETURNING id)
+     SELECT count(*)::int AS n FROM socket_sessions
+      WHERE account_id = $1 AND id <> ALL($3::bigint[]) AND id NOT IN (SELECT id FROM closed)
+        AND (status = 'open' OR (status = 'waiting' AND expires_at > $4))`,
+    [accountId, new Date(now - staleMs), except, new Date(now)],
   );
   return rows[0]!.n;
 }
@@ -215,15 +215,14 @@ async function lockAccount(q: Queryable, accountId: number): Promise<void> {
  */
 export const MAX_FINISHED_SESSIONS = 1000;
 
-async function pruneOldSessions(q: Queryable, accountId: number, now: number): Promise<void> {
-  await q.query(
-    `DELETE FROM socket_sessions WHERE account_id = $1 AND id IN (
-       SELECT id FROM socket_sessions
-        WHERE account_id = $1 AND (status = 'closed' OR (status = 'waiting' AND expires_at <= $2))
-        ORDER BY id DESC OFFSET $3)`,
-    [accountId, new Date(now), MAX_FINISHED_SESSIONS],
-  );
-}
+/**
+ * Deletes the account's finished sessions beyond the newest MAX_FINISHED_SESSIONS: a CTE of the
+ * statement that inserts new ones ($1 the account, $2 the time, $3 the bound).
+ */
+const PRUNE_OLD_SESSIONS = `DELETE FROM socket_sessions WHERE account_id = $1 AND id IN (
+  SELECT id FROM socket_sessions
+   WHERE account_id = $1 AND (status = 'closed' OR (status = 'waiting' AND expires_at <= $2))
+   ORDER BY id DESC OFFSET $3)`;
 
 /** The latest of the requests' clocks: the batch's moment. */
 const latest = (requests: readonly { now: number }[]) => Math.max(...requests.map((r) => r.now));
@@ -252,8 +251,7 @@ async function startBatch(
 ): Promise<StartOutcome[]> {
   return store.db.tx(async (q) => {
     await lockAccount(q, accountId);
-    const contracted = await contractedClassifications(q, accountId);
-    const limit = await connectionLimit(q, accountId);
+    const { contracted, limit } = await connectionTerms(q, accountId);
     const now = latest(requests);
     let live = await liveCount(q, accountId, now, store.staleMs);
     const outcomes: (StartOutcome | undefined)[] = [];
@@ -290,9 +288,9 @@ async function startBatch(
       }
     }
     if (inserts.length > 0) {
-      await pruneOldSessions(q, accountId, now);
       const rows = await q.query<Row>(
-        `INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
+        `WITH pruned AS (${PRUNE_OLD_SESSIONS})
+         INSERT INTO socket_sessions (account_id, ticket_digest, ticket_hint, classifications, types,
            test, format_mode, app_name, start_at, expires_at, credential_digest, api_key_id, grant_id,
            resume_after, areas, min_intensity)
          SELECT $1, r.ticket_digest, r.ticket_hint, r.classifications, r.types, r.test, r.format_mode,
@@ -300,12 +298,12 @@ async function startBatch(
            (SELECT id FROM api_keys WHERE digest = r.credential_digest),
            (SELECT grant_id FROM oauth_tokens WHERE digest = r.credential_digest),
            r.resume_after, r.areas, r.min_intensity
-         FROM jsonb_to_recordset($2::jsonb) AS r(ticket_digest text, ticket_hint text,
+         FROM jsonb_to_recordset($4::jsonb) AS r(ticket_digest text, ticket_hint text,
            classifications text[], types text[], test text, format_mode text, app_name text,
            start_at timestamptz, expires_at timestamptz, credential_digest text, resume_after bigint,
            areas text[], min_intensity text)
          RETURNING *`,
-        [accountId, JSON.stringify(inserts.map((i) => i.row))],
+        [accountId, new Date(now), MAX_FINISHED_SESSIONS, JSON.stringify(inserts.map((i) => i.row))],
       );
       const byDigest = new Map(rows.map((r) => [r.ticket_digest, r]));
       for (const { at, ticket, digest } of inserts)
@@ -399,9 +397,10 @@ async function openBatch(
 ): Promise<OpenOutcome[]> {
   return store.db.tx(async (q) => {
     await lockAccount(q, accountId);
-    const found = await q.query<Row>(
-      `SELECT * FROM socket_sessions
-        WHERE ticket_digest = ANY($1::text[]) AND status = 'waiting' AND account_id = $2`,
+    // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
+    const found = await q.query<Row & { cut_off: boolean }>(
+      `SELECT s.*, ${CUT_OFF} AS cut_off FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.ticket_digest = ANY($1::text[]) AND s.status = 'waiting' AND s.account_id = $2`,
       [requests.map((r) => r.digest), accountId],
     );
     const byDigest = new Map(found.map((r) => [r.ticket_digest, r]));
@@ -415,10 +414,8 @@ async function openBatch(
     });
     const ids = sessions.flatMap((s) => (s ? [s.id] : []));
     const decided = decideOpens(sessions, {
-      // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
-      cut: new Set(await cutOffSessions(q, ids)),
-      contracted: await contractedClassifications(q, accountId),
-      limit: await connectionLimit(q, accountId),
+      cut: new Set(found.flatMap((r) => (r.cut_off ? [r.id] : []))),
+      ...(await connectionTerms(q, accountId)),
       others: await liveCount(q, accountId, latest(requests.map((r) => r.meta)), store.staleMs, ids),
     });
     const { opened, closed } = await writeOpens(q, decided, requests);
@@ -526,6 +523,15 @@ export async function closedByAccount(q: Queryable, ids: readonly number[]): Pro
 }
 
 /**
+ * Whether a session `s` of account `a` is cut off: the account disabled, or the API key or OAuth
+ * grant it was started with revoked since.
+ */
+const CUT_OFF = `(a.disabled_at IS NOT NULL
+  OR (s.api_key_id IS NOT NULL AND NOT EXISTS
+       (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND k.revoked_at IS NULL))
+  OR (s.grant_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = s.grant_id)))`;
+
+/**
  * Of these sessions, those cut off since they started: their account was disabled, the API key
  * they were started with was revoked, or the OAuth authorization of their access token was
  * revoked (its grant deleted: by the account, by revoking the refresh token, or with its client).
@@ -535,11 +541,7 @@ export async function cutOffSessions(q: Queryable, ids: readonly number[]): Prom
   if (ids.length === 0) return [];
   const rows = await q.query<{ id: number }>(
     `SELECT s.id FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
-      WHERE s.id = ANY($1::bigint[])
-        AND (a.disabled_at IS NOT NULL
-          OR (s.api_key_id IS NOT NULL AND NOT EXISTS
-               (SELECT 1 FROM api_keys k WHERE k.id = s.api_key_id AND k.revoked_at IS NULL))
-          OR (s.grant_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = s.grant_id)))`,
+      WHERE s.id = ANY($1::bigint[]) AND ${CUT_OFF}`,
     [ids],
   );
   return rows.map((r) => r.id);

@@ -18,8 +18,9 @@ const LIVE = 10;
 /**
  * Longest a telegram may take from its ingest to the open sockets while the storm is admitted, on
  * PostgreSQL. Sessions that took every pooled connection held telegrams for the whole storm (7.6 s);
- * admitted per account, a telegram waits some 15 ms on a quiet machine, and up to about a second
- * while CI runs the other suite beside this one: the bound sits between. The embedded database runs
+ * admitted in batches per account, a telegram waits 0.26–0.34 s on a quiet machine (the storm's
+ * clients run in this process too), and up to about a second more while CI runs the other suite
+ * beside this one: the bound sits between. The embedded database runs
  * one statement at a time, the storm's among them (docs/operations.md "A connection storm"): there
  * the figure is printed, not bounded.
  */
