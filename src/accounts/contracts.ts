@@ -103,7 +103,10 @@ export interface ConnectionTerms {
   contracted: Set<string>;
 }
 
-/** The connection limit and the contracted classifications, in one statement: it runs in every batch of socket starts and redemptions. */
+/**
+ * The connection limit and the contracted classifications, in one statement: it runs in every batch
+ * of socket starts and redemptions.
+ */
 export async function connectionTerms(q: Queryable, accountId: number): Promise<ConnectionTerms> {
   const rows = await q.query<{ connection_limit: number | null; plan_ids: number[] }>(
     `SELECT connection_limit, ARRAY(

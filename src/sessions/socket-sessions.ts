@@ -346,7 +346,10 @@ async function ownersBatch(db: Db, digests: readonly string[]): Promise<(number 
 
 type OpenRefusal = 'unknown' | 'full' | 'no-contract';
 
-/** How one redemption of a batch was decided: its session (if its ticket names a usable one) and why it is refused, if it is. */
+/**
+ * How one redemption of a batch was decided: its session (when its ticket names a usable one) and
+ * why it is refused, if it is.
+ */
 interface OpenDecision {
   session: Row | undefined;
   reason: OpenRefusal | null;
@@ -356,7 +359,7 @@ interface OpenDecision {
 
 /** What a batch's decisions are checked against, read under the account lock. */
 interface OpenContext {
-  /** Sessions opened by none of the batch whose credential was cut off since their start. */
+  /** The batch's sessions whose credential was revoked, or account disabled, since their start. */
   cut: ReadonlySet<number>;
   contracted: ReadonlySet<string>;
   limit: number;
