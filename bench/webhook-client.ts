@@ -6,14 +6,13 @@
 // the first two of each are not counted.
 //
 //   node --import tsx bench/webhook-client.ts [--rounds 12]
-import { fork } from 'node:child_process';
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { emitResult } from './result.ts';
+import { httpPost, postAll, startReceivers } from './webhook-receivers.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '12' } } });
 const ROUNDS = Number(values.rounds);
@@ -21,55 +20,35 @@ const POSTS = 1000;
 const HOSTS = 50;
 const WARM = 2;
 
-const receiver = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [String(HOSTS)], {
-  execArgv: ['--import', 'tsx'],
-});
-const port = await new Promise<number>((resolve) =>
-  receiver.once('message', (m: { port: number }) => resolve(m.port)),
-);
-const arrivals = (count: number) =>
-  new Promise<number[]>((resolve) => {
-    receiver.once('message', (m: { arrivals: number[] }) => resolve(m.arrivals));
-    receiver.send({ take: count, kind: 'hook' });
-  });
+const receivers = await startReceivers(HOSTS);
 const now = () => performance.timeOrigin + performance.now();
 const urls = Array.from(
   { length: POSTS },
-  (_, i) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}:${port}/hook`,
+  (_, i) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}:${receivers.port}/hook`,
 );
 const body = Buffer.alloc(3000, 97);
-const headers = { 'content-type': 'application/json' };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_ATTEMPTS_PER_HOST });
-const postWithHttp = (url: string) =>
-  new Promise<void>((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 const dispatcher = new Agent({ connections: MAX_ATTEMPTS_PER_HOST, keepAliveTimeout: 30_000 });
 const postWithUndici = async (url: string) => {
-  const res = await request(url, { method: 'POST', dispatcher, headers, body });
+  const res = await request(url, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   await res.body.dump();
 };
 
 /** One round: every post, at most MAX_ATTEMPTS_IN_FLIGHT at once; arrivals from the loop's start. */
 async function round(post: (url: string) => Promise<void>): Promise<{ p50: number; last: number }> {
   const started = now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: MAX_ATTEMPTS_IN_FLIGHT }, async () => {
-      while (next < POSTS) await post(urls[next++]!);
-    }),
-  );
-  const got = (await arrivals(POSTS)).map((t) => t - started).sort((a, b) => a - b);
+  await postAll(POSTS, urls, post);
+  const got = (await receivers.arrivals(POSTS)).map((t) => t - started).sort((a, b) => a - b);
   return { p50: got[POSTS / 2 - 1]!, last: got[POSTS - 1]! };
 }
 
-const clients = { 'node:http': postWithHttp, undici: postWithUndici };
+const clients = { 'node:http': httpPost(agent, body), undici: postWithUndici };
 const results: Record<string, { p50: number; last: number }[]> = { 'node:http': [], undici: [] };
 for (let r = 0; r < ROUNDS + WARM; r++) {
   const order = r % 2 === 0 ? (['undici', 'node:http'] as const) : (['node:http', 'undici'] as const);
@@ -95,4 +74,4 @@ console.log(`  undici / node:http, p50: ${(summary.undici!.p50 / summary['node:h
 emitResult('webhook-client', { posts: POSTS, hosts: HOSTS, rounds: ROUNDS, ...summary });
 await agent.destroy();
 await dispatcher.close();
-receiver.disconnect();
+receivers.stop();

@@ -18,7 +18,6 @@
 // subscription with the receiver up: its commit → arrival is the reference (a receiver never down
 // gets its telegrams at once). The wait after the return is bounded by `drain-minutes`; the exit
 // status is 1 if anything is missing or duplicated or a signature failed.
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +31,8 @@ import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { emitResult } from './result.ts';
-import type { ReceiverCommand, SignedArrival } from './webhook-receiver.ts';
+import type { SignedArrival } from './webhook-receiver.ts';
+import { startReceivers } from './webhook-receivers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,22 +61,8 @@ const seconds = (x: number) => `${(x / 1000).toFixed(1)} s`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - now())));
 
-const receiver = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [String(HOSTS)], {
-  execArgv: ['--import', 'tsx'],
-});
-/** Sends a command to the receiver and waits for its answer (the message holding `key`). */
-function ask<T>(command: ReceiverCommand | null, key: string): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (m: Record<string, unknown>) => {
-      if (!(key in m)) return;
-      receiver.off('message', listener);
-      resolve(m[key] as T);
-    };
-    receiver.on('message', listener);
-    if (command) receiver.send(command);
-  });
-}
-const port = await ask<number>(null, 'port');
+const receivers = await startReceivers(HOSTS);
+const { port, ask } = receivers;
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const bench = await startBenchServer('namazu-bench-outage', SECRET, { webhookAllowPrivate: true }, false);
@@ -299,5 +285,5 @@ emitResult('webhook-outage', {
   referenceP99Ms: quantile(sanityLatency, 0.99),
 });
 await bench.close();
-receiver.disconnect();
+receivers.stop();
 if (missing.length > 0 || repeats > 0 || signatureFailures > 0 || unexpected.length > 0) process.exitCode = 1;

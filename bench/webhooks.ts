@@ -33,11 +33,12 @@ import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
-import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
+import { MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { serveNamazu } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
+import { httpPost, postAll, startReceivers } from './webhook-receivers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,17 +73,8 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 // One loopback address more, for the stalled receiver.
-const receiver = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [String(HOSTS + 1)], {
-  execArgv: ['--import', 'tsx'],
-});
-const port = await new Promise<number>((resolve) =>
-  receiver.once('message', (m: { port: number }) => resolve(m.port)),
-);
-const arrivals = (count: number, kind = 'hook') =>
-  new Promise<number[]>((resolve) => {
-    receiver.once('message', (m: { arrivals: number[] }) => resolve(m.arrivals));
-    receiver.send({ take: count, kind });
-  });
+const receivers = await startReceivers(HOSTS + 1);
+const { port, arrivals } = receivers;
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const bench = await startBenchServer(
@@ -142,30 +134,11 @@ async function ingest(xml = EEW): Promise<number> {
 // The reference's connections are kept across rounds, as the sender keeps its own: both are warm
 // after the first round.
 const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_ATTEMPTS_PER_HOST });
-const postOnce = (url: string, body: Buffer) =>
-  new Promise<void>((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        res.resume();
-        res.on('end', resolve);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 
 /** The reference: the same number of posts of the same body to the same receivers from a plain loop. */
 async function reference(count: number, body: Buffer): Promise<number[]> {
-  // The loop bounds the posts at once, as the workers do.
   const started = now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: MAX_ATTEMPTS_IN_FLIGHT }, async () => {
-      while (next < count) await postOnce(urls[next++ % SUBS]!, body);
-    }),
-  );
+  await postAll(count, urls, httpPost(agent, body));
   return (await arrivals(count)).map((t) => t - started);
 }
 
@@ -388,4 +361,4 @@ emitResult('webhooks', {
 });
 await bench.close();
 agent.destroy();
-receiver.disconnect();
+receivers.stop();
