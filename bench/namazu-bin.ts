@@ -4,6 +4,7 @@
 // bundle is built here first (scripts/build.js, under a second), by whichever bench imports this.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -28,14 +29,23 @@ export interface ServedNamazu {
   stop(): Promise<void>;
 }
 
-/** Starts `namazu serve` on loopback with `settings` (NAMAZU_*) and waits for its `workers` to listen. */
-export async function serveNamazu(settings: Record<string, string>, workers = 1): Promise<ServedNamazu> {
+/**
+ * Starts `namazu serve` on loopback with `settings` (NAMAZU_*) and waits for its `workers` to listen;
+ * `nice`, when given, is its scheduling priority (as `nice -n`: higher yields the CPU to the others).
+ */
+export async function serveNamazu(
+  settings: Record<string, string>,
+  workers = 1,
+  nice?: number,
+): Promise<ServedNamazu> {
   const args = [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'];
   if (workers > 1) args.push('--workers', String(workers));
   const child = spawn(process.execPath, args, {
     env: cleanEnv({ NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'info', ...settings }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Before its workers are forked, which inherit it.
+  if (nice !== undefined) setPriority(child.pid!, nice);
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   const ports = () => [...log.matchAll(/"port":(\d+).*"namazu listening"/g)].map((m) => Number(m[1]));

@@ -3,6 +3,7 @@
 // answer, and the plain posting loop those benches compare the sender with.
 import { fork } from 'node:child_process';
 import http from 'node:http';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MAX_ATTEMPTS_IN_FLIGHT } from '../src/webhooks/service.ts';
 import type { ReceiverCommand } from './webhook-receiver.ts';
@@ -17,10 +18,12 @@ export interface Receivers {
   stop(): void;
 }
 
-export async function startReceivers(hosts: number): Promise<Receivers> {
+/** `nice`, when given, is the receivers' scheduling priority (as `nice -n`). */
+export async function startReceivers(hosts: number, nice?: number): Promise<Receivers> {
   const child = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [String(hosts)], {
     execArgv: ['--import', 'tsx'],
   });
+  if (nice !== undefined) setPriority(child.pid!, nice);
   const answer = <T>(key: string) =>
     new Promise<T>((resolve) => {
       const listener = (m: Record<string, unknown>) => {

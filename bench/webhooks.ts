@@ -4,7 +4,7 @@
 // beside such a burst against the same delivery with no burst.
 //
 //   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--hosts 50] [--rounds 5] [--burst 100]
-//     [--live 200] [--probes 100] [--stalled 20]
+//     [--live 200] [--probes 100] [--stalled 20] [--nice 10]
 //
 // The server runs in this process on a fresh embedded database (or on PostgreSQL with
 // NAMAZU_BENCH_DATABASE_URL, in a database created for the run and dropped after it); the receivers
@@ -17,6 +17,10 @@
 // bounds: 128 at once, 32 to a host), latency from the loop's start; its event-loop stall over the
 // same 10^5 requests. Both keep their connections from round to round (warm after the first round;
 // the first early-warning round is one of the five whose median is quoted, for both).
+//
+// `--nice N` (PostgreSQL only) is the deployment of docs/webhooks.md "Which nodes deliver" on one
+// machine: this process delivers no webhooks and serves the sockets, and a node of its own under
+// `nice -n N` delivers them all, so that the kernel gives the socket node the CPU first.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -49,8 +53,10 @@ const { values } = parseArgs({
     stalled: { type: 'string', default: '20' },
     live: { type: 'string', default: '200' },
     probes: { type: 'string', default: '100' },
+    nice: { type: 'string' },
   },
 });
+const NICE = values.nice === undefined ? null : Number(values.nice);
 const HOSTS = Number(values.hosts);
 /** Subscriptions of one account whose receiver never answers, on a host of its own. */
 const STALLED = Number(values.stalled);
@@ -73,18 +79,19 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 // One loopback address more, for the stalled receiver.
-const receivers = await startReceivers(HOSTS + 1);
+const receivers = await startReceivers(HOSTS + 1, NICE ?? undefined);
 const { port, arrivals } = receivers;
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const bench = await startBenchServer(
   'namazu-bench-webhooks',
   SECRET,
-  { webhookAllowPrivate: true },
+  { webhookAllowPrivate: true, webhookDelivery: NICE === null },
   LIVE > 0,
 );
 const { server } = bench;
 const { ctx } = server;
+if (NICE !== null && !bench.databaseUrl) throw new Error('--nice needs NAMAZU_BENCH_DATABASE_URL');
 /** Subscription i's receiver: the host of its account (20 subscriptions to an account). */
 const urlOf = (i: number) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}:${port}/hook`;
 const urls = Array.from({ length: SUBS }, (_, i) => urlOf(i));
@@ -121,6 +128,21 @@ for (let i = 0; i < SUBS; i += 20) {
     if (!created.ok) throw new Error(created.reason);
   }
 }
+
+/** With --nice: the node that delivers every webhook, on this run's database. */
+const deliveringNode =
+  NICE === null
+    ? null
+    : await serveNamazu(
+        {
+          NAMAZU_DATABASE_URL: bench.databaseUrl!,
+          NAMAZU_BUS: 'postgres',
+          NAMAZU_SECRET: SECRET,
+          NAMAZU_WEBHOOK_ALLOW_PRIVATE: 'true',
+        },
+        1,
+        NICE,
+      );
 
 let made = 0;
 const telegram = (xml: Buffer) =>
@@ -184,7 +206,9 @@ await reference(SUBS * BURST, body);
 const refMs = now() - refStart;
 refDelay.disable();
 console.log(`Burst of ${BURST} telegrams × ${SUBS} subscriptions (${SUBS * BURST} requests):`);
-console.log(`  namazu     ${(burstMs / 1000).toFixed(1)} s, longest event-loop stall ${ms(stall)}`);
+console.log(
+  `  namazu     ${(burstMs / 1000).toFixed(1)} s, longest event-loop stall ${ms(stall)}${NICE === null ? '' : ' (of the socket node: another process delivers)'}`,
+);
 console.log(
   `  plain loop ${(refMs / 1000).toFixed(1)} s, longest event-loop stall ${ms(refDelay.max / 1e6)}   (reference)`,
 );
@@ -278,7 +302,12 @@ const socketNode = (databaseUrl: string) =>
   });
 
 const liveFigures: { topology: string; alone: Live[]; burst: Live[] }[] = [];
-if (LIVE > 0) {
+if (LIVE > 0 && NICE !== null) {
+  liveFigures.push({
+    topology: `sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false, webhooks delivered by a node under nice ${NICE}`,
+    ...(await liveBesideBurst(server.port)),
+  });
+} else if (LIVE > 0) {
   liveFigures.push({
     topology: 'sockets on the delivering process',
     ...(await liveBesideBurst(server.port)),
@@ -338,6 +367,7 @@ if (STALLED > 0) {
 }
 emitResult('webhooks', {
   engine: ctx.db.engine,
+  deliveringNice: NICE,
   subscriptions: SUBS,
   eewP50Ms: eew.p50,
   eewP99Ms: eew.p99,
@@ -359,6 +389,7 @@ emitResult('webhooks', {
     ratio: liveRatio(l),
   })),
 });
+await deliveringNode?.stop();
 await bench.close();
 agent.destroy();
 receivers.stop();
