@@ -4,7 +4,7 @@
 // beside such a burst against the same delivery with no burst.
 //
 //   node --import tsx bench/webhooks.ts [--subscriptions 1000] [--hosts 50] [--rounds 5] [--burst 100]
-//     [--live 200] [--probes 100] [--stalled 20] [--nice 10]
+//     [--live 200] [--probes 100] [--stalled 20] [--nice 10] [--receivers-nice 10]
 //
 // The server runs in this process on a fresh embedded database (or on PostgreSQL with
 // NAMAZU_BENCH_DATABASE_URL, in a database created for the run and dropped after it); the receivers
@@ -21,6 +21,8 @@
 // `--nice N` (PostgreSQL only) is the deployment of docs/webhooks.md "Which nodes deliver" on one
 // machine: this process delivers no webhooks and serves the sockets, and a node of its own under
 // `nice -n N` delivers them all, so that the kernel gives the socket node the CPU first.
+// `--receivers-nice N` runs the receivers under `nice -n N`: they stand in for other machines, and
+// on this one they take a core's worth of CPU in a burst.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -54,9 +56,11 @@ const { values } = parseArgs({
     live: { type: 'string', default: '200' },
     probes: { type: 'string', default: '100' },
     nice: { type: 'string' },
+    'receivers-nice': { type: 'string' },
   },
 });
 const NICE = values.nice === undefined ? null : Number(values.nice);
+const RECEIVERS_NICE = values['receivers-nice'] === undefined ? undefined : Number(values['receivers-nice']);
 const HOSTS = Number(values.hosts);
 /** Subscriptions of one account whose receiver never answers, on a host of its own. */
 const STALLED = Number(values.stalled);
@@ -79,7 +83,7 @@ const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 // One loopback address more, for the stalled receiver.
-const receivers = await startReceivers(HOSTS + 1, NICE ?? undefined);
+const receivers = await startReceivers(HOSTS + 1, RECEIVERS_NICE);
 const { port, arrivals } = receivers;
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
@@ -368,6 +372,7 @@ if (STALLED > 0) {
 emitResult('webhooks', {
   engine: ctx.db.engine,
   deliveringNice: NICE,
+  receiversNice: RECEIVERS_NICE ?? null,
   subscriptions: SUBS,
   eewP50Ms: eew.p50,
   eewP99Ms: eew.p99,
