@@ -44,6 +44,18 @@ function failureOf(err: unknown): string {
   return why === 'ADDRESS_REFUSED' ? 'address refused' : `connection failed (${why ?? 'error'})`;
 }
 
+/**
+ * Whether the connection closed under the post before any answer while it was a kept-alive one: the
+ * receiver closed it idle as the post arrived (RFC 9112 §9.3.1), so the post was never handled.
+ * undici tells a close by the bytes it had read on that connection (an earlier answer: kept alive);
+ * a reset comes without them, and counts too.
+ */
+function closedWhileKept(err: unknown): boolean {
+  const { code, socket } = err as { code?: string; socket?: { bytesRead?: number } };
+  if (code === 'UND_ERR_SOCKET') return (socket?.bytesRead ?? 0) > 0;
+  return code === 'ECONNRESET';
+}
+
 export class Sender {
   private readonly agent: Agent;
 
@@ -83,14 +95,22 @@ export class Sender {
     if (!this.options.allowPrivate && refusedHost(url.hostname)) return fail('address refused');
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(url, {
+    const posting = () =>
+      request(url, {
         method: 'POST',
         dispatcher: this.agent,
         headers: post.headers,
         body: post.body,
         signal: abort.signal,
+      });
+    let response: Dispatcher.ResponseData;
+    try {
+      // Posted again at once, on a new connection and within the attempt's time, when a kept-alive
+      // connection closed under it: waiting for a retry's backoff would delay an early warning by
+      // seconds for a race of the network. The `webhook-id` is the same, as on every attempt.
+      response = await posting().catch((err: unknown) => {
+        if (abort.signal.aborted || !closedWhileKept(err)) throw err;
+        return posting();
       });
     } catch (err) {
       clearTimeout(timer);

@@ -119,3 +119,78 @@ test("a refusal's Retry-After and status are the outcome; its body is not kept",
     server.close();
   }
 });
+
+// A receiver closes a kept-alive connection as the next request on it arrives (its idle timeout
+// crossing the request on the wire, RFC 9112 §9.3.1): that request was never answered, so the sender
+// posts it again at once on a new connection, within the same attempt and with the same headers.
+for (const close of ['FIN', 'RST'] as const) {
+  test(`a kept-alive connection the receiver closes under the next post (${close}) is posted again at once`, async () => {
+    const served = new Map<Socket, number>();
+    const seen: { id: string | undefined; socketRequest: number }[] = [];
+    const server = createServer((req, res) => {
+      const socketRequest = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, socketRequest);
+      seen.push({ id: req.headers['webhook-id'] as string | undefined, socketRequest });
+      req.resume().on('end', () => {
+        if (socketRequest === 1) res.writeHead(204).end();
+        else if (close === 'FIN') req.socket.end();
+        else req.socket.resetAndDestroy();
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const sender = new Sender({
+      timeoutMs: 3000,
+      maxResponseBytes: 1024,
+      maxSocketsPerHost: 1,
+      idleMs: 30_000,
+      allowPrivate: true,
+    });
+    try {
+      const post = (id: string) =>
+        sender.send({ url, headers: { 'webhook-id': id }, body: Buffer.from('{}') });
+      assert.equal((await post('msg_1')).status, 204);
+      const second = await post('msg_2');
+      assert.deepEqual([second.ok, second.status, second.error], [true, 204, null]);
+      // Posted on the kept connection, closed there unanswered, then posted on a new one.
+      assert.deepEqual(seen, [
+        { id: 'msg_1', socketRequest: 1 },
+        { id: 'msg_2', socketRequest: 2 },
+        { id: 'msg_2', socketRequest: 1 },
+      ]);
+    } finally {
+      sender.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+}
+
+test('a receiver that closes a new connection under the post fails the attempt: it is not posted again', async () => {
+  let posts = 0;
+  const server = createServer((req) => {
+    posts++;
+    req.resume().on('end', () => req.socket.end());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const sender = new Sender({
+    timeoutMs: 3000,
+    maxResponseBytes: 1024,
+    maxSocketsPerHost: 1,
+    idleMs: 30_000,
+    allowPrivate: true,
+  });
+  try {
+    const outcome = await sender.send({ url, headers: {}, body: Buffer.from('{}') });
+    assert.deepEqual([outcome.ok, outcome.error], [false, 'connection failed (UND_ERR_SOCKET)']);
+    assert.equal(posts, 1);
+  } finally {
+    sender.close();
+    server.closeAllConnections();
+    server.close();
+  }
+});
