@@ -105,9 +105,10 @@ export class Sender {
       });
     let response: Dispatcher.ResponseData;
     try {
-      // Posted again at once, on a new connection and within the attempt's time, when a kept-alive
-      // connection closed under it: waiting for a retry's backoff would delay an early warning by
-      // seconds for a race of the network. The `webhook-id` is the same, as on every attempt.
+      // Posted again at once (on another connection: that one is gone), within the attempt's time,
+      // when a kept-alive connection closed under it: waiting for a retry's backoff would delay an
+      // early warning by seconds for a race of the network. The `webhook-id` is the same, as on
+      // every attempt.
       response = await posting().catch((err: unknown) => {
         if (abort.signal.aborted || !closedWhileKept(err)) throw err;
         return posting();
