@@ -1,9 +1,10 @@
 // The sender's connections: kept alive per host, at most its bound to one host and closed once idle;
 // an attempt to a host it has not posted to yet is not held behind idle connections to other hosts
-// (receivers on other loopback addresses); a refusal's status and Retry-After are its outcome.
+// (receivers on other loopback addresses); a refusal's status and Retry-After are its outcome; a
+// post that a kept-alive connection closed under is posted again once, one on a new connection not.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { MAX_ATTEMPTS_IN_FLIGHT } from '../../src/webhooks/service.ts';
@@ -90,44 +91,53 @@ test('connections to one host stay within the bound, and one left idle is closed
   }
 });
 
-test("a refusal's Retry-After and status are the outcome; its body is not kept", async () => {
-  const server = createServer((req, res) =>
-    req.resume().on('end', () => res.writeHead(429, { 'retry-after': '7' }).end('x'.repeat(100_000))),
-  );
+/** A receiver on loopback whose handler answers (or not), and a sender with one connection to it. */
+async function oneConnectionTo(handler: RequestListener) {
+  const server = createServer(handler);
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const sender = new Sender({
     timeoutMs: 3000,
     maxResponseBytes: 1024,
-    maxSocketsPerHost: 2,
-    idleMs: 1000,
+    maxSocketsPerHost: 1,
+    idleMs: 30_000,
     allowPrivate: true,
   });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    sender,
+    stop() {
+      sender.close();
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+test("a refusal's Retry-After and status are the outcome; its body is not kept", async () => {
+  const { url, sender, stop } = await oneConnectionTo((req, res) =>
+    req.resume().on('end', () => res.writeHead(429, { 'retry-after': '7' }).end('x'.repeat(100_000))),
+  );
   try {
-    const outcome = await sender.send({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-      headers: {},
-      body: Buffer.from('{}'),
-    });
+    const outcome = await sender.send({ url, headers: {}, body: Buffer.from('{}') });
     assert.deepEqual(
       { ok: outcome.ok, status: outcome.status, error: outcome.error, retryAfterMs: outcome.retryAfterMs },
       { ok: false, status: 429, error: 'HTTP 429', retryAfterMs: 7000 },
     );
   } finally {
-    sender.close();
-    server.closeAllConnections();
-    server.close();
+    stop();
   }
 });
 
 // A receiver closes a kept-alive connection as the next request on it arrives (its idle timeout
 // crossing the request on the wire, RFC 9112 §9.3.1): that request was never answered, so the sender
-// posts it again at once on a new connection, within the same attempt and with the same headers.
+// posts it again at once on another connection, within the same attempt and with the same headers.
 for (const close of ['FIN', 'RST'] as const) {
   test(`a kept-alive connection the receiver closes under the next post (${close}) is posted again at once`, async () => {
     const served = new Map<Socket, number>();
     const seen: { id: string | undefined; socketRequest: number }[] = [];
-    const server = createServer((req, res) => {
+    const { url, sender, stop } = await oneConnectionTo((req, res) => {
       const socketRequest = (served.get(req.socket) ?? 0) + 1;
       served.set(req.socket, socketRequest);
       seen.push({ id: req.headers['webhook-id'] as string | undefined, socketRequest });
@@ -136,17 +146,6 @@ for (const close of ['FIN', 'RST'] as const) {
         else if (close === 'FIN') req.socket.end();
         else req.socket.resetAndDestroy();
       });
-    });
-    server.keepAliveTimeout = 60_000;
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const sender = new Sender({
-      timeoutMs: 3000,
-      maxResponseBytes: 1024,
-      maxSocketsPerHost: 1,
-      idleMs: 30_000,
-      allowPrivate: true,
     });
     try {
       const post = (id: string) =>
@@ -161,36 +160,22 @@ for (const close of ['FIN', 'RST'] as const) {
         { id: 'msg_2', socketRequest: 1 },
       ]);
     } finally {
-      sender.close();
-      server.closeAllConnections();
-      server.close();
+      stop();
     }
   });
 }
 
 test('a receiver that closes a new connection under the post fails the attempt: it is not posted again', async () => {
   let posts = 0;
-  const server = createServer((req) => {
+  const { url, sender, stop } = await oneConnectionTo((req) => {
     posts++;
     req.resume().on('end', () => req.socket.end());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const sender = new Sender({
-    timeoutMs: 3000,
-    maxResponseBytes: 1024,
-    maxSocketsPerHost: 1,
-    idleMs: 30_000,
-    allowPrivate: true,
   });
   try {
     const outcome = await sender.send({ url, headers: {}, body: Buffer.from('{}') });
     assert.deepEqual([outcome.ok, outcome.error], [false, 'connection failed (UND_ERR_SOCKET)']);
     assert.equal(posts, 1);
   } finally {
-    sender.close();
-    server.closeAllConnections();
-    server.close();
+    stop();
   }
 });
