@@ -38,8 +38,7 @@ import { addContract } from '../src/accounts/contracts.ts';
 import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
-import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
-import { MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
+import { MAX_ATTEMPTS_PER_HOST, WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { serveNamazu } from './namazu-bin.ts';
@@ -306,17 +305,15 @@ const socketNode = (databaseUrl: string) =>
   });
 
 const liveFigures: { topology: string; alone: Live[]; burst: Live[] }[] = [];
-if (LIVE > 0 && NICE !== null) {
+if (LIVE > 0) {
   liveFigures.push({
-    topology: `sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false, webhooks delivered by a node under nice ${NICE}`,
+    topology:
+      NICE === null
+        ? 'sockets on the delivering process'
+        : `sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false, webhooks delivered by a node under nice ${NICE}`,
     ...(await liveBesideBurst(server.port)),
   });
-} else if (LIVE > 0) {
-  liveFigures.push({
-    topology: 'sockets on the delivering process',
-    ...(await liveBesideBurst(server.port)),
-  });
-  if (bench.databaseUrl) {
+  if (NICE === null && bench.databaseUrl) {
     const node = await socketNode(bench.databaseUrl);
     liveFigures.push({
       topology: 'sockets on a node with NAMAZU_WEBHOOK_DELIVERY=false',
