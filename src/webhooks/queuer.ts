@@ -175,13 +175,22 @@ export class Queuer {
       );
       if (now!.serial !== seen.serial || now!.version !== seen.version) return 'more' as const;
       const queued = await queueDeliveries(q, rows, this.workers.leaseMs);
-      if (moveTo !== null) await q.query('UPDATE webhook_position SET serial = $1', [moveTo]);
-      return queued;
+      // Moved only if the subscriptions are still those matched: one created meanwhile (its version
+      // bump committed or still holding the row) may be owed a telegram of this batch.
+      const moved =
+        moveTo === null ||
+        (
+          await q.query(
+            'UPDATE webhook_position SET serial = $1 WHERE subscriptions_version = $2 RETURNING 1',
+            [moveTo, seen.version],
+          )
+        ).length > 0;
+      return { ...queued, moved };
     });
     if (typeof outcome === 'string') return outcome;
     if (outcome.claimed.length > 0) this.workers.take(this.claimedDeliveries(outcome.claimed));
     if (outcome.queued > 0) this.onQueued(outcome.queued, outcome.claimed.length);
-    return 'queued';
+    return outcome.moved ? 'queued' : 'more';
   }
 
   /**

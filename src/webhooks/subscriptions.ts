@@ -124,6 +124,9 @@ export async function createSubscription(
     const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
     if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
     const secret = newSigningSecret();
+    // The version first: its row lock, held to COMMIT, keeps a queuer from moving the position past
+    // a telegram committed after `from_serial` is read below and before this subscription is seen.
+    await subscriptionsChanged(q);
     const rows = await q.query<Row>(
       `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
          areas, min_intensity, format, lang, secret_sealed, token_sealed, from_serial)
@@ -146,7 +149,6 @@ export async function createSubscription(
         spec.token === null ? null : box.seal(spec.token),
       ],
     );
-    await subscriptionsChanged(q);
     return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
   });
 }

@@ -2,6 +2,7 @@
 // leave early), the position moved by the last: a process that dies between two slices leaves the
 // first slice queued and the position where it was, and the next round (any process's) queues the
 // rest, none twice. The death is the failure of the second transaction, on the real database.
+// And the position never moves past a telegram owed to a subscription created while it was queued.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -18,35 +19,44 @@ import type { ClaimedDelivery } from '../../src/webhooks/deliveries.ts';
 import { Queuer } from '../../src/webhooks/queuer.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
 import { createSubscription } from '../../src/webhooks/subscriptions.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
 
 const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
 /** More than the first slice (128): the telegram's rows take two transactions. */
 const SUBSCRIPTIONS = 140;
 
+/** Subscribes the account to early warnings at `url`; returns the subscription's id. */
+async function subscribeOne(db: Db, box: SecretBox, accountId: number, url: string): Promise<number> {
+  const spec = {
+    url,
+    classifications: ['eew.forecast', 'eew.warning'],
+    types: null,
+    test: 'no' as const,
+    formatMode: 'raw' as const,
+    areas: null,
+    minIntensity: null,
+    format: 'namazu' as const,
+    lang: 'ja' as const,
+    token: null,
+  };
+  const created = await createSubscription(db, box, accountId, spec, new URL(url).hostname);
+  assert.ok(created.ok);
+  return created.subscription.id;
+}
+
+async function eewAccount(db: Db, email: string): Promise<number> {
+  const account = await createAccount(db, { email, password: 'password-1' });
+  await addContract(db, account.id, 'eew.forecast');
+  await addContract(db, account.id, 'eew.warning');
+  return account.id;
+}
+
 async function subscribe(db: Db, box: SecretBox): Promise<void> {
   for (let i = 0; i < SUBSCRIPTIONS; i += 20) {
-    const account = await createAccount(db, { email: `slices${i}@example.test`, password: 'password-1' });
-    await addContract(db, account.id, 'eew.forecast');
-    await addContract(db, account.id, 'eew.warning');
-    for (let j = i; j < i + 20; j++) {
-      const url = `http://127.0.0.${1 + (j % 7)}:9/hook${j}`;
-      const spec = {
-        url,
-        classifications: ['eew.forecast', 'eew.warning'],
-        types: null,
-        test: 'no' as const,
-        formatMode: 'raw' as const,
-        areas: null,
-        minIntensity: null,
-        format: 'namazu' as const,
-        lang: 'ja' as const,
-        token: null,
-      };
-      const created = await createSubscription(db, box, account.id, spec, new URL(url).hostname);
-      assert.ok(created.ok);
-    }
+    const accountId = await eewAccount(db, `slices${i}@example.test`);
+    for (let j = i; j < i + 20; j++)
+      await subscribeOne(db, box, accountId, `http://127.0.0.${1 + (j % 7)}:9/hook${j}`);
   }
 }
 
@@ -131,3 +141,77 @@ test('a queuer that dies between slices leaves its first slice queued; the next 
     await database.drop();
   }
 });
+
+test(
+  'a subscription created while a telegram is queued gets it when it was committed after the subscription began',
+  { skip: testDatabaseUrl ? false : 'needs transactions at once: PostgreSQL (NAMAZU_TEST_DATABASE_URL)' },
+  async () => {
+    const database = await createTestDatabase();
+    const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 8 });
+    const bus = createMemoryBus();
+    let release = () => {};
+    try {
+      const box = new SecretBox(
+        await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
+        WEBHOOK_SECRET_PURPOSE,
+      );
+      const accountId = await eewAccount(db, 'position@example.test');
+      const first = await subscribeOne(db, box, accountId, 'http://127.0.0.1:9/first');
+      const errors: unknown[] = [];
+      const queuer = queuerOn(db, false, [], errors);
+      await queuer.settled();
+      const waiting = async (n: number) => {
+        for (;;) {
+          const [row] = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          if (row!.n >= n) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+
+      // Another transaction holds the position's row: the creation and the queuer's last slice wait
+      // behind it, and the telegram commits while the creation is under way.
+      const held = db.tx(async (q) => {
+        await q.query('SELECT serial FROM webhook_position FOR UPDATE');
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await waiting(0);
+      const created = subscribeOne(db, box, accountId, 'http://127.0.0.2:9/second');
+      await waiting(1);
+      const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
+      assert.ok(stored.ok);
+      const serial = stored.stored.serial;
+      const settled = queuer.settled();
+      await waiting(2);
+      release();
+      await held;
+      const second = await created;
+      await settled;
+      await queuer.settled();
+      assert.deepEqual(errors, []);
+
+      const [sub] = await db.query<{ from_serial: number }>(
+        'SELECT from_serial FROM webhook_subscriptions WHERE id = $1',
+        [second],
+      );
+      const queued = async (id: number) =>
+        (
+          await db.query('SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND serial = $2', [
+            id,
+            serial,
+          ])
+        ).length;
+      assert.equal(await queued(first), 1);
+      // Owed exactly when the telegram is newer than the subscription's start.
+      assert.equal(await queued(second), serial > sub!.from_serial ? 1 : 0);
+      const [position] = await db.query<{ serial: number }>('SELECT serial FROM webhook_position');
+      assert.ok(position!.serial >= serial);
+    } finally {
+      release();
+      await bus.close();
+      await db.close();
+      await database.drop();
+    }
+  },
+);
