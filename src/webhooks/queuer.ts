@@ -105,11 +105,6 @@ export class Queuer {
     await this.rounds.idle();
   }
 
-  /** Subscriptions changed in a way the version does not show (contracts): read them again. */
-  forget(): void {
-    this.version = -1;
-  }
-
   stop(): void {
     if (this.retry) clearTimeout(this.retry);
   }

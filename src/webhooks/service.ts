@@ -218,15 +218,9 @@ function startUpkeep(ctx: AppContext, onError: (err: unknown) => void): () => vo
 /** This process's commits and the bus's announcements wake the queuer; resolves to what stops it. */
 async function listenForTelegrams(ctx: AppContext, queuer: Queuer): Promise<() => Promise<void>> {
   const stopCommitted = ctx.telegrams.onCommitted(() => queuer.wake());
-  const unsubscribe = [
-    await busCodecs.telegram.subscribe(ctx.bus, () => queuer.wake()),
-    await busCodecs.contracts.subscribe(ctx.bus, () => {
-      queuer.forget();
-      queuer.wake();
-    }),
-  ];
+  const unsubscribe = await busCodecs.telegram.subscribe(ctx.bus, () => queuer.wake());
   return async () => {
     stopCommitted();
-    for (const off of unsubscribe) await off();
+    await unsubscribe();
   };
 }

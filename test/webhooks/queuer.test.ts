@@ -2,12 +2,14 @@
 // leave early), the position moved by the last: a process that dies between two slices leaves the
 // first slice queued and the position where it was, and the next round (any process's) queues the
 // rest, none twice. The death is the failure of the second transaction, on the real database.
-// And the position never moves past a telegram owed to a subscription created while it was queued.
+// And the position never moves past a telegram owed to a subscription created while it was queued;
+// an account disabled, or a contract ended or begun, changes what the queuer matches at once, with no
+// announcement on the bus.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { createAccount } from '../../src/accounts/accounts.ts';
-import { addContract } from '../../src/accounts/contracts.ts';
+import { createAccount, disableAccount } from '../../src/accounts/accounts.ts';
+import { addContract, removeContract } from '../../src/accounts/contracts.ts';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
@@ -215,3 +217,60 @@ test(
     }
   },
 );
+
+test('a disabled account or an ended contract stops the queueing at once; a contract begun again resumes it', async () => {
+  const database = await createTestDatabase();
+  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
+  const bus = createMemoryBus();
+  try {
+    const box = new SecretBox(
+      await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
+      WEBHOOK_SECRET_PURPOSE,
+    );
+    const kept = await subscribeOne(
+      db,
+      box,
+      await eewAccount(db, 'kept@example.test'),
+      'http://127.0.0.1:9/kept',
+    );
+    const contractedId = await eewAccount(db, 'contracted@example.test');
+    const contracted = await subscribeOne(db, box, contractedId, 'http://127.0.0.2:9/contracted');
+    const disabledId = await eewAccount(db, 'disabled@example.test');
+    const disabled = await subscribeOne(db, box, disabledId, 'http://127.0.0.3:9/disabled');
+    const errors: unknown[] = [];
+    // One queuer throughout: it has read the subscriptions before the changes, and hears of none.
+    const queuer = queuerOn(db, false, [], errors);
+    // Three reports of one early warning: each a telegram of its own.
+    const reports = [
+      '77_01_01_240613_VXSE45.xml',
+      '77_01_02_240613_VXSE45.xml',
+      '77_01_03_240613_VXSE45.xml',
+    ];
+    const queuedTo = async () => {
+      const xml = readFileSync(fixture('official', reports.shift()!));
+      const stored = await ingestTelegram({ db, bus }, xml, { receivedTime: Date.now() });
+      assert.ok(stored.ok);
+      await queuer.settled();
+      const rows = await db.query<{ subscription_id: number }>(
+        'SELECT subscription_id FROM webhook_deliveries WHERE serial = $1 ORDER BY subscription_id',
+        [stored.stored.serial],
+      );
+      return rows.map((r) => r.subscription_id);
+    };
+    assert.deepEqual(await queuedTo(), [kept, contracted, disabled]);
+
+    assert.ok(await disableAccount(db, disabledId));
+    for (const classification of ['eew.forecast', 'eew.warning'])
+      await removeContract(db, contractedId, classification);
+    assert.deepEqual(await queuedTo(), [kept]);
+
+    await addContract(db, contractedId, 'eew.forecast');
+    await addContract(db, contractedId, 'eew.warning');
+    assert.deepEqual(await queuedTo(), [kept, contracted]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await bus.close();
+    await db.close();
+    await database.drop();
+  }
+});
