@@ -218,7 +218,7 @@ test(
   },
 );
 
-test('a disabled account or an ended contract stops the queueing at once; a contract begun again resumes it', async () => {
+test('a disabled account (its backlog failed) or an ended contract stops the queueing at once; a contract begun again resumes it', async () => {
   const database = await createTestDatabase();
   const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
   const bus = createMemoryBus();
@@ -259,7 +259,16 @@ test('a disabled account or an ended contract stops the queueing at once; a cont
     };
     assert.deepEqual(await queuedTo(), [kept, contracted, disabled]);
 
+    const states = async (id: number) =>
+      (
+        await db.query<{ state: string; last_error: string | null }>(
+          'SELECT state, last_error FROM webhook_deliveries WHERE subscription_id = $1',
+          [id],
+        )
+      ).map((r) => `${r.state} ${r.last_error}`);
+    assert.deepEqual(await states(disabled), ['pending null']);
     assert.ok(await disableAccount(db, disabledId));
+    assert.deepEqual(await states(disabled), ['failed account disabled'], 'its backlog is not sent');
     for (const classification of ['eew.forecast', 'eew.warning'])
       await removeContract(db, contractedId, classification);
     assert.deepEqual(await queuedTo(), [kept]);

@@ -15,3 +15,16 @@ CREATE TRIGGER contracts_move_webhook_version AFTER INSERT OR UPDATE OR DELETE O
 
 CREATE TRIGGER accounts_move_webhook_version AFTER UPDATE OF disabled_at ON accounts
   FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_changed();
+
+-- A disabled account's deliveries still pending (retries, a backlog) fail at once rather than being
+-- sent for the rest of their day, as a disabled subscription's do.
+CREATE FUNCTION webhook_account_disabled() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE webhook_deliveries SET state = 'failed', last_error = 'account disabled', lease_until = NULL
+  WHERE state = 'pending' AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE account_id = NEW.id);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER accounts_fail_webhook_deliveries AFTER UPDATE OF disabled_at ON accounts
+  FOR EACH ROW WHEN (OLD.disabled_at IS NULL AND NEW.disabled_at IS NOT NULL)
+  EXECUTE FUNCTION webhook_account_disabled();
