@@ -44,7 +44,10 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
   });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Node's parser lets through targets that are no URL (`//[`): those are the app's to refuse.
+    const target = req.url ?? '/';
+    if (!URL.canParse(target, 'http://localhost')) return options.passOn(req, socket);
+    const url = new URL(target, 'http://localhost');
     const isPublic = publicSocket !== undefined && url.pathname === publicSocket.path;
     if ((url.pathname !== WEBSOCKET_PATH && !isPublic) || !accepting) return options.passOn(req, socket);
     const ip = options.clientAddress(req);

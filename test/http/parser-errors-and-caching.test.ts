@@ -39,6 +39,16 @@ test('a malformed request line is a 400 envelope', async () => {
   envelopeOf(await exchange('GET / HTTP/9.9\r\nHost: x\r\n\r\n'), 400, 'Bad request.');
 });
 
+test('a WebSocket upgrade whose target is no URL is refused, and the server goes on serving', async () => {
+  for (const target of ['//[', 'http://[', 'http://a:b:c/', 'http://%zz/']) {
+    const answer = await exchange(
+      `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    assert.match(answer, /^HTTP\/1\.1 4\d\d /, `${target}: ${answer.slice(0, 200)}`);
+  }
+  assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+});
+
 test('over-long headers are a 431 envelope', async () => {
   const response = await exchange(
     `GET /v2/telegram HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
