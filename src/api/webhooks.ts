@@ -249,7 +249,9 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
   });
   app.post('/v2/webhook/:id/test', { config, schema: idParams }, async (request) => {
     const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
-    const { deliveryId, messageId, outcome } = await service.sendTest(s);
+    const tested = await service.sendTest(s);
+    if (!tested) throw new HttpError('WEBHOOK_NOT_FOUND');
+    const { deliveryId, messageId, outcome } = tested;
     return okBody(
       {
         delivery: {
@@ -270,6 +272,7 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
     { config, schema: redeliverParams },
     async (request) => {
       const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
+      if (s.state === 'disabled') throw new HttpError('WEBHOOK_DISABLED');
       const deliveryId = positiveInt(request.params.deliveryId);
       if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
       const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);

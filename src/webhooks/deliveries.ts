@@ -241,7 +241,7 @@ export async function recordFailure(
              ELSE 'pending' END,
          next_at = now() + $6 * interval '1 millisecond', lease_until = NULL,
          last_status = $3, last_error = $4, last_duration_ms = $5
-       WHERE id = $1 AND attempts = $2 AND state = 'pending'
+       WHERE id = $1 AND attempts = $2 AND state = 'pending' AND lease_until IS NOT NULL
        RETURNING CASE state WHEN 'pending' THEN 'retry' ELSE state END AS state`,
       [
         d.id,
@@ -272,13 +272,14 @@ async function failing(q: Queryable, subscriptionId: number, disableAfterMs: num
     [subscriptionId, disableAfterMs],
   );
   if (sub?.disabled) {
+    // Under the queuer's lock first: a slice written meanwhile is committed and failed below.
+    await subscriptionsChanged(q);
     await q.query(
       `UPDATE webhook_deliveries SET state = 'failed', last_error = coalesce(last_error, 'subscription disabled'),
          lease_until = NULL
        WHERE subscription_id = $1 AND state = 'pending'`,
       [subscriptionId],
     );
-    await subscriptionsChanged(q);
   }
 }
 
@@ -345,29 +346,36 @@ export async function recentDeliveries(
 
 /**
  * Queues one of the subscription's telegram deliveries again, now, with a fresh retry window and
- * the same `webhook-id`. False when there is no such delivery, it is a test event, or it is pending.
+ * the same `webhook-id`. False when there is no such delivery, it is a test event, it is pending, or
+ * the subscription is disabled (deleted and created again, docs/webhooks.md). An attempt of it still
+ * under way records nothing (no lease): the redelivery is an attempt of its own.
  */
 export async function redeliver(q: Queryable, subscriptionId: number, deliveryId: number): Promise<boolean> {
   const rows = await q.query(
     `UPDATE webhook_deliveries SET state = 'pending', next_at = now(), retry_from = now(), lease_until = NULL
      WHERE id = $1 AND subscription_id = $2 AND serial IS NOT NULL AND state <> 'pending'
+       AND EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = $2 AND state = 'active')
      RETURNING id`,
     [deliveryId, subscriptionId],
   );
   return rows.length > 0;
 }
 
-/** Records a test event sent now (not retried), with its outcome. */
+/**
+ * Records a test event sent now (not retried), with its outcome; null when the subscription was
+ * deleted meanwhile (a deletion under way is waited for).
+ */
 export async function recordTestEvent(
   q: Queryable,
   subscriptionId: number,
   messageId: string,
   outcome: AttemptOutcome,
-): Promise<number> {
+): Promise<number | null> {
   const rows = await q.query<{ id: number }>(
     `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, attempts, last_status,
        last_error, last_duration_ms, last_attempt_at, delivered_at)
-     VALUES ($1, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END)
+     SELECT s.id, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END
+     FROM webhook_subscriptions s WHERE s.id = $1 FOR KEY SHARE
      RETURNING id`,
     [
       subscriptionId,
@@ -378,7 +386,7 @@ export async function recordTestEvent(
       Math.round(outcome.durationMs),
     ],
   );
-  return rows[0]!.id;
+  return rows[0]?.id ?? null;
 }
 
 /** The pending deliveries and the age of the oldest, in seconds (the backlog of /metrics). */
@@ -400,6 +408,8 @@ export async function pruneEnded(q: Queryable, keepMs: number, limit: number): P
        SELECT id FROM webhook_deliveries
        WHERE state <> 'pending' AND created_at < now() - $1 * interval '1 millisecond'
        LIMIT $2)
+       -- Checked again on the row itself: one redelivered meanwhile is pending now, and kept.
+       AND state <> 'pending'
      RETURNING id`,
     [keepMs, limit],
   );
@@ -428,7 +438,7 @@ export async function recordDelivered(
        SET state = 'delivered', delivered_at = now(), lease_until = NULL, last_status = x.status,
          last_error = NULL, last_duration_ms = x.ms
        FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[]) AS x(id, attempt, status, ms)
-       WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending'
+       WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending' AND d.lease_until IS NOT NULL
        RETURNING d.id, d.subscription_id),
      streaks AS (
        SELECT id, failing_since < now() - $5 * interval '1 millisecond' AS long

@@ -28,8 +28,11 @@ import {
 } from './deliveries.ts';
 import { activeSubscriptions } from './subscriptions.ts';
 
-/** The advisory lock key of the queuer (a constant of its own: 'namazu webhook queue'). */
-const QUEUE_LOCK_KEY = 0x6e7a7768;
+/**
+ * The advisory lock key of the queuer ('nzwh'): every change of the subscriptions takes it too
+ * (`move_webhook_subscriptions_version()`, migration 163), so none happens while a slice is written.
+ */
+export const QUEUE_LOCK_KEY = 0x6e7a7768;
 /** Telegrams read and queued per round (to a thousand subscriptions: 16,000 rows). */
 const BATCH = 16;
 /** How soon to try again when another process held the lock (it may have read before our commit). */

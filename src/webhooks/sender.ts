@@ -7,7 +7,7 @@
  * origin through one agent per process.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { guardedLookup, refusedHost } from './address-guard.ts';
+import { AddressResolver, refusedHost, type NameSources } from './address-guard.ts';
 import type { AttemptOutcome } from './deliveries.ts';
 
 export interface SenderOptions {
@@ -20,6 +20,8 @@ export interface SenderOptions {
   /** An idle kept-alive connection is closed after this long. */
   idleMs: number;
   allowPrivate: boolean;
+  /** Where host names are resolved (tests: a DNS server, a system lookup of their own). */
+  nameSources?: NameSources;
 }
 
 export interface OutgoingPost {
@@ -58,8 +60,15 @@ function closedWhileKept(err: unknown): boolean {
 
 export class Sender {
   private readonly agent: Agent;
+  private readonly resolver: AddressResolver;
 
   constructor(private readonly options: SenderOptions) {
+    // A name's lookup gets half the attempt's time, so that a lookup that does not answer is told as such.
+    this.resolver = new AddressResolver({
+      allowPrivate: options.allowPrivate,
+      limitMs: Math.ceil(options.timeoutMs / 2),
+      ...options.nameSources,
+    });
     this.agent = new Agent({
       connections: options.maxSocketsPerHost,
       // A receiver's Keep-Alive hint may shorten the idle time, not lengthen it.
@@ -68,9 +77,7 @@ export class Sender {
       // The attempt's own timer bounds the whole exchange; these only keep undici's from firing first.
       headersTimeout: options.timeoutMs + 1000,
       bodyTimeout: options.timeoutMs + 1000,
-      connect: options.allowPrivate
-        ? { timeout: options.timeoutMs }
-        : { timeout: options.timeoutMs, lookup: guardedLookup },
+      connect: { timeout: options.timeoutMs, lookup: this.resolver.lookup },
     });
   }
 
@@ -135,5 +142,6 @@ export class Sender {
 
   close(): void {
     this.agent.destroy().catch(() => {});
+    this.resolver.close();
   }
 }

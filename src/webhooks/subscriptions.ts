@@ -175,14 +175,23 @@ export async function findSubscription(
   return rows[0] ? toSubscription(rows[0]) : null;
 }
 
-/** Deletes one of the account's subscriptions with its deliveries; false when there was none. */
+/**
+ * Deletes one of the account's subscriptions with its deliveries; false when there was none. The
+ * deliveries go first: recording an attempt locks its delivery, then the subscription, and taking
+ * them in the same order here leaves no deadlock with an attempt under way.
+ */
 export async function deleteSubscription(db: Db, accountId: number, id: number): Promise<boolean> {
   return db.tx(async (q) => {
+    await subscriptionsChanged(q);
+    await q.query(
+      `DELETE FROM webhook_deliveries
+       WHERE subscription_id = (SELECT id FROM webhook_subscriptions WHERE account_id = $1 AND id = $2)`,
+      [accountId, id],
+    );
     const rows = await q.query(
       'DELETE FROM webhook_subscriptions WHERE account_id = $1 AND id = $2 RETURNING id',
       [accountId, id],
     );
-    if (rows.length > 0) await subscriptionsChanged(q);
     return rows.length > 0;
   });
 }
@@ -190,9 +199,10 @@ export async function deleteSubscription(db: Db, accountId: number, id: number):
 /**
  * Tells every queuer that the subscriptions changed (in the changing transaction): the version it
  * reads under its lock differs from the one of the subscriptions it holds, and it reads them again.
+ * Waits for a slice of the queue being written (its lock, held to this transaction's end).
  */
 export async function subscriptionsChanged(q: Queryable): Promise<void> {
-  await q.query('UPDATE webhook_position SET subscriptions_version = subscriptions_version + 1');
+  await q.query('SELECT move_webhook_subscriptions_version()');
 }
 
 /** An active subscription as the queuer takes it: with its sealed secret and token, for the attempts. */

@@ -18,13 +18,13 @@ export interface TestOutcome {
   outcome: AttemptOutcome;
 }
 
-/** Sends a test event to the subscription now and records it. */
+/** Sends a test event to the subscription now and records it; null when it was deleted meanwhile. */
 export async function sendTestEvent(
   db: Db,
   box: SecretBox,
   sender: Sender,
   subscription: Subscription,
-): Promise<TestOutcome> {
+): Promise<TestOutcome | null> {
   const messageId = `msg_test_${randomBytes(12).toString('base64url')}`;
   const secrets = await secretsOf(db, box, subscription.id);
   let outcome: AttemptOutcome;
@@ -48,7 +48,7 @@ export async function sendTestEvent(
     outcome = await sender.send({ url: subscription.url, headers, body });
   }
   const deliveryId = await recordTestEvent(db, subscription.id, messageId, outcome);
-  return { deliveryId, messageId, outcome };
+  return deliveryId === null ? null : { deliveryId, messageId, outcome };
 }
 
 /** The body of a test event: the `data` format names it plainly, a ready-made post is marked as a test. */

@@ -6,9 +6,13 @@ import { hostname } from 'node:os';
 import { test } from 'node:test';
 import { getJson } from '../support/data-api.ts';
 import { startTestServer } from '../support/server.ts';
-import { guardedLookup, isRefusedAddress } from '../../src/webhooks/address-guard.ts';
+import { AddressResolver, isRefusedAddress } from '../../src/webhooks/address-guard.ts';
 import { Sender } from '../../src/webhooks/sender.ts';
 import { startReceiver } from './receiver.ts';
+import { readFileSync } from 'node:fs';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { fixture } from '../support/fixtures.ts';
+import { waitFor } from '../support/wait.ts';
 
 const SCOPES = [
   'webhook.manage',
@@ -121,9 +125,11 @@ test('addresses of this machine and its networks are refused at creation unless 
 test('a name that resolves to a refused address is refused when connecting (DNS rebinding)', async () => {
   assert.equal(isRefusedAddress('93.184.215.14'), false);
   assert.equal(isRefusedAddress('2606:2800:21f:cb07:6820:80da:af6b:8b2c'), false);
+  const resolver = new AddressResolver({ allowPrivate: false, limitMs: 1000 });
   const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
-    guardedLookup('localhost', {}, (err) => resolve(err)),
+    resolver.lookup('localhost', {}, (err) => resolve(err)),
   );
+  resolver.close();
   assert.equal(refused?.code, 'ADDRESS_REFUSED');
   // The machine's own name resolves to one of its addresses (loopback or a private network here):
   // a URL naming it passes the check of the literal URL, and the connection is refused.
@@ -204,6 +210,66 @@ test('subscriptions: list, read with deliveries, test event, redelivery, delete;
     const deleted = await getJson(server, `/v2/webhook/${id}`, { method: 'DELETE', headers: auth });
     assert.equal(deleted.status, 204);
     assert.equal((await getJson(server, '/v2/webhook', { headers })).body.items.length, 0);
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
+
+test('a test event whose webhook is deleted while it is posted answers 404; a disabled webhook is not redelivered (409)', async () => {
+  let answer = () => {};
+  const receiver = await startReceiver((_req, res) => {
+    answer = () => res.writeHead(200).end('ok');
+  });
+  const { server, create, headers } = await setUp(true);
+  try {
+    const id = (await create({ url: receiver.url, classifications: ['telegram.earthquake'] })).body
+      .id as number;
+    const auth = { authorization: headers.authorization };
+    const testing = getJson(server, `/v2/webhook/${id}/test`, { method: 'POST', headers: auth });
+    await waitFor(() => receiver.received.length === 1, { message: 'the test event posted' });
+    const deleted = await getJson(server, `/v2/webhook/${id}`, { method: 'DELETE', headers: auth });
+    assert.equal(deleted.status, 204);
+    answer();
+    const tested = await testing;
+    assert.equal(tested.status, 404, JSON.stringify(tested.body));
+    assert.equal(tested.body.error.message, 'Webhook ID not found.');
+
+    receiver.answer({ status: 200 });
+    const disabled = (await create({ url: receiver.url, classifications: ['telegram.earthquake'] })).body
+      .id as number;
+    const stored = await ingestTelegram(
+      server.ctx,
+      readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')),
+      {
+        receivedTime: Date.now(),
+      },
+    );
+    assert.ok(stored.ok);
+    const telegram = stored.stored.serial;
+    const [delivery] = await server.ctx.db.query<{ id: number }>(
+      `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state)
+       VALUES ($1, $2, 'msg_failed', 1, 'failed') RETURNING id`,
+      [disabled, telegram],
+    );
+    await server.ctx.db.query("UPDATE webhook_subscriptions SET state = 'disabled' WHERE id = $1", [
+      disabled,
+    ]);
+    const redelivered = await getJson(
+      server,
+      `/v2/webhook/${disabled}/deliveries/${delivery!.id}/redeliver`,
+      {
+        method: 'POST',
+        headers: auth,
+      },
+    );
+    assert.equal(redelivered.status, 409);
+    assert.equal(redelivered.body.error.message, 'The webhook is disabled: delete it and create it again.');
+    const [row] = await server.ctx.db.query<{ state: string }>(
+      'SELECT state FROM webhook_deliveries WHERE id = $1',
+      [delivery!.id],
+    );
+    assert.equal(row!.state, 'failed');
   } finally {
     await server.close();
     await receiver.close();

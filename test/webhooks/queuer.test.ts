@@ -10,17 +10,25 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createAccount, disableAccount } from '../../src/accounts/accounts.ts';
 import { addContract, removeContract } from '../../src/accounts/contracts.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { openDb } from '../../src/db/open.ts';
-import type { Db } from '../../src/db/types.ts';
+import type { Db, Queryable } from '../../src/db/types.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { SecretBox } from '../../src/security/sealed.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { loadTelegramsAfter } from '../../src/telegrams/store.ts';
-import type { ClaimedDelivery } from '../../src/webhooks/deliveries.ts';
-import { Queuer } from '../../src/webhooks/queuer.ts';
+import {
+  claimDue,
+  pruneEnded,
+  recordDelivered,
+  recordFailure,
+  redeliver,
+  type ClaimedDelivery,
+} from '../../src/webhooks/deliveries.ts';
+import { QUEUE_LOCK_KEY, Queuer } from '../../src/webhooks/queuer.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
-import { createSubscription } from '../../src/webhooks/subscriptions.ts';
+import { createSubscription, deleteSubscription } from '../../src/webhooks/subscriptions.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
 
@@ -60,6 +68,37 @@ async function subscribe(db: Db, box: SecretBox): Promise<void> {
     for (let j = i; j < i + 20; j++)
       await subscribeOne(db, box, accountId, `http://127.0.0.${1 + (j % 7)}:9/hook${j}`);
   }
+}
+
+/** Resolves once `n` sessions of the test database wait for a lock (PostgreSQL); fails after 5 s. */
+async function lockWaiters(db: Db, n: number): Promise<void> {
+  const giveUpAt = Date.now() + 5000;
+  for (;;) {
+    assert.ok(Date.now() < giveUpAt, `${n} sessions waiting for a lock`);
+    const [row] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (row!.n >= n) return;
+    await sleep(10);
+  }
+}
+
+/** A transaction held open after `begin` ran in it until `release` is called; then `end` runs in it. */
+function heldTransaction(
+  db: Db,
+  begin: (q: Queryable) => Promise<unknown>,
+  end: (q: Queryable) => Promise<unknown> = async () => {},
+) {
+  let release = () => {};
+  let begun = () => {};
+  const started = new Promise<void>((resolve) => (begun = resolve));
+  const done = db.tx(async (q) => {
+    await begin(q);
+    begun();
+    await new Promise<void>((resolve) => (release = resolve));
+    await end(q);
+  });
+  return { started, done, release: () => release() };
 }
 
 /** A queuer whose workers take what `take` says, and record what they were handed. */
@@ -162,32 +201,20 @@ test(
       const errors: unknown[] = [];
       const queuer = queuerOn(db, false, [], errors);
       await queuer.settled();
-      const waiting = async (n: number) => {
-        for (;;) {
-          const [row] = await db.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          if (row!.n >= n) return;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      };
-
-      // Another transaction holds the position's row: the creation and the queuer's last slice wait
-      // behind it, and the telegram commits while the creation is under way.
-      const held = db.tx(async (q) => {
-        await q.query('SELECT serial FROM webhook_position FOR UPDATE');
-        await new Promise<void>((resolve) => (release = resolve));
-      });
-      await waiting(0);
+      // Another transaction holds the position's row: the creation waits behind it, and the telegram
+      // commits while the creation is under way; the queuer's round comes meanwhile.
+      const held = heldTransaction(db, (q) => q.query('SELECT serial FROM webhook_position FOR UPDATE'));
+      release = held.release;
+      await held.started;
       const created = subscribeOne(db, box, accountId, 'http://127.0.0.2:9/second');
-      await waiting(1);
+      await lockWaiters(db, 1);
       const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
       assert.ok(stored.ok);
       const serial = stored.stored.serial;
       const settled = queuer.settled();
-      await waiting(2);
+      await sleep(100);
       release();
-      await held;
+      await held.done;
       const second = await created;
       await settled;
       await queuer.settled();
@@ -283,3 +310,167 @@ test('a disabled account (its backlog failed) or an ended contract stops the que
     await database.drop();
   }
 });
+
+const PG_ONLY = {
+  skip: testDatabaseUrl ? false : 'needs transactions at once: PostgreSQL (NAMAZU_TEST_DATABASE_URL)',
+};
+
+/** A database with one account subscribed to early warnings at `count` receivers, and the EEW stored. */
+async function withSubscriptions(
+  count: number,
+  run: (ctx: {
+    db: Db;
+    accountId: number;
+    subs: number[];
+    serial: number;
+    /** heldTransaction, released at the end whatever happens. */
+    hold: (
+      ...args: Parameters<typeof heldTransaction> extends [Db, ...infer R] ? R : never
+    ) => ReturnType<typeof heldTransaction>;
+  }) => Promise<void>,
+) {
+  const database = await createTestDatabase();
+  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 8 });
+  const bus = createMemoryBus();
+  const releases: (() => void)[] = [];
+  const hold = (...args: Parameters<typeof heldTransaction> extends [Db, ...infer R] ? R : never) => {
+    const held = heldTransaction(db, ...args);
+    releases.push(held.release);
+    return held;
+  };
+  try {
+    const box = new SecretBox(
+      await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
+      WEBHOOK_SECRET_PURPOSE,
+    );
+    const accountId = await eewAccount(db, 'changes@example.test');
+    const subs: number[] = [];
+    for (let i = 0; i < count; i++)
+      subs.push(await subscribeOne(db, box, accountId, `http://127.0.0.${i + 1}:9/hook`));
+    const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
+    assert.ok(stored.ok);
+    await run({ db, accountId, subs, serial: stored.stored.serial, hold });
+  } finally {
+    for (const release of releases) release();
+    await bus.close();
+    await db.close();
+    await database.drop();
+  }
+}
+
+test(
+  'an account disabled while a slice of the queue is written waits for it and fails its deliveries',
+  PG_ONLY,
+  () =>
+    withSubscriptions(1, async ({ db, accountId, subs, serial, hold }) => {
+      // The slice: the queuer's lock, and a delivery inserted under it, not yet committed.
+      const slice = hold(async (q) => {
+        await q.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK_KEY]);
+        await q.query(
+          "INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, 'msg_slice', 0)",
+          [subs[0]!, serial],
+        );
+      });
+      await slice.started;
+      const disabling = disableAccount(db, accountId);
+      await lockWaiters(db, 1);
+      slice.release();
+      await slice.done;
+      assert.ok(await disabling);
+      const rows = await db.query<{ state: string; last_error: string }>(
+        'SELECT state, last_error FROM webhook_deliveries WHERE subscription_id = $1',
+        [subs[0]!],
+      );
+      assert.deepEqual(rows, [{ state: 'failed', last_error: 'account disabled' }]);
+    }),
+);
+
+test(
+  'a subscription deleted while a round queues leaves the round no error, and the others their deliveries',
+  PG_ONLY,
+  () =>
+    withSubscriptions(2, async ({ db, accountId, subs, serial, hold }) => {
+      const [kept, deleted] = subs as [number, number];
+      const errors: unknown[] = [];
+      const queuer = queuerOn(db, false, [], errors);
+      await queuer.settled();
+      // An attempt of the deleted one is being recorded: its delivery row is locked, and the deletion waits.
+      const recording = hold((q) =>
+        q.query('SELECT id FROM webhook_deliveries WHERE subscription_id = $1 FOR UPDATE', [deleted]),
+      );
+      await recording.started;
+      const deleting = deleteSubscription(db, accountId, deleted);
+      await lockWaiters(db, 1);
+      const next = await ingestTelegram(
+        { db, bus: createMemoryBus() },
+        readFileSync(fixture('official', '77_01_02_240613_VXSE45.xml')),
+        {
+          receivedTime: Date.now(),
+        },
+      );
+      assert.ok(next.ok);
+      const settled = queuer.settled();
+      await sleep(200);
+      recording.release();
+      await recording.done;
+      assert.equal(await deleting, true);
+      await settled;
+      await queuer.settled();
+      assert.deepEqual(errors, []);
+      const rows = await db.query<{ subscription_id: number; serial: number }>(
+        'SELECT subscription_id, serial FROM webhook_deliveries ORDER BY serial, subscription_id',
+      );
+      assert.deepEqual(rows, [
+        { subscription_id: kept, serial },
+        { subscription_id: kept, serial: next.stored.serial },
+      ]);
+    }),
+);
+
+test('a delivery redelivered while the retention prunes it is kept', PG_ONLY, () =>
+  withSubscriptions(1, async ({ db, subs, serial, hold }) => {
+    const [old] = await db.query<{ id: number }>(
+      `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, created_at)
+       VALUES ($1, $2, 'msg_old', 1, 'failed', now() - interval '40 days') RETURNING id`,
+      [subs[0]!, serial],
+    );
+    // Redelivered by a transaction that holds the row while the prune has picked it.
+    const redelivering = hold(
+      (q) => q.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [old!.id]),
+      async (q) => assert.ok(await redeliver(q, subs[0]!, old!.id)),
+    );
+    await redelivering.started;
+    const pruning = pruneEnded(db, 30 * 86_400_000, 100);
+    await lockWaiters(db, 1);
+    redelivering.release();
+    await redelivering.done;
+    assert.equal(await pruning, 0);
+    const rows = await db.query<{ state: string }>('SELECT state FROM webhook_deliveries WHERE id = $1', [
+      old!.id,
+    ]);
+    assert.deepEqual(rows, [{ state: 'pending' }]);
+  }),
+);
+
+test('an attempt whose delivery was redelivered meanwhile records nothing on the redelivery', () =>
+  withSubscriptions(1, async ({ db, subs, serial }) => {
+    await db.query(
+      "INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, 'msg_r', 1)",
+      [subs[0]!, serial],
+    );
+    const [claimed] = await claimDue(db, 10, 60_000, []);
+    assert.equal(claimed!.attempt, 1);
+    // While attempt 1 is under way, the delivery fails and is redelivered by hand: an attempt of its own.
+    await db.query("UPDATE webhook_deliveries SET state = 'failed' WHERE id = $1", [claimed!.id]);
+    assert.ok(await redeliver(db, subs[0]!, claimed!.id));
+    const failed = { ok: false, status: 503, error: 'HTTP 503', durationMs: 5, retryAfterMs: null };
+    const policy = { baseMs: 60_000, capMs: 3_600_000, windowMs: 86_400_000, disableAfterMs: 5 * 86_400_000 };
+    assert.equal(await recordFailure(db, claimed!, failed, policy), 'stale');
+    const ok = { ok: true, status: 200, error: null, durationMs: 5, retryAfterMs: null };
+    assert.deepEqual(await recordDelivered(db, [{ d: claimed!, outcome: ok }]), new Set());
+    const [row] = await db.query<{ state: string; last_status: number | null; due: boolean }>(
+      'SELECT state, last_status, next_at <= now() AS due FROM webhook_deliveries WHERE id = $1',
+      [claimed!.id],
+    );
+    assert.deepEqual(row, { state: 'pending', last_status: null, due: true });
+  }));

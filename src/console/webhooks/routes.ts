@@ -183,14 +183,17 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
-    const { deliveryId } = await service.sendTest(s);
-    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${deliveryId}`);
+    const tested = await service.sendTest(s);
+    if (!tested) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${tested.deliveryId}`);
   });
 
   area.post<WebhookParams>(paths.webhookRedeliver, onWebhook, async (request, reply) => {
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
+    if (s.state === 'disabled')
+      return sendErrorPage(reply, 409, webhooksText[visit.lang].disabledNoRedelivery, undefined, visit.lang);
     const deliveryId = rowId(singleValue(checkedForm(request), 'delivery') ?? undefined);
     if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
     const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);

@@ -74,7 +74,8 @@ type Key =
   | 'deleted'
   | 'cap'
   | 'noWebhook'
-  | 'noDelivery';
+  | 'noDelivery'
+  | 'disabledNoRedelivery';
 
 export const webhooksText: Messages<Key> = {
   en: {
@@ -154,6 +155,8 @@ export const webhooksText: Messages<Key> = {
     noWebhook: 'No such webhook of your account.',
     noDelivery:
       'No such delivery of this webhook that can be redelivered (a test event is sent again by another test).',
+    disabledNoRedelivery:
+      'This webhook is disabled: nothing is delivered to it. Delete it and create it again.',
   },
   ja: {
     title: 'Webhook',
@@ -232,5 +235,7 @@ export const webhooksText: Messages<Key> = {
     noWebhook: 'あなたのアカウントにそのようなWebhookはありません。',
     noDelivery:
       'このWebhookに再配信できるそのような配信はありません（テストイベントはもう一度テスト送信してください）。',
+    disabledNoRedelivery:
+      'このWebhookは無効になっているため配信されません。削除してから作成し直してください。',
   },
 };
