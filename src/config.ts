@@ -42,7 +42,8 @@ export interface Config {
   signup: 'open' | 'invitation';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   serverName: string;
-  trustProxy: boolean;
+  /** Proxies in front of the server, trusted to append to X-Forwarded-For (0: none). */
+  trustProxy: number;
   bodyLimit: number;
   /** Largest telegram taken from any source, in bytes as received (docs/telegrams.md "Size"). */
   maxTelegramBytes: number;
@@ -192,6 +193,20 @@ const bool: Parser<boolean> = (raw, name) => {
   throw new ConfigError(`${name} must be true or false (1/0), got "${raw}"`);
 };
 
+/**
+ * How many proxies are in front (NAMAZU_TRUST_PROXY): `true` is one, `false` none. Only the addresses
+ * those proxies appended to X-Forwarded-For are believed; what a client wrote before them is not.
+ */
+const proxyHops: Parser<number> = (raw, name) => {
+  const lower = raw.toLowerCase();
+  if (['true', 'yes', 'on'].includes(lower)) return 1;
+  if (['false', 'no', 'off'].includes(lower)) return 0;
+  if (/^\d{1,2}$/.test(raw) && Number(raw) <= 16) return Number(raw);
+  throw new ConfigError(
+    `${name} must be how many proxies are in front (0 to 16) or true/false, got "${raw}"`,
+  );
+};
+
 const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (raw, name) => {
@@ -299,7 +314,7 @@ export const settings = [
     oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
   ),
   setting('serverName', 'NAMAZU_SERVER_NAME', text),
-  setting('trustProxy', 'NAMAZU_TRUST_PROXY', bool),
+  setting('trustProxy', 'NAMAZU_TRUST_PROXY', proxyHops),
   setting('bodyLimit', 'NAMAZU_BODY_LIMIT', int(1024, 16 * 1024 * 1024)),
   setting('maxTelegramBytes', 'NAMAZU_MAX_TELEGRAM_BYTES', int(64 * 1024, MAX_TELEGRAM_BYTES_CEILING)),
   setting('prepareTimeoutMs', 'NAMAZU_PREPARE_TIMEOUT_MS', int(100, 600_000)),
@@ -361,7 +376,7 @@ export function defaults(): Config {
     signup: 'open',
     logLevel: 'info',
     serverName: hostname(),
-    trustProxy: false,
+    trustProxy: 0,
     bodyLimit: 64 * 1024,
     maxTelegramBytes: DEFAULT_MAX_TELEGRAM_BYTES,
     prepareTimeoutMs: DEFAULT_PREPARE_TIMEOUT_MS,

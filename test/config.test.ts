@@ -30,6 +30,22 @@ test('refresh tokens rotate for nobody unless the operator says so (NAMAZU_REFRE
   assert.equal(loadConfig({ NAMAZU_REFRESH_ROTATION: 'all' }).refreshRotation, 'all');
 });
 
+test('NAMAZU_TRUST_PROXY is how many proxies are in front: true is one, false none', () => {
+  assert.equal(loadConfig({}).trustProxy, 0);
+  assert.equal(loadConfig({ NAMAZU_TRUST_PROXY: 'true' }).trustProxy, 1);
+  assert.equal(loadConfig({ NAMAZU_TRUST_PROXY: '1' }).trustProxy, 1);
+  assert.equal(loadConfig({ NAMAZU_TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.equal(loadConfig({ NAMAZU_TRUST_PROXY: 'off' }).trustProxy, 0);
+  assert.throws(
+    () => loadConfig({ NAMAZU_TRUST_PROXY: '17' }),
+    /NAMAZU_TRUST_PROXY must be how many proxies/,
+  );
+  assert.throws(
+    () => loadConfig({ NAMAZU_TRUST_PROXY: 'some' }),
+    /NAMAZU_TRUST_PROXY must be how many proxies/,
+  );
+});
+
 test('public URLs must be origins and are normalised', () => {
   assert.equal(
     loadConfig({ NAMAZU_AUTH_URL: 'https://auth.example.com/' }).authUrl,

@@ -17,6 +17,7 @@ import { localSockets } from './local-sockets.ts';
 import { pathErrorRenderer, pathErrors } from './path-errors.ts';
 import type { App, AppPlugin } from './surface.ts';
 import { uploadLimit } from './upload-limit.ts';
+import { trustedHops } from './client-address.ts';
 
 /**
  * The app of one process (docs/architecture.md "Assembly"): CORS, the shared plugins (the
@@ -32,7 +33,7 @@ export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): 
     // Per-request log lines cost the hot path; latency is in /metrics instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimit,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustedHops(ctx.config.trustProxy),
     // Telegram ids and tokens are long; Fastify's default 100 is enough, but keep it explicit.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
     // While the app closes, requests are answered as usual (with `Connection: close`): /readyz says

@@ -11,8 +11,8 @@ import { surfacePlugin } from '../http/plugins.ts';
  * proxy (X-Forwarded-For) counts as coming from outside unless the proxy is trusted, and then the
  * forwarded client address decides (docs/security.md).
  */
-function mayReadMetrics(request: FastifyRequest, trustProxy: boolean): boolean {
-  if (!trustProxy && request.headers['x-forwarded-for'] !== undefined) return false;
+function mayReadMetrics(request: FastifyRequest, trustProxy: number): boolean {
+  if (trustProxy === 0 && request.headers['x-forwarded-for'] !== undefined) return false;
   // request.ip is the peer's address unless the proxy is trusted (http/client-address.ts).
   return isLoopback(request.ip);
 }

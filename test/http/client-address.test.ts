@@ -7,11 +7,13 @@ import { WebSocket } from 'ws';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
- * A proxy's header whose first entry is empty: Fastify (proxy-addr) skips it and takes the address
- * after it; a reader of its own that took the first entry would find nothing there.
+ * The header two proxies sent, whose first entry is empty: Fastify (proxy-addr) skips it and takes
+ * the address after it; a reader of its own that took the first entry would find nothing there. To
+ * one proxy, the client wrote everything before the last entry itself.
  */
 const FORWARDED = ', 203.0.113.7, 198.51.100.2';
 const CLIENT = '203.0.113.7';
+const PROXIED = '198.51.100.2';
 
 async function recordedAddresses(server: TestServer): Promise<{ socket: string; stream: string }> {
   // The socket and the stream: two connections at once.
@@ -56,8 +58,8 @@ async function recordedAddresses(server: TestServer): Promise<{ socket: string; 
   return { socket, stream: other };
 }
 
-test('behind a trusted proxy, a socket and a REST request record the client the header names', async () => {
-  const server = await startTestServer({ config: { trustProxy: true } });
+test('behind two trusted proxies, a socket and a REST request record the client the farther one names', async () => {
+  const server = await startTestServer({ config: { trustProxy: 2 } });
   try {
     assert.deepEqual(await recordedAddresses(server), { socket: CLIENT, stream: CLIENT });
   } finally {
@@ -65,8 +67,17 @@ test('behind a trusted proxy, a socket and a REST request record the client the 
   }
 });
 
+test('behind one trusted proxy, the address it appended counts, not what the client wrote before it', async () => {
+  const server = await startTestServer({ config: { trustProxy: 1 } });
+  try {
+    assert.deepEqual(await recordedAddresses(server), { socket: PROXIED, stream: PROXIED });
+  } finally {
+    await server.close();
+  }
+});
+
 test('without a trusted proxy, both record the peer and ignore the header', async () => {
-  const server = await startTestServer({ config: { trustProxy: false } });
+  const server = await startTestServer({ config: { trustProxy: 0 } });
   try {
     assert.deepEqual(await recordedAddresses(server), { socket: '127.0.0.1', stream: '127.0.0.1' });
   } finally {
