@@ -254,22 +254,34 @@ export async function recordFailure(
       ],
     );
     if (!rows[0]) return 'stale';
-    await failing(q, d.subscriptionId, policy.disableAfterMs);
+    await failing(q, d.subscriptionId, policy.disableAfterMs, policy.windowMs);
     return rows[0].state;
   });
 }
 
-/** Starts or continues the subscription's failing streak; disables it past `disableAfterMs`. */
-async function failing(q: Queryable, subscriptionId: number, disableAfterMs: number): Promise<void> {
+/**
+ * Starts or continues the subscription's failing streak; disables it past `disableAfterMs`. The
+ * streak goes on only if its last failure is within `gapMs` (the retry window: a failing delivery is
+ * retried well within it); after a longer quiet, this failure starts a new one.
+ */
+async function failing(
+  q: Queryable,
+  subscriptionId: number,
+  disableAfterMs: number,
+  gapMs: number,
+): Promise<void> {
   const [sub] = await q.query<{ disabled: boolean }>(
-    `UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, now()),
-       state = CASE WHEN failing_since < now() - $2 * interval '1 millisecond' THEN 'disabled' ELSE state END,
-       disabled_reason = CASE WHEN failing_since < now() - $2 * interval '1 millisecond'
-         THEN 'every delivery failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-         ELSE disabled_reason END
-     WHERE id = $1 AND state = 'active'
-     RETURNING state = 'disabled' AS disabled`,
-    [subscriptionId, disableAfterMs],
+    `UPDATE webhook_subscriptions s SET failing_since = x.since, last_failed_at = now(),
+       state = CASE WHEN x.since < now() - $2 * interval '1 millisecond' THEN 'disabled' ELSE s.state END,
+       disabled_reason = CASE WHEN x.since < now() - $2 * interval '1 millisecond'
+         THEN 'every delivery failed since ' || to_char(x.since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         ELSE s.disabled_reason END
+     FROM (SELECT CASE WHEN last_failed_at >= now() - $3 * interval '1 millisecond'
+             THEN coalesce(failing_since, now()) ELSE now() END AS since
+           FROM webhook_subscriptions WHERE id = $1) x
+     WHERE s.id = $1 AND s.state = 'active'
+     RETURNING s.state = 'disabled' AS disabled`,
+    [subscriptionId, disableAfterMs, gapMs],
   );
   if (sub?.disabled) {
     // Under the queuer's lock first: a slice written meanwhile is committed and failed below.

@@ -56,10 +56,16 @@ export interface QueueSource {
 
 /** The workers of this process, as the queuer hands them first attempts. */
 export interface FirstAttempts {
-  /** Which of these deliveries-to-be (by host, in order) the workers would take now. */
-  wouldTake(hosts: readonly string[]): boolean[];
-  /** The deliveries claimed for them, once committed. */
-  take(claimed: readonly ClaimedDelivery[]): void;
+  /**
+   * Which of these deliveries-to-be (by host, in order; the first `earlyWarnings` of them early
+   * warnings) the workers would take now.
+   */
+  wouldTake(hosts: readonly string[], earlyWarnings: number): boolean[];
+  /**
+   * The deliveries claimed for them, once committed; `leasedFrom` (performance.now()) is taken before
+   * the transaction that claimed them began, so their leases run from no earlier.
+   */
+  take(claimed: readonly ClaimedDelivery[], leasedFrom: number): void;
   /** Telegrams about to be queued: their bodies are made while the queue is written. */
   prepare(records: readonly TelegramRecord[]): void;
   /** The lease of a claim. */
@@ -162,6 +168,7 @@ export class Queuer {
     rows: readonly QueuedDelivery[],
     moveTo: number | null,
   ): Promise<'queued' | 'more' | 'busy'> {
+    const leasedFrom = performance.now();
     const outcome = await this.db.tx(async (q) => {
       const [lock] = await q.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
         QUEUE_LOCK_KEY,
@@ -186,7 +193,7 @@ export class Queuer {
       return { ...queued, moved };
     });
     if (typeof outcome === 'string') return outcome;
-    if (outcome.claimed.length > 0) this.workers.take(this.claimedDeliveries(outcome.claimed));
+    if (outcome.claimed.length > 0) this.workers.take(this.claimedDeliveries(outcome.claimed), leasedFrom);
     if (outcome.queued > 0) this.onQueued(outcome.queued, outcome.claimed.length);
     return outcome.moved ? 'queued' : 'more';
   }
@@ -252,7 +259,7 @@ export class Queuer {
       }
     }
     const rows = kinds.eew.concat(kinds.other);
-    const taken = this.workers.wouldTake(hostsOf.eew.concat(hostsOf.other));
+    const taken = this.workers.wouldTake(hostsOf.eew.concat(hostsOf.other), hostsOf.eew.length);
     rows.forEach((row, i) => (row.claim = taken[i]!));
     return rows;
   }

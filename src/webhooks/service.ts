@@ -18,6 +18,11 @@ import { DeliveryWorker } from './worker.ts';
 /** Attempts at once per process, and to one host. */
 export const MAX_ATTEMPTS_IN_FLIGHT = 128;
 export const MAX_ATTEMPTS_PER_HOST = 32;
+/**
+ * Of the attempts at once, those only early warnings may use (docs/webhooks.md "Order"): other
+ * deliveries to receivers that hang hold at most the rest, and an early warning begins at once.
+ */
+export const EARLY_WARNING_SLOTS = 16;
 /** Deliveries a process holds claimed beyond those under way (claimed in batches, begun as slots free). */
 const HELD_DELIVERIES = 1024;
 /** A kept-alive connection to a receiver is closed after this long unused. */
@@ -28,7 +33,13 @@ export const MAX_RESPONSE_BYTES = 8192;
 export const RETRY_WINDOW_MS = 24 * 3_600_000;
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 const RETRY_CAP_MS = 3_600_000;
-/** The lease of a claim beyond the attempt's time limit (building the body, recording the outcome). */
+/**
+ * The lease of a claim beyond the attempt's time limit. An attempt posts only while its time limit and
+ * the time to record its outcome (3 s, worker.ts `RECORDING_MARGIN_MS`) are left of its lease, so
+ * this is also how long a claimed delivery may wait in the process before it goes back to the queue
+ * (7 s). Kept short rather than lengthened for that wait: it is also how long after its time limit
+ * an attempt of a process that died is made again elsewhere (an early warning's included).
+ */
 const LEASE_MARGIN_MS = 10_000;
 /** Looks at the store and the queue this often without a wake-up. */
 const HEAL_INTERVAL_MS = 1000;
@@ -53,7 +64,8 @@ declare module 'fastify' {
 export interface WebhookService {
   readonly box: SecretBox;
   /** Sends a test event to the subscription now and records it. */
-  sendTest(subscription: Subscription): Promise<TestOutcome>;
+  /** Null when the subscription was deleted meanwhile. */
+  sendTest(subscription: Subscription): Promise<TestOutcome | null>;
   /** A redelivery or a new subscription: look at the queue now. */
   wake(): void;
   /** Resolves once everything committed before the call is queued (tests, benchmarks); at once where this process does not deliver. */
@@ -141,6 +153,7 @@ function deliveryWorker(
   const priorityName = (p: number) => (p === 0 ? 'eew' : 'other');
   const options = {
     concurrency: MAX_ATTEMPTS_IN_FLIGHT,
+    earlyWarningSlots: EARLY_WARNING_SLOTS,
     perHost: MAX_ATTEMPTS_PER_HOST,
     leaseMs: leaseOf(ctx),
     pollMs: POLL_INTERVAL_MS,
@@ -177,8 +190,8 @@ function queuerFor(ctx: AppContext, worker: DeliveryWorker, onError: (err: unkno
     ctx.db,
     { after: (after, limit) => cache.after(after, limit) },
     {
-      wouldTake: (hosts) => worker.wouldTake(hosts),
-      take: (claimed) => worker.take(claimed),
+      wouldTake: (hosts, earlyWarnings) => worker.wouldTake(hosts, earlyWarnings),
+      take: (claimed, leasedFrom) => worker.take(claimed, leasedFrom),
       prepare: (records) => worker.prepare(records),
       leaseMs: leaseOf(ctx),
     },

@@ -5,8 +5,11 @@
  * outcome. At most `concurrency` attempts at once and `perHost` to one host; what is claimed and not
  * yet begun is held in the process, early warnings first and hosts in turn, at most `hold` of it and
  * twice `perHost` for one host. A host whose receiver hangs holds `perHost` attempts for at most the
- * attempt's time limit, and its other deliveries stay in the queue for other processes or later, so
- * a dead receiver never holds another subscription's early warning.
+ * attempt's time limit, and its other deliveries stay in the queue for other processes or later;
+ * other deliveries never take the last `earlyWarningSlots` slots, and a fresh early warning is taken
+ * while a slot is free for it, so dead receivers never hold another subscription's early warning.
+ * An attempt posts only while its whole time limit and the time to record its outcome are left of
+ * its lease: no other claimer takes the delivery over while it may still be posted or recorded.
  */
 import { CoalescedJob } from '../coalesced-job.ts';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
@@ -15,6 +18,7 @@ import type { Db } from '../db/types.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import {
+  PRIORITY_EEW,
   claimDue,
   recordDelivered,
   recordFailure,
@@ -24,13 +28,15 @@ import {
   type RetryPolicy,
 } from './deliveries.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
-import type { Sender } from './sender.ts';
+import type { OutgoingPost, Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 
 export interface WorkerOptions {
   concurrency: number;
+  /** Of `concurrency`, the slots only early warnings may use (fewer than `concurrency`). */
+  earlyWarningSlots: number;
   perHost: number;
-  /** How long a claim holds a delivery (longer than an attempt's time limit). */
+  /** How long a claim holds a delivery (at least an attempt's time limit and `RECORDING_MARGIN_MS`). */
   leaseMs: number;
   /** How often the queue is looked at without a wake-up (retries that came due, other processes' work). */
   pollMs: number;
@@ -63,11 +69,24 @@ const SUCCESS_BATCH = 1024;
 const SUCCESS_GATHER_MS = 100;
 /** Signing keys and tokens kept opened, by their sealed text (opening each costs a decryption). */
 const OPENED_SECRETS = 4096;
+/**
+ * The end of a claim's lease kept for recording its attempt's outcome: a success waits up to
+ * `SUCCESS_GATHER_MS` for its batch's statement, a failure is a transaction of its own, and either
+ * may wait for a connection in a burst (on the embedded engine, behind every other statement). An
+ * attempt posts only while its whole time limit and this are left of its lease: otherwise the lease
+ * could end while the post is under way or its outcome unrecorded, and another claimer (another
+ * process, or this one's next claim) would post the delivery again under the same webhook-id.
+ */
+const RECORDING_MARGIN_MS = 3000;
 
 interface Held {
   d: ClaimedDelivery;
-  claimedAt: number;
+  /** When (performance.now()) its attempt's post must have ended: its lease less the recording margin. */
+  deadline: number;
 }
+
+/** An attempt's request, ready to post, or the outcome of an attempt that cannot post. */
+type Prepared = { post: OutgoingPost } | { outcome: AttemptOutcome };
 
 export class DeliveryWorker {
   private inFlight = 0;
@@ -106,6 +125,10 @@ export class DeliveryWorker {
     private readonly options: WorkerOptions,
     private readonly events: WorkerEvents,
   ) {
+    if (options.leaseMs < options.timeoutMs + RECORDING_MARGIN_MS)
+      throw new Error(`leaseMs must be at least timeoutMs + ${RECORDING_MARGIN_MS}`);
+    if (options.earlyWarningSlots >= options.concurrency)
+      throw new Error('earlyWarningSlots must be fewer than concurrency');
     this.pumps = new CoalescedJob(
       // A round asked for while one ran starts only if there may still be something to claim.
       async () => {
@@ -130,29 +153,39 @@ export class DeliveryWorker {
   }
 
   /**
-   * Which of these deliveries-to-be (by their hosts, in the order given) this process would take
-   * now, within its limits: the queuer claims those as it queues them and hands them to `take`.
+   * Which of these deliveries-to-be (by their hosts, in the order given, the first `earlyWarnings` of
+   * them early warnings) this process would take now, within its limits: the queuer claims those as
+   * it queues them and hands them to `take`. An early warning is taken while a slot is free for it
+   * even when the hold is full: no backlog of other deliveries keeps it from this process.
    */
-  wouldTake(hosts: readonly string[]): boolean[] {
+  wouldTake(hosts: readonly string[], earlyWarnings: number): boolean[] {
     let room = this.stopped ? 0 : this.room();
+    let slots = this.stopped ? 0 : this.slotsForEarlyWarnings();
     const added = new Map<string, number>();
-    return hosts.map((host) => {
+    return hosts.map((host, i) => {
+      const early = i < earlyWarnings;
       const n = added.get(host) ?? 0;
-      if (room <= 0 || this.hostQueued(host) + n >= 2 * this.options.perHost) return false;
+      if (room <= 0 && !(early && slots > 0)) return false;
+      if (this.hostQueued(host) + n >= 2 * this.options.perHost) return false;
       added.set(host, n + 1);
       room--;
+      if (early) slots--;
       return true;
     });
   }
 
-  /** Deliveries claimed for this process (committed): begun where a slot is free, else held. */
-  take(claimed: readonly ClaimedDelivery[]): void {
+  /**
+   * Deliveries claimed for this process (committed): begun where a slot is free, else held.
+   * `leasedFrom` (performance.now()) is no later than the start of the statement that claimed them:
+   * their leases run from then.
+   */
+  take(claimed: readonly ClaimedDelivery[], leasedFrom: number): void {
     if (this.stopped) {
       this.release(claimed).catch((err) => this.events.error(err));
       return;
     }
-    const claimedAt = performance.now();
-    for (const d of claimed) this.hold({ d, claimedAt });
+    const deadline = leasedFrom + this.options.leaseMs - RECORDING_MARGIN_MS;
+    for (const d of claimed) this.hold({ d, deadline });
     this.startHeld();
   }
 
@@ -181,6 +214,18 @@ export class DeliveryWorker {
     return this.options.concurrency + this.options.hold - this.inFlight - this.heldCount;
   }
 
+  /** Slots free for early warnings beyond those already held. */
+  private slotsForEarlyWarnings(): number {
+    let held = 0;
+    for (const queue of this.held.get(PRIORITY_EEW)?.values() ?? []) held += queue.length;
+    return this.options.concurrency - this.inFlight - held;
+  }
+
+  /** Whether a whole attempt, its time limit, still fits before the delivery's deadline. */
+  private fits(h: Held): boolean {
+    return h.deadline - performance.now() >= this.options.timeoutMs;
+  }
+
   /** Under way and held for a host. */
   private hostQueued(host: string): number {
     return (this.hostLoad.get(host) ?? 0) + (this.heldByHost.get(host) ?? 0);
@@ -200,8 +245,9 @@ export class DeliveryWorker {
       this.dueLeft = false;
       const busy = this.busyHosts();
       this.skipped = new Set(busy);
+      const leasedFrom = performance.now();
       const claimed = await claimDue(this.db, asked, this.options.leaseMs, busy);
-      this.take(claimed);
+      this.take(claimed, leasedFrom);
       if (claimed.length < asked) return;
       this.dueLeft = true;
     }
@@ -232,13 +278,12 @@ export class DeliveryWorker {
   /**
    * Begins up to `BEGUN_PER_TURN` held deliveries while slots are free (then again on the next
    * turn): the first priority with a host under its limit, that host's oldest. One held so long
-   * that its lease would end before its attempt could goes back to the queue instead (no other
+   * that a whole attempt no longer fits in its lease goes back to the queue instead (no other
    * process may send it while this one might).
    */
   private startSome(): void {
     if (this.stopped) return;
     const stale: ClaimedDelivery[] = [];
-    const limit = this.options.leaseMs - this.options.timeoutMs - 1000;
     const priorities = [...this.held.keys()].sort((a, b) => a - b);
     let begun = 0;
     while (this.inFlight < this.options.concurrency) {
@@ -248,16 +293,21 @@ export class DeliveryWorker {
       }
       const next = this.nextHeld(priorities);
       if (!next) break;
-      if (performance.now() - next.claimedAt > limit) stale.push(next.d);
-      else this.begin(next.d);
+      if (this.fits(next)) this.begin(next);
+      else stale.push(next.d);
       begun++;
     }
     if (stale.length > 0) this.release(stale).catch((err) => this.events.error(err));
   }
 
-  /** Takes the next held delivery whose host has a free slot (hosts at their limit are few: skipped). */
+  /**
+   * Takes the next held delivery whose host has a free slot (hosts at their limit are few: skipped);
+   * other deliveries than early warnings only while more than `earlyWarningSlots` slots are free.
+   */
   private nextHeld(priorities: readonly number[]): Held | null {
+    const ordinaryFull = this.inFlight >= this.options.concurrency - this.options.earlyWarningSlots;
     for (const priority of priorities) {
+      if (priority !== PRIORITY_EEW && ordinaryFull) break;
       const byHost = this.held.get(priority);
       if (!byHost) continue;
       for (const [host, queue] of byHost) {
@@ -277,11 +327,12 @@ export class DeliveryWorker {
     return null;
   }
 
-  private begin(d: ClaimedDelivery): void {
+  private begin(h: Held): void {
+    const { d } = h;
     this.inFlight++;
     this.hostLoad.set(d.host, (this.hostLoad.get(d.host) ?? 0) + 1);
     this.events.inFlight(this.inFlight);
-    const attempt = this.attempt(d)
+    const attempt = this.attempt(h)
       .catch((err) => this.events.error(err))
       .finally(() => {
         this.inFlight--;
@@ -307,8 +358,12 @@ export class DeliveryWorker {
     );
   }
 
-  private async attempt(d: ClaimedDelivery): Promise<void> {
-    const outcome = await this.send(d);
+  private async attempt(h: Held): Promise<void> {
+    const { d } = h;
+    const prepared = await this.postOf(d);
+    // Its body may have taken long (a busy database): no post that could outlive the lease.
+    if ('post' in prepared && !this.fits(h)) return this.release([d]);
+    const outcome = 'post' in prepared ? await this.sender.send(prepared.post) : prepared.outcome;
     if (outcome.ok) {
       // Recorded with the other successes of the moment; the slot is free at once.
       this.successes.push({ d, outcome });
@@ -357,13 +412,10 @@ export class DeliveryWorker {
     return 'unreadable' in found ? null : found;
   }
 
-  private async send(d: ClaimedDelivery): Promise<AttemptOutcome> {
-    const failed = (error: string): AttemptOutcome => ({
-      ok: false,
-      status: null,
-      error,
-      durationMs: 0,
-      retryAfterMs: null,
+  /** The signed request of an attempt, or why it cannot be made. */
+  private async postOf(d: ClaimedDelivery): Promise<Prepared> {
+    const failed = (error: string): Prepared => ({
+      outcome: { ok: false, status: null, error, durationMs: 0, retryAfterMs: null },
     });
     const secret = this.openSealed(d.secretSealed);
     const token = d.tokenSealed === null ? null : this.openSealed(d.tokenSealed);
@@ -385,6 +437,6 @@ export class DeliveryWorker {
       'user-agent': USER_AGENT,
       ...signedHeaders(secret.key, d.messageId, payload.body, new Date()),
     };
-    return this.sender.send({ url: d.url, headers, body: payload.body });
+    return { post: { url: d.url, headers, body: payload.body } };
   }
 }

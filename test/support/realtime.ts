@@ -50,7 +50,7 @@ export async function startEndpoint(
     maxBufferedBytes: opts.maxBufferedBytes ?? 1 << 20,
     maxClientMessageBytes: 4096,
     closeGraceMs: opts.closeGraceMs ?? 5000,
-    clientAddress: (req) => clientAddress(req, false),
+    clientAddress: (req) => clientAddress(req, 0),
     passOn: answerAsRequest(answer),
   });
   const endpoint: WebSocketEndpoint = {

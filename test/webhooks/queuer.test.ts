@@ -474,3 +474,37 @@ test('an attempt whose delivery was redelivered meanwhile records nothing on the
     );
     assert.deepEqual(row, { state: 'pending', last_status: null, due: true });
   }));
+
+test('five days of failures disable a subscription; a failure after a quiet day starts a new streak', () =>
+  withSubscriptions(2, async ({ db, subs, serial }) => {
+    const [steady, quiet] = subs as [number, number];
+    // Both streaks began days ago: one failed an hour ago too, the other last failed a week ago.
+    const streak =
+      'UPDATE webhook_subscriptions SET failing_since = now() - $2::interval, last_failed_at = now() - $3::interval WHERE id = $1';
+    await db.query(streak, [steady, '6 days', '1 hour']);
+    await db.query(streak, [quiet, '9 days', '8 days']);
+    for (const id of subs)
+      await db.query(
+        'INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, $3, 1)',
+        [id, serial, `msg_${id}`],
+      );
+    const failed = { ok: false, status: 503, error: 'HTTP 503', durationMs: 5, retryAfterMs: null };
+    const policy = { baseMs: 60_000, capMs: 3_600_000, windowMs: 86_400_000, disableAfterMs: 5 * 86_400_000 };
+    for (const claimed of await claimDue(db, 10, 60_000, []))
+      await recordFailure(db, claimed, failed, policy);
+    const rows = await db.query<{ id: number; state: string; reason: string | null; fresh: boolean }>(
+      `SELECT s.id, s.state, s.disabled_reason AS reason, s.failing_since > now() - interval '1 minute' AS fresh
+       FROM webhook_subscriptions s ORDER BY s.id`,
+    );
+    assert.equal(rows.length, 2);
+    assert.equal(rows[0]!.state, 'disabled');
+    assert.match(rows[0]!.reason!, /^every delivery failed since \d{4}-\d\d-\d\dT/);
+    assert.deepEqual(rows[1], { id: quiet, state: 'active', reason: null, fresh: true });
+    const states = await db.query<{ subscription_id: number; state: string }>(
+      'SELECT subscription_id, state FROM webhook_deliveries ORDER BY subscription_id',
+    );
+    assert.deepEqual(states, [
+      { subscription_id: steady, state: 'failed' },
+      { subscription_id: quiet, state: 'pending' },
+    ]);
+  }));
