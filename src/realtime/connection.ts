@@ -16,6 +16,7 @@ export class Connection implements Subscriber {
   closing = false;
   /** Client frames that were not a JSON object so far. */
   invalidFrames = 0;
+  lastSerial = 0;
 
   constructor(
     readonly ws: WebSocket,

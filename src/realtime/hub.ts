@@ -12,6 +12,11 @@
  *   `chunkSize` sockets per turn of the event loop, then yields with setImmediate, so an EEW that
  *   arrives during a large broadcast goes out before the rest of that broadcast, and pongs, HTTP
  *   requests and timers keep running.
+ * - Yet each connection receives its `data` messages in serial order: a client resumes after the
+ *   last id it received, so a telegram overtaken on its connection would never reach it. Before an
+ *   EEW is written to a connection, the older queued telegrams still due to it are written to it
+ *   first; the ordinary job then skips it (`Subscriber.lastSerial`: one number compared per socket).
+ *   Telegrams are broadcast in increasing serials (the dispatcher's order).
  */
 import type { TelegramRecord } from '../telegrams/record.ts';
 import type { CompiledFilter } from './filter.ts';
@@ -30,9 +35,16 @@ interface Job {
   message: Outgoing;
   targets: Subscriber[];
   next: number;
+  /** The telegram of a `data` message; null for a ping, which keeps no order. */
+  record: TelegramRecord | null;
   /** Runs once the last target was written. */
   onDone?: () => void;
+  /** Whether each filter admits `record`, for an EEW that overtakes this job (filled on demand). */
+  admitted?: Map<CompiledFilter, boolean>;
 }
+
+/** A queued `data` message. */
+type TelegramJob = Job & { record: TelegramRecord };
 
 export interface HubOptions {
   /** Sockets written per turn of the event loop before yielding. */
@@ -54,6 +66,8 @@ export class Hub {
   private readonly emptiedWaiters: (() => void)[] = [];
   /** When the last queued job was written (performance.now()): live delivery quiet since then. */
   private lastWrittenAt = -Infinity;
+  /** The serial of the last telegram broadcast (queued, or due to nobody). */
+  private lastBroadcastSerial = 0;
 
   constructor(private readonly options: HubOptions) {}
 
@@ -85,8 +99,16 @@ export class Hub {
     return this.bySocketId.get(conn.socketId) === conn;
   }
 
-  /** An attached connection joins the group of its filter: every later broadcast includes it. */
+  /**
+   * An attached connection joins the group of its filter: every later broadcast includes it, and no
+   * earlier one (those still queued were not addressed to it).
+   */
   join(conn: Subscriber): void {
+    conn.lastSerial = Math.max(conn.lastSerial, this.lastBroadcastSerial);
+    this.enterGroup(conn);
+  }
+
+  private enterGroup(conn: Subscriber): void {
     let group = this.groups.get(conn.filter.key);
     if (!group) {
       group = { filter: conn.filter, members: new Set() };
@@ -121,14 +143,16 @@ export class Hub {
 
   /**
    * Moves a live connection to the group of its new filter (after a contract change); one still
-   * catching up only takes the filter, which its catch-up reads for every telegram.
+   * catching up only takes the filter, which its catch-up reads for every telegram. Broadcasts
+   * already queued for it still reach it, unless an EEW reaches it first: the EEW takes before it
+   * those its new filter admits, and the others then pass it over.
    */
   refilter(conn: Subscriber, filter: CompiledFilter): void {
     const joined = this.groups.get(conn.filter.key)?.members.has(conn) ?? false;
     this.detach(conn);
     conn.filter = filter;
     this.attach(conn);
-    if (joined) this.join(conn);
+    if (joined) this.enterGroup(conn);
   }
 
   /**
@@ -137,12 +161,14 @@ export class Hub {
    * Returns the number of targets.
    */
   broadcast(record: TelegramRecord, passing: readonly PassingHop[], onDone?: () => void): number {
+    this.lastBroadcastSerial = record.serial;
     const targets: Subscriber[] = [];
     for (const group of this.groups.values()) {
       if (matches(group.filter, record)) for (const c of group.members) targets.push(c);
     }
     if (targets.length === 0) return 0;
-    const job: Job = { message: new Outgoing(dataMessage(record, passing), record.id), targets, next: 0 };
+    const message = new Outgoing(dataMessage(record, passing), record.id);
+    const job: Job = { message, targets, next: 0, record };
     if (onDone) job.onDone = onDone;
     const urgent = isEew(record);
     (urgent ? this.urgent : this.normal).push(job);
@@ -154,7 +180,7 @@ export class Hub {
   /** Queues one pre-serialised message for the given connections in the ordinary lane. */
   sendToAll(payload: Buffer, targets: Subscriber[]): void {
     if (targets.length === 0) return;
-    const job: Job = { message: new Outgoing(payload), targets, next: 0 };
+    const job: Job = { message: new Outgoing(payload), targets, next: 0, record: null };
     this.normal.push(job);
     if (!this.scheduled) this.run();
   }
@@ -181,6 +207,12 @@ export class Hub {
     }
   }
 
+  /** The ordinary lane's telegrams older than `serial`, oldest first (an EEW may overtake them). */
+  private telegramsBefore(serial: number): readonly TelegramJob[] {
+    if (this.normal.length === 0) return NONE_OVERTAKEN;
+    return this.normal.filter((j): j is TelegramJob => j.record !== null && j.record.serial < serial);
+  }
+
   private readonly onImmediate = (): void => {
     this.scheduled = false;
     this.run();
@@ -193,9 +225,13 @@ export class Hub {
       if (!job) break;
       const end = Math.min(job.targets.length, job.next + budget);
       budget -= end - job.next;
-      for (let i = job.next; i < end; i++) {
-        const conn = job.targets[i]!;
-        conn.deliver(job.message);
+      const serial = job.record?.serial;
+      if (serial === undefined) {
+        for (let i = job.next; i < end; i++) job.targets[i]!.deliver(job.message);
+      } else {
+        const overtaken = job === this.urgent[0] ? this.telegramsBefore(serial) : NONE_OVERTAKEN;
+        if (overtaken.length > 0) writeOvertaking(job, serial, end, overtaken);
+        else writeTelegram(job, serial, end);
       }
       job.next = end;
       if (end === job.targets.length) {
@@ -213,4 +249,48 @@ export class Hub {
       for (const resolve of this.idle.splice(0)) resolve();
     }
   }
+}
+
+const NONE_OVERTAKEN: readonly TelegramJob[] = [];
+
+/** Writes telegram `serial` to targets `next` to `end`, but not to those an EEW's writes covered. */
+function writeTelegram(job: Job, serial: number, end: number): void {
+  const { targets, message } = job;
+  for (let i = job.next; i < end; i++) {
+    const conn = targets[i]!;
+    if (conn.lastSerial >= serial) continue;
+    conn.deliver(message);
+    conn.lastSerial = serial;
+  }
+}
+
+/**
+ * Writes an EEW to targets `next` to `end`, each after the overtaken telegrams still due to it. One
+ * is due when it is newer than the last written to the connection (so the connection joined before
+ * it was queued, and its job has not reached the connection yet) and the connection's filter admits
+ * it (its group was then among the job's targets).
+ */
+function writeOvertaking(job: Job, serial: number, end: number, overtaken: readonly TelegramJob[]): void {
+  for (let i = job.next; i < end; i++) {
+    const conn = job.targets[i]!;
+    for (const older of overtaken) {
+      if (conn.lastSerial < older.record.serial && admits(older, conn.filter)) {
+        conn.deliver(older.message);
+        conn.lastSerial = older.record.serial;
+      }
+    }
+    conn.deliver(job.message);
+    conn.lastSerial = serial;
+  }
+}
+
+/** Whether `filter` admits the job's telegram (memoised: one evaluation per group, not per socket). */
+function admits(job: TelegramJob, filter: CompiledFilter): boolean {
+  const admitted = (job.admitted ??= new Map());
+  let admits = admitted.get(filter);
+  if (admits === undefined) {
+    admits = matches(filter, job.record);
+    admitted.set(filter, admits);
+  }
+  return admits;
 }

@@ -24,6 +24,7 @@ export class SseConnection implements Subscriber {
   closing = false;
   /** The code the server ended the stream with (null: the client went away). */
   closeCode: number | null = null;
+  lastSerial = 0;
 
   constructor(
     readonly res: ServerResponse,

@@ -17,6 +17,12 @@ export interface Subscriber {
   readonly answersPings: boolean;
   /** Time of the latest valid pong (or of the opening). */
   lastPongAt: number;
+  /**
+   * Kept by the hub: the serial of the last `data` message it wrote to this connection, or of the
+   * last telegram broadcast before the connection joined the live stream (what came before reached
+   * it some other way, or was not for it). The hub writes it only later serials, in increasing order.
+   */
+  lastSerial: number;
   /** Writes one message; false when nothing was written (closing, or cut off as a slow consumer). */
   deliver(message: Outgoing): boolean;
   /** Sends an `error` (code and message); closes with it when `close` is set. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { test, type TestContext } from 'node:test';
 import type { DeliveryFilter } from '../../src/realtime/filter.ts';
 import { TestClient, record, startEndpoint } from '../support/realtime.ts';
 
@@ -10,41 +11,109 @@ const filter: DeliveryFilter = {
   formatMode: 'raw',
 };
 
-async function openMany(env: Awaited<ReturnType<typeof startEndpoint>>, n: number) {
+async function openMany(
+  env: Awaited<ReturnType<typeof startEndpoint>>,
+  n: number,
+  filterOf: (socketId: number) => DeliveryFilter = () => filter,
+) {
   const clients: TestClient[] = [];
   for (let i = 1; i <= n; i++) {
-    env.gate.tickets.set(`t${i}`, { socketId: i, filter, appName: null });
+    env.gate.tickets.set(`t${i}`, { socketId: i, filter: filterOf(i), appName: null });
     clients.push(new TestClient(env.url(`t${i}`)));
   }
   for (const c of clients) assert.equal((await c.next()).type, 'start');
   return clients;
 }
 
-test('an EEW overtakes a broadcast still under way; each client gets each telegram once', async () => {
-  const env = await startEndpoint({ chunkSize: 4 });
+/** An endpoint whose connections all end with the test, whether it passed or not. */
+async function endpointFor(t: TestContext, chunkSize: number) {
+  const env = await startEndpoint({ chunkSize });
+  t.after(async () => {
+    for (const conn of [...env.hub.connections()]) conn.terminate();
+    await env.stop();
+  });
+  return env;
+}
+
+/** A telegram with a body (and so an id) of its own. */
+function telegram(type: string, classification = 'telegram.earthquake') {
+  return record({ type, classification, body: Buffer.from(`<Report>${type} ${randomUUID()}</Report>`) });
+}
+
+/** Nothing else was sent: a ping is answered next. */
+async function noMoreMessages(client: TestClient) {
+  client.send({ type: 'ping', pingId: 'end' });
+  assert.deepEqual(await client.next(), { type: 'pong', pingId: 'end' }, 'nothing else was sent');
+}
+
+/** The ids of the next `count` messages. */
+async function idsOf(client: TestClient, count: number): Promise<unknown[]> {
+  const ids: unknown[] = [];
+  for (let i = 0; i < count; i++) ids.push((await client.next()).id);
+  return ids;
+}
+
+test('an EEW during a broadcast still under way ends before it; each connection gets both in serial order, once', async (t) => {
+  const env = await endpointFor(t, 4);
   const clients = await openMany(env, 20);
-  const quake = record({ type: 'VXSE53' });
-  const eew = record({ type: 'VXSE45', classification: 'eew.forecast' });
-  env.hub.broadcast(quake, []); // the first 4 sockets get it at once, the rest on later turns
+  const quake = telegram('VXSE53');
+  const eew = telegram('VXSE45', 'eew.forecast');
+  const done: string[] = [];
+  env.hub.broadcast(quake, [], () => done.push('quake')); // 4 sockets at once, the rest on later turns
+  env.hub.broadcast(eew, [], () => done.push('eew'));
+  await env.hub.drained();
+  assert.deepEqual(done, ['eew', 'quake'], 'the EEW reached its last socket before the rest of the quake');
+  for (const c of clients) {
+    assert.deepEqual(await idsOf(c, 2), [quake.id, eew.id]);
+    await noMoreMessages(c);
+  }
+});
+
+test('an EEW writes first only the older telegrams each connection is due, by its filter', async (t) => {
+  const env = await endpointFor(t, 2);
+  const kinds: [string, DeliveryFilter][] = [
+    ['all', filter],
+    ['eew only', { ...filter, classifications: ['eew.forecast'] }],
+    ['quakes only', { ...filter, classifications: ['telegram.earthquake'] }],
+    ['VXSE51 and eew', { ...filter, types: ['VXSE51', 'VXSE45'] }],
+  ];
+  const kindOf = (socketId: number) => kinds[socketId % kinds.length]!;
+  const clients = await openMany(env, 12, (socketId) => kindOf(socketId)[1]);
+  const q53 = telegram('VXSE53');
+  const q51 = telegram('VXSE51');
+  const eew = telegram('VXSE45', 'eew.forecast');
+  // Two ordinary telegrams queued (the first under way), then the EEW.
+  for (const r of [q53, q51, eew]) env.hub.broadcast(r, []);
+  await env.hub.drained();
+  const expected: Record<string, unknown[]> = {
+    all: [q53.id, q51.id, eew.id],
+    'eew only': [eew.id],
+    'quakes only': [q53.id, q51.id],
+    'VXSE51 and eew': [q51.id, eew.id],
+  };
+  for (const [i, c] of clients.entries()) {
+    const [kind] = kindOf(i + 1);
+    assert.deepEqual(await idsOf(c, expected[kind]!.length), expected[kind], kind);
+    await noMoreMessages(c);
+  }
+});
+
+test('a connection that joins during a broadcast gets no telegram queued before it joined', async (t) => {
+  const env = await endpointFor(t, 2);
+  const clients = await openMany(env, 8);
+  // As a resuming connection: attached, then joined once its catch-up has sent what came before.
+  const late = env.hub.get(8)!;
+  env.hub.remove(late);
+  env.hub.attach(late);
+  const quake = telegram('VXSE53');
+  const eew = telegram('VXSE45', 'eew.forecast');
+  env.hub.broadcast(quake, []);
+  env.hub.join(late);
   env.hub.broadcast(eew, []);
   await env.hub.drained();
-  const firsts: string[] = [];
-  for (const c of clients) {
-    const a = await c.next();
-    const b = await c.next();
-    assert.deepEqual([a.id, b.id].sort(), [quake.id, eew.id].sort());
-    firsts.push(a.id as string);
-  }
-  assert.deepEqual(
-    firsts.slice(0, 4).every((id) => id === quake.id),
-    true,
-  );
-  assert.ok(
-    firsts.slice(4).every((id) => id === eew.id),
-    'EEW first for every socket not yet reached',
-  );
-  for (const c of clients) c.ws.close();
-  await env.stop();
+  for (const c of clients.slice(0, 7)) assert.deepEqual(await idsOf(c, 2), [quake.id, eew.id]);
+  assert.deepEqual(await idsOf(clients[7]!, 1), [eew.id], 'its catch-up covered the quake');
+  await noMoreMessages(clients[7]!);
 });
 
 test('a slow consumer is dropped with 4503 instead of growing memory; others keep receiving', async () => {
