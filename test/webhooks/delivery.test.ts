@@ -10,15 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { startReceiver } from './receiver.ts';
-
-const SCOPES = [
-  'webhook.manage',
-  'webhook.list',
-  'telegram.get.earthquake',
-  'eew.get.forecast',
-  'eew.get.warning',
-];
-const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
+import { CONTRACTS, SCOPES } from './worker-support.ts';
 
 const normal = (e: FixtureEntry) => e.status === '通常' && e.infoType === '発表';
 const earthquakes = () =>

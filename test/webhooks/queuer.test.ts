@@ -117,15 +117,8 @@ function queuerOn(db: Db, take: boolean, handed: ClaimedDelivery[], errors: unkn
   );
 }
 
-test('a queuer that dies between slices leaves its first slice queued; the next round queues the rest once', async () => {
-  const database = await createTestDatabase();
-  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-  const bus = createMemoryBus();
-  try {
-    const box = new SecretBox(
-      await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
-      WEBHOOK_SECRET_PURPOSE,
-    );
+test('a queuer that dies between slices leaves its first slice queued; the next round queues the rest once', () =>
+  withDatabase(async ({ db, bus, box }) => {
     await subscribe(db, box);
     const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
     assert.ok(stored.ok);
@@ -176,26 +169,13 @@ test('a queuer that dies between slices leaves its first slice queued; the next 
     );
     assert.equal(moved!.serial, moved!.newest);
     assert.ok(moved!.serial >= serial);
-  } finally {
-    await bus.close();
-    await db.close();
-    await database.drop();
-  }
-});
+  }));
 
 test(
   'a subscription created while a telegram is queued gets it when it was committed after the subscription began',
   { skip: testDatabaseUrl ? false : 'needs transactions at once: PostgreSQL (NAMAZU_TEST_DATABASE_URL)' },
-  async () => {
-    const database = await createTestDatabase();
-    const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 8 });
-    const bus = createMemoryBus();
-    let release = () => {};
-    try {
-      const box = new SecretBox(
-        await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
-        WEBHOOK_SECRET_PURPOSE,
-      );
+  () =>
+    withDatabase(async ({ db, bus, box, hold }) => {
       const accountId = await eewAccount(db, 'position@example.test');
       const first = await subscribeOne(db, box, accountId, 'http://127.0.0.1:9/first');
       const errors: unknown[] = [];
@@ -203,8 +183,7 @@ test(
       await queuer.settled();
       // Another transaction holds the position's row: the creation waits behind it, and the telegram
       // commits while the creation is under way; the queuer's round comes meanwhile.
-      const held = heldTransaction(db, (q) => q.query('SELECT serial FROM webhook_position FOR UPDATE'));
-      release = held.release;
+      const held = hold((q) => q.query('SELECT serial FROM webhook_position FOR UPDATE'));
       await held.started;
       const created = subscribeOne(db, box, accountId, 'http://127.0.0.2:9/second');
       await lockWaiters(db, 1);
@@ -213,7 +192,7 @@ test(
       const serial = stored.stored.serial;
       const settled = queuer.settled();
       await sleep(100);
-      release();
+      held.release();
       await held.done;
       const second = await created;
       await settled;
@@ -236,24 +215,11 @@ test(
       assert.equal(await queued(second), serial > sub!.from_serial ? 1 : 0);
       const [position] = await db.query<{ serial: number }>('SELECT serial FROM webhook_position');
       assert.ok(position!.serial >= serial);
-    } finally {
-      release();
-      await bus.close();
-      await db.close();
-      await database.drop();
-    }
-  },
+    }),
 );
 
-test('a disabled account (its backlog failed) or an ended contract stops the queueing at once; a contract begun again resumes it', async () => {
-  const database = await createTestDatabase();
-  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-  const bus = createMemoryBus();
-  try {
-    const box = new SecretBox(
-      await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
-      WEBHOOK_SECRET_PURPOSE,
-    );
+test('a disabled account (its backlog failed) or an ended contract stops the queueing at once; a contract begun again resumes it', () =>
+  withDatabase(async ({ db, bus, box }) => {
     const kept = await subscribeOne(
       db,
       box,
@@ -304,36 +270,33 @@ test('a disabled account (its backlog failed) or an ended contract stops the que
     await addContract(db, contractedId, 'eew.warning');
     assert.deepEqual(await queuedTo(), [kept, contracted]);
     assert.deepEqual(errors, []);
-  } finally {
-    await bus.close();
-    await db.close();
-    await database.drop();
-  }
-});
+  }));
 
 const PG_ONLY = {
   skip: testDatabaseUrl ? false : 'needs transactions at once: PostgreSQL (NAMAZU_TEST_DATABASE_URL)',
 };
 
-/** A database with one account subscribed to early warnings at `count` receivers, and the EEW stored. */
-async function withSubscriptions(
-  count: number,
+type Hold = (
+  ...args: Parameters<typeof heldTransaction> extends [Db, ...infer R] ? R : never
+) => ReturnType<typeof heldTransaction>;
+
+/**
+ * A fresh database, its pepper's secret box and a bus; `hold` starts a heldTransaction that is
+ * released at the end whatever happens.
+ */
+async function withDatabase(
   run: (ctx: {
     db: Db;
-    accountId: number;
-    subs: number[];
-    serial: number;
-    /** heldTransaction, released at the end whatever happens. */
-    hold: (
-      ...args: Parameters<typeof heldTransaction> extends [Db, ...infer R] ? R : never
-    ) => ReturnType<typeof heldTransaction>;
+    bus: ReturnType<typeof createMemoryBus>;
+    box: SecretBox;
+    hold: Hold;
   }) => Promise<void>,
 ) {
   const database = await createTestDatabase();
   const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 8 });
   const bus = createMemoryBus();
   const releases: (() => void)[] = [];
-  const hold = (...args: Parameters<typeof heldTransaction> extends [Db, ...infer R] ? R : never) => {
+  const hold: Hold = (...args) => {
     const held = heldTransaction(db, ...args);
     releases.push(held.release);
     return held;
@@ -343,6 +306,21 @@ async function withSubscriptions(
       await loadPepper(db, 'slices-secret-0123456789abcdef0123'),
       WEBHOOK_SECRET_PURPOSE,
     );
+    await run({ db, bus, box, hold });
+  } finally {
+    for (const release of releases) release();
+    await bus.close();
+    await db.close();
+    await database.drop();
+  }
+}
+
+/** One account subscribed to early warnings at `count` receivers, and the EEW stored. */
+function withSubscriptions(
+  count: number,
+  run: (ctx: { db: Db; accountId: number; subs: number[]; serial: number; hold: Hold }) => Promise<void>,
+) {
+  return withDatabase(async ({ db, bus, box, hold }) => {
     const accountId = await eewAccount(db, 'changes@example.test');
     const subs: number[] = [];
     for (let i = 0; i < count; i++)
@@ -350,12 +328,7 @@ async function withSubscriptions(
     const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
     assert.ok(stored.ok);
     await run({ db, accountId, subs, serial: stored.stored.serial, hold });
-  } finally {
-    for (const release of releases) release();
-    await bus.close();
-    await db.close();
-    await database.drop();
-  }
+  });
 }
 
 test(

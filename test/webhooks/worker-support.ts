@@ -15,8 +15,9 @@ import { DeliveryWorker, type WorkerOptions } from '../../src/webhooks/worker.ts
 import { getJson } from '../support/data-api.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
-const SCOPES = [
+/** What a webhook test's account holds: the contracts and the API key's scopes. */
+export const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
+export const SCOPES = [
   'webhook.manage',
   'webhook.list',
   'telegram.get.earthquake',
