@@ -9,8 +9,8 @@
  * page: P only grows, and everything up to P has been handed to the hub (the dispatcher moves P
  * and broadcasts in one synchronous step). Once the pages have reached P — checked and joined in
  * one synchronous step — every broadcast after P includes the connection. Nothing is queued for it
- * meanwhile: the store holds what it missed. Pages yield the event loop between them, wait for
- * the connection to take what was written, and are read and written only once the hub has written
+ * meanwhile: the store holds what it missed. Pages yield the event loop between them, each message
+ * waits for the connection to take what was written, and pages are read only once the hub has written
  * no broadcast for `LIVE_QUIET_MS`, so that a catch-up neither holds live delivery to others nor
  * takes the machine from the clients reading it (at most `MAX_YIELD_MS` per page: a busy stream
  * slows a catch-up, it does not stop it).
@@ -26,7 +26,7 @@ import type { Subscriber } from './subscriber.ts';
 
 /** Telegrams read per page. */
 const PAGE = 100;
-/** A page is written once the connection has at most this much queued (back-pressure, not a cut-off). */
+/** A message is written once the connection has at most this much queued (back-pressure, not a cut-off). */
 const LOW_WATER_BYTES = 256 * 1024;
 /** Live delivery goes first: a page waits until no broadcast was written for this long… */
 const LIVE_QUIET_MS = 50;
@@ -68,6 +68,10 @@ export class CatchUp {
   private async run(conn: Subscriber, after: number): Promise<void> {
     // A telegram this process has not broadcast yet: the live stream must start after it.
     if (this.dispatcher.position < after) await this.dispatcher.caughtUp();
+    // Still short of it: the store failed the dispatcher's read (caughtUp() does not throw). Joining
+    // now would send the client what it has, once the read heals: it resumes again instead.
+    if (this.dispatcher.position < after)
+      return conn.fail(closeCodes.serverRestart, closeMessages.internalError, true);
     let cursor = after;
     for (;;) {
       if (conn.closing || !this.hub.holds(conn)) return;
@@ -78,8 +82,9 @@ export class CatchUp {
       }
       await conn.drained(LOW_WATER_BYTES);
       await this.hub.quiet(LIVE_QUIET_MS, MAX_YIELD_MS);
-      // Everything up to `target` was handed to the hub, so the source holds it (or it was pruned).
-      const page = await this.source.after(cursor, PAGE, false);
+      // Everything up to `target` was handed to the hub, but the dispatcher may have read it past
+      // what the source holds (from the database): then the source reads it first.
+      const page = await this.source.after(cursor, PAGE, !(this.source.holds?.(target) ?? false));
       // A live telegram that came while the page was read goes out first.
       await this.hub.drained();
       if (conn.closing || !this.hub.holds(conn)) return;
@@ -87,6 +92,8 @@ export class CatchUp {
         if (record.serial > target) break;
         cursor = record.serial;
         if (!matches(conn.filter, record)) continue;
+        // A page may outgrow the slow-consumer bound: each message waits for the low-water mark.
+        await conn.drained(LOW_WATER_BYTES);
         const passing = passingOf(record, this.serverName, this.clock.now());
         if (!conn.deliver(new Outgoing(dataMessage(record, passing), record.id))) return;
       }

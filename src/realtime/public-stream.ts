@@ -16,7 +16,7 @@ import type { SessionSpec } from '../sessions/socket-sessions.ts';
 import { deliveryFilterOf, type OpenedSession, type PublicSocketGate, type Refusal } from './gate.ts';
 import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
-import { resumeSerial, type Streams } from './stream.ts';
+import { answerHead, resumeSerial, type Streams } from './stream.ts';
 import {
   PublicStreamQuery,
   publicStreamSpec,
@@ -70,6 +70,8 @@ export function registerPublicStreams(
       if (!streams.accepting) throw new HttpError('BUSY');
       const spec = publicStreamSpec(request.query, publicOnes);
       if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+      // Before the admission: a HEAD takes no slot and no count of the address's rate.
+      if (request.method === 'HEAD') return answerHead(reply);
       const { after } = request.query;
       const opened = await admitAnonymous(ctx, admission, {
         spec,

@@ -5,7 +5,8 @@
  * `data` event per telegram with the telegram id as its event id. `Last-Event-ID` (sent by a
  * browser's `EventSource` when it reconnects) or `?after=` resumes as a socket's `after` does.
  * Every refusal (bad query, unknown `after`, no contract, connections full) is an ordinary JSON
- * error answered before anything is opened.
+ * error answered before anything is opened. A HEAD request gets the stream's headers alone and
+ * opens nothing.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ import type { AppContext } from '../context.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
 import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
-import type { SessionStore } from '../sessions/socket-sessions.ts';
+import { endSessions, type SessionSpec, type SessionStore } from '../sessions/socket-sessions.ts';
 import { resumePoint } from '../telegrams/resume-point.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
@@ -26,6 +27,14 @@ import { StreamQuery, streamMessages, streamSpec, type StreamQueryValue } from '
 export const STREAM_PATH = '/v2/stream';
 /** A comment line this often keeps proxies (60 s idle time for nginx and most balancers) from closing an idle stream. */
 export const KEEP_ALIVE_MS = 15_000;
+
+/** The headers of a stream's response (`x-accel-buffering`: nginx passes each event on at once). */
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-accel-buffering': 'no',
+} as const;
 
 /** The route's description in the OpenAPI document, with runnable examples. */
 const STREAM_DESCRIPTION = `The real-time stream over plain HTTP (scope \`socket.start\`; counted, listed and closed like a socket).
@@ -82,7 +91,9 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
     },
     async (request, reply) => {
       if (!streams.accepting) throw new HttpError('BUSY');
-      const opened = await openSession(ctx, options, request);
+      const spec = requestedSpec(request);
+      if (request.method === 'HEAD') return answerHead(reply);
+      const opened = await openSession(ctx, options, request, spec);
       streams.serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
         options.gate.closed(conn.socketId, conn.closeCode),
       );
@@ -91,19 +102,38 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
   return streams;
 }
 
+/** What the request asks for, refused (400, 403) when its query or its scopes do not allow it. */
+function requestedSpec(request: FastifyRequest<{ Querystring: StreamQueryValue }>): SessionSpec {
+  const spec = streamSpec(request.query);
+  if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+  requireClassificationScopes(request.principal, spec.classifications);
+  return spec;
+}
+
+/**
+ * A HEAD request (uptime checks): the stream's headers and no body, at once. It opens nothing: a
+ * stream's response is never sent for HEAD, so an opened one would hang and hold its slot.
+ */
+export function answerHead(reply: FastifyReply): FastifyReply {
+  return reply.code(200).headers(STREAM_HEADERS).send();
+}
+
 /** Starts the request's session and redeems it at once; every refusal is an ordinary JSON error. */
 async function openSession(
   ctx: AppContext,
   options: StreamOptions,
   request: FastifyRequest<{ Querystring: StreamQueryValue }>,
+  spec: SessionSpec,
 ): Promise<OpenedSession> {
   const { principal } = request;
-  const spec = streamSpec(request.query);
-  if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
-  requireClassificationScopes(principal, spec.classifications);
   spec.resumeAfter = await resumeSerial(ctx, request.headers['last-event-id'], request.query.after);
   const started = await startSessionFor(ctx, options.store, principal, spec);
-  const opened = await options.gate.open(started.ticket, request.ip);
+  const opened = await options.gate.open(started.ticket, request.ip).catch(async (err: unknown) => {
+    // Nobody holds the ticket: its session would hold a slot of the account until it expires (as it
+    // still does when the store cannot record the end either).
+    await endSessions(ctx.db, [started.session.id], ctx.clock.now(), null).catch(() => {});
+    throw err;
+  });
   if ('code' in opened) throw refusalError(opened);
   return opened;
 }
@@ -137,13 +167,7 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
     // The client went away while its connection was being opened: no 'close' is to come.
     if (!res.socket || res.socket.destroyed) return ended(conn);
     // The headers set so far (CORS) go out with the stream's own.
-    res.writeHead(200, {
-      ...(reply.getHeaders() as OutgoingHttpHeaders),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'x-accel-buffering': 'no',
-    });
+    res.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
     // Headers and a first line at once: a client sees the stream open before the first telegram.
     res.write(greeting);
     open.add(conn);

@@ -44,9 +44,13 @@ export interface WelcomeOptions {
   accepting(): boolean;
 }
 
-function refuse(ws: WebSocket, code: number, message: string): void {
+/** Sends the refusal and closes; a peer that does not answer the close frame is cut off after `graceMs`. */
+function refuse(ws: WebSocket, code: number, message: string, graceMs: number): void {
   ws.send(errorMessage(message, code, true), TEXT);
   ws.close(code, message);
+  // As an open connection's close (connection.ts): not ws's own 30 s close time-out.
+  const cutOff = setTimeout(() => ws.terminate(), graceMs).unref();
+  ws.once('close', () => clearTimeout(cutOff));
 }
 
 /** Welcomes a connection of `/v2/websocket`: its ticket opens the session, or it is refused (4400). */
@@ -59,7 +63,7 @@ export function welcomeTicket(
 ): Promise<void> {
   if (!ticket) {
     ws.on('error', ignore);
-    refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
+    refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket, options.closeGraceMs);
     return Promise.resolve();
   }
   return welcome(ws, () => gate.open(ticket, ip), gate, options);
@@ -88,11 +92,12 @@ export async function welcome(
     opened = await open();
   } catch (err) {
     options.onError?.(err);
-    return refuse(ws, closeCodes.serverRestart, closeMessages.internalError);
+    return refuse(ws, closeCodes.serverRestart, closeMessages.internalError, options.closeGraceMs);
   }
-  if ('code' in opened) return refuse(ws, opened.code, opened.message);
+  if ('code' in opened) return refuse(ws, opened.code, opened.message, options.closeGraceMs);
   if (ws.readyState !== 1 || !options.accepting()) {
-    if (ws.readyState === 1) refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart);
+    if (ws.readyState === 1)
+      refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart, options.closeGraceMs);
     gate.closed(opened.socketId, closeCodes.serverRestart);
     return;
   }

@@ -3,7 +3,7 @@
  * last handled, named by its id (`after` of the socket start, `after` or `Last-Event-ID` of the
  * stream). A telegram the store no longer holds (unknown, or pruned by retention) cannot anchor a
  * catch-up, nor can one more than `maxBehind` stored telegrams back: the client reads the list
- * instead.
+ * instead. A `maxBehind` of 0 refuses every resume.
  */
 import type { Queryable } from '../db/types.ts';
 
@@ -20,6 +20,8 @@ export const resumeMessages = {
     `The \`${field}\` telegram is not stored (unknown, or deleted by retention); read the telegram list.`,
   tooOld: (field: string, max: number) =>
     `The \`${field}\` telegram is more than ${max} telegrams back; read the telegram list.`,
+  off: (field: string) =>
+    `This server does not resume after a telegram (\`${field}\`); read the telegram list.`,
 } as const;
 
 /** The newest telegrams this process holds (cache.ts): most resuming clients name one of them. */
@@ -36,6 +38,8 @@ export async function resumePoint(
   maxBehind: number,
 ): Promise<ResumePoint> {
   if (!TELEGRAM_ID.test(id)) return { ok: false, message: resumeMessages.malformed(field) };
+  // NAMAZU_RESUME_MAX_TELEGRAMS=0 turns resuming off, even from the newest telegram.
+  if (maxBehind === 0) return { ok: false, message: resumeMessages.off(field) };
   // A storm of reconnects after a node dies names the last few telegrams: no query for those.
   const serial = held.serialOf(id);
   if (serial !== undefined) return behindCheck(field, serial, held.newestSerial - serial, maxBehind);

@@ -75,3 +75,39 @@ test('a held telegram is found without a query, an older one in the store; both 
     await database.drop();
   }
 });
+
+test('a bound of 0 (NAMAZU_RESUME_MAX_TELEGRAMS=0) refuses every resume, from the newest telegram too', async () => {
+  const database = await createTestDatabase();
+  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 2 });
+  const bus = createMemoryBus();
+  const { cache, stop } = await TelegramCache.start(db, bus);
+  try {
+    // A binary telegram: no conversion after it, so it is the newest stored (0 telegrams back).
+    const raw = Buffer.from('IXAC41 RJTD 110000\r\r\nBUFR\x00\x01');
+    const outcome = await ingestTelegram({ db, bus, telegrams: cache }, raw, { receivedTime: Date.now() });
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    assert.equal(cache.newestSerial, outcome.stored.serial);
+    const newest = outcome.stored.id;
+    assert.deepEqual(await resumePoint(db, cache, 'after', newest, 1), {
+      ok: true,
+      serial: outcome.stored.serial,
+    });
+    // The message of docs/api-contract.md, naming the field the id came in.
+    for (const field of ['after', 'Last-Event-ID']) {
+      assert.deepEqual(await resumePoint(db, cache, field, newest, 0), {
+        ok: false,
+        message: `This server does not resume after a telegram (\`${field}\`); read the telegram list.`,
+      });
+    }
+    // A malformed id is still told as such.
+    assert.deepEqual(await resumePoint(db, cache, 'after', 'xyz', 0), {
+      ok: false,
+      message: resumeMessages.malformed('after'),
+    });
+  } finally {
+    await stop();
+    await bus.close();
+    await db.close();
+    await database.drop();
+  }
+});
