@@ -150,15 +150,16 @@ const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
 const byPriorityThenId = (a: ClaimedDelivery, b: ClaimedDelivery) => a.priority - b.priority || a.id - b.id;
 
 /**
- * Claims up to `limit` due deliveries, early warnings first, then the longest due; skips rows
- * another worker is claiming and the hosts this process already sends its limit to. The claim is a
- * lease: `next_at` moves to its end, so a delivery whose worker died is due again then.
+ * Claims up to `limit` due deliveries, early warnings first (or only), then the longest due; skips
+ * rows another worker is claiming and the hosts this process already sends its limit to. The claim
+ * is a lease: `next_at` moves to its end, so a delivery whose worker died is due again then.
  */
 export async function claimDue(
   q: Queryable,
   limit: number,
   leaseMs: number,
   busyHosts: readonly string[],
+  earlyWarningsOnly = false,
 ): Promise<ClaimedDelivery[]> {
   const rows = await q.query<ClaimRow>(
     `UPDATE webhook_deliveries d
@@ -168,12 +169,13 @@ export async function claimDue(
      WHERE s.id = d.subscription_id AND d.id IN (
        SELECT p.id FROM webhook_deliveries p JOIN webhook_subscriptions ps ON ps.id = p.subscription_id
        WHERE p.state = 'pending' AND p.next_at <= now() AND ps.host <> ALL($3::text[])
+         AND ($4::bool IS FALSE OR p.priority = ${PRIORITY_EEW})
        ORDER BY p.priority, p.next_at
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
        s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
-    [limit, leaseMs, busyHosts as string[]],
+    [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],
   );
   return rows.map(toClaimed).sort(byPriorityThenId);
 }

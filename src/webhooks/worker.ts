@@ -237,16 +237,21 @@ export class DeliveryWorker {
     return [...this.hostLoad.keys()].filter((host) => this.hostQueued(host) >= full);
   }
 
+  /**
+   * Claims due deliveries while there is room for them. With the hold full, early warnings alone are
+   * claimed while a slot is free for them (a retry of one, due again, waits for no backlog).
+   */
   private async pump(): Promise<void> {
     while (!this.stopped) {
       const free = this.room();
-      if (free <= 0) return;
-      const asked = Math.min(free, CLAIM_BATCH);
+      const earlyWarningsOnly = free <= 0;
+      const asked = Math.min(earlyWarningsOnly ? this.slotsForEarlyWarnings() : free, CLAIM_BATCH);
+      if (asked <= 0) return;
       this.dueLeft = false;
       const busy = this.busyHosts();
       this.skipped = new Set(busy);
       const leasedFrom = performance.now();
-      const claimed = await claimDue(this.db, asked, this.options.leaseMs, busy);
+      const claimed = await claimDue(this.db, asked, this.options.leaseMs, busy, earlyWarningsOnly);
       this.take(claimed, leasedFrom);
       if (claimed.length < asked) return;
       this.dueLeft = true;

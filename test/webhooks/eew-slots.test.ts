@@ -131,3 +131,50 @@ test('a fresh early warning is taken while a slot is free for it, though the pro
     await live.close();
   }
 });
+
+test('an early warning due again in the queue is claimed while a slot is free for it, though the process holds all it may of other deliveries', async () => {
+  const dead = await startReceiver(() => {
+    // never answers
+  });
+  const live = await startReceiver();
+  const { server, subscribe } = await subscribingServer({ webhookDelivery: false });
+  const { db } = server.ctx;
+  const limits = { concurrency: 4, earlyWarningSlots: 1, perHost: 4, hold: 2 };
+  const w = testWorker(server, db, { ...limits, leaseMs: 20_000, timeoutMs: TIMEOUT_MS, pollMs: 60_000 });
+  try {
+    const deadId = await subscribe(dead.url, ['telegram.earthquake']);
+    const liveId = await subscribe(live.url, ['eew.forecast', 'eew.warning']);
+    const serials = await ingestFixtures(server, earthquakes().slice(0, limits.concurrency + limits.hold));
+    for (const serial of serials) await queueOne(db, deadId, serial, PRIORITY_OTHER);
+    w.worker.wake();
+    await waitFor(() => dead.received.length >= limits.concurrency - limits.earlyWarningSlots, {
+      message: 'attempts hanging in every slot other deliveries may use',
+    });
+    await waitFor(
+      async () => {
+        const [held] = await db.query<{ claimed: number }>(
+          `SELECT count(*)::int AS claimed FROM webhook_deliveries WHERE lease_until IS NOT NULL`,
+        );
+        return held!.claimed === serials.length;
+      },
+      { message: 'every other delivery claimed: the hold full' },
+    );
+    // An early warning due in the queue, as a retry is when its backoff ends, and the queue looked at.
+    const [serial] = await ingestFixtures(server, [eew()]);
+    await queueOne(db, liveId, serial!, PRIORITY_EEW);
+    const due = performance.now();
+    w.worker.wake();
+    await waitFor(() => live.received.length === 1, {
+      timeout: TIMEOUT_MS + 5000,
+      message: 'the early warning at the live receiver',
+    });
+    const took = live.received[0]!.at - due;
+    assert.ok(took < PROMPT_MS, `the early warning arrived ${Math.round(took)} ms after it was due`);
+    assert.deepEqual(w.errors, []);
+  } finally {
+    await dead.close();
+    await w.stop();
+    await server.close();
+    await live.close();
+  }
+});
