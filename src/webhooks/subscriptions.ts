@@ -175,12 +175,27 @@ export async function findSubscription(
   return rows[0] ? toSubscription(rows[0]) : null;
 }
 
+/** Times a deletion is tried when the database chose it as a deadlock's victim. */
+const DELETE_TRIES = 3;
+
 /**
  * Deletes one of the account's subscriptions with its deliveries; false when there was none. The
  * deliveries go first: recording an attempt locks its delivery, then the subscription, and taking
- * them in the same order here leaves no deadlock with an attempt under way.
+ * them in the same order here leaves no deadlock with an attempt under way. An attempt whose failure
+ * disables the subscription takes the queuer's lock after those, which the deletion took first: the
+ * database breaks that deadlock, and a deletion chosen as its victim is tried again.
  */
 export async function deleteSubscription(db: Db, accountId: number, id: number): Promise<boolean> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await deleteOnce(db, accountId, id);
+    } catch (err) {
+      if (tries === DELETE_TRIES || (err as { code?: unknown }).code !== '40P01') throw err;
+    }
+  }
+}
+
+async function deleteOnce(db: Db, accountId: number, id: number): Promise<boolean> {
   return db.tx(async (q) => {
     await subscriptionsChanged(q);
     await q.query(

@@ -400,6 +400,39 @@ test(
     }),
 );
 
+test(
+  'a subscription deleted while a failure that disables it is recorded is deleted, whichever the database stops',
+  PG_ONLY,
+  () =>
+    withSubscriptions(1, async ({ db, accountId, subs, serial, hold }) => {
+      const [sub] = subs as [number];
+      await db.query(
+        "INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, 'msg_d', 0)",
+        [sub, serial],
+      );
+      // As recordFailure: the delivery, then the subscription (its streak past five days), and then,
+      // disabling it, the queuer's lock, which the deletion holds while it waits for the delivery.
+      const recording = hold(
+        async (q) => {
+          await q.query("UPDATE webhook_deliveries SET last_error = 'HTTP 503' WHERE subscription_id = $1", [
+            sub,
+          ]);
+          await q.query("UPDATE webhook_subscriptions SET state = 'disabled' WHERE id = $1", [sub]);
+        },
+        (q) => q.query('SELECT move_webhook_subscriptions_version()'),
+      );
+      await recording.started;
+      const deleting = deleteSubscription(db, accountId, sub);
+      await lockWaiters(db, 1);
+      recording.release();
+      // A deadlock: the database stops one of them after its deadlock_timeout.
+      await recording.done.catch((err: { code?: string }) => assert.equal(err.code, '40P01'));
+      assert.equal(await deleting, true);
+      const left = await db.query('SELECT id FROM webhook_subscriptions WHERE id = $1', [sub]);
+      assert.deepEqual(left, []);
+    }),
+);
+
 test('a delivery redelivered while the retention prunes it is kept', PG_ONLY, () =>
   withSubscriptions(1, async ({ db, subs, serial, hold }) => {
     const [old] = await db.query<{ id: number }>(
