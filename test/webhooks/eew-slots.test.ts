@@ -19,6 +19,8 @@ import { fixtureIndex, type FixtureEntry } from '../support/fixtures.ts';
 import { waitFor } from '../support/wait.ts';
 import { startReceiver } from './receiver.ts';
 import { queueOne, subscribingServer, testWorker } from './worker-support.ts';
+import type { Db } from '../../src/db/types.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker.ts';
 
 /** The attempts' time limit: what an early warning held behind the hanging attempts would wait. */
 const TIMEOUT_MS = 10_000;
@@ -86,14 +88,27 @@ test('with every slot other deliveries may use held by receivers that never answ
   }
 });
 
-test('a fresh early warning is taken while a slot is free for it, though the process holds all it may of other deliveries', async () => {
+/**
+ * A process of four slots (one for early warnings only) and two deliveries held beyond them, all
+ * taken by deliveries to a receiver that never answers, and an early warning stored for a live
+ * receiver: `deliver` has it reach that process (as the queuer or a claim would) and returns when
+ * it did; the early warning must then arrive at once.
+ */
+async function promptBesideFullHold(
+  deliver: (ctx: {
+    db: Db;
+    worker: DeliveryWorker;
+    liveId: number;
+    liveHost: string;
+    serial: number;
+  }) => Promise<void>,
+) {
   const dead = await startReceiver(() => {
     // never answers
   });
   const live = await startReceiver();
   const { server, subscribe } = await subscribingServer({ webhookDelivery: false });
   const { db } = server.ctx;
-  // Four slots (one for early warnings only), two deliveries held beyond them.
   const limits = { concurrency: 4, earlyWarningSlots: 1, perHost: 4, hold: 2 };
   const w = testWorker(server, db, { ...limits, leaseMs: 20_000, timeoutMs: TIMEOUT_MS, pollMs: 60_000 });
   try {
@@ -106,50 +121,6 @@ test('a fresh early warning is taken while a slot is free for it, though the pro
       message: 'attempts hanging in every slot other deliveries may use',
     });
     // All of them are claimed: those not begun are held, and the process holds no more.
-    const [held] = await db.query<{ claimed: number }>(
-      `SELECT count(*)::int AS claimed FROM webhook_deliveries WHERE lease_until IS NOT NULL`,
-    );
-    assert.equal(held!.claimed, serials.length);
-    const [serial] = await ingestFixtures(server, [eew()]);
-    // The queuer's question for a telegram to one subscription, an early warning.
-    assert.deepEqual(w.worker.wouldTake([new URL(live.url).hostname], 1), [true]);
-    // Queued claimed for this process, as the queuer does with what the workers would take.
-    await queueOne(db, liveId, serial!, PRIORITY_EEW);
-    const claiming = performance.now();
-    w.worker.take(await claimDue(db, 1, 20_000, []), claiming);
-    await waitFor(() => live.received.length === 1, {
-      timeout: TIMEOUT_MS + 5000,
-      message: 'the early warning at the live receiver',
-    });
-    const took = live.received[0]!.at - claiming;
-    assert.ok(took < PROMPT_MS, `the early warning arrived ${Math.round(took)} ms after its claim`);
-    assert.deepEqual(w.errors, []);
-  } finally {
-    await dead.close();
-    await w.stop();
-    await server.close();
-    await live.close();
-  }
-});
-
-test('an early warning due again in the queue is claimed while a slot is free for it, though the process holds all it may of other deliveries', async () => {
-  const dead = await startReceiver(() => {
-    // never answers
-  });
-  const live = await startReceiver();
-  const { server, subscribe } = await subscribingServer({ webhookDelivery: false });
-  const { db } = server.ctx;
-  const limits = { concurrency: 4, earlyWarningSlots: 1, perHost: 4, hold: 2 };
-  const w = testWorker(server, db, { ...limits, leaseMs: 20_000, timeoutMs: TIMEOUT_MS, pollMs: 60_000 });
-  try {
-    const deadId = await subscribe(dead.url, ['telegram.earthquake']);
-    const liveId = await subscribe(live.url, ['eew.forecast', 'eew.warning']);
-    const serials = await ingestFixtures(server, earthquakes().slice(0, limits.concurrency + limits.hold));
-    for (const serial of serials) await queueOne(db, deadId, serial, PRIORITY_OTHER);
-    w.worker.wake();
-    await waitFor(() => dead.received.length >= limits.concurrency - limits.earlyWarningSlots, {
-      message: 'attempts hanging in every slot other deliveries may use',
-    });
     await waitFor(
       async () => {
         const [held] = await db.query<{ claimed: number }>(
@@ -159,17 +130,15 @@ test('an early warning due again in the queue is claimed while a slot is free fo
       },
       { message: 'every other delivery claimed: the hold full' },
     );
-    // An early warning due in the queue, as a retry is when its backoff ends, and the queue looked at.
     const [serial] = await ingestFixtures(server, [eew()]);
-    await queueOne(db, liveId, serial!, PRIORITY_EEW);
-    const due = performance.now();
-    w.worker.wake();
+    const since = performance.now();
+    await deliver({ db, worker: w.worker, liveId, liveHost: new URL(live.url).hostname, serial: serial! });
     await waitFor(() => live.received.length === 1, {
       timeout: TIMEOUT_MS + 5000,
       message: 'the early warning at the live receiver',
     });
-    const took = live.received[0]!.at - due;
-    assert.ok(took < PROMPT_MS, `the early warning arrived ${Math.round(took)} ms after it was due`);
+    const took = live.received[0]!.at - since;
+    assert.ok(took < PROMPT_MS, `the early warning arrived ${Math.round(took)} ms after it was stored`);
     assert.deepEqual(w.errors, []);
   } finally {
     await dead.close();
@@ -177,4 +146,21 @@ test('an early warning due again in the queue is claimed while a slot is free fo
     await server.close();
     await live.close();
   }
-});
+}
+
+test('a fresh early warning is taken while a slot is free for it, though the process holds all it may of other deliveries', () =>
+  promptBesideFullHold(async ({ db, worker, liveId, liveHost, serial }) => {
+    // The queuer's question for a telegram to one subscription, an early warning.
+    assert.deepEqual(worker.wouldTake([liveHost], 1), [true]);
+    // Queued claimed for this process, as the queuer does with what the workers would take.
+    await queueOne(db, liveId, serial, PRIORITY_EEW);
+    const claiming = performance.now();
+    worker.take(await claimDue(db, 1, 20_000, []), claiming);
+  }));
+
+test('an early warning due again in the queue is claimed while a slot is free for it, though the process holds all it may of other deliveries', () =>
+  promptBesideFullHold(async ({ db, worker, liveId, serial }) => {
+    // Due in the queue, as a retry is when its backoff ends, and the queue looked at.
+    await queueOne(db, liveId, serial, PRIORITY_EEW);
+    worker.wake();
+  }));
