@@ -18,7 +18,9 @@ const HOST = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253})(:\d{1,5})?$/;
  */
 export function publicUrls(config: Config, request: FastifyRequest): PublicUrls {
   const host = request.host;
-  const fallbackHost = HOST.test(host) ? host : `127.0.0.1:${config.port}`;
+  // A Host of the right shape may still be no URL's (a port over 65535, a malformed IPv6 literal).
+  const valid = HOST.test(host) && URL.canParse(`http://${host}`);
+  const fallbackHost = valid ? host : `127.0.0.1:${config.port}`;
   const origin = `${request.protocol}://${fallbackHost}`;
   const base = config.baseUrl ?? origin;
   return {

@@ -45,10 +45,14 @@ export async function listAuthorizations(
 }
 
 /**
- * Withdraws one of the account's authorizations: its tokens, then the grant (which takes its codes
- * with it, ON DELETE CASCADE), in one transaction. Returns the digests of the deleted tokens, for
- * announcing on the bus so every process drops them from its caches at once; null when no such
- * grant belongs to the account.
+ * Withdraws one of the account's authorizations: its codes, its tokens, then the grant, in one
+ * transaction. Returns the digests of the deleted tokens, for announcing on the bus so every process
+ * drops them from its caches at once; null when no such grant belongs to the account.
+ *
+ * Rows are locked children first, the grant last, as a code redemption or a refresh locks them (its
+ * code or refresh token row, then the grant's key when it inserts tokens): locking the grant first
+ * deadlocked with them. A redemption or refresh in flight finishes first and its tokens are deleted
+ * with the others; one that comes after the grant is gone finds nothing to redeem or refresh.
  */
 export async function revokeAuthorization(
   db: Db,
@@ -56,11 +60,12 @@ export async function revokeAuthorization(
   grantId: number,
 ): Promise<string[] | null> {
   return db.tx(async (q) => {
-    const grant = await q.query('SELECT id FROM oauth_grants WHERE id = $1 AND account_id = $2 FOR UPDATE', [
+    const grant = await q.query('SELECT id FROM oauth_grants WHERE id = $1 AND account_id = $2', [
       grantId,
       accountId,
     ]);
     if (grant.length === 0) return null;
+    await q.query('DELETE FROM oauth_codes WHERE grant_id = $1', [grantId]);
     const digests = await deleteGrantTokens(q, grantId);
     await q.query('DELETE FROM oauth_grants WHERE id = $1', [grantId]);
     return digests;

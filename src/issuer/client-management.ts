@@ -93,6 +93,9 @@ export async function rotateClientSecret(
  * Deletes a client: every token issued to it and every authorization given to it go with it, in
  * one transaction. Returns the deleted token digests (to announce on the bus), or null when the
  * account has no such live client. The row stays, marked revoked, so its client id is never reissued.
+ * Codes and tokens are deleted before the authorizations, as a code redemption locks them (its code
+ * row, then the authorization's key): deleting the authorizations first, and their codes by cascade,
+ * deadlocked with a redemption in flight.
  */
 export async function deleteClient(db: Db, accountId: number, id: number): Promise<string[] | null> {
   return db.tx(async (q) => {
@@ -103,6 +106,7 @@ export async function deleteClient(db: Db, accountId: number, id: number): Promi
     );
     const clientId = rows[0]?.client_id;
     if (clientId === undefined) return null;
+    await q.query('DELETE FROM oauth_codes WHERE client_id = $1', [clientId]);
     const tokens = await q.query<{ digest: string }>(
       'DELETE FROM oauth_tokens WHERE client_id = $1 RETURNING digest',
       [clientId],

@@ -16,7 +16,7 @@ export interface RedeemedCode {
 
 export type Redemption =
   | { status: 'redeemed'; code: RedeemedCode }
-  /** Unknown, expired, or issued to another client. */
+  /** Unknown, expired, issued to another client, or of an account disabled since. */
   | { status: 'invalid' }
   /** Already redeemed once: the caller must revoke the authorization's tokens. */
   | { status: 'reused'; grantId: number };
@@ -36,6 +36,10 @@ interface CodeRow {
  * Marks a code used, atomically: of two concurrent redemptions exactly one gets `redeemed` (the
  * row update is the arbiter); every later one gets `reused`. A code is spent by the redemption
  * attempt itself, so a failed PKCE or redirect check cannot be retried with other guesses.
+ *
+ * A code of a disabled account is not redeemed: disabling ends the account's tokens, and a code
+ * still pending must not bring them back. The account row is share-locked until the caller's
+ * transaction ends, so a disabling that runs meanwhile waits for it and then deletes its tokens.
  */
 export async function redeemCode(
   q: Queryable,
@@ -47,6 +51,8 @@ export async function redeemCode(
   const rows = await q.query<CodeRow>(
     `UPDATE oauth_codes SET used_at = $3
       WHERE digest = $1 AND client_id = $2 AND used_at IS NULL AND expires_at > $3
+        AND EXISTS (SELECT 1 FROM accounts a
+                     WHERE a.id = oauth_codes.account_id AND a.disabled_at IS NULL FOR SHARE)
       RETURNING grant_id, client_id, account_id, redirect_uri, scopes, code_challenge, code_challenge_method, dpop_jkt`,
     [digest, clientId, at],
   );

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -88,5 +89,40 @@ test('the configured public auth URL wins over the Host header', async () => {
     assert.equal(doc.token_endpoint, 'https://auth.example.org/account/oauth2/v1/token');
   } finally {
     h.server.ctx.config.authUrl = null;
+  }
+});
+
+/** A GET through node:http with a Host header of the test's choosing (fetch cannot set one). */
+function getWithHost(url: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.end();
+  });
+}
+
+test('a Host header no URL parser accepts (port over 65535, broken IPv6) never gives a 5xx', async () => {
+  const authorize = new URL('/account/oauth2/v1/auth', h.origin);
+  // A request whose error goes to the redirect URI, with `iss` naming the issuer.
+  for (const [k, v] of Object.entries({
+    client_id: h.clients.C1.client.clientId,
+    redirect_uri: 'https://app.example/cb',
+    response_type: 'token',
+    state: 's',
+  }))
+    authorize.searchParams.set(k, v);
+  for (const host of ['app.example:99999', '[:::]']) {
+    const meta = await getWithHost(`${h.origin}/.well-known/oauth-authorization-server`, host);
+    assert.equal(meta.status, 200, `metadata with Host ${host}: ${meta.body}`);
+    const doc = JSON.parse(meta.body) as Record<string, string>;
+    assert.ok(doc.token_endpoint!.startsWith(doc.issuer!), JSON.stringify(doc));
+    const auth = await getWithHost(authorize.href, host);
+    assert.equal(auth.status, 303, `authorization with Host ${host}: ${auth.body}`);
   }
 });

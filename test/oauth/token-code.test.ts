@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oauth from 'oauth4webapi';
+import { disableAccount } from '../../src/accounts/accounts.ts';
 import {
   basic,
   isActive,
@@ -197,6 +198,20 @@ describe('authorization code grant and PKCE', () => {
         false,
       );
     }
+  });
+
+  test('a code whose account was disabled after issuance → invalid_grant, and no token is stored', async () => {
+    // Disabling an account ends its sessions and tokens (docs/console-live.md "Administration"): a
+    // code still pending then must not bring them back.
+    const { db } = h.server.ctx;
+    const { account } = await h.server.createAccount();
+    const { code } = await h.code(h.C1, { accountId: account.id });
+    assert.ok(await disableAccount(db, account.id));
+    const r = await redeem(h.C1, { code, redirect_uri: 'https://app.example/cb' });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json!.error, 'invalid_grant');
+    const stored = await db.query('SELECT 1 FROM oauth_tokens WHERE account_id = $1', [account.id]);
+    assert.equal(stored.length, 0);
   });
 
   test('T10 CC uses the code grant → unauthorized_client', async () => {
