@@ -30,6 +30,8 @@ export interface RotatedTokens {
  * refreshes with it can), records it as ended, and stores a new access token and a new refresh
  * token of the same authorization, client, account, scopes and DPoP key. The new refresh token
  * expires `now` + 183 days, never past its authorization's first refresh token + `absoluteMaxMs`.
+ * Nothing is rotated for a disabled account; the account is share-locked until the statement
+ * commits, so a disabling that runs meanwhile waits for it and then deletes the new tokens too.
  * Returns the new values, or null when the refresh token expired or vanished since it was read
  * (another refresh rotated it first, or its authorization ended).
  */
@@ -46,6 +48,7 @@ export async function rotateRefreshToken(
     `WITH old AS (
        DELETE FROM oauth_tokens
         WHERE digest = $1 AND kind = 'refresh' AND expires_at > $2
+          AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = oauth_tokens.account_id AND a.disabled_at IS NULL FOR SHARE)
         RETURNING grant_id, client_id, account_id, scopes, jkt,
                   COALESCE(family_issued_at, created_at) AS family_issued_at),
      next AS (

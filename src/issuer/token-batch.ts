@@ -20,7 +20,8 @@ interface Pending {
  * written at once. A token is committed before its issuance resolves.
  *
  * The statement stores a token only while its account is active (not disabled), so the check and
- * the write are one step.
+ * the write are one step; it share-locks the account until it commits, so a disabling that runs
+ * meanwhile waits for it and then deletes the token (docs/oauth.md).
  */
 export class AccountTokenWriter {
   private queue: Pending[] = [];
@@ -64,7 +65,7 @@ export class AccountTokenWriter {
        FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::int8[], $6::text[], $7::text[],
                    $8::timestamptz[], $9::timestamptz[])
             AS v(digest, kind, grant_id, client_id, account_id, scopes, jkt, created_at, expires_at)
-       JOIN accounts a ON a.id = v.account_id AND a.disabled_at IS NULL
+       WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.disabled_at IS NULL FOR SHARE)
        RETURNING digest`,
       [
         batch.map((p) => p.digest),

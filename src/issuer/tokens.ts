@@ -129,7 +129,8 @@ export async function findTokenOwner(
  * the issuance of its authorization's first refresh token + `absoluteMaxMs`, the absolute cap) and
  * stores the new access token, which inherits the refresh token's authorization, client and account.
  * Returns the access token's value, or null when the refresh token expired or vanished since it was
- * read.
+ * read, or its account is disabled. The account is share-locked until the statement commits: a
+ * disabling that runs meanwhile waits for it and then deletes the new token too.
  */
 export async function refreshAccessToken(
   q: Queryable,
@@ -145,6 +146,7 @@ export async function refreshAccessToken(
           SET expires_at = LEAST($2::timestamptz,
                 COALESCE(family_issued_at, created_at) + make_interval(secs => $3::double precision))
         WHERE digest = $1 AND kind = 'refresh' AND expires_at > $4
+          AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = oauth_tokens.account_id AND a.disabled_at IS NULL FOR SHARE)
         RETURNING grant_id, client_id, account_id)
      INSERT INTO oauth_tokens (digest, kind, grant_id, client_id, account_id, scopes, jkt, created_at, expires_at)
      SELECT $5, 'access', grant_id, client_id, account_id, $6, $7, $4, $8 FROM r

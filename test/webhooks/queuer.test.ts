@@ -13,7 +13,7 @@ import { addContract, removeContract } from '../../src/accounts/contracts.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { openDb } from '../../src/db/open.ts';
-import type { Db, Queryable } from '../../src/db/types.ts';
+import type { Db } from '../../src/db/types.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { SecretBox } from '../../src/security/sealed.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
@@ -30,6 +30,7 @@ import { QUEUE_LOCK_KEY, Queuer } from '../../src/webhooks/queuer.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
 import { createSubscription, deleteSubscription } from '../../src/webhooks/subscriptions.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { heldTransaction, lockWaiters } from '../support/races.ts';
 import { fixture } from '../support/fixtures.ts';
 
 const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
@@ -68,37 +69,6 @@ async function subscribe(db: Db, box: SecretBox): Promise<void> {
     for (let j = i; j < i + 20; j++)
       await subscribeOne(db, box, accountId, `http://127.0.0.${1 + (j % 7)}:9/hook${j}`);
   }
-}
-
-/** Resolves once `n` sessions of the test database wait for a lock (PostgreSQL); fails after 5 s. */
-async function lockWaiters(db: Db, n: number): Promise<void> {
-  const giveUpAt = Date.now() + 5000;
-  for (;;) {
-    assert.ok(Date.now() < giveUpAt, `${n} sessions waiting for a lock`);
-    const [row] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
-    if (row!.n >= n) return;
-    await sleep(10);
-  }
-}
-
-/** A transaction held open after `begin` ran in it until `release` is called; then `end` runs in it. */
-function heldTransaction(
-  db: Db,
-  begin: (q: Queryable) => Promise<unknown>,
-  end: (q: Queryable) => Promise<unknown> = async () => {},
-) {
-  let release = () => {};
-  let begun = () => {};
-  const started = new Promise<void>((resolve) => (begun = resolve));
-  const done = db.tx(async (q) => {
-    await begin(q);
-    begun();
-    await new Promise<void>((resolve) => (release = resolve));
-    await end(q);
-  });
-  return { started, done, release: () => release() };
 }
 
 /** A queuer whose workers take what `take` says, and record what they were handed. */
