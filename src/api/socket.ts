@@ -2,6 +2,7 @@
  * WebSocket sessions on the data API: POST /v2/socket (start), GET /v2/socket (list) and
  * DELETE /v2/socket/:id (close; docs/api-contract.md "Tickets").
  */
+import type { FastifyRequest } from 'fastify';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
 import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
@@ -152,7 +153,17 @@ async function registerSocketStart(app: App, ctx: AppContext): Promise<void> {
 
 /** `GET /v2/socket`: the account's sessions, newest first, or one by id. */
 function registerSocketList(app: App, ctx: AppContext): void {
-  const listOptions = { config: { scopes: ['socket.list'] }, schema: { querystring: SocketListQuery } };
+  const listOptions = {
+    config: { scopes: ['socket.list'] },
+    schema: { querystring: SocketListQuery },
+    // With `id`, every other parameter is ignored (service.md), its value too: only `id` (and the
+    // credential `key`) is left to validate.
+    preValidation: async (request: FastifyRequest) => {
+      const query = request.query as Record<string, unknown>;
+      if (query.id === undefined) return;
+      request.query = query.key === undefined ? { id: query.id } : { id: query.id, key: query.key };
+    },
+  };
   app.get('/v2/socket', listOptions, async (request) => {
     const { principal, query } = request;
     if (query.id !== undefined) {

@@ -80,6 +80,11 @@ export function answerAsRequest(
   return (req, socket) => {
     // The server took its own error handler off the upgraded socket.
     socket.on('error', () => socket.destroy());
+    // Nor does it read the socket any more, nor end it when the client ends its side, as it does for
+    // its own requests: an answer that lasts (a stream) would hold its slot after the client left,
+    // until one of its writes failed. What the client sends now is dropped; its end ends ours.
+    socket.on('end', () => socket.end());
+    socket.resume();
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);

@@ -66,7 +66,8 @@ export interface Streams {
   readonly accepting: boolean;
   /**
    * Takes the response over and delivers the opened connection's telegrams to it as to a socket,
-   * after `greeting` (a comment line); `ended` runs once the response closed.
+   * after `greeting` (a comment line); `ended` runs once the response closed. Once shutting down,
+   * `ended` runs at once and it throws BUSY (503) instead.
    */
   serve(
     reply: FastifyReply,
@@ -163,6 +164,14 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
       options.maxBufferedBytes,
       options.closeGraceMs,
     );
+    if (!accepting) {
+      // The stop began while the connection was being opened: the connections were closed already,
+      // and the HTTP server would wait for this one. It ends as they did (4503); the client is told
+      // 503, as a stream asked for during the stop.
+      conn.closeCode = closeCodes.serverRestart;
+      ended(conn);
+      throw new HttpError('BUSY');
+    }
     reply.hijack();
     // The client went away while its connection was being opened: no 'close' is to come.
     if (!res.socket || res.socket.destroyed) return ended(conn);

@@ -280,6 +280,32 @@ test('GET /v2/socket lists newest first, pages with nextToken, filters by status
     );
 });
 
+test('GET /v2/socket with `id` ignores every other parameter, whatever its value (service.md)', async () => {
+  const { key } = await accountWith(['telegram.earthquake']);
+  const id = (await start(key, { classifications: ['telegram.earthquake'] })).json.websocket.id;
+  for (const q of [
+    'limit=abc',
+    'limit=500',
+    'status=gone',
+    'cursorToken=zzz',
+    'status=open&status=closed',
+    'limit=1&limit=2',
+  ]) {
+    const one = await call('GET', `/v2/socket?id=${id}&${q}`, key);
+    assert.equal(one.status, 200, `id=${id}&${q}: ${JSON.stringify(one.json)}`);
+    assert.deepEqual(
+      one.json!.items.map((s: { id: number }) => s.id),
+      [id],
+      q,
+    );
+  }
+  // `id` itself is still checked.
+  assertError(
+    await call('GET', '/v2/socket?id=x&limit=2', key),
+    400,
+    'Unexpected data of search query `id`.',
+  );
+});
 test('WebSocket: lifecycle waiting → open → closed, ticket single-use and valid 300 s', async () => {
   const { key } = await accountWith(['telegram.earthquake', 'websocket.plus2']);
   const s = (await start(key, { classifications: ['telegram.earthquake'], appName: 'lc' })).json;

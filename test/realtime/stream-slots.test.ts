@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -122,4 +123,107 @@ test('a stream whose session fails to open gives its slot back at once', async (
   const stream = await send('GET', STREAM, { authorization }, false);
   assert.equal(stream.status, 200);
   stream.close();
+});
+
+test('a stream still being opened when the server begins to stop is not served after its connections were closed', async () => {
+  const stopping = await startTestServer();
+  let closed: Promise<void> | null = null;
+  const clients: ReturnType<typeof httpRequest>[] = [];
+  try {
+    const { account } = await stopping.createAccount({ contracts: ['eew.forecast'] });
+    const key = await stopping.createApiKey(account.id, ['socket.start', 'eew.get.forecast']);
+    // The session's move to `open` takes a second: the stop begins meanwhile.
+    await stopping.ctx.db.exec(`
+      CREATE FUNCTION slow_open() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+      CREATE TRIGGER slow_open BEFORE UPDATE ON socket_sessions
+        FOR EACH ROW WHEN (NEW.status = 'open') EXECUTE FUNCTION slow_open();`);
+    const answer = new Promise<{ status: number; body: Promise<string> }>((resolve, reject) => {
+      const req = httpRequest(
+        `${stopping.url}${STREAM}`,
+        { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }, agent: false },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          const ended = new Promise<string>((done) => res.on('close', () => done(body)));
+          resolve({ status: res.statusCode ?? 0, body: ended });
+        },
+      );
+      clients.push(req);
+      req.on('error', reject);
+      req.end();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const startedAt = Date.now();
+    closed = stopping.close();
+    // The client keeps its side open: the stop must not wait for it.
+    const stopped = await Promise.race([
+      closed.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000)),
+    ]);
+    const { status, body } = await answer;
+    assert.ok(stopped, `the stop waited ${Date.now() - startedAt} ms for a stream opened during it`);
+    if (status === 200) {
+      // Served before the real-time connections were closed (the embedded database runs the stop's
+      // statements after the stream's): closed with them, 4503.
+      assert.match(
+        await body,
+        /event: error\ndata: \{"type":"error","error":"[^"]*","code":4503,"close":true\}/,
+      );
+    } else assert.equal(status, 503, 'refused: the server is stopping');
+  } finally {
+    for (const req of clients) req.destroy();
+    await (closed ?? stopping.close());
+  }
+});
+
+test('a stream asked for by an upgrade request gives its slot back as soon as its client goes away', async () => {
+  const upgraded = await startTestServer({
+    config: { publicClassifications: ['eew.forecast'], publicMaxPerAddress: 1 },
+  });
+  try {
+    const { account } = await upgraded.createAccount({ contracts: ['eew.forecast'] });
+    const key = await upgraded.createApiKey(account.id, ['socket.start', 'eew.get.forecast']);
+    const auth = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
+    const { port } = new URL(upgraded.url);
+    // An upgrade the WebSocket endpoint does not take is answered by the app as a request: here, the
+    // stream. Its client reads the first line, then goes away.
+    const openAndLeave = (path: string, greeting: string, headers: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.on('error', reject);
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (!text.includes(greeting)) return;
+          socket.destroy();
+          resolve(text);
+        });
+        socket.write(
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+            `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${headers}\r\n`,
+        );
+      });
+    const admitted = (path: string, headers: Record<string, string>) =>
+      waitFor(
+        () =>
+          new Promise<boolean>((resolve, reject) => {
+            const req = httpRequest(`${upgraded.url}${path}`, { headers, agent: false }, (res) => {
+              req.destroy();
+              resolve(res.statusCode === 200);
+            });
+            req.on('error', reject);
+            req.end();
+          }),
+        // Well within the keep-alive (15 s), whose writes would find the client gone at last.
+        { timeout: 3000, message: `${path} admitted again` },
+      );
+    assert.match(await openAndLeave(STREAM, ': socket', `Authorization: ${auth}\r\n`), /^HTTP\/1.1 200/);
+    await admitted(STREAM, { authorization: auth });
+    assert.match(await openAndLeave(PUBLIC_STREAM, ': public', ''), /^HTTP\/1.1 200/);
+    await admitted(PUBLIC_STREAM, {});
+  } finally {
+    await upgraded.close();
+  }
 });
