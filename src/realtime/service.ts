@@ -11,7 +11,7 @@ import { onStop } from '../http/stop.ts';
 import type { App, Surface } from '../http/surface.ts';
 import { endSessions, sessionStore } from '../sessions/socket-sessions.ts';
 import { CatchUp } from './catch-up.ts';
-import { narrowToContracts } from './contract-change.ts';
+import { ContractChanges, narrowToContracts } from './contract-change.ts';
 import { CutOffTracker } from './cut-off.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { answerAsRequest, attachWebSocketEndpoint, type WebSocketEndpoint } from './endpoint.ts';
@@ -66,8 +66,10 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
     pingIntervalMs: config.pingIntervalMs,
   });
   const liveness = new Liveness(db, hub, onError);
+  const contractChanges = new ContractChanges();
   const gate = new TicketGate({
     db,
+    contractChanges,
     store,
     clock,
     metrics,
@@ -112,7 +114,10 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
     source: ctx.telegrams,
     cutOff,
     closeByAccount,
-    contractsChanged: (accountId) => narrowToContracts(db, hub, accountId).catch(onError),
+    contractsChanged: (accountId) => {
+      contractChanges.changed(accountId);
+      narrowToContracts(db, hub, accountId).catch(onError);
+    },
   });
   return async () => {
     upkeep.stop();

@@ -7,6 +7,7 @@ import type { Db } from '../db/types.ts';
 import type { Metrics } from '../metrics.ts';
 import type { SessionStore, SocketSession } from '../sessions/socket-sessions.ts';
 import { endSessions, openSession } from '../sessions/socket-sessions.ts';
+import { narrowOpened, type ContractChanges } from './contract-change.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { deliveryFilterOf, type OpenedSession, type Refusal, type SessionGate } from './gate.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
@@ -27,6 +28,8 @@ export interface TicketGateOptions {
   /** The id this process's signs of life are recorded under (liveness.ts). */
   processId: string;
   cutOff: CutOffTracker;
+  /** The contract changes this process was told of (a redemption may have read contracts before one). */
+  contractChanges: ContractChanges;
   onError: (err: unknown) => void;
 }
 
@@ -34,12 +37,23 @@ export class TicketGate implements SessionGate {
   constructor(private readonly options: TicketGateOptions) {}
 
   async open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal> {
-    const { store, clock, server, processId } = this.options;
+    const { store, clock, server, processId, db, contractChanges } = this.options;
+    const mark = contractChanges.mark();
     const opened = await openSession(store, ticket, { ipAddress, server, processId, now: clock.now() });
     if (!opened.ok) return refusals[opened.reason];
+    const { session } = opened;
     this.options.metrics.openWebSockets.inc();
-    this.options.cutOff.opened(opened.session.id, opened.session.credentialDigest);
-    return openedSession(opened.session);
+    this.options.cutOff.opened(session.id, session.credentialDigest);
+    // A contract that ended during the redemption: the connection starts without it, or not at all.
+    const classifications = await narrowOpened(db, contractChanges, session, mark).catch((err: unknown) => {
+      this.closed(session.id, closeCodes.serverRestart);
+      throw err;
+    });
+    if (classifications.length === 0) {
+      this.closed(session.id, closeCodes.contractEnded);
+      return refusals['no-contract'];
+    }
+    return openedSession({ ...session, classifications });
   }
 
   closed(socketId: number, code: number | null): void {

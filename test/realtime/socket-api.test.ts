@@ -6,6 +6,9 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { TestClient } from '../support/realtime.ts';
 import { assertResponseSchema } from '../support/schemas.ts';
 import { waitFor } from '../support/wait.ts';
+import { testDatabaseUrl } from '../support/database.ts';
+import { heldTransaction, lockWaiters } from '../support/races.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const ALL_SCOPES = [
   'socket.start',
@@ -410,6 +413,38 @@ test('a contract that ends narrows live sessions, and closes those left with not
   assert.equal(err.close, true);
   assert.equal((await c.closed).code, 4807);
 });
+
+test(
+  'a contract that ends while a ticket is being redeemed: the connection starts without it',
+  { skip: testDatabaseUrl ? false : 'needs transactions at once: PostgreSQL (NAMAZU_TEST_DATABASE_URL)' },
+  async () => {
+    const { accountId, key } = await accountWith(['telegram.earthquake', 'eew.forecast']);
+    const both = (await start(key, { classifications: ['telegram.earthquake', 'eew.forecast'] })).json;
+    const { db } = server.ctx;
+    // The redemption reads the contracts, then waits to open the session: the row is held.
+    const holding = heldTransaction(db, (q) =>
+      q.query('SELECT id FROM socket_sessions WHERE id = $1 FOR UPDATE', [both.websocket.id]),
+    );
+    await holding.started;
+    const c = new TestClient(both.websocket.url);
+    await lockWaiters(db, 1);
+    // The contract ends and is announced while the session is not open yet: no live session to narrow.
+    const { removeContract } = await import('../../src/accounts/contracts.ts');
+    const { channels } = await import('../../src/bus/types.ts');
+    await removeContract(db, accountId, 'eew.forecast');
+    await server.ctx.bus.publish(channels.contracts, JSON.stringify({ accountId }));
+    await sleep(300);
+    holding.release();
+    await holding.done;
+    const started = await c.next();
+    assert.equal(started.type, 'start');
+    assert.deepEqual(started.classifications, ['telegram.earthquake']);
+    const listed = (await call('GET', `/v2/socket?id=${both.websocket.id}`, key)).json!.items[0];
+    assert.deepEqual(listed.classifications, ['telegram.earthquake']);
+    c.ws.close();
+    await c.closed;
+  },
+);
 
 test('50 concurrent starts with a limit of 3: exactly 3 succeed', async () => {
   const { key } = await accountWith(['telegram.earthquake', 'eew.forecast', 'eew.warning']);
