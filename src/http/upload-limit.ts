@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from './errors.ts';
 import { sharedPlugin, sharedPlugins } from './plugins.ts';
+import { addressGroup } from './client-address.ts';
 
 /** Whether a request announces a body (a length above zero or a chunked transfer). */
 export function hasBody(request: FastifyRequest): boolean {
@@ -44,7 +45,7 @@ export const uploadLimit = sharedPlugin<UploadLimits>(sharedPlugins.uploadLimit,
   // authentication, the console's ingest form) is answered without ever holding a slot.
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!hasBody(request) || isSmallBody(request)) return payload;
-    const address = request.ip;
+    const address = addressGroup(request.ip);
     const mine = perAddress.get(address) ?? 0;
     if (mine >= limits.perAddress)
       throw new HttpError('TOO_MANY_REQUESTS', { headers: { 'retry-after': '5' } });

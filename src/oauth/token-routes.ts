@@ -16,6 +16,7 @@ import { asOAuthError, invalidRequest, OAuthError, sendOAuthError } from './toke
 import { REFRESH_TOKEN_MAX_AGE_MS, type Issuer } from './token-issuer.ts';
 import { acceptForms, formOf, FORM_BODY_LIMIT, type Params } from '../http/form.ts';
 import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
+import { addressGroup } from '../http/client-address.ts';
 
 /** How long a client record is reused at these endpoints before it is read again. */
 export const CLIENT_CACHE_MS = 5_000;
@@ -104,7 +105,7 @@ async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> 
 
     scope.addHook('onRequest', async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      const wait = await perIp.retryAfter([request.ip]);
+      const wait = await perIp.retryAfter([addressGroup(request.ip)]);
       if (wait > 0) throw tooManyFailures(wait);
     });
 
@@ -113,15 +114,15 @@ async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> 
       if (e.statusCode >= 500)
         request.log.error({ err, route: request.routeOptions.url }, 'oauth request failed');
       else if (e.statusCode !== 429 && e.code !== 'use_dpop_nonce') {
-        await perIp.fail([request.ip]);
-        await perClient.fail([`${request.ip} ${namedClient(request)}`]);
+        await perIp.fail([addressGroup(request.ip)]);
+        await perClient.fail([`${addressGroup(request.ip)} ${namedClient(request)}`]);
       }
       sendOAuthError(reply, e);
     });
 
     /** Refuses a request when its IP and client have failed too often; else parses its form. */
     const admit = async (request: FastifyRequest): Promise<Params> => {
-      const wait = await perClient.retryAfter([`${request.ip} ${namedClient(request)}`]);
+      const wait = await perClient.retryAfter([`${addressGroup(request.ip)} ${namedClient(request)}`]);
       if (wait > 0) throw tooManyFailures(wait);
       const form = formOf(request);
       if (!form)

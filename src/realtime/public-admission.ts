@@ -12,6 +12,7 @@
 import { Batches } from '../batches.ts';
 import type { Metrics } from '../metrics.ts';
 import type { FailureLimiter } from '../security/failure-limiter.ts';
+import { addressGroup } from '../http/client-address.ts';
 
 export type PublicTransport = 'websocket' | 'stream';
 
@@ -59,8 +60,9 @@ export class PublicAdmission {
     return this.held.size;
   }
 
-  /** Admits a new anonymous connection from `address`, or says why not. */
-  async admit(address: string, transport: PublicTransport): Promise<Admission> {
+  /** Admits a new anonymous connection from `from` (counted as its `addressGroup`), or says why not. */
+  async admit(from: string, transport: PublicTransport): Promise<Admission> {
+    const address = addressGroup(from);
     if (this.taken >= this.limits.maxConnections) return this.refuse('total', CAP_RETRY_AFTER_SECONDS);
     if ((this.perAddress.get(address) ?? 0) >= this.limits.maxPerAddress)
       return this.refuse('address', CAP_RETRY_AFTER_SECONDS);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
+import { addressGroup } from '../../src/http/client-address.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -83,4 +84,20 @@ test('without a trusted proxy, both record the peer and ignore the header', asyn
   } finally {
     await server.close();
   }
+});
+
+test('the per-address limits count an IPv6 address as its /64 network, an IPv4 one (mapped or not) as itself', () => {
+  const cases: [string, string][] = [
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['2001:0db8:0000:0000:ffff:0:0:2', '2001:db8:0:0::/64'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:3:4:198.51.100.2', '2001:db8:1:2::/64'],
+    ['64:ff9b::198.51.100.2', '64:ff9b:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['1::', '1:0:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ];
+  for (const [address, group] of cases) assert.equal(addressGroup(address), group, address);
 });

@@ -79,9 +79,12 @@ const wsUrl = (into: TestServer, query: string) =>
  * A GET on a connection of its own (fetch's pool may hold a spare connection that delays the
  * server's close): its status and headers once they arrive; `close` drops it.
  */
-function openGet(url: string): Promise<{ status: number; headers: IncomingHttpHeaders; close(): void }> {
+function openGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; close(): void }> {
   return new Promise((resolve, reject) => {
-    const req = get(url, { agent: false }, (res) => {
+    const req = get(url, { agent: false, headers }, (res) => {
       res.resume();
       resolve({ status: res.statusCode ?? 0, headers: res.headers, close: () => req.destroy() });
     }).on('error', reject);
@@ -270,6 +273,27 @@ test('anonymous connections are capped per address and in total, and new ones pe
     const metrics = await capped.ctx.metrics.registry.metrics();
     assert.match(metrics, /namazu_public_refused_total\{reason="rate"\} 1/);
     assert.match(metrics, /namazu_public_open_connections/);
+  } finally {
+    await capped.close();
+  }
+});
+
+test('an IPv6 client is capped as its /64 network, whichever of its addresses it connects from', async () => {
+  const capped = await startTestServer({
+    config: { publicClassifications: ['telegram.earthquake'], publicMaxPerAddress: 1, trustProxy: 1 },
+  });
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  try {
+    const url = `${capped.url}/v2/public/stream`;
+    const first = await openGet(url, from('2001:db8:1:2::1'));
+    assert.equal(first.status, 200);
+    const sameNetwork = await openGet(url, from('2001:db8:1:2:ffff:ffff:ffff:fffe'));
+    assert.equal(sameNetwork.status, 429, 'another address of the same /64 holds its cap');
+    const otherNetwork = await openGet(url, from('2001:db8:1:3::1'));
+    assert.equal(otherNetwork.status, 200, 'the next /64 is another client');
+    const otherIpv4 = await openGet(url, from('192.0.2.1'));
+    assert.equal(otherIpv4.status, 200);
+    for (const c of [first, otherNetwork, otherIpv4]) c.close();
   } finally {
     await capped.close();
   }

@@ -21,6 +21,7 @@ import { paths } from '../paths.ts';
 import { preSigninCsrf, preSigninCsrfValid, signIn } from '../signin/session-cookies.ts';
 import type { QueryOf } from '../visit.ts';
 import { authOrigin, sendErrorPage, sendPage, sendRedirect } from '../web.ts';
+import { addressGroup } from '../../http/client-address.ts';
 
 /** Sign-up, open or by invitation (docs/console.md "Sign-up"): the account area's page for newcomers. */
 
@@ -119,7 +120,7 @@ async function signupAllowed(
   reply: FastifyReply,
   lang: Lang,
 ) {
-  const wait = await signups.take(request.ip);
+  const wait = await signups.take(addressGroup(request.ip));
   if (wait <= 0) return true;
   reply.header('retry-after', String(wait));
   await sendErrorPage(reply, 429, accountText[lang].tooManySignups, retryHint(lang, wait), lang);

@@ -20,6 +20,7 @@ import { liveMessages } from './messages.ts';
 import { renderLivePage, renderQuakePage, renderTelegramPage } from './pages.ts';
 import { loadQuake, loadTrainingQuake, newestQuake, type StationPositions } from './quake.ts';
 import type { TelegramCache } from '../../telegrams/cache.ts';
+import { addressGroup } from '../../http/client-address.ts';
 
 /** Telegrams listed on the live view when it opens. */
 const RECENT = 30;
@@ -101,7 +102,11 @@ export async function liveArea(area: App, { ctx, live }: { ctx: AppContext; live
     if (!visit) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
     const { account, session } = visit;
     // Taken before anything else is awaited, and given back when the request ends however it ends.
-    const slot = live.feed.reserve({ accountId: account.id, address: request.ip, admin: account.isAdmin });
+    const slot = live.feed.reserve({
+      accountId: account.id,
+      address: addressGroup(request.ip),
+      admin: account.isAdmin,
+    });
     if (!slot) return sendErrorPage(reply, 429, liveMessages[languageOf(request)].tooMany);
     reply.raw.once('close', slot.release);
     const lastEventId = request.headers['last-event-id'];

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countSigninAttempt, defaultSigninLimits, forgiveSigninAttempt } from './signin-limits.ts';
 import type { AppContext } from '../../context.ts';
+import { addressGroup } from '../../http/client-address.ts';
 
 /** What a password attempt may do: refused for `retryAfter` seconds (0: not refused), else go on after `delayMs`. */
 export interface PasswordAttempt {
@@ -25,7 +26,7 @@ export async function countPasswordAttempt(
     ctx.clock,
     defaultSigninLimits,
     email,
-    request.ip,
+    addressGroup(request.ip),
   );
   const retryAfter = Math.ceil(verdict.waitMs / 1000);
   if (retryAfter > 0) reply.header('retry-after', String(retryAfter));
@@ -38,5 +39,5 @@ export function forgivePasswordAttempt(
   request: FastifyRequest,
   email: string,
 ): Promise<void> {
-  return forgiveSigninAttempt(ctx.db, ctx.pepper, email, request.ip);
+  return forgiveSigninAttempt(ctx.db, ctx.pepper, email, addressGroup(request.ip));
 }
