@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
 import { CredentialCache } from '../security/credential-cache.ts';
@@ -22,11 +23,15 @@ export async function findClientWithSecret(q: Queryable, clientId: string): Prom
 
 /**
  * Clients recently found, for a few seconds, so a burst of token requests from one client costs one
- * lookup. A client deleted meanwhile can still obtain tokens for at most `ttlMs`, and those tokens
- * are refused by resource servers, which check that the client still exists.
+ * lookup. A secret replaced or a client deleted is announced on the bus with the secret's digest
+ * (`forgetSecret`): its client is read again at its next request. A public client deleted meanwhile
+ * (it has no secret) can still obtain tokens for at most `ttlMs`, and those tokens are refused by
+ * resource servers, which check that the client still exists.
  */
 export class ClientCache {
   private readonly cache: CredentialCache<ClientWithSecret>;
+  /** The client id of each cached secret digest. */
+  private readonly bySecret: LRUCache<string, string>;
 
   constructor(
     private readonly q: Queryable,
@@ -35,14 +40,25 @@ export class ClientCache {
     maxEntries = 10_000,
   ) {
     this.cache = new CredentialCache(ttlMs, maxEntries, () => clock.now());
+    this.bySecret = new LRUCache({ max: maxEntries });
   }
 
   async find(clientId: string): Promise<ClientWithSecret | null> {
     const hit = this.cache.get(clientId);
     if (hit) return hit;
     const found = await findClientWithSecret(this.q, clientId);
-    if (found) this.cache.set(clientId, found);
-    else this.cache.delete(clientId);
+    if (found) {
+      this.cache.set(clientId, found);
+      if (found.secretDigest !== null) this.bySecret.set(found.secretDigest, clientId);
+    } else this.cache.delete(clientId);
     return found;
+  }
+
+  /** A secret was replaced or its client deleted: its client is read again at its next request. */
+  forgetSecret(digest: string): void {
+    const clientId = this.bySecret.get(digest);
+    if (clientId === undefined) return;
+    this.bySecret.delete(digest);
+    this.cache.delete(clientId);
   }
 }

@@ -71,27 +71,31 @@ export async function updateClient(
 }
 
 /**
- * Gives a confidential client a new secret (returned once; the old one stops at once). Null when
- * the account has no such live confidential client.
+ * Gives a confidential client a new secret (returned once) and the digest of the one it replaces,
+ * to announce so that the token endpoints' caches drop it at once. Null when the account has no
+ * such live confidential client.
  */
 export async function rotateClientSecret(
   q: Queryable,
   pepper: Buffer,
   accountId: number,
   id: number,
-): Promise<string | null> {
+): Promise<{ secret: string; replacedDigest: string | null } | null> {
   const secret = newSecret(prefixes.clientSecret);
-  const rows = await q.query(
-    `UPDATE oauth_clients SET secret_digest = $3
-      WHERE id = $1 AND account_id = $2 AND type = 'confidential' AND revoked_at IS NULL RETURNING id`,
+  const rows = await q.query<{ replaced: string | null }>(
+    `UPDATE oauth_clients c SET secret_digest = $3
+       FROM (SELECT id, secret_digest FROM oauth_clients WHERE id = $1 FOR UPDATE) old
+      WHERE c.id = old.id AND c.account_id = $2 AND c.type = 'confidential' AND c.revoked_at IS NULL
+      RETURNING old.secret_digest AS replaced`,
     [id, accountId, digestSecret(pepper, secret)],
   );
-  return rows.length > 0 ? secret : null;
+  return rows[0] ? { secret, replacedDigest: rows[0].replaced } : null;
 }
 
 /**
  * Deletes a client: every token issued to it and every authorization given to it go with it, in
- * one transaction. Returns the deleted token digests (to announce on the bus), or null when the
+ * one transaction. Returns the digests of the deleted tokens and of its secret (to announce on the
+ * bus: caches drop them), or null when the
  * account has no such live client. The row stays, marked revoked, so its client id is never reissued.
  * Codes and tokens are deleted before the authorizations, as a code redemption locks them (its code
  * row, then the authorization's key): deleting the authorizations first, and their codes by cascade,
@@ -99,19 +103,23 @@ export async function rotateClientSecret(
  */
 export async function deleteClient(db: Db, accountId: number, id: number): Promise<string[] | null> {
   return db.tx(async (q) => {
-    const rows = await q.query<{ client_id: string }>(
-      `UPDATE oauth_clients SET revoked_at = now(), secret_digest = NULL
-        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING client_id`,
+    const rows = await q.query<{ client_id: string; secret: string | null }>(
+      `UPDATE oauth_clients c SET revoked_at = now(), secret_digest = NULL
+         FROM (SELECT id, secret_digest FROM oauth_clients WHERE id = $1 FOR UPDATE) old
+        WHERE c.id = old.id AND c.account_id = $2 AND c.revoked_at IS NULL
+        RETURNING c.client_id, old.secret_digest AS secret`,
       [id, accountId],
     );
     const clientId = rows[0]?.client_id;
     if (clientId === undefined) return null;
+    const secret = rows[0]!.secret;
     await q.query('DELETE FROM oauth_codes WHERE client_id = $1', [clientId]);
     const tokens = await q.query<{ digest: string }>(
       'DELETE FROM oauth_tokens WHERE client_id = $1 RETURNING digest',
       [clientId],
     );
     await q.query('DELETE FROM oauth_grants WHERE client_id = $1', [clientId]);
-    return tokens.map((t) => t.digest);
+    const digests = tokens.map((t) => t.digest);
+    return secret === null ? digests : [...digests, secret];
   });
 }

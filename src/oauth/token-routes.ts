@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { FailureLimiter } from '../security/failure-limiter.ts';
+import { busCodecs } from '../bus/codecs.ts';
 import { ClientCache } from '../issuer/client-cache.ts';
 import { AccountTokenWriter } from '../issuer/token-batch.ts';
 import type { AppContext } from '../context.ts';
@@ -88,6 +89,11 @@ async function registerTokenEndpoints(app: App, ctx: AppContext): Promise<void> 
   const perIp = failureLimiter('token-ip', FAILURE_LIMITS.perIp);
   const perClient = failureLimiter('token-ip-client', FAILURE_LIMITS.perIpAndClient);
   onStop(app, 'onClose', scheduleTokenCleanup(ctx));
+  // A client secret replaced or deleted on any process stops here at once.
+  const unsubscribe = await busCodecs.revoked.subscribe(ctx.bus, ({ digest }) =>
+    issuer.clients.forgetSecret(digest),
+  );
+  onStop(app, 'onClose', unsubscribe);
   for (const path of [TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])
     renderPathErrors(app, path, (reply, status) =>
       sendOAuthError(reply, new OAuthError('invalid_request', 'unknown endpoint', {}, status)),

@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/clock.ts';
 import type { SqlParam } from '../../src/db/types.ts';
 import { Browser, parseForms, signedInBrowser } from '../support/browser.ts';
 import { testFetch } from '../support/fetch.ts';
+import { basic } from '../support/oauth.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -26,6 +27,19 @@ before(async () => {
   browser = await signedInBrowser(server.url, user.email, user.password);
 });
 after(() => server.close());
+
+/** A client_credentials request to the token endpoint, authenticated with Basic; its JSON answer. */
+async function tokenRequest(clientId: string, secret: string): Promise<{ error?: string }> {
+  const res = await testFetch(`${server.url}/account/oauth2/v1/token`, {
+    method: 'POST',
+    headers: {
+      authorization: basic(clientId, secret),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  return (await res.json()) as { error?: string };
+}
 
 const count = async (sql: string, params: SqlParam[] = []) =>
   (await server.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params))[0]!.n;
@@ -264,11 +278,17 @@ describe('OAuth clients', () => {
 
     const view = await page(`/account/clients/${row.id}`);
     assert.ok(!view.includes(secret), 'the secret is never shown again');
+    // The token endpoint authenticates the client (and keeps it a moment): the grant is not its.
+    const asClient = (s: string) => tokenRequest(clientId, s);
+    assert.equal((await asClient(secret)).error, 'unauthorized_client');
     const rotated = await browser.submit(view, `/account/clients/${row.id}/secret`);
     assert.equal(rotated.status, 200);
     const secret2 = /<code id="new-secret">(CSt\.[^<]+)<\/code>/.exec(await rotated.text())![1]!;
     assert.equal(await verifyClientSecret(db, pepper, clientId, secret), false);
     assert.equal(await verifyClientSecret(db, pepper, clientId, secret2), true);
+    // The old secret stops at once at the token endpoint too; the new one works there at once.
+    assert.equal((await asClient(secret)).error, 'invalid_client');
+    assert.equal((await asClient(secret2)).error, 'unauthorized_client');
 
     const edit = parseForms(view).find((f) => f.action.endsWith(`/account/clients/${row.id}`))!;
     const bad = await browser.post(edit.action, [
@@ -291,6 +311,7 @@ describe('OAuth clients', () => {
     const del = await browser.submit(view, `/account/clients/${row.id}/delete`);
     assert.equal(del.status, 303);
     assert.equal(await verifyClientSecret(db, pepper, clientId, secret2), false);
+    assert.equal((await asClient(secret2)).error, 'invalid_client');
     assert.equal((await browser.get(`${server.url}/account/clients/${row.id}`)).status, 404);
   });
 

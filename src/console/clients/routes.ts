@@ -242,9 +242,10 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const { visit } = request;
     const client = await ownClient(ctx, reply, visit, request.params.id);
     if (!client) return reply;
-    const secret = await rotateClientSecret(ctx.db, ctx.pepper, visit.account.id, client.id);
-    if (secret === null) return sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
-    return showClient(ctx, reply, 200, visit, client, { secret });
+    const rotated = await rotateClientSecret(ctx.db, ctx.pepper, visit.account.id, client.id);
+    if (rotated === null) return sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
+    if (rotated.replacedDigest !== null) await announceRevoked(ctx.bus, [rotated.replacedDigest]);
+    return showClient(ctx, reply, 200, visit, client, { secret: rotated.secret });
   });
 
   area.post<ClientParams>(paths.clientDelete, onClient, async (request, reply) => {
