@@ -109,11 +109,27 @@ export class JmaFeedSource {
 
   private async loop(): Promise<void> {
     const signal = this.stopping.signal;
+    let loadFailures = 0;
     while (!signal.aborted) {
-      await this.exclusive(async () => {
-        for (const feed of this.feeds) if (feed.dueAt <= Date.now() && !signal.aborted) await this.poll(feed);
-      });
-      const next = Math.min(...this.feeds.map((f) => f.dueAt));
+      let next: number;
+      try {
+        await this.exclusive(async () => {
+          for (const feed of this.feeds)
+            if (feed.dueAt <= Date.now() && !signal.aborted) await this.poll(feed);
+        });
+        loadFailures = 0;
+        next = Math.min(...this.feeds.map((f) => f.dueAt));
+      } catch (err) {
+        // The stored positions could not be read (database unavailable): tried again with backoff.
+        if (signal.aborted) break;
+        loadFailures++;
+        const retryMs = backoffDelay(loadFailures, this.options.intervalMs / 4, MAX_BACKOFF_MS);
+        this.deps.log.warn(
+          { reason: (err as Error).message, retryMs },
+          'JMA feed positions not loaded; backing off',
+        );
+        next = Date.now() + retryMs;
+      }
       await sleep(Math.max(0, next - Date.now()), undefined, { signal }).catch(() => {});
     }
   }
@@ -139,8 +155,14 @@ export class JmaFeedSource {
     }
   }
 
-  private isHandled(id: string): boolean {
-    return this.feeds.some((f) => f.handled.has(id));
+  /**
+   * Whether another feed (or this one) has handled the entry. A long-term feed's record counts only
+   * for long-term feeds: its first record holds entries it never fetched (history, or an entry a
+   * high-frequency feed failed to fetch or had not polled yet), which a high-frequency feed must
+   * still ingest.
+   */
+  private isHandled(id: string, asking: Feed): boolean {
+    return this.feeds.some((f) => (asking.long || !f.long) && f.handled.has(id));
   }
 
   private async poll(feed: Feed): Promise<void> {
@@ -193,12 +215,12 @@ export class JmaFeedSource {
     const baseline = position === null && feed.long;
     let complete = true;
     for (const entry of [...entries].reverse()) {
-      if (this.isHandled(entry.id) || baseline) continue;
+      if (this.isHandled(entry.id, feed) || baseline) continue;
       if (await this.ingestEntry(feed, entry)) feed.handled.add(entry.id);
       else complete = false;
     }
     // Only the entries still listed are kept: an entry that left the feed never comes back.
-    const handled = entries.map((e) => e.id).filter((id) => baseline || this.isHandled(id));
+    const handled = entries.map((e) => e.id).filter((id) => baseline || this.isHandled(id, feed));
     feed.handled = new Set(handled);
     // With an entry left to retry, the old validators stay, so the next poll sees the feed again.
     feed.position = {
@@ -238,7 +260,8 @@ export class JmaFeedSource {
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
       });
-      if (result.status !== 'ok') throw new FetchFailed('unexpected 304', false);
+      // A 304 to a request that was not conditional (a cache in the way): nothing was read, try again.
+      if (result.status !== 'ok') throw new FetchFailed('unexpected 304', true);
       body = result.body;
     } catch (err) {
       if (!(err instanceof FetchFailed)) throw err;

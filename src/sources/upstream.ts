@@ -21,6 +21,12 @@ const MAX_API_BYTES = 4 * 1024 * 1024;
 const REMEMBERED_IDS = 10_000;
 /** An upstream pings every 30 s by default; this much silence means the connection is dead. */
 const SILENCE_MS = 150_000;
+/**
+ * Bodies of live telegrams waiting in the queue (behind a catch-up, a slow ingest) beyond which the
+ * sockets stop being read until the queue drains: a body of a few bytes may decompress to the
+ * telegram size limit, so a count of messages alone would not bound memory.
+ */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 /** Close codes by which an upstream refuses a session (docs/realtime.md "Protocol"). */
 const REFUSALS = new Set([4400, 4404, 4409, 4640, 4641, 4807, 4808, 4891]);
 
@@ -76,6 +82,8 @@ export class UpstreamRelay {
   private readonly sockets = new Set<WebSocket>();
   private readonly seen = new Set<string>();
   private queue: Promise<void> = Promise.resolve();
+  /** Bytes of the live bodies in the queue (MAX_QUEUED_BYTES). */
+  private queuedBytes = 0;
   private recoveryQueued = false;
   private loops: Promise<void>[] = [];
   private readonly positionKey: string;
@@ -124,12 +132,13 @@ export class UpstreamRelay {
     const signal = this.stopping.signal;
     let failures = 0;
     let saidDown = false;
+    const maxMs = this.options.retryMaxMs ?? 60_000;
     while (!signal.aborted) {
-      let opened = false;
+      let openedAt: number | null = null;
       let refused = false;
       try {
         const code = await this.session(index, () => {
-          opened = true;
+          openedAt = Date.now();
           if (saidDown) log.info({ connection: index }, 'upstream reachable again');
           saidDown = false;
         });
@@ -145,15 +154,13 @@ export class UpstreamRelay {
         saidDown = true;
       }
       if (signal.aborted) break;
-      // After a session that ended (an upstream restart, a network cut) the next attempt comes
-      // soon; after a failure or a refusal (a full connection limit, an ended contract) the wait
-      // grows, so the upstream is not hammered.
-      failures = opened && !refused ? 1 : failures + 1;
-      const delay = backoffDelay(
-        failures,
-        this.options.retryBaseMs ?? 1000,
-        this.options.retryMaxMs ?? 60_000,
-      );
+      // After a session that lasted (an upstream restart, a network cut) the next attempt comes
+      // soon; after a failure, a refusal (a full connection limit, an ended contract) or a session
+      // ended before the longest wait had passed (an upstream that closes every socket as it opens)
+      // the wait grows, so the upstream is not hammered.
+      const lasted = openedAt !== null && Date.now() - openedAt >= maxMs;
+      failures = lasted && !refused ? 1 : failures + 1;
+      const delay = backoffDelay(failures, this.options.retryBaseMs ?? 1000, maxMs);
       await sleep(delay, undefined, { signal }).catch(() => {});
     }
   }
@@ -224,6 +231,8 @@ export class UpstreamRelay {
     } catch {
       return;
     }
+    // JSON, but not a message (`null`, a number, an array): ignored like unparseable text.
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
     heardFrom(this.deps, SOURCE);
     if (message.type === 'start') {
       // The socket carries what the upstream commits after its `start`, not after the WebSocket
@@ -242,7 +251,18 @@ export class UpstreamRelay {
         this.reject(String(message.id), (err as Error).message);
         return;
       }
-      void this.enqueue(() => this.ingest(received)).catch(() => {});
+      const bytes = received.body.length;
+      this.queuedBytes += bytes;
+      if (this.queuedBytes > MAX_QUEUED_BYTES) for (const socket of this.sockets) socket.pause();
+      void this.enqueue(async () => {
+        try {
+          await this.ingest(received);
+        } finally {
+          this.queuedBytes -= bytes;
+          if (this.queuedBytes <= MAX_QUEUED_BYTES)
+            for (const socket of this.sockets) if (socket.isPaused) socket.resume();
+        }
+      }).catch(() => {});
     }
   }
 
@@ -315,13 +335,17 @@ export class UpstreamRelay {
     this.deps.log.warn({ upstreamId: id, reason }, 'upstream telegram refused');
   }
 
-  private list(cursor: string | null, limit: number) {
+  private async list(cursor: string | null, limit: number) {
     const query = new URLSearchParams({ limit: String(limit), test: 'including', formatMode: 'raw' });
     if (cursor !== null) query.set('cursorToken', cursor);
-    return this.api<{
+    const page = await this.api<{
       items: { id: string; classification: string; head: Head; format: string | null; url: string }[];
       nextPooling: string;
     }>('GET', `/v2/telegram?${query}`);
+    // A page the relay cannot follow must not become its position: that would stop every recovery.
+    if (!Array.isArray(page.items) || typeof page.nextPooling !== 'string' || page.nextPooling === '')
+      throw new Error('upstream GET /v2/telegram: an answer without items or nextPooling');
+    return page;
   }
 
   private async fetchBody(url: string): Promise<Buffer> {

@@ -16,8 +16,10 @@ export interface FakeUpstream {
   list: Handler;
   /** Answers every other GET (default: 404). */
   other: Handler;
+  /** Called with every socket once it was sent `start` (default: nothing). */
+  onSocket: (ws: WebSocket) => void;
   /** Sends a message on every open socket. */
-  send(message: object): void;
+  send(message: object | null): void;
   readonly sockets: number;
   close(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export async function startFakeUpstream(host = '127.0.0.1'): Promise<FakeUpstrea
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => {});
     ws.send(JSON.stringify({ type: 'start', socketId: 1, classifications: ['telegram.earthquake'] }));
+    fake.onSocket(ws);
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
@@ -57,6 +60,7 @@ export async function startFakeUpstream(host = '127.0.0.1'): Promise<FakeUpstrea
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ status: 'ok', items: [], nextPooling: 'empty' })),
     other: (_req, res) => res.writeHead(404).end(),
+    onSocket: () => {},
     send(message) {
       for (const ws of sockets) ws.send(JSON.stringify(message));
     },

@@ -12,7 +12,7 @@ import { jmaXmlRoot } from '../support/fixtures.ts';
 export const REAL = join(jmaXmlRoot, 'real-operational');
 
 /** How a path is answered: normally, or one of the failures the source must survive. */
-export type Behaviour = 'normal' | 'error-500' | 'hang' | 'truncated' | 'huge' | 'malformed';
+export type Behaviour = 'normal' | 'error-500' | 'hang' | 'truncated' | 'huge' | 'malformed' | 'not-modified';
 
 export interface FeedServer {
   origin: string;
@@ -159,6 +159,10 @@ function misbehave(res: ServerResponse, mode: Exclude<Behaviour, 'normal'>): voi
       push();
       return;
     }
+    case 'not-modified':
+      // A cache in the way answers 304 even to a request that is not conditional.
+      res.writeHead(304).end();
+      return;
     case 'malformed':
       res.writeHead(200, { 'content-type': 'application/atom+xml' });
       res.end('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><id>x</id></feed>');

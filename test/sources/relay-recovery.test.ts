@@ -1,0 +1,165 @@
+/**
+ * The upstream relay against a broken or hostile upstream (the stand-in of fake-upstream.ts): a
+ * message that is JSON but not an object, sessions the upstream ends as soon as they open, a list
+ * answer without `nextPooling`, and a flood of small messages that each decompress to a large body.
+ * None may stop the relay, lose its position, make it hammer the upstream or hold unbounded memory.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, afterEach, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { loadPosition, savePosition } from '../../src/sources/positions.ts';
+import { UpstreamRelay, type UpstreamOptions } from '../../src/sources/upstream.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { REAL } from './feed-server.ts';
+import { listItem, startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
+
+const QUAKE = readFileSync(join(REAL, '20210216071046_0_VXSE53_270000.xml'));
+const MiB = 1024 * 1024;
+
+let server: TestServer;
+let upstream: FakeUpstream;
+let relay: UpstreamRelay | undefined;
+
+before(async () => {
+  server = await startTestServer({ listen: false });
+});
+after(() => server.close());
+afterEach(async () => {
+  await relay?.stop();
+  relay = undefined;
+  await upstream.close();
+  await server.ctx.db.query('DELETE FROM telegrams');
+  await server.ctx.db.query('DELETE FROM source_positions');
+});
+
+function startRelay(options: Partial<UpstreamOptions> = {}): void {
+  relay = new UpstreamRelay(server.ctx, {
+    url: upstream.origin,
+    credential: { apiKey: 'upstream-key' },
+    classifications: ['telegram.earthquake'],
+    connections: 1,
+    timeoutMs: 5000,
+    retryBaseMs: 100,
+    retryMaxMs: 2000,
+    ...options,
+  });
+  relay.start();
+}
+
+const storedXml = async () =>
+  (await server.ctx.db.query<{ n: number }>(`SELECT count(*) AS n FROM telegrams WHERE format = 'xml'`))[0]!
+    .n;
+
+const socketStarts = () =>
+  upstream.requests.filter((r) => r.method === 'POST' && r.path === '/v2/socket').length;
+
+test('a message that is JSON null is ignored; the next telegram is relayed', async () => {
+  upstream = await startFakeUpstream();
+  startRelay();
+  await waitFor(() => upstream.sockets > 0, { timeout: 10_000, message: 'the relay connected' });
+  upstream.send(null);
+  upstream.send({
+    type: 'data',
+    version: '2.0',
+    id: 'after-null',
+    classification: 'telegram.earthquake',
+    head: { type: 'VXSE53', author: 'JPOS', time: '2026-11-23T00:00:00Z', designation: null, test: false },
+    format: 'xml',
+    compression: 'gzip',
+    encoding: 'base64',
+    body: gzipSync(QUAKE).toString('base64'),
+  });
+  await waitFor(async () => (await storedXml()) === 1, { timeout: 10_000, message: 'the telegram stored' });
+  assert.equal(socketStarts(), 1, 'the connection was kept');
+});
+
+for (const code of [4503, 1000]) {
+  test(`an upstream that ends every session as it opens (close ${code}) is not hammered: the wait grows`, async () => {
+    upstream = await startFakeUpstream();
+    upstream.onSocket = (ws) => ws.close(code);
+    startRelay();
+    await sleep(3000);
+    // Growing waits (0.1, 0.2, 0.4, 0.8, 1.6 s, then 2 s, each with jitter down to half): a handful of
+    // sessions in 3 s. A wait reset after each session would make one every 0.1 s.
+    const starts = socketStarts();
+    assert.ok(starts >= 2 && starts <= 10, `${starts} sessions started in 3 s`);
+  });
+}
+
+test('a list answer without nextPooling is a failure: no empty position is stored, no cursor "undefined" sent', async () => {
+  upstream = await startFakeUpstream();
+  let lists = 0;
+  upstream.list = (_req, res) => {
+    lists++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // The first answer lacks nextPooling; the following ones are right.
+    res.end(
+      JSON.stringify(
+        lists === 1 ? { status: 'ok', items: [] } : { status: 'ok', items: [], nextPooling: 'p' },
+      ),
+    );
+  };
+  startRelay({ advanceEveryMs: 100 });
+  await waitFor(() => lists >= 4, { timeout: 10_000, message: 'four list requests' });
+  const cursors = upstream.requests
+    .filter((r) => r.path.startsWith('/v2/telegram'))
+    .map((r) => new URL(r.path, upstream.origin).searchParams.get('cursorToken'));
+  assert.ok(!cursors.includes('undefined'), `cursors sent: ${cursors.join(', ')}`);
+  assert.deepEqual(await loadPosition(server.ctx.db, `upstream ${upstream.origin}`), { nextPooling: 'p' });
+});
+
+test('a flood of small messages that decompress to 16 MiB each, while a catch-up runs: memory stays bounded', async () => {
+  upstream = await startFakeUpstream();
+  // The catch-up that `start` begins takes 4 s: everything the socket delivers meanwhile waits.
+  let answerList: () => void = () => {};
+  const listAnswered = new Promise<void>((resolve) => (answerList = resolve));
+  upstream.list = (_req, res, url) => {
+    const first = url.searchParams.get('cursorToken') === 'start';
+    const answer = () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          status: 'ok',
+          items: first ? [listItem('flood', `${upstream.origin}/v1/gone`)] : [],
+          nextPooling: 'after',
+        }),
+      );
+    if (first) void listAnswered.then(answer);
+    else answer();
+  };
+  // The flood's telegram is gone upstream: once the catch-up has skipped it, every copy is skipped.
+  upstream.other = (_req, res) => res.writeHead(404).end();
+  await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'start' });
+  const body = gzipSync(Buffer.alloc(16 * MiB, 0x20)).toString('base64');
+  const flood = {
+    type: 'data',
+    version: '2.0',
+    id: 'flood',
+    classification: 'telegram.earthquake',
+    head: { type: 'VXSE53', author: 'JPOS', time: '2026-11-23T00:00:00Z', designation: null, test: false },
+    format: 'xml',
+    compression: 'gzip',
+    encoding: 'base64',
+    body,
+  };
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  try {
+    startRelay({ timeoutMs: 30_000 });
+    await waitFor(() => upstream.sockets > 0, { timeout: 10_000, message: 'the relay connected' });
+    for (let i = 0; i < 48; i++) upstream.send(flood);
+    await sleep(3000);
+  } finally {
+    clearInterval(sampler);
+  }
+  answerList();
+  const growth = (Math.max(peak, process.memoryUsage().rss) - before) / MiB;
+  // 48 bodies of 16 MiB held at once would be 768 MiB.
+  assert.ok(growth < 256, `RSS grew ${growth.toFixed(0)} MiB`);
+  await waitFor(() => upstream.sockets > 0, { message: 'the relay still connected' });
+});
