@@ -15,6 +15,8 @@ export class FetchFailed extends CodedError {
     message: string,
     /** True when asking again later may succeed (network, time-out, 5xx, 429). */
     readonly transient: boolean,
+    /** The HTTP status of an answer that was an error. */
+    readonly status: number | null = null,
   ) {
     super('FETCH_FAILED', { message });
   }
@@ -107,6 +109,7 @@ export async function boundedGet(req: BoundedGet): Promise<FetchResult> {
     throw new FetchFailed(
       `HTTP ${res.status}`,
       res.status >= 500 || res.status === 429 || res.status === 408,
+      res.status,
     );
   const header = (name: string) => {
     const v = res.headers[name];

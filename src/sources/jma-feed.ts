@@ -15,6 +15,7 @@ const MAX_FEED_BYTES = 16 * 1024 * 1024;
 const MAX_BACKOFF_MS = 15 * 60_000;
 /** Names the software to JMA's servers, as a polite client does. */
 const USER_AGENT = 'Namazu (JMA feed source)';
+const ENTRY_GRACE_MS = 10 * 60_000;
 
 export interface JmaFeedOptions {
   urls: readonly string[];
@@ -22,6 +23,13 @@ export interface JmaFeedOptions {
   /** Time-out of one request, headers and body (default 30 s). */
   timeoutMs?: number;
   maxFeedBytes?: number;
+  /**
+   * How long an entry whose answer looks final (an HTTP 4xx, an answer that is not XML, XML the
+   * ingest refuses) is fetched again at each poll before it is skipped for good (default 10 min):
+   * a file listed before it reached every server of the host, or read while being written, is no
+   * telegram lost.
+   */
+  entryGraceMs?: number;
 }
 
 /** What is kept per feed: its validators and the ids of its current entries already handled. */
@@ -72,6 +80,8 @@ export class JmaFeedSource {
   private running: Promise<void> | undefined;
   private busy: Promise<unknown> = Promise.resolve();
   private unreachable = false;
+  /** Entries whose answer looked final, by id: when it first did (`entryGraceMs`). */
+  private readonly failingSince = new Map<string, number>();
 
   constructor(
     private readonly deps: SourceDeps,
@@ -222,6 +232,10 @@ export class JmaFeedSource {
     // Only the entries still listed are kept: an entry that left the feed never comes back.
     const handled = entries.map((e) => e.id).filter((id) => baseline || this.isHandled(id, feed));
     feed.handled = new Set(handled);
+    // An entry that left the feed during its grace is not asked about again.
+    const graceMs = this.options.entryGraceMs ?? ENTRY_GRACE_MS;
+    for (const [id, since] of this.failingSince)
+      if (Date.now() - since > 2 * graceMs) this.failingSince.delete(id);
     // With an entry left to retry, the old validators stay, so the next poll sees the feed again.
     feed.position = {
       etag: complete ? result.etag : (position?.etag ?? null),
@@ -239,9 +253,22 @@ export class JmaFeedSource {
   private async ingestEntry(feed: Feed, entry: AtomEntry): Promise<boolean> {
     const { log, metrics } = this.deps;
     const refuse = (url: string, reason: string) => {
+      this.failingSince.delete(entry.id);
       metrics.sourceRejections.inc({ source: SOURCE });
       log.warn({ url, entry: entry.id, reason }, 'JMA feed entry skipped');
       return true;
+    };
+    // An answer that looks final: tried again at the next poll until the grace has passed.
+    const refuseAfterGrace = (url: string, reason: string) => {
+      const now = Date.now();
+      const since = this.failingSince.get(entry.id) ?? now;
+      if (now - since >= (this.options.entryGraceMs ?? ENTRY_GRACE_MS)) return refuse(url, reason);
+      this.failingSince.set(entry.id, since);
+      log.info(
+        { url, entry: entry.id, reason },
+        'JMA feed entry not usable yet; fetched again at the next poll',
+      );
+      return false;
     };
     let url: string;
     try {
@@ -270,21 +297,18 @@ export class JmaFeedSource {
         log.debug({ url, reason: err.message }, 'JMA feed entry not fetched; tried again at the next poll');
         return false;
       }
-      metrics.sourceRejections.inc({ source: SOURCE });
-      log.warn({ url, reason: err.message }, 'JMA feed entry could not be fetched; skipped');
-      return true;
+      // An HTTP error may pass (a file not on every server yet); a redirect elsewhere, a body over
+      // the limit will not.
+      return err.status === null ? refuse(url, err.message) : refuseAfterGrace(url, err.message);
     }
     metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
-    if (!startsAsXml(body)) return refuse(url, 'the answer is not XML');
+    if (!startsAsXml(body)) return refuseAfterGrace(url, 'the answer is not XML');
     const outcome = await ingestTelegram({ ...this.deps, source: SOURCE }, body, {
       fileName: fileNameOf(url),
       receivedTime: this.deps.clock.now(),
     });
-    if (!outcome.ok) {
-      metrics.sourceRejections.inc({ source: SOURCE });
-      log.warn({ url, reason: outcome.reason }, 'JMA feed entry refused by the ingest');
-      return true;
-    }
+    if (!outcome.ok) return refuseAfterGrace(url, `refused by the ingest: ${outcome.reason}`);
+    this.failingSince.delete(entry.id);
     if (!outcome.stored.duplicate) broughtTelegram(this.deps, SOURCE);
     return true;
   }

@@ -116,3 +116,34 @@ test('an entry answered 304 without having been asked conditionally is fetched a
   assert.equal(feed.count(odd), 2);
   assert.equal(await storedCount(), 2);
 });
+
+test('an entry listed before its file is there (404) is fetched again and stored once it answers', async () => {
+  feed = await startFeedServer();
+  feed.entries = FILES.slice(0, 2);
+  const early = `/data/${FILES[1]}`;
+  feed.behaviour.set(early, 'not-found');
+  const s = source();
+  await s.pollOnce();
+  assert.equal(await storedCount(), 1);
+  feed.behaviour.clear();
+  await s.pollOnce();
+  assert.equal(feed.count(early), 2);
+  assert.equal(await storedCount(), 2);
+});
+
+test('an entry that answers 404 past the grace is skipped for good', async () => {
+  feed = await startFeedServer();
+  feed.entries = FILES.slice(0, 2);
+  const gone = `/data/${FILES[1]}`;
+  feed.behaviour.set(gone, 'not-found');
+  const s = source({ entryGraceMs: 300 });
+  await s.pollOnce();
+  await s.pollOnce();
+  assert.equal(feed.count(gone), 2, 'fetched again within the grace');
+  await sleep(350);
+  await s.pollOnce();
+  feed.behaviour.clear();
+  await s.pollOnce();
+  assert.equal(feed.count(gone), 3, 'not fetched once skipped');
+  assert.equal(await storedCount(), 1);
+});

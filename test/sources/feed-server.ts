@@ -12,7 +12,8 @@ import { jmaXmlRoot } from '../support/fixtures.ts';
 export const REAL = join(jmaXmlRoot, 'real-operational');
 
 /** How a path is answered: normally, or one of the failures the source must survive. */
-export type Behaviour = 'normal' | 'error-500' | 'hang' | 'truncated' | 'huge' | 'malformed' | 'not-modified';
+export type Behaviour =
+  'normal' | 'error-500' | 'hang' | 'truncated' | 'huge' | 'malformed' | 'not-modified' | 'not-found';
 
 export interface FeedServer {
   origin: string;
@@ -159,6 +160,10 @@ function misbehave(res: ServerResponse, mode: Exclude<Behaviour, 'normal'>): voi
       push();
       return;
     }
+    case 'not-found':
+      // Listed before the file reached this server of the host.
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>');
+      return;
     case 'not-modified':
       // A cache in the way answers 304 even to a request that is not conditional.
       res.writeHead(304).end();

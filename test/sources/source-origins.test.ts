@@ -99,6 +99,8 @@ test('feed: links and redirects to another origin are not followed; a text answe
     urls: [`${origin}/feed.xml`],
     intervalMs: 60_000,
     timeoutMs: 5000,
+    // The text answer is refused at once, as the links elsewhere are (no grace to wait through).
+    entryGraceMs: 0,
   });
   stops.push(() => source.stop());
   await source.pollOnce();
