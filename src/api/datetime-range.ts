@@ -1,6 +1,14 @@
 import { badQuery } from '../http/errors.ts';
+import { EARLIEST_TIME, LATEST_TIME } from '../telegrams/read.ts';
 
 const DATETIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(Z|[+-]\d\d:\d\d)?$/;
+
+/**
+ * A bound moved into the instants both database engines hold (years 0001 to 9999 in UTC), which
+ * selects the same telegrams: none was received before or after them.
+ */
+const held = (d: Date | undefined) =>
+  d && new Date(Math.min(Math.max(d.getTime(), EARLIEST_TIME), LATEST_TIME));
 
 /**
  * `datetime` range `<start>~<end>` (end exclusive, either side optional). Times without an offset
@@ -13,7 +21,7 @@ export function parseDatetimeRange(raw: string | undefined): { from?: Date; befo
   const [from, before] = parts.map((p) => (p === '' ? undefined : parseJapanTime(p)));
   if (from && before && from.getTime() >= before.getTime()) throw badQuery('datetime');
   if (!from && !before) throw badQuery('datetime');
-  return { from, before };
+  return { from: held(from), before: held(before) };
 }
 
 function parseJapanTime(s: string): Date {

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyReply,
+  type FastifyRequest,
 } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { authentication } from './authentication.ts';
@@ -94,24 +95,37 @@ export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): 
       .send(errorBody(status, message, ctx.clock.now()));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  /**
+   * A request that reached no route: 404, or 405 for a known path, in the format of the surface its
+   * path belongs to (the envelope by default).
+   */
+  const noRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     let code: ErrorCode = methods.knows(path) ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND';
     // Once the server stops, the real-time endpoint passes every upgrade on: come back, not "no such path".
     if (ctx.stopping.aborted && request.headers.upgrade !== undefined) code = 'BUSY';
-    const { status } = errorCatalogue[code];
-    const message = catalogueMessage(code);
-    reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send(errorBody(status, message, ctx.clock.now()));
+    sendNotFound(
+      app,
+      request.url,
+      reply,
+      errorCatalogue[code].status,
+      catalogueMessage(code),
+      ctx.clock.now(),
+    );
+  };
+  // Answered before its body is read: no route reads it, so a body that does not parse (or is too
+  // large) never turns the 404 or 405 into a 400 or 413.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) noRoute(request, reply);
+    else done();
   });
+  app.setNotFoundHandler(noRoute);
 
   for (const plugin of plugins) await app.register(plugin, { ctx });
   return app;
 }
 
-/** A 404 for a request that reached no route, in its surface's format (the envelope by default). */
+/** An error for a request that reached no route, in its surface's format (the envelope by default). */
 function sendNotFound(
   app: App,
   url: string,

@@ -78,7 +78,7 @@ export function readTelegram(
   let statedTime: number | undefined;
   if (hints.time !== undefined) {
     statedTime = Date.parse(hints.time);
-    if (Number.isNaN(statedTime)) return reject(`invalid time "${hints.time}"`);
+    if (!storableTime(statedTime)) return reject(`invalid time "${hints.time}"`);
   }
 
   const { header, payload } = splitHeader(raw);
@@ -118,7 +118,7 @@ export function readTelegram(
   if (classification === null) return reject(`data type code ${type} belongs to no known classification`);
 
   const time = headTime(statedTime, header, xmlReport, hints.receivedTime);
-  if (time === null) return reject(`Head/ReportDateTime is not an ISO 8601 time`);
+  if (time === null) return reject(`Head/ReportDateTime is not an ISO 8601 time of the years 0001 to 9999`);
 
   const head: TelegramHead = {
     type,
@@ -173,6 +173,15 @@ function isText(payload: Buffer): boolean {
 }
 
 /**
+ * Whether a time is one both database engines store: years 0001 to 9999 (UTC). PostgreSQL's
+ * driver writes other years its own way and PGlite's refuses them, so a telegram dated outside
+ * them would be stored on one engine and refused on the other; no real telegram is.
+ */
+export const EARLIEST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+const storableTime = (ms: number) => ms >= EARLIEST_TIME && ms <= LATEST_TIME;
+
+/**
  * head.time (docs/api-contract.md "Telegram identity"): the transport header's time; without one,
  * Head/ReportDateTime in UTC truncated to the minute; a non-XML telegram without either takes its
  * reception minute.
@@ -185,7 +194,7 @@ function headTime(
 ): string | null {
   if (stated !== undefined) return new Date(stated).toISOString();
   const reportTime = report ? Date.parse(report.head.reportDateTime) : undefined;
-  if (reportTime !== undefined && Number.isNaN(reportTime)) return null;
+  if (reportTime !== undefined && !storableTime(reportTime)) return null;
   if (header) return resolveHeaderTime(header, reportTime ?? receivedTime).toISOString();
   const base = reportTime ?? receivedTime;
   return new Date(base - (((base % 60_000) + 60_000) % 60_000)).toISOString();
