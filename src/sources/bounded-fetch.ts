@@ -172,6 +172,8 @@ function attempt(
   agent: http.Agent | false,
 ): Promise<Received> {
   return new Promise((resolve, reject) => {
+    // Before the request exists: one destroyed before its 'error' listener would crash the process.
+    if (signal.aborted) return reject(new AttemptFailed(new Error('aborted'), false));
     const client = url.protocol === 'https:' ? https : http;
     let answered = false;
     const request = client.request(url, {
@@ -186,9 +188,8 @@ function attempt(
     };
     const onAbort = () => fail(new Error('aborted'));
     const cleanup = () => signal.removeEventListener('abort', onAbort);
-    if (signal.aborted) return fail(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
     request.on('error', fail);
+    signal.addEventListener('abort', onAbort, { once: true });
     request.on('response', (res) => {
       answered = true;
       const declared = Number(res.headers['content-length'] ?? NaN);

@@ -47,6 +47,12 @@ export interface UpstreamOptions {
   retryMaxMs?: number;
   /** While connected, the polling position is moved forward this often (default 60 s). */
   advanceEveryMs?: number;
+  /**
+   * How long a listed telegram whose body keeps failing for a reason that may pass (5xx, time-out)
+   * stops each catch-up at it before it is skipped (default 10 min): the telegrams listed after it
+   * are not held back for ever.
+   */
+  bodyGraceMs?: number;
   timeoutMs?: number;
 }
 
@@ -71,6 +77,18 @@ class UpstreamRejected extends CodedError {
   }
 }
 
+/** An API answer of the upstream that is not a 200 with a JSON object. */
+class UpstreamApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const BODY_GRACE_MS = 10 * 60_000;
+
 /**
  * The upstream relay (docs/sources.md): a service.v2 client of another server. Every telegram it
  * receives, live on a socket or recovered by polling `/v2/telegram` after a disconnection, goes
@@ -85,6 +103,8 @@ export class UpstreamRelay {
   /** Bytes of the live bodies in the queue (MAX_QUEUED_BYTES). */
   private queuedBytes = 0;
   private recoveryQueued = false;
+  /** Listed telegrams whose body failed for a reason that may pass, by id: since when (`bodyGraceMs`). */
+  private readonly bodyFailingSince = new Map<string, number>();
   private loops: Promise<void>[] = [];
   private readonly positionKey: string;
   private readonly timeoutMs: number;
@@ -280,7 +300,21 @@ export class UpstreamRelay {
     }
     let cursor = saved.nextPooling;
     for (let pages = 1; ; pages++) {
-      const page = await this.list(cursor, PAGE);
+      let page: Awaited<ReturnType<UpstreamRelay['list']>>;
+      try {
+        page = await this.list(cursor, PAGE);
+      } catch (err) {
+        if (!(err instanceof UpstreamApiError && err.status === 400)) throw err;
+        // The upstream refuses the position itself (expired, or from another upstream): no catch-up
+        // could ever pass it. The newest becomes the position; what lay between is not recovered.
+        this.deps.log.error(
+          { cursor: cursor.slice(0, 100), reason: err.message },
+          'upstream refused the stored position; catch-ups resume from its newest telegram',
+        );
+        const newest = await this.list(null, 1);
+        await savePosition(this.deps.db, this.positionKey, { nextPooling: newest.nextPooling });
+        return;
+      }
       for (const item of [...page.items].reverse()) {
         // The list shows every contracted classification: only the relayed ones are taken.
         if (this.seen.has(item.id) || item.format === 'json') continue;
@@ -288,11 +322,15 @@ export class UpstreamRelay {
         let body: Buffer;
         try {
           body = await this.fetchBody(item.url);
+          this.bodyFailingSince.delete(item.id);
         } catch (err) {
-          // A body that can never be had is skipped; one that may come later stops this catch-up.
-          if (!(err instanceof UpstreamRejected || (err instanceof FetchFailed && !err.transient))) throw err;
+          // A body that can never be had is skipped; one that may come later stops this catch-up,
+          // until it has failed for the grace.
+          const final = err instanceof UpstreamRejected || (err instanceof FetchFailed && !err.transient);
+          if (!final && !this.bodyGraceOver(item.id)) throw err;
+          this.bodyFailingSince.delete(item.id);
           this.remember(item.id);
-          this.reject(item.id, err.message);
+          this.reject(item.id, (err as Error).message);
           continue;
         }
         await this.ingest({ id: item.id, head: item.head, body });
@@ -306,6 +344,16 @@ export class UpstreamRelay {
         return;
       }
     }
+  }
+
+  /** Whether a body that failed for a reason that may pass has failed for the grace (its first failure counted). */
+  private bodyGraceOver(id: string): boolean {
+    const now = Date.now();
+    const since = this.bodyFailingSince.get(id) ?? now;
+    this.bodyFailingSince.set(id, since);
+    // Entries of bodies that left the list meanwhile are not asked about again.
+    if (this.bodyFailingSince.size > REMEMBERED_IDS) this.bodyFailingSince.clear();
+    return now - since >= (this.options.bodyGraceMs ?? BODY_GRACE_MS);
   }
 
   private async ingest(received: Received): Promise<void> {
@@ -374,8 +422,9 @@ export class UpstreamRelay {
       // reported below
     }
     if (res.status !== 200 || body === null || typeof body !== 'object')
-      throw new Error(
+      throw new UpstreamApiError(
         `upstream ${method} ${path.split('?')[0]}: HTTP ${res.status} ${body?.error?.message ?? ''}`.trim(),
+        res.status,
       );
     this.deps.metrics.sourceRequests.inc({ source: SOURCE, outcome: 'ok' });
     heardFrom(this.deps, SOURCE);

@@ -87,6 +87,21 @@ test('a host that drops every connection: one retry, then a transient failure (n
   assert.equal(requests, 1);
 });
 
+test('a request whose signal was aborted already (a source stopping) fails quietly and sends nothing', async () => {
+  let requests = 0;
+  const origin = await host((_req, res) => {
+    requests++;
+    res.end('x');
+  });
+  await assert.rejects(
+    boundedGet({ url: `${origin}/x`, maxBytes: 1024, timeoutMs: 5000, signal: AbortSignal.abort() }),
+    (err) => err instanceof FetchFailed && err.transient,
+  );
+  // A request destroyed without an error listener would throw here, out of the process's reach.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(requests, 0);
+});
+
 test('an answer that trickles forever ends at the deadline, body read included', async () => {
   const origin = await host((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/xml' });

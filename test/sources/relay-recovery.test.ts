@@ -163,3 +163,62 @@ test('a flood of small messages that decompress to 16 MiB each, while a catch-up
   assert.ok(growth < 256, `RSS grew ${growth.toFixed(0)} MiB`);
   await waitFor(() => upstream.sockets > 0, { message: 'the relay still connected' });
 });
+
+test('a listed body that keeps failing (503) stops the catch-ups only for the grace; the telegrams after it are recovered', async () => {
+  upstream = await startFakeUpstream();
+  await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'start' });
+  upstream.list = (_req, res, url) => {
+    const from = url.searchParams.get('cursorToken');
+    // Newest first: the good one was listed after the failing one.
+    const items =
+      from === 'start'
+        ? [
+            listItem('good', `${upstream.origin}/v1/good`),
+            listItem('failing', `${upstream.origin}/v1/failing`),
+          ]
+        : [];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: 'ok', items, nextPooling: 'next' }));
+  };
+  upstream.other = (_req, res, url) => {
+    if (url.pathname === '/v1/good')
+      return res.writeHead(200, { 'content-type': 'application/xml' }).end(QUAKE);
+    res.writeHead(503).end();
+  };
+  startRelay({ advanceEveryMs: 100, bodyGraceMs: 500 });
+  await waitFor(async () => (await storedXml()) === 1, {
+    timeout: 10_000,
+    message: 'the good telegram stored',
+  });
+  assert.deepEqual(await loadPosition(server.ctx.db, `upstream ${upstream.origin}`), { nextPooling: 'next' });
+  const failing = upstream.requests.filter((r) => r.path === '/v1/failing').length;
+  assert.ok(failing >= 2, `the failing body was asked ${failing} times within the grace`);
+});
+
+test('a stored position the upstream refuses (400) is replaced by its newest; catch-ups go on from there', async () => {
+  upstream = await startFakeUpstream();
+  await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'expired' });
+  upstream.list = (_req, res, url) => {
+    if (url.searchParams.get('cursorToken') === 'expired') {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      return res.end(
+        JSON.stringify({ status: 'error', error: { message: 'cursorToken is invalid.', code: 400 } }),
+      );
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: 'ok', items: [], nextPooling: 'fresh' }));
+  };
+  startRelay({ advanceEveryMs: 100 });
+  await waitFor(
+    () =>
+      upstream.requests.some(
+        (r) =>
+          r.path.startsWith('/v2/telegram') &&
+          new URL(r.path, upstream.origin).searchParams.get('cursorToken') === 'fresh',
+      ),
+    { timeout: 10_000, message: 'a catch-up from the new position' },
+  );
+  assert.deepEqual(await loadPosition(server.ctx.db, `upstream ${upstream.origin}`), {
+    nextPooling: 'fresh',
+  });
+});
