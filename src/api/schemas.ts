@@ -248,9 +248,7 @@ export const SocketListQuery = Type.Object(
         description: 'Sessions in this state only',
       }),
     ),
-    limit: Type.Optional(
-      Type.String({ pattern: '^([1-9][0-9]?|100)$', description: 'Items per page, 1–100 (default 20)' }),
-    ),
+    limit: Type.Optional(telegramLimit('Items per page, 1–100 (default 20)')),
     cursorToken: Type.Optional(Type.String({ description: 'A nextToken value' })),
     key: Type.Optional(apiKey),
   },

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { busCodecs } from '../bus/codecs.ts';
 import type { AppContext } from '../context.ts';
-import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
+import { acceptJsonWhateverType, ignoreBodies, NOT_JSON_MESSAGE } from '../http/json-body.ts';
 import type { App } from '../http/surface.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, badQuery, documentedValidation } from '../http/errors.ts';
@@ -98,7 +98,12 @@ export const socketApi = surfacePlugin('namazu-socket-api', registerSocketApi, [
 async function registerSocketApi(app: App, ctx: AppContext): Promise<void> {
   await registerSocketStart(app, ctx);
   registerSocketList(app, ctx);
-  registerSocketClose(app, ctx);
+  // A DELETE takes no body: a client's empty JSON (`Content-Type: application/json`, no bytes) is
+  // not read, rather than refused.
+  await app.register(async (scope: App) => {
+    ignoreBodies(scope);
+    registerSocketClose(scope, ctx);
+  });
 }
 
 /** `POST /v2/socket`: a ticket for the WebSocket endpoint (its body is JSON whatever its type). */

@@ -12,7 +12,7 @@ import { requireScope } from '../access/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
-import { acceptJsonWhateverType, NOT_JSON_MESSAGE } from '../http/json-body.ts';
+import { acceptJsonWhateverType, ignoreBodies, NOT_JSON_MESSAGE } from '../http/json-body.ts';
 import type { App } from '../http/surface.ts';
 import { classScope } from '../scopes.ts';
 import { INTENSITIES } from '../telegrams/facts.ts';
@@ -232,9 +232,7 @@ function registerReads(app: App, ctx: AppContext): void {
 /** `DELETE /v2/webhook/:id`, its test event and the redelivery of one delivery. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
-    // These requests take no body: whatever one holds (a client's empty JSON, `{}`) is not read.
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { bodyLimit: 1024 }, (_req, _payload, done) => done(null, undefined));
+    ignoreBodies(app);
     registerChangeRoutes(app, ctx, service);
   });
 }

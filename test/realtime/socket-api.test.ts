@@ -446,6 +446,31 @@ test(
   },
 );
 
+test('DELETE /v2/socket/:id with a JSON Content-Type and no body (or `{}`) is read as no body', async () => {
+  const { key } = await accountWith(['telegram.earthquake']);
+  const { id } = (await start(key, { classifications: ['telegram.earthquake'] })).json.websocket;
+  for (const body of [undefined, '{}']) {
+    const res = await fetch(`${server.url}/v2/socket/${id}`, {
+      method: 'DELETE',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      ...(body === undefined ? {} : { body }),
+    });
+    assert.equal(res.status, 204, await res.text());
+  }
+});
+
+test('GET /v2/socket reads `limit` as the other lists do: leading zeros allowed, 1–100', async () => {
+  const { key } = await accountWith(['telegram.earthquake']);
+  await start(key, { classifications: ['telegram.earthquake'] });
+  assert.equal((await call('GET', '/v2/socket?limit=010', key)).status, 200);
+  assert.equal((await call('GET', '/v2/socket?limit=0100', key)).status, 200);
+  for (const bad of ['0', '101', '00000010', 'ten'])
+    assert.equal((await call('GET', `/v2/socket?limit=${bad}`, key)).status, 400, bad);
+});
+
 test('50 concurrent starts with a limit of 3: exactly 3 succeed', async () => {
   const { key } = await accountWith(['telegram.earthquake', 'eew.forecast', 'eew.warning']);
   const results = await Promise.all(
