@@ -6,6 +6,7 @@ import type { App } from '../http/surface.ts';
 import type { StationLists } from '../parameter/lists.ts';
 import type { StationKind } from '../parameter/stations.ts';
 import { EarthquakeStationList, errorResponses, TsunamiStationList } from './schemas.ts';
+import { ifNoneMatch } from '../http/conditional.ts';
 
 /** Clients are asked to read the lists at start-up or every few days: an hour in a private cache. */
 const CACHE_CONTROL = 'private, max-age=3600';
@@ -60,7 +61,7 @@ export function registerParameterRoutes(
         const head = envelope(ctx.clock.now());
         const open = `{"responseId":"${head.responseId}","responseTime":"${head.responseTime}","status":"ok"`;
         // The list goes out as the bytes rendered once per version; the response schema documents them.
-        const notModified = request.headers['if-none-match'] === list.etag;
+        const notModified = ifNoneMatch(request.headers['if-none-match'], list.etag);
         if (notModified) reply.code(304);
         const body = notModified ? undefined : Buffer.concat([Buffer.from(open), list.tail]);
         return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof schema>);

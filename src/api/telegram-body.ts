@@ -10,6 +10,7 @@ import { describeError, HttpError } from '../http/errors.ts';
 import { renderPathErrors } from '../http/path-errors.ts';
 import type { TelegramFormat } from '../telegrams/record.ts';
 import { loadBody } from '../telegrams/store.ts';
+import { ifNoneMatch } from '../http/conditional.ts';
 
 const gunzipAsync = promisify(gunzip);
 const ID = /^[0-9a-f]{96}$/;
@@ -90,7 +91,7 @@ export async function registerTelegramBody(
           vary: 'Accept-Encoding, Authorization',
           'content-type': CONTENT_TYPES[found.format],
         });
-        if (request.headers['if-none-match'] === `"${id}"`) return reply.code(304).send();
+        if (ifNoneMatch(request.headers['if-none-match'], `"${id}"`)) return reply.code(304).send();
         if (found.compression === 'gzip') {
           if (acceptsGzip(request.headers['accept-encoding'])) {
             return reply.header('content-encoding', 'gzip').send(found.body);

@@ -91,6 +91,12 @@ describe('GET {data_url}/v1/:id', () => {
     assert.equal(r.body.length, 0);
   });
 
+  it('If-None-Match as RFC 9110 has it: a list, a weak tag, or `*` answers 304; another tag 200', async () => {
+    for (const header of [`"other", "${ids.xml}"`, `W/"${ids.xml}"`, '*'])
+      assert.equal((await rawGet(url(ids.xml!), { 'if-none-match': header })).status, 304, header);
+    assert.equal((await rawGet(url(ids.xml!), { 'if-none-match': '"other"' })).status, 200);
+  });
+
   it('errors are plain text with the right status', async () => {
     const cases: [string, Record<string, string>, number, string][] = [
       [`${server.url}/v1/${ids.xml}`, {}, 401, 'Authentication required.'],
