@@ -81,7 +81,8 @@ export type ErrorCode = keyof typeof errorCatalogue;
 
 /** An entry's message with the value it names. */
 export function catalogueMessage(code: ErrorCode, detail = ''): string {
-  return errorCatalogue[code].message.replace('%s', detail);
+  // A function, not a string: a replacement string would read `$&`, `$'`… of the detail as patterns.
+  return errorCatalogue[code].message.replace('%s', () => detail);
 }
 
 export interface CodedErrorOptions {

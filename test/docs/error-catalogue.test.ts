@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { errorCatalogue } from '../../src/errors.ts';
+import { catalogueMessage, errorCatalogue } from '../../src/errors.ts';
 
 const CONTRACT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'api-contract.md');
 
@@ -53,4 +53,12 @@ test('every code documented in docs/api-contract.md exists in the error catalogu
   assert.ok(documented.size > 0, 'the table has rows');
   const unknown = [...documented.keys()].filter((code) => !Object.hasOwn(errorCatalogue, code));
   assert.deepEqual(unknown, [], 'documented codes that src/errors.ts does not have');
+});
+
+test('a message names its value as given, `$` patterns included', () => {
+  for (const detail of ["a$'b", '$&', '$`', '$$'])
+    assert.equal(
+      catalogueMessage('UNEXPECTED_QUERY', detail),
+      `Unexpected data of search query \`${detail}\`.`,
+    );
 });

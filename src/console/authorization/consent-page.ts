@@ -87,12 +87,14 @@ export function renderConsentPage(v: ConsentView): string {
   const lang = v.lang ?? 'en';
   const t = text[lang];
   const [before = '', after = ''] = t.heading.split('{name}');
+  // A function, not a string: a replacement string would read `$&`, `$'`… of the name as patterns.
+  const named = (template: string) => template.replace('{name}', () => c.name);
   return page(
-    t.title.replace('{name}', c.name),
+    named(t.title),
     markup`<h1>${before}<strong>${c.name}</strong>${after}</h1>
 <p>${t.signedInAs} ${v.accountEmail}.</p>
 <div class="card">
-<p>${t.asks.replace('{name}', c.name)}</p>
+<p>${named(t.asks)}</p>
 <ul>
 ${v.scopes.map((s) => markup`<li>${scopeDescription(s, lang)} <span class="muted">(${s})</span></li>\n`)}</ul>
 <p>${t.about}</p>

@@ -79,7 +79,7 @@ export const LIVE_SCRIPT = `'use strict';
     if (w.magnitude) facts.push(text.magnitude + ': ' + w.magnitude);
     if (w.originTime) facts.push(text.originTime + ': ' + time(w.originTime));
     banner.appendChild(el('p', null, facts.join(' / ')));
-    var link = el('a', null, text.eewReport.replace('%s', w.serialNo || '?'));
+    var link = el('a', null, text.eewReport.replace('%s', function () { return w.serialNo || '?'; }));
     link.href = w.href;
     banner.appendChild(link);
   });
