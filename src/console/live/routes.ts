@@ -237,7 +237,10 @@ async function livePages(scope: App, { ctx, live }: { ctx: AppContext; live: Liv
     if (!bytes) return sendErrorPage(reply, 404, liveMessages[request.visit.lang].bodyTooLarge);
     return reply
       .headers({
-        'content-security-policy': "default-src 'none'; sandbox",
+        // Framed by no page and naming no referrer, as the console's own pages.
+        'content-security-policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+        'x-frame-options': 'DENY',
+        'referrer-policy': 'no-referrer',
         'x-content-type-options': 'nosniff',
         'cache-control': 'private, no-store',
       })

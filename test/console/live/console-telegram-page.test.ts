@@ -42,7 +42,12 @@ test('a 2 MiB A/N telegram renders a page of at most a few hundred KiB, linking 
   const whole = await browser.get(`${server.url}${link}`);
   assert.equal(whole.status, 200);
   assert.equal(whole.headers.get('content-type'), 'text/plain; charset=utf-8');
-  assert.equal(whole.headers.get('content-security-policy'), "default-src 'none'; sandbox");
+  assert.equal(
+    whole.headers.get('content-security-policy'),
+    "default-src 'none'; sandbox; frame-ancestors 'none'",
+  );
+  assert.equal(whole.headers.get('x-frame-options'), 'DENY');
+  assert.equal(whole.headers.get('referrer-policy'), 'no-referrer');
   const got = Buffer.from(await whole.arrayBuffer());
   // The body as stored: what follows the JMA header line.
   assert.ok(got.equals(body.subarray(body.indexOf('\n') + 1)), 'the body as stored');
