@@ -11,6 +11,7 @@ import { Browser, signInThroughForm } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
+import { LANG_COOKIE } from '../../src/console/i18n.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const EMAIL = 'relay@example.com';
@@ -120,6 +121,11 @@ test('the administration sets and clears the limit per account; bad values and o
     assert.equal(res.status, 400, bad);
     assert.match(await res.text(), /whole number from 0 to 1000000/);
   }
+  // In Japanese, the refusal page says which language it is in.
+  admin.cookies.set(LANG_COOKIE, 'ja');
+  const inJapanese = await (await post(1, 'many')).text();
+  assert.match(inJapanese, /<html lang="ja"/);
+  admin.cookies.delete(LANG_COOKIE);
   assert.equal((await post(1, '7', '')).status, 403, 'no CSRF token');
   assert.equal(await storedLimit(server), 0, 'nothing changed');
   assert.equal((await post(999, '5')).status, 404);
