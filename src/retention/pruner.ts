@@ -74,8 +74,11 @@ export class Pruner {
   private readonly unreclaimed = new Set<string>();
   /** Server clock time of the last reclaim on the embedded engine (0: none since start). */
   private reclaimedAt = 0;
-  /** performance.now() of the last telegram committed, as the bus announced it. */
-  private lastTelegramAt = -Infinity;
+  /**
+   * performance.now() of the last telegram committed, as the bus announced it; the start at first,
+   * so that a quiet moment is one the pruner saw whole (its subscription may not be listening yet).
+   */
+  private lastTelegramAt = performance.now();
   private readonly listening: Promise<() => Promise<void>> | undefined;
   /** Told of every run's report (the store statistics follow). */
   onRun: ((report: PruneReport) => void) | undefined;
