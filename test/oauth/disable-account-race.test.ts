@@ -15,7 +15,7 @@ import { digestSecret } from '../../src/security/secrets.ts';
 import { startHarness, type Harness } from '../support/browser.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 import { basic, postForm } from '../support/oauth.ts';
-import { heldTransaction } from '../support/races.ts';
+import { heldTransaction, lockWaitCount } from '../support/races.ts';
 import { waitFor } from '../support/wait.ts';
 
 const PG_ONLY = {
@@ -52,14 +52,6 @@ async function accountWithRefreshToken(name: string): Promise<{ accountId: numbe
   return { accountId: account.id, refreshDigest: digestSecret(pepper, tokens.json!.refresh_token as string) };
 }
 
-/** Lock waits in the test database now. */
-async function lockWaits(): Promise<number> {
-  const [row] = await h.server.ctx.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-  );
-  return row!.n;
-}
-
 /**
  * Issues in a transaction held open, disables the account meanwhile (it either waits for the
  * issuance or runs through), then lets the issuance commit: no token of the account is left.
@@ -73,7 +65,7 @@ async function disabledDuringIssuance(accountId: number, issue: (q: Queryable) =
     disabled = true;
     return r;
   });
-  await waitFor(async () => disabled || (await lockWaits()) > 0, {
+  await waitFor(async () => disabled || (await lockWaitCount(db)) > 0, {
     message: 'the disabling done, or waiting for the issuance',
   });
   issuing.release();

@@ -7,15 +7,20 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Queryable } from '../../src/db/types.ts';
 
+/** Sessions of the test database waiting for a lock now (PostgreSQL). */
+export async function lockWaitCount(db: Db): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return row!.n;
+}
+
 /** Resolves once `n` sessions of the test database wait for a lock (PostgreSQL); fails after 5 s. */
 export async function lockWaiters(db: Db, n: number): Promise<void> {
   const giveUpAt = Date.now() + 5000;
   for (;;) {
     assert.ok(Date.now() < giveUpAt, `${n} sessions waiting for a lock`);
-    const [row] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
-    if (row!.n >= n) return;
+    if ((await lockWaitCount(db)) >= n) return;
     await sleep(10);
   }
 }
