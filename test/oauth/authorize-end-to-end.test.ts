@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import * as client from 'openid-client';
 import {
+  approveAuthorization,
   Browser,
   discoverOverHttp,
   parseForms,
@@ -24,18 +25,6 @@ before(async () => {
 });
 after(() => h.close());
 
-async function approve(browser: Browser, url: URL): Promise<URL> {
-  let res = await browser.get(url.href);
-  if (res.status === 303) {
-    await signInThroughForm(browser, res.headers.get('location')!, h.user.email, h.user.password);
-    res = await browser.get(url.href);
-  }
-  assert.equal(res.status, 200);
-  const done = await browser.submit(await res.text(), '/auth/consent', [['decision', 'approve']]);
-  assert.equal(done.status, 303);
-  return new URL(done.headers.get('location')!);
-}
-
 test('public client: PKCE + DPoP code flow, refresh, then revocation from the account page', async () => {
   const config = await discoverOverHttp(h.origin, h.clients.P1.client.clientId, client.None());
   const keyPair = await client.randomDPoPKeyPair('ES256');
@@ -53,7 +42,7 @@ test('public client: PKCE + DPoP code flow, refresh, then revocation from the ac
     dpop_jkt: thumbprint,
   });
   const browser = new Browser();
-  const callback = await approve(browser, url);
+  const callback = await approveAuthorization(browser, url.href, h.user);
   const tokens = await client.authorizationCodeGrant(
     config,
     callback,

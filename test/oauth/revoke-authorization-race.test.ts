@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Browser, parseForms, signInThroughForm, startHarness, type Harness } from '../support/browser.ts';
+import { approveAuthorization, Browser, parseForms, startHarness, type Harness } from '../support/browser.ts';
 import { deleteClient } from '../../src/issuer/client-management.ts';
 import { createClient } from '../../src/issuer/clients.ts';
 import { issueCode } from '../../src/issuer/codes.ts';
@@ -38,15 +38,7 @@ async function approvedCode(): Promise<string> {
     state: 'race',
   }))
     url.searchParams.set(k, v);
-  let res = await browser.get(url.href);
-  if (res.status === 303) {
-    await signInThroughForm(browser, res.headers.get('location')!, h.user.email, h.user.password);
-    res = await browser.get(url.href);
-  }
-  assert.equal(res.status, 200);
-  const done = await browser.submit(await res.text(), '/auth/consent', [['decision', 'approve']]);
-  assert.equal(done.status, 303);
-  return new URL(done.headers.get('location')!).searchParams.get('code')!;
+  return (await approveAuthorization(browser, url.href, h.user)).searchParams.get('code')!;
 }
 
 /** The account page's Revoke form of the newest authorization. */

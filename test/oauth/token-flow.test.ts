@@ -8,7 +8,7 @@ import * as client from 'openid-client';
 import {
   Browser,
   discoverOverHttp,
-  signInThroughForm,
+  approveAuthorization,
   startHarness,
   type Harness,
 } from '../support/browser.ts';
@@ -30,19 +30,6 @@ describe('authorization code flow end to end', () => {
   });
   after(() => h.close());
 
-  /** Sends the user agent to `url`, signs in and approves; returns the redirect back to the app. */
-  async function approve(url: string): Promise<URL> {
-    let res = await browser.get(url);
-    if (res.status === 303 && res.headers.get('location')!.includes('/account/signin')) {
-      await signInThroughForm(browser, res.headers.get('location')!, h.user.email, h.user.password);
-      res = await browser.get(url);
-    }
-    assert.equal(res.status, 200, 'consent page');
-    const back = await browser.submit(await res.text(), '/auth/consent', [['decision', 'approve']]);
-    assert.equal(back.status, 303);
-    return new URL(back.headers.get('location')!);
-  }
-
   test('T1 confidential client C1 with oauth4webapi: code, tokens, refresh, revoke', async () => {
     const c1 = { client_id: h.clients.C1.client.clientId };
     const auth = oauth.ClientSecretBasic(h.clients.C1.secret!);
@@ -55,7 +42,12 @@ describe('authorization code flow end to end', () => {
       scope: 'telegram.list telegram.data',
       state,
     }).toString();
-    const params = oauth.validateAuthResponse(as, c1, await approve(url.href), state);
+    const params = oauth.validateAuthResponse(
+      as,
+      c1,
+      await approveAuthorization(browser, url.href, h.user),
+      state,
+    );
     const res = await oauth.authorizationCodeGrantRequest(
       as,
       c1,
@@ -111,7 +103,7 @@ describe('authorization code flow end to end', () => {
       code_challenge_method: 'S256',
       dpop_jkt: jkt,
     });
-    const back = await approve(url.href);
+    const back = await approveAuthorization(browser, url.href, h.user);
     assert.equal(back.origin, 'http://127.0.0.1:53682');
     const tokens = await client.authorizationCodeGrant(
       config,

@@ -191,6 +191,26 @@ export async function signInThroughForm(
   ]);
 }
 
+/**
+ * Plays the user agent sent to an authorization URL: signs in through the form when the server asks
+ * for it, approves on the consent page, and returns the redirect back to the application.
+ */
+export async function approveAuthorization(
+  browser: Browser,
+  url: string,
+  user: { email: string; password: string },
+): Promise<URL> {
+  let res = await browser.get(url);
+  if (res.status === 303 && res.headers.get('location')!.includes('/account/signin')) {
+    await signInThroughForm(browser, res.headers.get('location')!, user.email, user.password);
+    res = await browser.get(url);
+  }
+  if (res.status !== 200) throw new Error(`the consent page answered ${res.status}`);
+  const done = await browser.submit(await res.text(), '/auth/consent', [['decision', 'approve']]);
+  if (done.status !== 303) throw new Error(`the approval answered ${done.status}, not 303`);
+  return new URL(done.headers.get('location')!);
+}
+
 /** A new browser signed in through the sign-in form of the server at `origin`. */
 export async function signedInBrowser(origin: string, email: string, password: string): Promise<Browser> {
   const browser = new Browser();
