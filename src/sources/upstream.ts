@@ -103,8 +103,11 @@ export class UpstreamRelay {
   /** Bytes of the live bodies in the queue (MAX_QUEUED_BYTES). */
   private queuedBytes = 0;
   private recoveryQueued = false;
-  /** Listed telegrams whose body failed for a reason that may pass, by id: since when (`bodyGraceMs`). */
-  private readonly bodyFailingSince = new Map<string, number>();
+  /**
+   * The listed telegram whose body failed for a reason that may pass, and since when (`bodyGraceMs`).
+   * One at most: such a failure stops the catch-up, which starts again from that telegram.
+   */
+  private bodyFailing: { id: string; since: number } | null = null;
   private loops: Promise<void>[] = [];
   private readonly positionKey: string;
   private readonly timeoutMs: number;
@@ -322,13 +325,13 @@ export class UpstreamRelay {
         let body: Buffer;
         try {
           body = await this.fetchBody(item.url);
-          this.bodyFailingSince.delete(item.id);
+          if (this.bodyFailing?.id === item.id) this.bodyFailing = null;
         } catch (err) {
           // A body that can never be had is skipped; one that may come later stops this catch-up,
           // until it has failed for the grace.
           const final = err instanceof UpstreamRejected || (err instanceof FetchFailed && !err.transient);
           if (!final && !this.bodyGraceOver(item.id)) throw err;
-          this.bodyFailingSince.delete(item.id);
+          this.bodyFailing = null;
           this.remember(item.id);
           this.reject(item.id, (err as Error).message);
           continue;
@@ -349,11 +352,8 @@ export class UpstreamRelay {
   /** Whether a body that failed for a reason that may pass has failed for the grace (its first failure counted). */
   private bodyGraceOver(id: string): boolean {
     const now = Date.now();
-    const since = this.bodyFailingSince.get(id) ?? now;
-    this.bodyFailingSince.set(id, since);
-    // Entries of bodies that left the list meanwhile are not asked about again.
-    if (this.bodyFailingSince.size > REMEMBERED_IDS) this.bodyFailingSince.clear();
-    return now - since >= (this.options.bodyGraceMs ?? BODY_GRACE_MS);
+    if (this.bodyFailing?.id !== id) this.bodyFailing = { id, since: now };
+    return now - this.bodyFailing.since >= (this.options.bodyGraceMs ?? BODY_GRACE_MS);
   }
 
   private async ingest(received: Received): Promise<void> {
