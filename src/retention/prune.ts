@@ -20,7 +20,9 @@ export interface PrunedTelegrams {
 /**
  * Deletes the oldest telegrams of a classification received before `cutoff` (XML, A/N, binary and
  * JSON conversions alike), starting after `from`. A JSON telegram that a kept report of /v2/gd
- * names is kept with its report: those projections have retention of their own.
+ * names is kept with its report (those projections have retention of their own), and so is the XML
+ * it was converted from: a conversion without its source would make the same XML, ingested again,
+ * collide with it (one conversion per source id) instead of being stored anew.
  */
 export async function pruneTelegrams(
   q: Queryable,
@@ -35,8 +37,12 @@ export async function pruneTelegrams(
   const rows = await q.query<{ serial: number; received_time: Date; deleted: boolean }>(
     `WITH candidates AS (
        SELECT t.serial, t.received_time,
-         EXISTS (SELECT 1 FROM gd_earthquake_reports g WHERE g.serial = t.serial)
-           OR EXISTS (SELECT 1 FROM gd_eew_reports g WHERE g.serial = t.serial) AS referenced
+         EXISTS (
+           SELECT 1 FROM telegrams j
+           WHERE (j.serial = t.serial OR (t.format = 'xml' AND j.original_id = t.id))
+             AND (EXISTS (SELECT 1 FROM gd_earthquake_reports g WHERE g.serial = j.serial)
+               OR EXISTS (SELECT 1 FROM gd_eew_reports g WHERE g.serial = j.serial))
+         ) AS referenced
        FROM telegrams t
        WHERE t.classification = $1 AND t.received_time < $2 ${after}
        ORDER BY t.received_time, t.serial LIMIT $3
