@@ -20,15 +20,25 @@ function groupByKind(items: Json[], isActive: (kind: Json) => boolean): AreaGrou
   return [...groups.values()];
 }
 
+/**
+ * Whether a volcano's kind is its alert level or warning: codes 1x (levels), 2x (warnings of volcanoes
+ * without levels) and 3x (the sea's). The others name what was observed (噴火, 5x and 6x) or the kind
+ * of ash forecast (0x), which are no level.
+ */
+const isLevelOrWarning = (kind: Json | null) => /^[123]\d$/.test(text(kind?.code) ?? '');
+
 export function volcanoFacts(doc: DocumentHead): Facts {
   const body = doc.body;
   const targets = [record(body.target), ...list(body.targets)].filter((t): t is Json => t !== null);
-  const level = text(path(targets[0], 'kind')?.name);
+  const subjects = [...new Set(targets.map((t) => text(t.name)).filter((n): n is string => n !== null))];
+  const kind = path(targets[0], 'kind');
+  // One level for one volcano: an overview of many (VFVO51 全国の活火山) has one per volcano.
+  const level = subjects.length === 1 && isLevelOrWarning(kind) ? text(kind?.name) : null;
   const areas = [...list(body.cities), ...list(body.oceanZones)];
   return {
     kind: 'areas',
     level,
-    subjects: [...new Set(targets.map((t) => text(t.name)).filter((n): n is string => n !== null))],
+    subjects,
     groups: groupByKind(areas, (kind) => kind.condition !== '解除'),
   };
 }

@@ -42,7 +42,7 @@ export function englishTitle(title: string, category: Category): string {
 
 const KINDS: Record<string, string> = {
   大津波警報: 'Major tsunami warning',
-  '大津波警報：発表': 'Major tsunami warning',
+  '大津波警報：発表': 'Major tsunami warning (issued now)',
   津波警報: 'Tsunami warning',
   津波注意報: 'Tsunami advisory',
   '津波予報（若干の海面変動）': 'Tsunami forecast (slight sea level change)',

@@ -26,15 +26,20 @@ export function eewFacts(doc: DocumentHead): Facts {
   const from = text(forecast?.from);
   const to = text(forecast?.to);
   const warning = body.isWarning === true;
+  const assumed = earthquake?.condition === '仮定震源要素';
   return {
     kind: 'eew',
     warning,
     serial: doc.serialNo,
     final: body.isLastInfo === true,
-    assumed: earthquake?.condition === '仮定震源要素',
+    assumed,
     maxIntensity: from !== null && to !== null ? { from, to } : null,
     areas: warning ? namesOf(list(body.regions)) : [],
     ...hypocentreOf(earthquake),
+    // An assumed hypocentre (the PLUM method) is not estimated: JMA writes M1.0 and 10 km for it.
+    ...(assumed
+      ? { magnitude: { value: null, condition: null }, depth: { value: null, condition: null } }
+      : {}),
   };
 }
 
@@ -69,6 +74,8 @@ function strongestRegions(regions: Json[]): AreaGroup[] {
 const TSUNAMI_CLASS_ORDER = ['52', '53', '51', '62', '71', '72', '73', '50', '60'];
 
 export function tsunamiFacts(doc: DocumentHead): Facts {
+  // By name: JMA gives one class several codes (津波予報（若干の海面変動） is 71, 72 or 73 by what came
+  // before it), and a post shows the class once.
   const classes = new Map<string, AreaGroup>();
   for (const forecast of list(path(doc.body, 'tsunami')?.forecasts)) {
     const kind = record(forecast.kind);
@@ -76,9 +83,9 @@ export function tsunamiFacts(doc: DocumentHead): Facts {
     const name = text(kind?.name);
     const area = text(forecast.name);
     if (code === null || name === null || area === null || code === '00') continue;
-    const group = classes.get(code) ?? { name, code, areas: [] };
+    const group = classes.get(name) ?? { name, code, areas: [] };
     group.areas.push(area);
-    classes.set(code, group);
+    classes.set(name, group);
   }
   const rank = (code: string | null) => {
     const i = TSUNAMI_CLASS_ORDER.indexOf(code ?? '');

@@ -134,7 +134,7 @@ function severityOf(summary: Omit<TelegramSummary, 'severity'>): Severity {
       return tsunamiSeverity(facts.classes);
     case 'areas':
       return summary.category === 'volcano'
-        ? volcanoSeverity(facts.level, facts.groups)
+        ? volcanoSeverity(summary.title, facts.level, facts.groups)
         : weatherSeverity(facts.groups);
     default:
       return summary.category === 'eew' ? 'default' : 'low';
@@ -149,9 +149,11 @@ function tsunamiSeverity(classes: AreaGroup[]): Severity {
   return 'low';
 }
 
-function volcanoSeverity(level: string | null, groups: AreaGroup[]): Severity {
+function volcanoSeverity(title: string, level: string | null, groups: AreaGroup[]): Severity {
+  // A 噴火速報 names the eruption (噴火, 噴火したもよう) in its kinds: only its title says what it is.
+  if (title.includes('噴火速報')) return 'high';
   const names = [level ?? '', ...groups.map((g) => g.name)].join(' ');
-  if (/レベル[４５45]|居住地域|噴火警報：避難|噴火速報/.test(names)) return 'high';
+  if (/レベル[４５45]|居住地域|噴火警報：避難/.test(names)) return 'high';
   if (/警報/.test(names)) return 'default';
   return 'low';
 }

@@ -110,6 +110,12 @@ test('slack text escapes its control characters, so that a telegram cannot form 
   };
   const slack = JSON.parse(renderPost('slack', summary, 'ja').body as string);
   assert.equal(slack.blocks[1].text.text, '&lt;!channel&gt; &lt;https://example.com|x&gt;');
+  // `text` is mrkdwn too (the notification and the fallback); a header is plain text, shown as written.
+  const titled = JSON.parse(
+    renderPost('slack', { ...summary, mark: null, title: '<!channel> A&B' }, 'ja').body as string,
+  );
+  assert.equal(titled.text, '&lt;!channel&gt; A&amp;B');
+  assert.equal(titled.blocks[0].text.text, '<!channel> A&B');
   const misskey = JSON.parse(
     renderPost('misskey', { ...summary, headline: '@admin' }, 'ja', { misskey: { token: 't' } })
       .body as string,

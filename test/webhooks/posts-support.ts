@@ -15,6 +15,17 @@ export function summaryOfXml(xml: Buffer, fileName = 'telegram.xml'): TelegramSu
   return summarize(record, document);
 }
 
+/** The summary of a JSON conversion `document` (parsed) of the telegram that the XML at `xmlPath` holds. */
+export function summaryOfDocument(xmlPath: string, document: unknown): TelegramSummary | null {
+  const converted = convertReceived(readFileSync(xmlPath), {
+    receivedTime: Date.parse('2024-01-01T00:00:00Z'),
+    fileName: xmlPath.split('/').pop()!,
+  });
+  if (!converted.ok) throw new Error(converted.reason);
+  const { telegram } = converted;
+  return summarize({ ...telegram, serial: 1, id: telegram.rawDigest, body: telegram.payload }, document);
+}
+
 export function summaryOfFile(path: string): TelegramSummary | null {
   return summaryOfXml(readFileSync(path), path.split('/').pop());
 }

@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fixture } from '../support/fixtures.ts';
+import { join } from 'node:path';
+import { fixture, fixturesRoot } from '../support/fixtures.ts';
 import { renderPost } from '../../src/webhooks/render.ts';
 import type { TelegramSummary } from '../../src/webhooks/summary.ts';
 import { describe as describePost } from '../../src/webhooks/wording.ts';
-import { decodeEncodedWords, summaryOfFile, summaryOfXml } from './posts-support.ts';
+import { decodeEncodedWords, summaryOfDocument, summaryOfFile, summaryOfXml } from './posts-support.ts';
 
 const official = (file: string) => {
   const summary = summaryOfFile(fixture('official', file));
@@ -84,6 +85,25 @@ test('a final EEW is named so', () => {
   assert.equal(describePost(s, 'en').gist, '豊後水道, M6.5, Max forecast intensity Shindo 5+');
 });
 
+test('an EEW on an assumed hypocentre shows no magnitude or depth: JMA fills in M1.0 and 10 km', () => {
+  // dmdata-json vxse45-temporalhypocenter: a real VXSE45 (2023-05-05, serial 6) of the PLUM method,
+  // Earthquake/Condition 仮定震源要素 at 富山湾, Magnitude 1.0, depth 10 km: JMA's fixed values for a
+  // hypocentre it assumes, not a measure. ForecastInt 6- to over, 石川県能登 under the warning.
+  const document = JSON.parse(
+    readFileSync(join(fixturesRoot, 'dmdata-json/real-telegrams/vxse45-temporalhypocenter.json'), 'utf8'),
+  );
+  const s = summaryOfDocument(fixture('official', '77_01_04_240613_VXSE45.xml'), document);
+  assert.ok(s);
+  const ja = describePost(s, 'ja');
+  assert.equal(ja.gist, '富山湾 最大予測震度6弱以上');
+  assert.equal(field(s, 'ja', '震源'), '富山湾（仮定震源要素）');
+  assert.equal(field(s, 'ja', '規模'), '不明');
+  assert.equal(field(s, 'ja', '深さ'), '不明');
+  assert.equal(describePost(s, 'en').gist, '富山湾, Max forecast intensity Shindo 6- or more');
+  assert.equal(field(s, 'en', 'Magnitude'), 'unknown');
+  assert.equal(discord(s).content, '緊急地震速報（地震動予報） 第6報 富山湾 最大予測震度6弱以上');
+});
+
 test('an earthquake report (VXSE53): intensity, hypocentre, the strongest regions and the tsunami comment', () => {
   // 32-35_08_07: 岩手県沖 Mj 6.3, depth 30 km, origin 06:55, MaxInt 4; regions with 4: 岩手県沿岸南部,
   // 岩手県内陸北部, 宮城県北部, 宮城県中部; ForecastComment 0215.
@@ -140,7 +160,7 @@ test('a tsunami warning (VTSE41): each class with its areas, the most severe fir
   assert.deepEqual(
     describePost(s, 'en').fields.map((f) => f.name),
     [
-      'Major tsunami warning',
+      'Major tsunami warning (issued now)',
       'Tsunami warning',
       'Tsunami advisory',
       'Tsunami forecast (slight sea level change)',
@@ -148,6 +168,24 @@ test('a tsunami warning (VTSE41): each class with its areas, the most severe fir
   );
   assert.equal(renderPost('ntfy', s, 'en').headers.priority, 'urgent');
   assert.equal(renderPost('ntfy', s, 'en').headers.tags, 'ocean,tsunami');
+});
+
+test('a tsunami class is one field however many of JMA codes share its name, in either language', () => {
+  // 20231009120003 VTSE41 (real): 津波予報（若干の海面変動） under code 71 for 6 areas and under code 72
+  // (after the advisory was lifted) for 9.
+  const forecast = summaryOfFile(fixture('real', '20231009120003_08446949_VTSE41.xml'));
+  assert.ok(forecast);
+  const ja = describePost(forecast, 'ja').fields;
+  assert.deepEqual(
+    ja.map((f) => f.name),
+    ['津波予報（若干の海面変動）'],
+  );
+  assert.equal(ja[0]!.value.split('、').length, 15);
+  // 32-39_11_06_250206 VTSE41: 大津波警報 (52, in force) for 岩手県, 宮城県, 福島県 and 大津波警報：発表
+  // (53, issued now) for 青森県太平洋沿岸: two classes, which English tells apart too.
+  const major = official('32-39_11_06_250206_VTSE41.xml');
+  const names = describePost(major, 'en').fields.map((f) => f.name);
+  assert.equal(new Set(names).size, names.length, names.join(' / '));
 });
 
 test('a volcano warning (VFVO50): headline, alert level and the municipalities under the warning', () => {
@@ -162,6 +200,32 @@ test('a volcano warning (VFVO50): headline, alert level and the municipalities u
   assert.equal(field(s, 'ja', '火口周辺警報'), '群馬県嬬恋村、長野県小諸市、長野県軽井沢町、長野県御代田町');
   assert.equal(field(s, 'en', 'Alert level'), 'Volcanic alert level 3 (レベル３（入山規制）)');
   assert.equal(s.severity, 'default');
+});
+
+test('an eruption flash report (VFVO56) is high, and names the eruption rather than an alert level', () => {
+  // 67_01_01: 御嶽山 噴火速報; VolcanoInfo Kind 噴火 (code 52, the phenomenon) for the volcano and for
+  // 長野県王滝村, 長野県木曽町, 岐阜県高山市, 岐阜県下呂市.
+  const s = official('67_01_01_140927_VFVO56.xml');
+  assert.equal(s.severity, 'high', 'docs/webhooks.md: 噴火速報 is high');
+  assert.equal(renderPost('ntfy', s, 'ja').headers.priority, 'high');
+  assert.equal(field(s, 'ja', '火山'), '御嶽山');
+  assert.equal(field(s, 'ja', '警戒レベル'), undefined, '噴火 is no alert level');
+  assert.equal(field(s, 'ja', '噴火'), '長野県王滝村、長野県木曽町、岐阜県高山市、岐阜県下呂市');
+});
+
+test('a volcano telegram shows an alert level only where JMA gives one for the one volcano', () => {
+  // 43_01_01 VFVO52: 浅間山, Kind 噴火 (the phenomenon observed). 66_01_01 VFVO53: 桜島, Kind
+  // 降灰予報（定時） (the kind of forecast). 44_01_01 VFVO51: the monthly overview of every volcano,
+  // each with its own level (口永良部島 レベル５, 阿蘇山 and 桜島 レベル３, …).
+  for (const file of ['43_01_01_200522_VFVO52.xml', '66_01_01_210517_VFVO53.xml']) {
+    assert.equal(field(official(file), 'ja', '警戒レベル'), undefined, file);
+    assert.equal(field(official(file), 'en', 'Alert level'), undefined, file);
+  }
+  const overview = official('44_01_01_151008_VFVO51.xml');
+  assert.equal(field(overview, 'ja', '警戒レベル'), undefined, 'one level for twenty volcanoes');
+  assert.equal(overview.severity, 'low', 'a monthly overview is no level 5 alert');
+  // 44_02_01 VFVO51: 草津白根山 alone, レベル２（火口周辺規制）.
+  assert.equal(field(official('44_02_01_200522_VFVO51.xml'), 'ja', '警戒レベル'), 'レベル２（火口周辺規制）');
 });
 
 test('a weather warning (VPWW54): headline and the areas under each warning, emergency warnings first', () => {

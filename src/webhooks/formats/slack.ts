@@ -55,7 +55,8 @@ export function slackBody(post: Described, severity: Severity): object {
     elements: [{ type: 'mrkdwn', text: mrkdwn(`${post.time} · ${post.source}`, SLACK_LIMITS.context) }],
   });
   const text = post.gist === '' ? post.title : `${post.title} ${post.gist}`;
-  return { text: clip(text, SLACK_LIMITS.text), blocks };
+  // The top-level text is mrkdwn too (notifications show it); the header alone is plain text.
+  return { text: mrkdwn(text, SLACK_LIMITS.text), blocks };
 }
 
 /** The gist in bold after the severity's emoji, then the headline: one section within its limit. */
