@@ -10,6 +10,13 @@ import { Redis } from 'ioredis';
 import { ChannelHandlers } from './handlers.ts';
 import type { Bus } from './types.ts';
 
+/**
+ * The subscriber is pinged this often, and reconnected when it has not answered by the next time: a
+ * connection whose peer went silent (a NAT or firewall that forgot it, a host gone) brings neither
+ * an error nor an end, and would otherwise never hear another message.
+ */
+const SUBSCRIBER_CHECK_MS = 3000;
+
 export async function createRedisBus(url: string, onError: (err: unknown) => void = () => {}): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
   const prefix = `db${Number(new URL(url).pathname.slice(1)) || 0}:`;
@@ -28,6 +35,23 @@ export async function createRedisBus(url: string, onError: (err: unknown) => voi
     publisher.disconnect();
     throw err;
   }
+  let unanswered = false;
+  const checks = setInterval(() => {
+    // While reconnecting, ioredis retries by itself.
+    if (subscriber.status !== 'ready') return void (unanswered = false);
+    // Decided after this turn's I/O is read: an answer that came while the loop was busy counts.
+    if (unanswered)
+      return void setImmediate(() => {
+        if (!unanswered || subscriber.status !== 'ready') return;
+        unanswered = false;
+        onError(new Error(`bus subscriber silent for ${SUBSCRIBER_CHECK_MS} ms; reconnecting`));
+        subscriber.disconnect(true);
+      });
+    unanswered = true;
+    const answered = () => (unanswered = false);
+    subscriber.ping().then(answered, answered);
+  }, SUBSCRIBER_CHECK_MS);
+  checks.unref();
 
   return {
     async publish(channel, payload) {
@@ -40,6 +64,7 @@ export async function createRedisBus(url: string, onError: (err: unknown) => voi
       };
     },
     async close() {
+      clearInterval(checks);
       handlers.clear();
       await Promise.all([subscriber.quit().catch(() => {}), publisher.quit().catch(() => {})]);
     },

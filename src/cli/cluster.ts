@@ -2,12 +2,16 @@
  * `namazu serve --workers N`: the primary process forks N workers that share the listening port
  * (node:cluster). Each worker is a whole server; they share PostgreSQL and the bus, so a telegram
  * ingested on any worker reaches the WebSockets of every worker. The primary restarts a worker that
- * dies, and on SIGTERM/SIGINT stops them all (each closes its WebSockets with 4503).
+ * dies (one that dies at its start, after a pause), and on SIGTERM/SIGINT stops them all (each
+ * closes its WebSockets with 4503).
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 
-/** A worker that dies sooner than this after starting is not restarted (it would crash-loop). */
+/**
+ * A worker that dies sooner than this after starting failed at its start (the database unreachable,
+ * say): it is restarted after this long, so that it does not crash-loop, unless no worker is left.
+ */
 const MIN_LIFETIME_MS = 5000;
 /** Tells each worker its slot (0 … N-1). */
 const SLOT_VARIABLE = 'NAMAZU_WORKER_SLOT';
@@ -37,6 +41,11 @@ export function runPrimary(workers: number, log: (msg: string) => void): Promise
     else if (startedAt.size === 0) {
       log('every worker failed at start; stopping');
       process.exit(1);
+    } else {
+      // Left empty, the slot would stay so: slot 0 is the one that runs the network sources.
+      setTimeout(() => {
+        if (!stopping) fork(slot);
+      }, MIN_LIFETIME_MS);
     }
   });
 

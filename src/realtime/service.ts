@@ -56,17 +56,23 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
   // A DELETE on this process closes at once; one on another process tells us on the bus.
   onLocalSocketClose(app, closeByAccount);
   const cutOff = new CutOffTracker(db, hub, onError);
+  const contractChanges = new ContractChanges();
+  // Told by the bus, or found by the upkeep when the bus did not tell.
+  const contractsChanged = (accountId: number) => {
+    contractChanges.changed(accountId);
+    narrowToContracts(db, hub, accountId).catch(onError);
+  };
   const upkeep = new SessionUpkeep({
     db,
     hub,
     clock,
     cutOff,
     closeByAccount,
+    contractsChanged,
     onError,
     pingIntervalMs: config.pingIntervalMs,
   });
   const liveness = new Liveness(db, hub, onError);
-  const contractChanges = new ContractChanges();
   const gate = new TicketGate({
     db,
     contractChanges,
@@ -114,10 +120,7 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
     source: ctx.telegrams,
     cutOff,
     closeByAccount,
-    contractsChanged: (accountId) => {
-      contractChanges.changed(accountId);
-      narrowToContracts(db, hub, accountId).catch(onError);
-    },
+    contractsChanged,
   });
   return async () => {
     upkeep.stop();

@@ -2,11 +2,17 @@
  * The one timer of the real-time sessions of this process, every ping interval: the heartbeat
  * pings everyone (closing the silent), the pongs of the last period are recorded in one statement,
  * the connections whose session was closed by its account while the bus did not tell us close,
- * and the store is asked again which connections are cut off.
+ * the store is asked again which connections are cut off, and which hold a classification whose
+ * contract ended (the bus did not tell us either).
  */
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { PONG_TIMEOUT_MS, closedByAccount, recordPings } from '../sessions/socket-sessions.ts';
+import {
+  PONG_TIMEOUT_MS,
+  accountsWithEndedContracts,
+  closedByAccount,
+  recordPings,
+} from '../sessions/socket-sessions.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { Hub } from './hub.ts';
@@ -20,6 +26,8 @@ export interface UpkeepOptions {
   cutOff: CutOffTracker;
   /** Closes a connection whose session its account closed (4808). */
   closeByAccount: (socketId: number) => void;
+  /** Narrows the connections of an account whose contracts changed (4807 when none is left). */
+  contractsChanged: (accountId: number) => void;
   onError: (err: unknown) => void;
 }
 
@@ -53,13 +61,17 @@ export class SessionUpkeep {
   }
 
   private tick(): void {
-    const { db, hub, clock, cutOff, closeByAccount, onError } = this.options;
+    const { db, hub, clock, cutOff, closeByAccount, contractsChanged, onError } = this.options;
     this.heartbeat.tick();
     const ids = [...this.ponged];
     this.ponged.clear();
     recordPings(db, ids, clock.now()).catch(onError);
-    closedByAccount(db, sessionIds(hub.connections()))
+    const held = sessionIds(hub.connections());
+    closedByAccount(db, held)
       .then((closed) => closed.forEach(closeByAccount))
+      .catch(onError);
+    accountsWithEndedContracts(db, held)
+      .then((accounts) => accounts.forEach(contractsChanged))
       .catch(onError);
     cutOff.recheck();
   }

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connectionTerms, contractedClassifications } from '../accounts/contracts.ts';
+import { plans } from '../accounts/plans.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { Batches } from '../batches.ts';
@@ -548,6 +549,28 @@ export async function cutOffSessions(q: Queryable, ids: readonly number[]): Prom
     [ids],
   );
   return rows.map((r) => r.id);
+}
+
+/** The plans that deliver a classification: what a session's classifications are contracted by. */
+const delivering = plans.filter((p) => p.delivers);
+
+/**
+ * Of these sessions, the accounts of the open ones that still hold a classification their account
+ * no longer has a running contract for: a process that missed the bus announcement of the contract's
+ * end narrows them when it next looks (one statement per heartbeat).
+ */
+export async function accountsWithEndedContracts(q: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<{ account_id: number }>(
+    `SELECT DISTINCT s.account_id FROM socket_sessions s
+      WHERE s.id = ANY($1::bigint[]) AND s.status = 'open'
+        AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[]) AS p(classification, plan_id)
+                     WHERE p.classification = ANY(s.classifications)
+                       AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
+                                         AND k.plan_id = p.plan_id AND k.end_at IS NULL))`,
+    [ids, delivering.map((p) => p.classification), delivering.map((p) => p.id)],
+  );
+  return rows.map((r) => r.account_id);
 }
 
 /** Records the latest valid pong of many sessions at once (one statement per heartbeat). */
