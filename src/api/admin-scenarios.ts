@@ -3,8 +3,9 @@ import { getAccount } from '../accounts/accounts.ts';
 import type { AppContext } from '../context.ts';
 import { okBody } from '../http/envelope.ts';
 import { documentedValidation, HttpError } from '../http/errors.ts';
+import { onStop } from '../http/stop.ts';
 import type { App } from '../http/surface.ts';
-import { refuseRealBesideSources, SCENARIO_LIMITS, startScenario } from '../sources/scenario/run.ts';
+import { BackgroundScenarios, refuseRealBesideSources, SCENARIO_LIMITS } from '../sources/scenario/run.ts';
 import { errorResponses } from './schemas.ts';
 
 /** The scope of admin ingest: a scenario is an ingest of generated telegrams. */
@@ -58,9 +59,11 @@ const ScenarioStarted = Type.Object({
  * POST /admin/v1/scenarios — starts an earthquake scenario (docs/sources.md) for an
  * administrator holding `admin.telegram.ingest`, and answers 202 with its EventID and the telegrams
  * it will issue; they are ingested in the background at their times divided by `speed`. Scenarios
- * under way stop when the server shuts down.
+ * under way stop when the server shuts down, which waits for the telegram each is storing.
  */
 export function registerAdminScenarios(app: App, ctx: AppContext): void {
+  const scenarios = new BackgroundScenarios(ctx, ctx.stopping);
+  onStop(app, 'preClose', () => scenarios.settled());
   app.post(
     '/admin/v1/scenarios',
     {
@@ -83,13 +86,7 @@ export function registerAdminScenarios(app: App, ctx: AppContext): void {
       // A ScenarioRefused is answered as its catalogue entry: 409 REAL_SCENARIO_REFUSED.
       refuseRealBesideSources(ctx.config, asReal);
       const params = { latitude, longitude, depthKm: depth, magnitude, asReal };
-      const started = startScenario(ctx, params, speed, ctx.stopping);
-      started.done.then(
-        (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
-        (err: unknown) => {
-          if (!ctx.stopping.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
-        },
-      );
+      const started = scenarios.start(params, speed);
       reply.code(202);
       return okBody(
         {

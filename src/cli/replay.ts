@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   MAX_REPLAY_GAP_MS,
   replayItem,
@@ -15,14 +16,20 @@ import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import { DataDirServedError, type CommandIo } from './database.ts';
 import { usageError } from './usage.ts';
 
-/** Files under the paths: named files as given, directories' files recursively, in name order. */
-function collect(cwd: string, path: string): string[] {
-  const full = resolve(cwd, path);
-  if (statSync(full).isDirectory())
-    return readdirSync(full)
+/**
+ * Files under the paths: named files as given, directories' files recursively, in name order. Only
+ * regular files: reading a pipe or a device (a FIFO, /dev/zero) waits for a writer or never ends,
+ * and in a server (admin channel) the read would hold its event loop.
+ */
+function collect(cwd: string, path: string, named: boolean): string[] {
+  const st = statSync(resolve(cwd, path));
+  if (st.isDirectory())
+    return readdirSync(resolve(cwd, path))
       .sort()
-      .flatMap((name) => collect(cwd, join(path, name)));
-  return [path];
+      .flatMap((name) => collect(cwd, join(path, name), false));
+  if (st.isFile()) return [path];
+  if (named) throw new UsageError(`${path} is not a file or a directory`);
+  return [];
 }
 
 /**
@@ -52,8 +59,9 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
   const files: string[] = [];
   for (const p of positionals) {
     try {
-      files.push(...collect(io.cwd, p));
-    } catch {
+      files.push(...collect(io.cwd, p, true));
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot read ${p}`);
     }
   }
@@ -76,6 +84,9 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
         const code = await callAdminChannel(err, req, io, signal);
         if (code !== 0) throw new Error(`replay pass failed (status ${code})`);
       }
+      // Re-stamping moves times by whole seconds: a pass begun within a second of the previous one's
+      // last telegram could stamp a telegram as that pass did, making the same bytes, a duplicate.
+      await sleep(PASS_GAP_MS, undefined, { signal }).catch(() => {});
     }
   } catch (err) {
     // Interrupted is how a loop ends: the passes done stand, and so does the status.
@@ -84,6 +95,9 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
     process.off('SIGINT', stop);
   }
 }
+
+/** The wait between two passes of --loop, so that every telegram of a pass is stamped a second later. */
+const PASS_GAP_MS = 1000;
 
 /** The first line of a pass: how many telegrams, the time they spanned and the time they will take. */
 function planLine(ordered: Replayable[], offsets: number[], speed: number, realTime: boolean): string {

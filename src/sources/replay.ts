@@ -21,7 +21,8 @@ export type ReplayItem = Replayable | { path: string; skipped: string };
 
 /** ISO 8601 date-time as the content of an element: `>2024-04-17T23:14:59+09:00<`. */
 const ELEMENT_TIME = />(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:\d{2})</g;
-const EVENT_ID = /<EventID>(\d{14})<\/EventID>/g;
+/** An EventID of origin times: one, or (a tsunami report of several earthquakes) several, space-separated. */
+const EVENT_IDS = /<EventID>(\d{14}(?:\s+\d{14})*)<\/EventID>/g;
 const CONTROL_STATUS = /(<Control>[\s\S]*?<Status>)([^<]*)(<\/Status>)/;
 
 /** Reads the time a telegram was issued: Head/ReportDateTime, else Control/DateTime; else its JMA header's. */
@@ -91,9 +92,30 @@ function shiftTime(local: string, offset: string, shiftMs: number): string {
   return `${date}T${time}${offset}`;
 }
 
+/** JMA's EventID of an origin time: JST, `yyyyMMddHHmmss`. */
+const eventIdAt = (ms: number) =>
+  new Date(ms + 9 * 3_600_000).toISOString().slice(0, 19).replace(/[-T:]/g, '');
+
+/** The new EventID of an original one: its origin time moved by `shiftMs`, once per run (`eventIds`). */
+function movedEventId(id: string, shiftMs: number, eventIds: Map<string, string>): string {
+  const known = eventIds.get(id);
+  if (known !== undefined) return known;
+  const origin = Date.parse(
+    `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(8, 10)}:${id.slice(10, 12)}:${id.slice(12)}+09:00`,
+  );
+  // Fourteen digits that are no time are not an origin time: kept.
+  if (Number.isNaN(origin)) return id;
+  const taken = new Set(eventIds.values());
+  // Two events whose new ids would meet keep apart by a second.
+  let movedMs = origin + shiftMs;
+  while (taken.has(eventIdAt(movedMs))) movedMs += 1000;
+  eventIds.set(id, eventIdAt(movedMs));
+  return eventIdAt(movedMs);
+}
+
 /**
  * Re-stamps one telegram. XML: every element holding an ISO 8601 time moves by the same whole
- * seconds, so that the issue time becomes `nowMs`; a 14-digit EventID (an origin time) is replaced
+ * seconds, so that the issue time becomes `nowMs`; each 14-digit EventID (an origin time) is replaced
  * through `eventIds`, so that the telegrams of one original event share one new EventID; `asTest`
  * sets Control/Status to 訓練. A/N and binary: the JMA header's day, hour and minute become
  * `nowMs`'s (UTC); latin1 maps every byte to itself, so the rest of the bytes stay as they were.
@@ -116,22 +138,11 @@ export function restamp(
   let xml = item.raw
     .toString('utf8')
     .replace(ELEMENT_TIME, (_m, local: string, offset: string) => `>${shiftTime(local, offset, shiftMs)}<`)
-    .replace(EVENT_ID, (_m, id: string) => {
-      let mapped = eventIds.get(id);
-      if (mapped === undefined) {
-        const origin = Date.parse(
-          `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(8, 10)}:${id.slice(10, 12)}:${id.slice(12)}+09:00`,
-        );
-        mapped = shiftTime(new Date(origin + 9 * 3_600_000).toISOString().slice(0, 19), 'Z', shiftMs).replace(
-          /[-T:Z]/g,
-          '',
-        );
-        // Two events whose new ids would meet keep apart by a second.
-        while ([...eventIds.values()].includes(mapped)) mapped = String(Number(mapped) + 1);
-        eventIds.set(id, mapped);
-      }
-      return `<EventID>${mapped}</EventID>`;
-    });
+    .replace(
+      EVENT_IDS,
+      (_m, ids: string) =>
+        `<EventID>${ids.replace(/\d{14}/g, (id) => movedEventId(id, shiftMs, eventIds))}</EventID>`,
+    );
   if (asTest) xml = xml.replace(CONTROL_STATUS, '$1訓練$3');
   return Buffer.from(xml, 'utf8');
 }

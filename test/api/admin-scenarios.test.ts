@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../../src/db/types.ts';
 import { getJson } from '../support/data-api.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -95,5 +98,46 @@ describe('POST /admin/v1/scenarios', () => {
       timeout: 20_000,
       message: 'every telegram of the scenario counted',
     });
+  });
+
+  it('a server stopped while a scenario telegram is being stored stores it whole before its database closes', async () => {
+    const database = await createTestDatabase();
+    const stopped = await startTestServer({ database, listen: false });
+    const xmlTypes = async (db: Db) =>
+      (
+        await db.query<{ type: string }>(
+          "SELECT type FROM telegrams WHERE format = 'xml' AND test ORDER BY serial",
+        )
+      ).map((r) => r.type);
+    let issued = 0;
+    try {
+      const admin = await stopped.createAccount({ admin: true });
+      const key = await stopped.createApiKey(admin.account.id, ['admin.telegram.ingest']);
+      const res = await post({ ...BODY, speed: 1000 }, key, stopped);
+      assert.equal(res.status, 202);
+      // The last one, the VXSE53 of an M7.1 under Tokyo (some 600 KiB), takes a while to store.
+      const last = res.body.telegrams.at(-1) as { type: string; offsetMs: number };
+      assert.equal(last.type, 'VXSE53');
+      issued = res.body.telegrams.length;
+      await waitFor(async () => (await xmlTypes(stopped.ctx.db)).includes('VXSE52'), {
+        timeout: 20_000,
+        message: 'the VXSE52 stored',
+      });
+      // Past its due time, after the VXSE52: the VXSE53 is being stored.
+      await sleep(last.offsetMs + 20);
+      assert.ok(!(await xmlTypes(stopped.ctx.db)).includes('VXSE53'), 'not stored yet');
+      await stopped.close();
+    } finally {
+      await stopped.close();
+    }
+    const reopened = await startTestServer({ database, listen: false });
+    try {
+      const types = await xmlTypes(reopened.ctx.db);
+      assert.equal(types.length, issued, types.join());
+      assert.equal(types.at(-1), 'VXSE53');
+    } finally {
+      await reopened.close();
+      await database.drop();
+    }
   });
 });

@@ -115,3 +115,52 @@ describe('namazu replay', () => {
     for (const t of xml) assert.ok(Math.abs(Date.parse(t.head.time) - started) < 11 * 60_000, t.head.time);
   });
 });
+
+describe('namazu replay --loop', () => {
+  let server: TestServer;
+  let dir: string;
+
+  before(async () => {
+    server = await startTestServer({ listen: false });
+    dir = mkdtempSync(join(tmpdir(), 'namazu-replay-loop-'));
+    symlinkSync(join(jmaXmlRoot, 'jma-official-samples', CHAIN[0]!), join(dir, CHAIN[0]!));
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a pass that takes less than a second: every pass stores new telegrams, none is a duplicate', async () => {
+    const out: string[] = [];
+    const stop = new AbortController();
+    const io: CommandIo = {
+      cwd: dir,
+      withDatabase: (_values, fn) =>
+        fn({
+          config: server.ctx.config,
+          db: server.ctx.db,
+          pepper: server.ctx.pepper,
+          bus: async () => server.ctx.bus,
+        }),
+      stdout: (text) => out.push(text),
+      stderr: () => {},
+      signal: stop.signal,
+    };
+    setTimeout(() => stop.abort(new Error('stopped')), 2500);
+    // Stopped between passes it ends; within one, with the signal's reason.
+    await replayCommand(['--loop', '--speed', '100000', '.'], io).catch((err: Error) =>
+      assert.equal(err.message, 'stopped'),
+    );
+    const passes = out
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { ingested: number; duplicates: number });
+    assert.ok(passes.length >= 2, `${passes.length} passes`);
+    assert.ok(passes.length <= 4, `${passes.length} passes in 2.5 s: no pass over the same second`);
+    assert.deepEqual(
+      passes.map((p) => p.duplicates),
+      passes.map(() => 0),
+    );
+  });
+});

@@ -45,6 +45,28 @@ describe('replay re-stamping', () => {
     assert.equal(at(stamped, 'Control/Status'), '通常');
   });
 
+  it('a tsunami report of two earthquakes moves both EventIDs, as the reports of each earthquake do', () => {
+    // EventID `20151114055157 20151114061750`: the two earthquakes the forecast is issued for.
+    const item = replayable(join(jmaXmlRoot, 'jma-official-samples-older', '38-39_02_04_191025_VTSE41.xml'));
+    const eventIds = new Map<string, string>();
+    const stamped = parseXml(restamp(item, NOW, eventIds, false))
+      .textAt('Head/EventID')!
+      .trim();
+    assert.deepEqual([...eventIds.keys()], ['20151114055157', '20151114061750']);
+    assert.equal(stamped, [...eventIds.values()].join(' '));
+    // The same earthquakes' own reports, re-stamped later in the run, share those new EventIDs.
+    const later = new Map(eventIds);
+    restamp(item, NOW + 60_000, later, false);
+    assert.deepEqual(later, eventIds);
+  });
+
+  it("an EventID that would meet another run's new one moves a second on, to a valid time", () => {
+    // At 12:00:42Z the VXSE52's EventID 20100125161517 would become 20261123205759, taken.
+    const eventIds = new Map([['20100125161516', '20261123205759']]);
+    restamp(replayable(VXSE52), Date.parse('2026-11-23T12:00:42Z'), eventIds, false);
+    assert.equal(eventIds.get('20100125161517'), '20261123205800');
+  });
+
   it('--as-test sets Control/Status to 訓練', () => {
     const stamped = parseXml(restamp(replayable(VXSE52), NOW, new Map(), true));
     assert.equal(stamped.textAt('Control/Status'), '訓練');

@@ -2,12 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { createInvitation, MAX_INVITATION_TTL_MS } from '../../accounts/invitations.ts';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
+import { onStop } from '../../http/stop.ts';
 import type { App } from '../../http/surface.ts';
 import {
+  BackgroundScenarios,
   refuseRealBesideSources,
   SCENARIO_LIMITS,
   ScenarioRefused,
-  startScenario,
 } from '../../sources/scenario/run.ts';
 import { markup, type SafeHtml } from '../html.ts';
 import type { Lang } from '../i18n.ts';
@@ -189,6 +190,9 @@ function registerInvite(scope: App, ctx: AppContext): void {
 
 /** Start an earthquake scenario; it runs in the background until done or shutdown. */
 function registerScenario(scope: App, ctx: AppContext): void {
+  // The server's stop waits for the telegram each scenario is storing.
+  const scenarios = new BackgroundScenarios(ctx, ctx.stopping);
+  onStop(scope, 'preClose', () => scenarios.settled());
   scope.get(adminPaths.scenario, async (request, reply) =>
     sendLivePage(reply, 200, renderScenarioPage(view(request.visit))),
   );
@@ -212,18 +216,7 @@ function registerScenario(scope: App, ctx: AppContext): void {
     }
     if (Object.keys(problems).length > 0)
       return sendLivePage(reply, 400, renderScenarioPage(view(visit, { values, problems })));
-    const started = startScenario(
-      ctx,
-      { latitude, longitude, depthKm, magnitude, asReal },
-      speed,
-      ctx.stopping,
-    );
-    started.done.then(
-      (result) => ctx.log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
-      (err: unknown) => {
-        if (!ctx.stopping.aborted) ctx.log.error({ err, eventId: started.eventId }, 'scenario failed');
-      },
-    );
+    const started = scenarios.start({ latitude, longitude, depthKm, magnitude, asReal }, speed);
     const done = markup`<p role="status" id="tool-result">${text.scenarioStarted} ${started.eventId} (${
       asReal ? text.real : text.training
     }, ${started.telegrams.length} ${text.telegrams}). <a href="${livePaths.live}">${text.watchLive}</a></p>`;

@@ -1,5 +1,6 @@
 import { CodedError } from '../../errors.ts';
 import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
 import type { IngestDeps } from '../../telegrams/ingest.ts';
 import { ingestTimed } from '../timed-ingest.ts';
 import { earthquakeScenario, type ScenarioParams, type ScenarioTelegram } from './sequence.ts';
@@ -119,4 +120,40 @@ export function runScenario(
   const started = startScenario(deps, params, speed, signal, hooks.progress);
   hooks.onStart?.(started);
   return started.done;
+}
+
+/**
+ * The scenarios a server runs in the background (POST /admin/v1/scenarios, the console's form), each
+ * logged when it ends. They stop before their next telegram once `signal` (the server's stop) is
+ * aborted; the stop then waits for `settled`, so that the telegram being stored is stored whole
+ * before the database closes (docs/operations.md "Stopping").
+ */
+export class BackgroundScenarios {
+  readonly #deps: Omit<IngestDeps, 'source'> & { log: Logger };
+  readonly #signal: AbortSignal;
+  readonly #underWay = new Set<Promise<void>>();
+
+  constructor(deps: Omit<IngestDeps, 'source'> & { log: Logger }, signal: AbortSignal) {
+    this.#deps = deps;
+    this.#signal = signal;
+  }
+
+  start(params: ScenarioParams, speed: number): StartedScenario {
+    const { log } = this.#deps;
+    const started = startScenario(this.#deps, params, speed, this.#signal);
+    const ended = started.done.then(
+      (result) => log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
+      (err: unknown) => {
+        if (!this.#signal.aborted) log.error({ err, eventId: started.eventId }, 'scenario failed');
+      },
+    );
+    this.#underWay.add(ended);
+    void ended.finally(() => this.#underWay.delete(ended));
+    return started;
+  }
+
+  /** Resolves once every scenario under way has ended. */
+  async settled(): Promise<void> {
+    await Promise.all(this.#underWay);
+  }
 }
