@@ -8,7 +8,9 @@ import type { CommandIo } from './database.ts';
 
 /**
  * Telegram files under the paths (as given, read relative to `cwd`): named files as given,
- * directories' *.xml files recursively.
+ * directories' *.xml files recursively. Only regular files: reading a pipe or a device (a FIFO,
+ * /dev/stdin, /dev/zero) waits for a writer or never ends, and in a server (admin channel) the read
+ * holds its event loop.
  */
 function collect(cwd: string, path: string, named: boolean): string[] {
   const st = statSync(resolve(cwd, path));
@@ -16,6 +18,10 @@ function collect(cwd: string, path: string, named: boolean): string[] {
     return readdirSync(resolve(cwd, path))
       .sort()
       .flatMap((name) => collect(cwd, join(path, name), false));
+  }
+  if (!st.isFile()) {
+    if (named) throw new UsageError(`${path} is not a file or a directory`);
+    return [];
   }
   return named || path.endsWith('.xml') ? [path] : [];
 }
@@ -36,7 +42,8 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
   for (const p of positionals) {
     try {
       files.push(...collect(io.cwd, p, true));
-    } catch {
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot read ${p}`);
     }
   }

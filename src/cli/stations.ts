@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { busCodecs } from '../bus/codecs.ts';
 import { builtinStations } from '../parameter/builtin.ts';
@@ -21,9 +21,12 @@ import type { CommandIo } from './database.ts';
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 async function readBounded(path: string): Promise<string> {
-  const file = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
+  const cannotRead = (err: NodeJS.ErrnoException) => {
     throw new StationListInvalid(`cannot read ${path}: ${err.code ?? err.message}`);
-  });
+  };
+  // A pipe or a device has no size to check: opening one waits for a writer, reading may not end.
+  if (!(await stat(path).catch(cannotRead)).isFile()) throw new StationListInvalid(`${path} is not a file`);
+  const file = await open(path, 'r').catch(cannotRead);
   try {
     const { size } = await file.stat();
     if (size > MAX_FILE_BYTES) throw new StationListInvalid(`${path} is larger than ${MAX_FILE_BYTES} bytes`);

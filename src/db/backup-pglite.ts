@@ -209,7 +209,8 @@ export async function restorePglite(
     });
   } catch (err) {
     await rm(work, { recursive: true, force: true });
-    if (err instanceof TarError || (err as NodeJS.ErrnoException).code === 'Z_DATA_ERROR')
+    // zlib's errors: Z_DATA_ERROR for damaged data, Z_BUF_ERROR for a file cut short.
+    if (err instanceof TarError || (err as NodeJS.ErrnoException).code?.startsWith('Z_'))
       throw new BackupError(`${file} is not a Namazu backup, or is damaged: ${(err as Error).message}`);
     throw err;
   }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -282,6 +282,34 @@ test(
       assert.equal(again.code, 0, again.stderr);
     } finally {
       await a?.stop();
+      await original.drop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'a truncated embedded backup is refused in one line that says so, and the target stays empty',
+  { skip: testDatabaseUrl ? 'an embedded-engine archive' : false },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'namazu-backup-truncated-'));
+    const original = await createTestDatabase();
+    try {
+      const file = join(work, 'whole.backup');
+      await ok({ dataDir: original.dataDir, databaseUrl: null }, 'backup', file);
+      const whole = readFileSync(file);
+      const target: Target = { dataDir: join(work, 'restored'), databaseUrl: null };
+      // Cut inside the compressed stream, and just before gzip's trailer (its checksum and length).
+      for (const size of [Math.floor(whole.length / 2), whole.length - 4]) {
+        const cut = join(work, `cut-${size}.backup`);
+        writeFileSync(cut, whole.subarray(0, size));
+        const r = await namazu(target, 'restore', cut);
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr, /cut-\d+\.backup is not a Namazu backup, or is damaged/);
+        assert.deepEqual(readdirSync(target.dataDir), []);
+      }
+    } finally {
       await original.drop();
       rmSync(work, { recursive: true, force: true });
     }

@@ -1,0 +1,114 @@
+/**
+ * What `namazu ingest` and `namazu replay` read: regular files and directories of them. A pipe or a
+ * device named on the command line is refused at once; reading one waits for a writer or never ends, and in a
+ * server (the admin channel runs the command there) the read would hold its event loop.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { migratedDataDir } from '../support/database.ts';
+import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { cleanEnv } from '../support/processes.ts';
+
+/** Far beyond the few seconds a refusal takes: a command still running then waits for ever. */
+const DEADLINE_MS = 30_000;
+
+function namazu(dataDir: string, args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+test(
+  'a pipe or a device given to ingest is refused in one line; one inside a directory is skipped',
+  { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'namazu-ingest-files-'));
+    try {
+      const dataDir = join(work, 'data');
+      await migratedDataDir(dataDir);
+      const fifo = join(work, 'telegram.xml');
+      execFileSync('mkfifo', [fifo]);
+      for (const path of [fifo, '/dev/zero']) {
+        const r = await namazu(dataDir, ['ingest', path]);
+        assert.equal(r.code, 2, `ingest ${path}: ${r.stderr}`);
+        assert.equal(r.stderr, `namazu ingest: ${path} is not a file or a directory\n`);
+      }
+      const dir = join(work, 'files');
+      mkdirSync(dir);
+      execFileSync('mkfifo', [join(dir, 'pipe.xml')]);
+      const r = await namazu(dataDir, ['ingest', dir]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), {
+        ingested: 0,
+        duplicates: 0,
+        rejected: [],
+        conversionFailures: [],
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'a pipe or a device given to replay is refused in one line; one inside a directory is left out',
+  { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'namazu-replay-files-'));
+    try {
+      const dataDir = join(work, 'data');
+      await migratedDataDir(dataDir);
+      const fifo = join(work, 'telegram.xml');
+      execFileSync('mkfifo', [fifo]);
+      for (const path of [fifo, '/dev/zero']) {
+        const r = await namazu(dataDir, ['replay', '--speed', '1000', path]);
+        assert.equal(r.code, 2, `replay ${path}: ${r.stderr}`);
+        assert.equal(r.stderr, `namazu replay: ${path} is not a file or a directory\n`);
+      }
+      const dir = join(work, 'files');
+      mkdirSync(dir);
+      execFileSync('mkfifo', [join(dir, 'pipe.xml')]);
+      const r = await namazu(dataDir, ['replay', dir]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { ingested: 0, duplicates: 0, skipped: [], rejected: [] });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'a pipe or a device given to stations import is refused in one line',
+  { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'namazu-stations-files-'));
+    try {
+      const dataDir = join(work, 'data');
+      await migratedDataDir(dataDir);
+      const fifo = join(work, 'stations.json');
+      execFileSync('mkfifo', [fifo]);
+      for (const path of [fifo, '/dev/zero']) {
+        const r = await namazu(dataDir, ['stations', 'import', path]);
+        assert.equal(r.code, 1, `stations import ${path}: ${r.stderr}`);
+        assert.equal(r.stderr, `namazu stations: ${path} is not a file\n`);
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
