@@ -57,9 +57,20 @@ export function gdReportAfterStore(
     : null;
 }
 
+const GD_TABLES = 'gd_earthquake_reports, gd_earthquake_events, gd_eew_reports, gd_eew_events';
+
 /** Empties both projections (the first step of a rebuild). */
 export async function clearGdProjections(q: Queryable): Promise<void> {
-  await q.query('TRUNCATE gd_earthquake_reports, gd_earthquake_events, gd_eew_reports, gd_eew_events');
+  await q.query(`TRUNCATE ${GD_TABLES}`);
+}
+
+/**
+ * Takes the lock recordGdReport's writes take, up front in the caller's transaction: ingest does so
+ * before it takes its own lock, so that while a rebuild holds the projections (clearGdProjections to
+ * COMMIT) a telegram that enters them waits without holding every other telegram's ingest behind it.
+ */
+export async function lockGdProjectionsForWrite(q: Queryable): Promise<void> {
+  await q.query(`LOCK TABLE ${GD_TABLES} IN ROW EXCLUSIVE MODE`);
 }
 
 /**

@@ -103,10 +103,13 @@ export class TelegramCache {
     options: TelegramCacheOptions = {},
   ): Promise<{ cache: TelegramCache; stop: () => Promise<void> }> {
     const cache = new TelegramCache(db, options);
-    // Subscribe first, so nothing committed while loading is missed.
-    // A commit this process holds already (committed()) needs no read.
+    // Subscribe first, so nothing committed while loading is missed: the read after the load below
+    // takes in what was announced meanwhile. A read started before the load has answered would walk
+    // the table from its start and interleave with the load, leaving unheld telegrams above the
+    // serial called complete. A commit this process holds already (committed()) needs no read.
+    let loaded = false;
     const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial }) => {
-      if (!cache.holds(serial)) cache.refresh().catch(() => undefined);
+      if (loaded && !cache.holds(serial)) cache.refresh().catch(() => undefined);
     });
     const stopPruned = await busCodecs.pruned.subscribe(bus, ({ serials }) => cache.forget(serials));
     const stop = async () => {
@@ -118,6 +121,7 @@ export class TelegramCache {
     for (const t of newest) cache.add(t);
     cache.completeAbove = newest.length < cache.maxItems ? 0 : newest[0]!.serial - 1;
     cache.trim();
+    loaded = true;
     await cache.refresh();
     return { cache, stop };
   }

@@ -4,7 +4,8 @@ import { channels, type Bus } from '../bus/types.ts';
 import { converterFor } from '../conversion/registry.ts';
 import type { SchemaRef } from '../conversion/types.ts';
 import type { Db } from '../db/types.ts';
-import { gdReportAfterStore, recordGdReport } from '../gd/projections.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { gdReportAfterStore, lockGdProjectionsForWrite, recordGdReport } from '../gd/projections.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { overBudgetReason, prepareBudgetMs, type PrepareBudget } from './budget.ts';
@@ -322,7 +323,10 @@ async function store(
     try {
       return await storeWithConversion(db, telegram, conversion, announceOn);
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw err;
+      // A duplicate, or a database out of reach (a restart, a failover): not the conversion's fault.
+      // Stored alone, the XML would keep no conversion for good (its retry is a duplicate); failed,
+      // it is stored with it when its source tries again.
+      if ((err as { code?: string }).code === '23505' || isDatabaseUnavailable(err)) throw err;
       // The conversion or a projection failed: nothing of that transaction remains. The XML alone
       // is stored after all, so a converter or projection bug never loses a telegram.
       const stored = await storeTelegram(db, telegram, { announceOn });
@@ -370,6 +374,8 @@ async function storeWithConversion(
     );
   }
   return db.tx(async (q) => {
+    // Before the store's lock: a rebuild holding the projections holds up this telegram alone.
+    await lockGdProjectionsForWrite(q);
     const outcome = await storeTelegramWithConversion(q, telegram, conversion.telegram, { announceOn });
     const { converted } = outcome;
     if (converted) {
