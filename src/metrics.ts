@@ -75,7 +75,7 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Each group registers its instruments in the order /metrics lists them.
-  return {
+  const metrics = {
     registry,
     ...connectionInstruments(registry),
     ...telegramInstruments(registry),
@@ -83,6 +83,18 @@ export function createMetrics(probes: MetricProbes = {}): Metrics {
     ...storeInstruments(registry, probes),
     ...webhookInstruments(registry),
   };
+  zeroAlertedCounters(metrics);
+  return metrics;
+}
+
+/**
+ * Puts the series that alert rules take `increase()` of (deploy/prometheus/namazu-rules.yml) at 0
+ * from the start. A series born at its first event hides that event from `increase()`: the first
+ * of two pruning failures would not count. The conversion failures are put at 0 by the ingest
+ * (telegrams/ingest-metrics.ts `zeroConversionFailures`), which knows the schemas.
+ */
+function zeroAlertedCounters(metrics: Pick<Metrics, 'retentionRuns'>): void {
+  for (const outcome of ['done', 'busy', 'stopped', 'failed']) metrics.retentionRuns.inc({ outcome }, 0);
 }
 
 /** HTTP requests and open connections. */

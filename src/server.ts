@@ -30,6 +30,7 @@ import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
 import { TelegramCache } from './telegrams/cache.ts';
 import { createPreparePools } from './telegrams/ingest.ts';
+import { zeroConversionFailures } from './telegrams/ingest-metrics.ts';
 import { startWebhooks } from './webhooks/service.ts';
 
 /**
@@ -104,6 +105,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.logger ?? createLogger(config.logLevel);
   // Read at each scrape, once the database is open.
   const metrics = createMetrics({ dbPoolWaiting: () => db.poolWaiting?.() ?? 0 });
+  zeroConversionFailures(metrics);
   const db = await (options.db ??
     openDb({
       databaseUrl: config.databaseUrl,

@@ -1,3 +1,4 @@
+import { converterFor, convertibleTypes } from '../conversion/registry.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IngestOutcome } from './ingest.ts';
@@ -42,4 +43,13 @@ export function countIngested(
     metrics.conversionFailures.inc({ schema: schema.type });
     deps.log?.warn({ telegramId: outcome.stored.id, schema, reason }, 'JSON conversion failed');
   }
+}
+
+/**
+ * Puts the conversion failures of every schema at 0 from the start: a series born at its first
+ * failure hides that failure from the alert's `increase()` (deploy/prometheus/namazu-rules.yml).
+ */
+export function zeroConversionFailures(metrics: Pick<Metrics, 'conversionFailures'>): void {
+  const schemas = new Set(convertibleTypes().map((type) => converterFor(type)!.schema.type));
+  for (const schema of schemas) metrics.conversionFailures.inc({ schema }, 0);
 }
