@@ -120,7 +120,7 @@ function connectionInstruments(registry: Registry) {
     }),
     publicRefused: new Counter({
       name: 'namazu_public_refused_total',
-      help: 'Anonymous public connections refused, by reason (total, address, rate, invalid)',
+      help: 'Anonymous public connections refused, by reason (total, address, rate)',
       labelNames: ['reason'],
       registers: [registry],
     }),

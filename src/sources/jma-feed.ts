@@ -101,6 +101,8 @@ export class JmaFeedSource {
 
   /** Polls each feed when it is due, until stopped. */
   start(): void {
+    // At 0 from the start: the alert's increase() would not count the first rejection.
+    this.deps.metrics.sourceRejections.inc({ source: SOURCE }, 0);
     this.running ??= this.loop();
   }
 

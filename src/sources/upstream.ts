@@ -131,6 +131,8 @@ export class UpstreamRelay {
 
   start(): void {
     if (this.loops.length > 0) return;
+    // At 0 from the start: the alert's increase() would not count the first rejection.
+    this.deps.metrics.sourceRejections.inc({ source: SOURCE }, 0);
     for (let i = 0; i < this.options.connections; i++) this.loops.push(this.connectionLoop(i));
   }
 

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, test } from 'node:test';
 import { pino } from 'pino';
 import type { Db } from '../../src/db/types.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { JmaFeedSource, type JmaFeedOptions } from '../../src/sources/jma-feed.ts';
 import type { SourceDeps } from '../../src/sources/deps.ts';
 import { testFetch } from '../support/fetch.ts';
@@ -295,4 +296,12 @@ test('an entry that answers 404 past the grace is skipped for good', async () =>
   await s.pollOnce();
   assert.equal(feed.count(gone), 3, 'not fetched once skipped');
   assert.equal(await storedCount(), 1);
+});
+
+test('a started feed exports its rejections at 0, so that the alert counts the first one', async () => {
+  feed = await startFeedServer();
+  const metrics = createMetrics();
+  const s = source({}, { ...server.ctx, metrics });
+  s.start();
+  assert.match(await metrics.registry.metrics(), /^namazu_source_rejections_total\{source="jma-feed"\} 0$/m);
 });
