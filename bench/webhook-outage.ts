@@ -96,6 +96,8 @@ for (let i = 0; i < SUBS; i += 20) {
         format: 'namazu',
         lang: 'ja',
         token: null,
+        visibility: null,
+        localOnly: false,
       },
       new URL(url).hostname,
     );

@@ -111,6 +111,8 @@ const subscriptionSpec = (url: string) => ({
   format: 'namazu' as const,
   lang: 'ja' as const,
   token: null,
+  visibility: null,
+  localOnly: false,
 });
 // Accounts of 20 subscriptions each (the cap).
 for (let i = 0; i < SUBS; i += 20) {

@@ -23,6 +23,7 @@ import {
   placeFilterMessages,
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
+import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
@@ -53,6 +54,8 @@ export const webhookMessages = {
   format: `The \`format\` is one of ${WEBHOOK_FORMATS.join(', ')}.`,
   lang: 'The `lang` is `ja` or `en`.',
   token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
+  visibility: `The \`visibility\` is one of ${MISSKEY_VISIBILITIES.join(', ')}, and only with format \`misskey\`.`,
+  localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
 } as const;
 
 /** Why a URL was refused, in the message that names the `url` field. */
@@ -87,6 +90,19 @@ export const WebhookCreateBody = Type.Object(
     ),
     lang: Type.Optional(Nullable(Type.Union([Type.Literal('ja'), Type.Literal('en')]))),
     token: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH }))),
+    visibility: Type.Optional(
+      Nullable(
+        Type.Union(
+          MISSKEY_VISIBILITIES.map((v) => Type.Literal(v)),
+          { description: "`misskey` only: the notes' visibility (default `public`)" },
+        ),
+      ),
+    ),
+    localOnly: Type.Optional(
+      Nullable(
+        Type.Boolean({ description: '`misskey` only: keep the notes off federation (default false)' }),
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -126,8 +142,23 @@ function subscriptionSpec(
     format,
     lang: body.lang ?? 'ja',
     token,
+    ...noteOptions(body, format),
   };
   return { spec, host: url.host };
+}
+
+/** The `misskey` format's note options asked for; throws a 400 naming one given with another format. */
+function noteOptions(
+  body: Static<typeof WebhookCreateBody>,
+  format: WebhookFormat,
+): Pick<SubscriptionSpec, 'visibility' | 'localOnly'> {
+  if (format === 'misskey')
+    return { visibility: body.visibility ?? 'public', localOnly: body.localOnly ?? false };
+  for (const field of ['visibility', 'localOnly'] as const) {
+    if ((body[field] ?? null) !== null)
+      throw new HttpError('INVALID_FIELD', { detail: webhookMessages[field] });
+  }
+  return { visibility: null, localOnly: false };
 }
 
 function view(s: Subscription) {
@@ -142,6 +173,8 @@ function view(s: Subscription) {
     minIntensity: s.filter.minIntensity ?? null,
     format: s.format,
     lang: s.lang,
+    // Shown for the format that uses them only: the other formats' views stay as they were.
+    ...(s.format === 'misskey' ? { visibility: s.visibility, localOnly: s.localOnly } : {}),
     state: s.state,
     disabledReason: s.disabledReason,
     failingSince: s.failingSince?.toISOString() ?? null,

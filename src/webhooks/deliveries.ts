@@ -5,6 +5,7 @@
  * out (another took the delivery over) records nothing.
  */
 import type { Db, Queryable } from '../db/types.ts';
+import type { MisskeyVisibility } from './formats/misskey.ts';
 import { subscriptionsChanged } from './subscriptions.ts';
 
 /** Early warnings go first (docs/webhooks.md "Order"). */
@@ -93,6 +94,9 @@ export interface DeliveryTarget {
   lang: 'ja' | 'en';
   secretSealed: string;
   tokenSealed: string | null;
+  /** The `misskey` format's note options. */
+  visibility: MisskeyVisibility | null;
+  localOnly: boolean;
 }
 
 /** A subscription's target as the database gives it. */
@@ -103,6 +107,8 @@ interface TargetRow {
   lang: 'ja' | 'en';
   secret_sealed: string;
   token_sealed: string | null;
+  visibility: MisskeyVisibility | null;
+  local_only: boolean;
 }
 
 const toTarget = (r: TargetRow): DeliveryTarget => ({
@@ -112,6 +118,8 @@ const toTarget = (r: TargetRow): DeliveryTarget => ({
   lang: r.lang,
   secretSealed: r.secret_sealed,
   tokenSealed: r.token_sealed,
+  visibility: r.visibility,
+  localOnly: r.local_only,
 });
 
 export interface ClaimedDelivery extends DeliveryTarget {
@@ -174,7 +182,7 @@ export async function claimDue(
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
-       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed`,
+       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.visibility, s.local_only`,
     [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],
   );
   return rows.map(toClaimed).sort(byPriorityThenId);

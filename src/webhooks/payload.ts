@@ -14,6 +14,7 @@ import { dataMessage } from '../realtime/protocol.ts';
 import { loadConversionOf } from '../telegrams/conversion-of.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import { loadTelegram } from '../telegrams/store.ts';
+import type { MisskeyOptions } from './formats/misskey.ts';
 import { postFormats, renderPost, type PostFormat } from './render.ts';
 import { summarize, type TelegramSummary } from './summary.ts';
 
@@ -42,7 +43,10 @@ interface Prepared {
   message: Buffer;
   /** Made when a ready-made post first asks for it. */
   summary: Promise<TelegramSummary | null> | null;
-  /** Rendered posts by format and language (the misskey post holds its token: rendered per delivery). */
+  /**
+   * Rendered posts by format and language (a misskey post holds its subscription's token and note
+   * options: rendered per delivery).
+   */
   posts: Map<string, Payload>;
 }
 
@@ -79,12 +83,15 @@ export class PayloadBuilder {
     private readonly serverName: string,
   ) {}
 
-  /** The body and content headers for one delivery of telegram `serial`; null when it is no longer stored. */
+  /**
+   * The body and content headers for one delivery of telegram `serial`; null when it is no longer
+   * stored. `misskey`: the subscription's token and note options (format `misskey` only).
+   */
   async payloadFor(
     serial: number,
     format: string,
     lang: 'ja' | 'en',
-    token: string | null,
+    misskey: MisskeyOptions | null,
   ): Promise<Payload | null> {
     const prepared = await this.prepared(serial);
     if (!prepared) return null;
@@ -93,10 +100,10 @@ export class PayloadBuilder {
     const summary = await this.summaryOf(serial, prepared);
     if (!summary) return null;
     const key = `${format}/${lang}`;
-    if (format === 'misskey') return this.render(format, summary, lang, token);
+    if (format === 'misskey') return this.render(format, summary, lang, misskey);
     let post = prepared.posts.get(key);
     if (!post) {
-      post = this.render(format, summary, lang, token);
+      post = this.render(format, summary, lang, misskey);
       prepared.posts.set(key, post);
       this.count(serial, post.body.length);
     }
@@ -130,9 +137,9 @@ export class PayloadBuilder {
     format: PostFormat,
     summary: TelegramSummary,
     lang: 'ja' | 'en',
-    token: string | null,
+    misskey: MisskeyOptions | null,
   ): Payload {
-    const post = renderPost(format, summary, lang, token === null ? {} : { misskey: { token } });
+    const post = renderPost(format, summary, lang, misskey === null ? {} : { misskey });
     return { headers: post.headers, body: Buffer.from(post.body) };
   }
 

@@ -221,8 +221,8 @@ export class Queuer {
       let group = byKey.get(filter.key);
       if (!group) byKey.set(filter.key, (group = { filter, subscriptions: [] }));
       group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
-      const { url, host, format, lang, secretSealed, tokenSealed } = s;
-      targets.set(s.id, { url, host, format, lang, secretSealed, tokenSealed });
+      const { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly } = s;
+      targets.set(s.id, { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly });
     }
     this.groups = [...byKey.values()];
     this.targets = targets;

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { contractedClassifications } from '../accounts/contracts.ts';
 import { planById } from '../accounts/plans.ts';
 import type { Db, Queryable } from '../db/types.ts';
+import type { MisskeyVisibility } from './formats/misskey.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import type { DeliveryFilter } from '../realtime/filter.ts';
 import type { Intensity } from '../telegrams/facts.ts';
@@ -29,6 +30,10 @@ export interface SubscriptionSpec {
   lang: 'ja' | 'en';
   /** The `misskey` format's access token. */
   token: string | null;
+  /** The `misskey` format's note visibility (null for the other formats). */
+  visibility: MisskeyVisibility | null;
+  /** The `misskey` format's notes stay off federation. */
+  localOnly: boolean;
 }
 
 export interface Subscription {
@@ -39,6 +44,9 @@ export interface Subscription {
   filter: DeliveryFilter;
   format: WebhookFormat;
   lang: 'ja' | 'en';
+  /** The `misskey` format's note visibility (null for the other formats). */
+  visibility: MisskeyVisibility | null;
+  localOnly: boolean;
   state: 'active' | 'disabled';
   disabledReason: string | null;
   failingSince: Date | null;
@@ -59,6 +67,8 @@ interface Row {
   min_intensity: string | null;
   format: WebhookFormat;
   lang: 'ja' | 'en';
+  visibility: MisskeyVisibility | null;
+  local_only: boolean;
   state: 'active' | 'disabled';
   disabled_reason: string | null;
   failing_since: Date | null;
@@ -67,7 +77,7 @@ interface Row {
 }
 
 const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
-  format, lang, state, disabled_reason, failing_since, from_serial, created_at`;
+  format, lang, visibility, local_only, state, disabled_reason, failing_since, from_serial, created_at`;
 
 function toSubscription(r: Row): Subscription {
   return {
@@ -85,6 +95,8 @@ function toSubscription(r: Row): Subscription {
     },
     format: r.format,
     lang: r.lang,
+    visibility: r.visibility,
+    localOnly: r.local_only,
     state: r.state,
     disabledReason: r.disabled_reason,
     failingSince: r.failing_since,
@@ -129,8 +141,8 @@ export async function createSubscription(
     await subscriptionsChanged(q);
     const rows = await q.query<Row>(
       `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
-         areas, min_intensity, format, lang, secret_sealed, token_sealed, from_serial)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+         areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only, from_serial)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
          (SELECT coalesce(max(serial), 0) FROM telegrams))
        RETURNING ${COLUMNS}`,
       [
@@ -147,6 +159,8 @@ export async function createSubscription(
         spec.lang,
         box.seal(secret),
         spec.token === null ? null : box.seal(spec.token),
+        spec.visibility,
+        spec.localOnly,
       ],
     );
     return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
@@ -235,7 +249,7 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
     Row & { plan_ids: number[]; secret_sealed: string; token_sealed: string | null }
   >(
     `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
-       s.min_intensity, s.format, s.lang, s.state, s.disabled_reason, s.failing_since, s.from_serial,
+       s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.state, s.disabled_reason, s.failing_since, s.from_serial,
        s.created_at, s.secret_sealed, s.token_sealed,
        ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids
      FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/types.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
+import { misskeyOptions, type MisskeyOptions } from './formats/misskey.ts';
 import { isPostFormat } from './payload.ts';
 import { renderPost } from './render.ts';
 import type { Sender } from './sender.ts';
@@ -38,7 +39,7 @@ export async function sendTestEvent(
     };
   } else {
     const now = new Date();
-    const post = testBody(subscription, messageId, now, secrets.token);
+    const post = testBody(subscription, messageId, now, misskeyOptions(secrets.token, subscription));
     const body = Buffer.from(post.body);
     const headers = {
       ...post.headers,
@@ -56,7 +57,7 @@ function testBody(
   subscription: Subscription,
   messageId: string,
   now: Date,
-  token: string | null,
+  misskey: MisskeyOptions | null,
 ): { headers: Record<string, string>; body: string } {
   if (!isPostFormat(subscription.format)) {
     const body = {
@@ -82,10 +83,5 @@ function testBody(
     text: null,
     facts: { kind: 'plain' as const },
   };
-  return renderPost(
-    subscription.format,
-    summary,
-    subscription.lang,
-    token === null ? {} : { misskey: { token } },
-  );
+  return renderPost(subscription.format, summary, subscription.lang, misskey === null ? {} : { misskey });
 }

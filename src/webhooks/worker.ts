@@ -27,6 +27,7 @@ import {
   type Recorded,
   type RetryPolicy,
 } from './deliveries.ts';
+import { misskeyOptions } from './formats/misskey.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
 import type { OutgoingPost, Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
@@ -431,7 +432,12 @@ export class DeliveryWorker {
       payload =
         d.serial === null
           ? null
-          : await this.payloads.payloadFor(d.serial, d.format, d.lang, token?.text ?? null);
+          : await this.payloads.payloadFor(
+              d.serial,
+              d.format,
+              d.lang,
+              misskeyOptions(token?.text ?? null, d),
+            );
     } catch (err) {
       this.events.error(err);
       return failed('payload could not be built');

@@ -1,8 +1,9 @@
 /**
  * namazu backup / namazu restore (docs/operations.md, "Backup and restore") with the real server:
  * a backup taken while the server answers requests, restored into a fresh target, serves the same
- * lists and bodies to the same API key and OAuth token, and continues the serials. On the embedded
- * database (through the admin channel) or on PostgreSQL (pg_dump) when NAMAZU_TEST_DATABASE_URL is set.
+ * lists, bodies and webhooks to the same API key and OAuth token, and continues the serials. On the
+ * embedded database (through the admin channel) or on PostgreSQL (pg_dump) when
+ * NAMAZU_TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -27,7 +28,13 @@ import { fixtureIndex } from '../support/fixtures.ts';
 import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
 import { auth, cleanEnv, serve, type ServeProcess } from '../support/processes.ts';
 
-const SCOPES = ['telegram.list', 'telegram.data', 'telegram.get.earthquake'];
+const SCOPES = [
+  'telegram.list',
+  'telegram.data',
+  'telegram.get.earthquake',
+  'webhook.manage',
+  'webhook.list',
+];
 
 interface Target {
   dataDir: string;
@@ -177,6 +184,24 @@ test('a backup taken while serving restores into a fresh target with the same da
     const byToken = { authorization: `Bearer ${token}` };
     const before = await read(a, byKey);
     assert.deepEqual(await read(a, byToken), before);
+    // A Misskey webhook with its note options (of a type never sent: nothing is posted).
+    const webhook = await fetch(`${a.url}/v2/webhook`, {
+      method: 'POST',
+      headers: byKey,
+      body: JSON.stringify({
+        url: 'https://misskey.example.test/api/notes/create',
+        classifications: ['telegram.earthquake'],
+        types: ['VXSE99'],
+        format: 'misskey',
+        token: 'misskey-token',
+        visibility: 'home',
+        localOnly: true,
+      }),
+    });
+    assert.equal(webhook.status, 200);
+    const webhooks = async (server: ServeProcess) =>
+      (await (await fetch(`${server.url}/v2/webhook`, { headers: byKey })).json()) as { items: unknown[] };
+    const webhooksBefore = await webhooks(a);
 
     // The backup runs while requests keep being answered.
     const file = join(work, 'namazu.backup');
@@ -229,6 +254,10 @@ test('a backup taken while serving restores into a fresh target with the same da
     const after = await read(b, byKey);
     assert.deepEqual(after, before, 'the same list and body, to the same API key');
     assert.deepEqual(await read(b, byToken), before, 'the OAuth token issued before the backup still works');
+    const webhooksAfter = await webhooks(b);
+    assert.deepEqual(webhooksAfter.items, webhooksBefore.items, 'the webhooks, their note options with them');
+    const [misskey] = webhooksAfter.items as { visibility?: string; localOnly?: boolean }[];
+    assert.deepEqual([misskey?.visibility, misskey?.localOnly], ['home', true]);
     const wrongKey = await fetch(`${b.url}/v2/telegram`, { headers: auth(key.slice(0, -2) + 'xx') });
     assert.equal(wrongKey.status, 401);
 

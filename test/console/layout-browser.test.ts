@@ -79,6 +79,8 @@ before(async () => {
       format: 'discord',
       lang: 'ja',
       token: null,
+      visibility: null,
+      localOnly: false,
     },
     'hooks.example.test',
   );

@@ -301,3 +301,89 @@ test('an account holds at most 20 webhooks; classifications it has no contract f
     await server.close();
   }
 });
+
+test('misskey notes: visibility and localOnly are chosen at creation, shown, and posted with the token; other formats refuse them', async () => {
+  const receiver = await startReceiver();
+  const { server, create, headers } = await setUp(true);
+  try {
+    const ok = { url: receiver.url, classifications: ['telegram.earthquake'], test: 'including' };
+    const misskey = { ...ok, format: 'misskey', token: 'misskey-token' };
+    const cases: [unknown, RegExp][] = [
+      [{ ...ok, format: 'discord', visibility: 'home' }, /`visibility`/],
+      [{ ...ok, visibility: 'public' }, /`visibility`/],
+      [{ ...ok, format: 'slack', localOnly: false }, /`localOnly`/],
+      [{ ...misskey, visibility: 'specified' }, /`visibility`/],
+      [{ ...misskey, localOnly: 'yes' }, /`localOnly`/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await create(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(res.body.error.message, message, JSON.stringify(body));
+    }
+    assert.equal((await getJson(server, '/v2/webhook', { headers })).body.items.length, 0, 'nothing created');
+
+    const chosen = await create({ ...misskey, visibility: 'home', localOnly: true });
+    assert.equal(chosen.status, 200, JSON.stringify(chosen.body));
+    assert.equal(chosen.body.visibility, 'home');
+    assert.equal(chosen.body.localOnly, true);
+    const plain = await create({ ...misskey, token: 'plain-token' });
+    assert.equal(plain.body.visibility, 'public');
+    assert.equal(plain.body.localOnly, false);
+    // Other formats show nothing new.
+    const discord = await create({ ...ok, format: 'discord' });
+    assert.equal('visibility' in discord.body || 'localOnly' in discord.body, false);
+    const listed = (await getJson(server, '/v2/webhook', { headers })).body.items as Record<
+      string,
+      unknown
+    >[];
+    assert.deepEqual(
+      listed.map((s) => [s.format, s.visibility, s.localOnly]),
+      [
+        ['misskey', 'home', true],
+        ['misskey', 'public', false],
+        ['discord', undefined, undefined],
+      ],
+    );
+    const read = await getJson(server, `/v2/webhook/${chosen.body.id}`, { headers });
+    assert.equal(read.body.visibility, 'home');
+    assert.equal(read.body.localOnly, true);
+
+    // A test event and a telegram are posted as notes with the token as `i` and the options chosen.
+    const auth = { authorization: headers.authorization };
+    const tested = await getJson(server, `/v2/webhook/${chosen.body.id}/test`, {
+      method: 'POST',
+      headers: auth,
+    });
+    assert.equal(tested.body.delivery.delivered, true);
+    const testNote = JSON.parse(receiver.received.at(-1)!.body);
+    assert.deepEqual([testNote.i, testNote.visibility, testNote.localOnly], ['misskey-token', 'home', true]);
+    const stored = await ingestTelegram(
+      server.ctx,
+      readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')),
+      { receivedTime: Date.now() },
+    );
+    assert.ok(stored.ok);
+    const notes = await waitFor(
+      () => {
+        const bodies = receiver.received.slice(1).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+        const found = bodies.filter((b) => typeof b.i === 'string');
+        return found.length === 2 ? found : null;
+      },
+      { timeout: 15_000, message: 'both notes at the receiver' },
+    );
+    const byToken = new Map(notes.map((n) => [n.i, n]));
+    const home = byToken.get('misskey-token')!;
+    assert.equal(home.visibility, 'home');
+    assert.equal(home.localOnly, true);
+    assert.match(
+      receiver.received.find((r) => r.body.includes('"i":"misskey-token"'))!.body,
+      /"visibility":"home","localOnly":true/,
+    );
+    const publicNote = byToken.get('plain-token')!;
+    assert.equal(publicNote.visibility, 'public');
+    assert.equal('localOnly' in publicNote, false, 'federated, as Misskey does by default');
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});

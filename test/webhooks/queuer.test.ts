@@ -50,6 +50,8 @@ async function subscribeOne(db: Db, box: SecretBox, accountId: number, url: stri
     format: 'namazu' as const,
     lang: 'ja' as const,
     token: null,
+    visibility: null,
+    localOnly: false,
   };
   const created = await createSubscription(db, box, accountId, spec, new URL(url).hostname);
   assert.ok(created.ok);

@@ -1,6 +1,7 @@
 import type { Params } from '../../http/form.ts';
 import { singleValue } from '../../http/form.ts';
 import { parsePlaceFilters } from '../../telegrams/place-filters.ts';
+import { MISSKEY_VISIBILITIES, type MisskeyVisibility } from '../../webhooks/formats/misskey.ts';
 import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../../webhooks/subscriptions.ts';
 import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../../webhooks/url-check.ts';
 import type { Lang, Messages } from '../i18n.ts';
@@ -15,6 +16,8 @@ export type WebhookField =
   | 'url'
   | 'format'
   | 'token'
+  | 'visibility'
+  | 'localOnly'
   | 'lang'
   | 'classifications'
   | 'types'
@@ -27,6 +30,8 @@ export interface WebhookFormValues {
   url: string;
   format: string;
   token: string;
+  visibility: string;
+  localOnly: boolean;
   lang: string;
   classifications: string[];
   types: string;
@@ -42,6 +47,8 @@ export const emptyWebhookForm: WebhookFormValues = {
   url: '',
   format: 'namazu',
   token: '',
+  visibility: 'public',
+  localOnly: false,
   lang: 'ja',
   classifications: [],
   types: '',
@@ -64,6 +71,9 @@ type RuleKey =
   | 'format'
   | 'tokenMissing'
   | 'tokenOther'
+  | 'visibility'
+  | 'visibilityOther'
+  | 'localOnlyOther'
   | 'lang'
   | 'noClassification'
   | 'notContracted'
@@ -81,6 +91,9 @@ export const webhookRules: Messages<RuleKey> = {
     format: 'Choose one of the formats offered.',
     tokenMissing: `Misskey needs an access token (up to ${MAX_TOKEN_LENGTH} characters) with the permission write:notes.`,
     tokenOther: 'A token is only used with the Misskey format: clear it or choose Misskey.',
+    visibility: 'Choose one of the visibilities offered.',
+    visibilityOther: 'A visibility is only chosen with the Misskey format: choose Public or choose Misskey.',
+    localOnlyOther: 'Local only is only used with the Misskey format: clear it or choose Misskey.',
     lang: 'Choose Japanese or English.',
     noClassification: 'Choose at least one classification.',
     notContracted: 'Choose only classifications your account has a contract for.',
@@ -98,6 +111,9 @@ export const webhookRules: Messages<RuleKey> = {
     format: '表示されている形式から選んでください。',
     tokenMissing: `Misskeyには write:notes 権限のアクセストークン（${MAX_TOKEN_LENGTH}文字以内）が必要です。`,
     tokenOther: 'トークンはMisskey形式でのみ使います。消去するか、Misskeyを選んでください。',
+    visibility: '表示されている公開範囲から選んでください。',
+    visibilityOther: '公開範囲はMisskey形式でのみ選べます。パブリックにするか、Misskeyを選んでください。',
+    localOnlyOther: 'ローカルのみはMisskey形式でのみ使います。チェックを外すか、Misskeyを選んでください。',
     lang: '日本語か英語を選んでください。',
     noClassification: '分類を1つ以上選んでください。',
     notContracted: '契約している分類だけを選んでください。',
@@ -115,6 +131,9 @@ export function webhookFormValues(form: Params): WebhookFormValues {
     url: one('url').trim(),
     format: one('format'),
     token: one('token').trim(),
+    // Absent from an older page's form: the API's default.
+    visibility: one('visibility', 'public'),
+    localOnly: one('localOnly') === 'true',
     lang: one('lang'),
     classifications: [...new Set(form.get('classifications') ?? [])],
     types: one('types'),
@@ -141,6 +160,19 @@ function tokenProblem(v: WebhookFormValues): RuleKey | null {
   return v.token === '' ? null : 'tokenOther';
 }
 
+const isVisibility = (value: string): value is MisskeyVisibility =>
+  (MISSKEY_VISIBILITIES as readonly string[]).includes(value);
+
+/** The note options' problems: a visibility not offered, or either chosen for another format. */
+function noteProblems(v: WebhookFormValues): Partial<Record<'visibility' | 'localOnly', RuleKey>> {
+  if (!isVisibility(v.visibility)) return { visibility: 'visibility' };
+  if (v.format === 'misskey') return {};
+  return {
+    ...(v.visibility === 'public' ? {} : { visibility: 'visibilityOther' as const }),
+    ...(v.localOnly ? { localOnly: 'localOnlyOther' as const } : {}),
+  };
+}
+
 /**
  * The subscription the form describes and its host, or every problem at once (nothing is created
  * then). `contracted`: the classifications the account's running contracts deliver.
@@ -158,6 +190,9 @@ export function checkWebhookForm(
   if (!isFormat(v.format)) problems.format = t.format;
   const token = tokenProblem(v);
   if (token) problems.token = t[token];
+  const note = noteProblems(v);
+  if (note.visibility) problems.visibility = t[note.visibility];
+  if (note.localOnly) problems.localOnly = t[note.localOnly];
   if (v.lang !== 'ja' && v.lang !== 'en') problems.lang = t.lang;
   if (v.classifications.length === 0) problems.classifications = t.noClassification;
   else if (v.classifications.some((c) => !contracted.has(c))) problems.classifications = t.notContracted;
@@ -183,6 +218,8 @@ export function checkWebhookForm(
     format: v.format as WebhookFormat,
     lang: v.lang as SubscriptionSpec['lang'],
     token: v.format === 'misskey' ? v.token : null,
+    visibility: v.format === 'misskey' ? (v.visibility as MisskeyVisibility) : null,
+    localOnly: v.format === 'misskey' && v.localOnly,
   };
   return { ok: true, spec, host: url.host };
 }

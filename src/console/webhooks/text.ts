@@ -19,6 +19,15 @@ type Key =
   | 'format-misskey'
   | 'token'
   | 'tokenHint'
+  | 'visibility'
+  | 'visibility-public'
+  | 'visibility-home'
+  | 'visibility-followers'
+  | 'visibilityHint'
+  | 'localOnly'
+  | 'localOnlyHint'
+  | 'yes'
+  | 'no'
   | 'lang'
   | 'lang-ja'
   | 'lang-en'
@@ -97,6 +106,15 @@ export const webhooksText: Messages<Key> = {
     token: 'Misskey access token',
     tokenHint:
       'Misskey only: a token with the permission write:notes. It is stored sealed and never shown again.',
+    visibility: 'Visibility of notes',
+    'visibility-public': 'Public',
+    'visibility-home': 'Home (not on the public timelines)',
+    'visibility-followers': 'Followers only',
+    visibilityHint: 'Misskey only: many instances ask bots to post with Home.',
+    localOnly: 'Local only: keep the notes off federation',
+    localOnlyHint: 'Misskey only: the notes are not sent to other servers.',
+    yes: 'Yes',
+    no: 'No',
     lang: 'Language of posts',
     'lang-ja': 'Japanese',
     'lang-en': 'English',
@@ -176,6 +194,15 @@ export const webhooksText: Messages<Key> = {
     'format-misskey': 'Misskey: ノート',
     token: 'Misskeyのアクセストークン',
     tokenHint: 'Misskeyのみ。write:notes 権限のトークン。暗号化して保存され、二度と表示されません。',
+    visibility: 'ノートの公開範囲',
+    'visibility-public': 'パブリック',
+    'visibility-home': 'ホーム（公開タイムラインには出ません）',
+    'visibility-followers': 'フォロワーのみ',
+    visibilityHint: 'Misskeyのみ。多くのインスタンスはbotにホームでの投稿を求めています。',
+    localOnly: 'ローカルのみ（連合なし）',
+    localOnlyHint: 'Misskeyのみ。ノートを他のサーバーへ連合しません。',
+    yes: 'はい',
+    no: 'いいえ',
     lang: '投稿の言語',
     'lang-ja': '日本語',
     'lang-en': '英語',

@@ -5,7 +5,7 @@ import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
 import { formatTime, notice, secretBox } from '../layout.ts';
 import { pathOf, paths } from '../paths.ts';
-import { deliveryStateText, shownUrl, stateText } from './webhooks-page.ts';
+import { deliveryStateText, shownUrl, stateText, visibilityText } from './webhooks-page.ts';
 import { webhooksText } from './text.ts';
 
 /** One webhook's page: its settings, the test button, its recent deliveries; and its deletion. */
@@ -32,6 +32,15 @@ function responseText(d: DeliveryView): string {
   return said === '' ? '—' : `${said}${took}`;
 }
 
+/** A Misskey webhook's note options (the other formats have none: no visibility). */
+function noteSettings(s: Subscription, lang: Lang): SafeHtml | null {
+  if (s.visibility === null) return null;
+  const t = webhooksText[lang];
+  return markup`<dt>${t.visibility}</dt><dd id="webhook-visibility">${visibilityText(s.visibility, lang)}</dd>
+<dt>${t.localOnly}</dt><dd id="webhook-local-only">${s.localOnly ? t.yes : t.no}</dd>
+`;
+}
+
 function settings(v: WebhookView): SafeHtml {
   const t = webhooksText[v.lang];
   const s = v.subscription;
@@ -42,7 +51,7 @@ function settings(v: WebhookView): SafeHtml {
   return markup`<div class="card"><dl class="facts" id="webhook-settings">
 <dt>${t.url}</dt><dd><code>${s.url}</code></dd>
 <dt>${t.format}</dt><dd>${s.format}</dd>
-<dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
+${noteSettings(s, v.lang)}<dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
 <dt>${t.state}</dt><dd id="webhook-state">${stateText(s, v.lang)}</dd>
 <dt>${t.classifications}</dt><dd>${classes}</dd>
 <dt>${t.types}</dt><dd>${f.types?.join(', ') ?? t.all}</dd>

@@ -1,6 +1,7 @@
 import { planByClassification } from '../../accounts/plans.ts';
 import { INTENSITIES } from '../../telegrams/facts.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import { MISSKEY_VISIBILITIES, type MisskeyVisibility } from '../../webhooks/formats/misskey.ts';
 import { WEBHOOK_FORMATS, type Subscription } from '../../webhooks/subscriptions.ts';
 import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
@@ -168,6 +169,36 @@ function intensityField(v: WebhookFormView): SafeHtml {
 ${fieldError('minIntensity', error)}`;
 }
 
+/** How a Misskey note's visibility is named. */
+export function visibilityText(visibility: MisskeyVisibility, lang: Lang): string {
+  return webhooksText[lang][`visibility-${visibility}`];
+}
+
+/** The Misskey notes' visibility: a select, described by its hint. */
+function visibilityField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.visibility;
+  const options = MISSKEY_VISIBILITIES.map(
+    (m) =>
+      markup`<option value="${m}"${v.values.visibility === m ? markup` selected` : null}>${visibilityText(m, v.lang)}</option>`,
+  );
+  return markup`<label for="visibility">${t.visibility}</label>
+<select id="visibility" name="visibility"${invalidAttrs('visibility', error, true)}>${options}</select>
+<p class="hint" id="visibility-hint">${t.visibilityHint}</p>
+${fieldError('visibility', error)}`;
+}
+
+/** Whether Misskey notes stay off federation: a checkbox, described by its hint. */
+function localOnlyField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.localOnly;
+  return markup`<label for="localOnly"><input type="checkbox" id="localOnly" name="localOnly" value="true"${
+    v.values.localOnly ? markup` checked` : null
+  }${invalidAttrs('localOnly', error, true)}> ${t.localOnly}</label>
+<p class="hint" id="localOnly-hint">${t.localOnlyHint}</p>
+${fieldError('localOnly', error)}`;
+}
+
 export function renderWebhookFormPage(v: WebhookFormView): string {
   const t = webhooksText[v.lang];
   const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
@@ -176,6 +207,8 @@ export function renderWebhookFormPage(v: WebhookFormView): string {
 ${textField(v, 'url', t.url, t.urlHint, 'url')}
 ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
 ${textField(v, 'token', t.token, t.tokenHint, 'password')}
+${visibilityField(v)}
+${localOnlyField(v)}
 ${radios(v, 'lang', t.lang, ['ja', 'en'], (l) => (l === 'ja' ? t['lang-ja'] : t['lang-en']))}
 <h2>${t.filters}</h2>
 ${classificationField(v)}

@@ -199,6 +199,8 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
       format: 'namazu',
       lang: 'ja',
       token: null,
+      visibility: null,
+      localOnly: false,
     },
     '127.0.0.1',
   );
@@ -237,6 +239,52 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
   }
 });
 
+test('a Misskey webhook made by keyboard posts Home, local-only notes; the choices are refused for another format', async () => {
+  const { context, page } = await signedIn({ ...SIZES[0], lang: 'ja' });
+  let id: number | null = null;
+  try {
+    await page.goto(`${server.url}/account/webhooks/new`);
+    await typeForm(page, { url: receiver.url, areas: '', classification: true });
+    // Home with the Namazu format: refused beside the select, nothing created.
+    await page.locator('#visibility').focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.locator('#visibility').inputValue(), 'home');
+    await pressOn(page, '#main button[type=submit]', 'Enter');
+    assert.match(await page.locator('#visibility-error').innerText(), /Misskey形式でのみ/);
+    assert.equal(await page.locator('#visibility').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#visibility').inputValue(), 'home', 'kept as chosen');
+    assert.equal((await subscriptions()).length, 0, 'nothing created');
+    await assertAccessible(page, 'misskey options refused');
+
+    // Misskey, its token, Home (kept from before) and local only: created, and its page says so.
+    await page.getByRole('radio', { name: /Misskey/ }).focus();
+    await page.keyboard.press('Space');
+    await page.locator('#token').focus();
+    await page.keyboard.type('misskey-token-typed');
+    const localOnly = page.getByRole('checkbox', { name: 'ローカルのみ（連合なし）' });
+    await localOnly.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await localOnly.isChecked(), true);
+    await pressOn(page, '#main button[type=submit]', 'Enter');
+    const [created] = await subscriptions();
+    assert.ok(created, 'created');
+    id = created.id;
+    assert.equal(created.format, 'misskey');
+    assert.equal(created.visibility, 'home');
+    assert.equal(created.localOnly, true);
+    assert.match(await page.locator('#webhook-visibility').innerText(), /^ホーム/);
+    assert.equal(await page.locator('#webhook-local-only').innerText(), 'はい');
+
+    // Its test event is a Home, local-only note with the token typed.
+    await pressOn(page, 'button:has-text("テスト送信")', 'Enter');
+    const note = JSON.parse(receiver.received.at(-1)!.body);
+    assert.deepEqual([note.i, note.visibility, note.localOnly], ['misskey-token-typed', 'home', true]);
+  } finally {
+    await context.close();
+    if (id !== null) await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  }
+});
+
 test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
   const service = server.app.webhooks;
   const spec = {
@@ -250,6 +298,8 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
     format: 'misskey' as const,
     lang: 'en' as const,
     token: 'misskey-token-not-shown',
+    visibility: 'home' as const,
+    localOnly: true,
   };
   const created = await createSubscription(server.ctx.db, service.box, person.id, spec, '127.0.0.1');
   assert.ok(created.ok);
