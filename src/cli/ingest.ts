@@ -1,30 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { ingestInOrder } from '../telegrams/ingest.ts';
 import { tooLargeReason } from '../telegrams/size.ts';
-import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
+import { databaseFlags, parseFlags, printJson } from './args.ts';
+import { namedFiles } from './files.ts';
 import { usageError } from './usage.ts';
 import type { CommandIo } from './database.ts';
-
-/**
- * Telegram files under the paths (as given, read relative to `cwd`): named files as given,
- * directories' *.xml files recursively. Only regular files: reading a pipe or a device (a FIFO,
- * /dev/stdin, /dev/zero) waits for a writer or never ends, and in a server (admin channel) the read
- * holds its event loop.
- */
-function collect(cwd: string, path: string, named: boolean): string[] {
-  const st = statSync(resolve(cwd, path));
-  if (st.isDirectory()) {
-    return readdirSync(resolve(cwd, path))
-      .sort()
-      .flatMap((name) => collect(cwd, join(path, name), false));
-  }
-  if (!st.isFile()) {
-    if (named) throw new UsageError(`${path} is not a file or a directory`);
-    return [];
-  }
-  return named || path.endsWith('.xml') ? [path] : [];
-}
 
 /**
  * namazu ingest PATH… — stores telegram files through the ingest pipeline and prints
@@ -38,15 +19,7 @@ export async function ingestCommand(argv: string[], io: CommandIo): Promise<void
     true,
   );
   if (positionals.length === 0) throw usageError('ingest');
-  const files: string[] = [];
-  for (const p of positionals) {
-    try {
-      files.push(...collect(io.cwd, p, true));
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot read ${p}`);
-    }
-  }
+  const files = namedFiles(io.cwd, positionals, (path) => path.endsWith('.xml'));
   const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
     const out = {
       ingested: 0,

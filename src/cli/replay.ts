@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   MAX_REPLAY_GAP_MS,
@@ -14,23 +14,8 @@ import { tooLargeReason } from '../telegrams/size.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
 import { DataDirServedError, type CommandIo } from './database.ts';
+import { namedFiles } from './files.ts';
 import { usageError } from './usage.ts';
-
-/**
- * Files under the paths: named files as given, directories' files recursively, in name order. Only
- * regular files: reading a pipe or a device (a FIFO, /dev/zero) waits for a writer or never ends,
- * and in a server (admin channel) the read would hold its event loop.
- */
-function collect(cwd: string, path: string, named: boolean): string[] {
-  const st = statSync(resolve(cwd, path));
-  if (st.isDirectory())
-    return readdirSync(resolve(cwd, path))
-      .sort()
-      .flatMap((name) => collect(cwd, join(path, name), false));
-  if (st.isFile()) return [path];
-  if (named) throw new UsageError(`${path} is not a file or a directory`);
-  return [];
-}
 
 /**
  * namazu replay PATH… — ingests telegram files again in their original order and relative timing
@@ -56,15 +41,7 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
   const speed = values.speed === undefined ? 1 : Number(values.speed);
   if (!Number.isFinite(speed) || speed < 0.01 || speed > 100_000)
     throw new UsageError('--speed must be a number from 0.01 to 100000');
-  const files: string[] = [];
-  for (const p of positionals) {
-    try {
-      files.push(...collect(io.cwd, p, true));
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot read ${p}`);
-    }
-  }
+  const files = namedFiles(io.cwd, positionals);
   if (values.loop !== true) return replayPass(files, speed, values, io, io.signal);
   // Each pass is one command, so that beside a running server every pass runs there and the
   // server never holds an endless command. Ctrl-C ends the loop at once: the pass under way stops,

@@ -33,64 +33,49 @@ function namazu(dataDir: string, args: string[]) {
   );
 }
 
-test(
-  'a pipe or a device given to ingest is refused in one line; one inside a directory is skipped',
-  { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
-  async () => {
-    const work = mkdtempSync(join(tmpdir(), 'namazu-ingest-files-'));
-    try {
-      const dataDir = join(work, 'data');
-      await migratedDataDir(dataDir);
-      const fifo = join(work, 'telegram.xml');
-      execFileSync('mkfifo', [fifo]);
-      for (const path of [fifo, '/dev/zero']) {
-        const r = await namazu(dataDir, ['ingest', path]);
-        assert.equal(r.code, 2, `ingest ${path}: ${r.stderr}`);
-        assert.equal(r.stderr, `namazu ingest: ${path} is not a file or a directory\n`);
-      }
-      const dir = join(work, 'files');
-      mkdirSync(dir);
-      execFileSync('mkfifo', [join(dir, 'pipe.xml')]);
-      const r = await namazu(dataDir, ['ingest', dir]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(JSON.parse(r.stdout), {
-        ingested: 0,
-        duplicates: 0,
-        rejected: [],
-        conversionFailures: [],
-      });
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+/** In a folder of telegrams, a pipe is left out and the command reads nothing. */
+const commands = [
+  {
+    command: 'ingest',
+    args: [],
+    leftOut: 'skipped',
+    nothingRead: { ingested: 0, duplicates: 0, rejected: [], conversionFailures: [] },
   },
-);
+  {
+    command: 'replay',
+    args: ['--speed', '1000'],
+    leftOut: 'left out',
+    nothingRead: { ingested: 0, duplicates: 0, skipped: [], rejected: [] },
+  },
+];
 
-test(
-  'a pipe or a device given to replay is refused in one line; one inside a directory is left out',
-  { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
-  async () => {
-    const work = mkdtempSync(join(tmpdir(), 'namazu-replay-files-'));
-    try {
-      const dataDir = join(work, 'data');
-      await migratedDataDir(dataDir);
-      const fifo = join(work, 'telegram.xml');
-      execFileSync('mkfifo', [fifo]);
-      for (const path of [fifo, '/dev/zero']) {
-        const r = await namazu(dataDir, ['replay', '--speed', '1000', path]);
-        assert.equal(r.code, 2, `replay ${path}: ${r.stderr}`);
-        assert.equal(r.stderr, `namazu replay: ${path} is not a file or a directory\n`);
+for (const { command, args, leftOut, nothingRead } of commands)
+  test(
+    `a pipe or a device given to ${command} is refused in one line; one inside a directory is ${leftOut}`,
+    { skip: process.platform === 'win32' ? 'named pipes of POSIX' : false },
+    async () => {
+      const work = mkdtempSync(join(tmpdir(), `namazu-${command}-files-`));
+      try {
+        const dataDir = join(work, 'data');
+        await migratedDataDir(dataDir);
+        const fifo = join(work, 'telegram.xml');
+        execFileSync('mkfifo', [fifo]);
+        for (const path of [fifo, '/dev/zero']) {
+          const r = await namazu(dataDir, [command, ...args, path]);
+          assert.equal(r.code, 2, `${command} ${path}: ${r.stderr}`);
+          assert.equal(r.stderr, `namazu ${command}: ${path} is not a file or a directory\n`);
+        }
+        const dir = join(work, 'files');
+        mkdirSync(dir);
+        execFileSync('mkfifo', [join(dir, 'pipe.xml')]);
+        const r = await namazu(dataDir, [command, ...args, dir]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual(JSON.parse(r.stdout), nothingRead);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
       }
-      const dir = join(work, 'files');
-      mkdirSync(dir);
-      execFileSync('mkfifo', [join(dir, 'pipe.xml')]);
-      const r = await namazu(dataDir, ['replay', dir]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(JSON.parse(r.stdout), { ingested: 0, duplicates: 0, skipped: [], rejected: [] });
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-  },
-);
+    },
+  );
 
 test(
   'a pipe or a device given to stations import is refused in one line',
