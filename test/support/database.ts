@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import type { Db } from '../../src/db/types.ts';
+import { openDb } from '../../src/db/open.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 
@@ -112,6 +114,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/**
+ * A new migrated database opened as the server opens it (`openDb`, a pool of 4 on PostgreSQL), for
+ * tests of the stores without a server; `close` closes it and drops the database.
+ */
+export async function openTestDb(): Promise<{ db: Db; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
+  return {
+    db,
+    async close() {
+      await db.close();
+      await database.drop();
     },
   };
 }

@@ -6,10 +6,9 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createMemoryBus } from '../../src/bus/memory.ts';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
-import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
+import { openTestDb, testDatabaseUrl } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
 import { heldTransaction, lockWaiters } from '../support/races.ts';
 
@@ -20,17 +19,11 @@ describe(
   'ingest when its connection to the database is cut',
   { skip: !testDatabaseUrl && 'PostgreSQL only (NAMAZU_TEST_DATABASE_URL)' },
   () => {
-    let database: TestDatabase;
     let db: Db;
+    let closeDb: () => Promise<void>;
 
-    before(async () => {
-      database = await createTestDatabase();
-      db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-    });
-    after(async () => {
-      await db.close();
-      await database.drop();
-    });
+    before(async () => ({ db, close: closeDb } = await openTestDb()));
+    after(() => closeDb());
 
     for (const type of ['VXSE53', 'VPWW54']) {
       it(`a ${type} whose statement is cut fails, stores nothing, and is stored with its conversion when retried`, async () => {

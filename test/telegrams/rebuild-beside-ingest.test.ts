@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createMemoryBus } from '../../src/bus/memory.ts';
-import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { clearGdProjections } from '../../src/gd/projections.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../support/database.ts';
+import { openTestDb, testDatabaseUrl } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
 import { heldTransaction, lockWaiters } from '../support/races.ts';
 
@@ -19,17 +18,11 @@ describe(
   'ingest beside a rebuild of the projections',
   { skip: !testDatabaseUrl && 'PostgreSQL only (NAMAZU_TEST_DATABASE_URL)' },
   () => {
-    let database: TestDatabase;
     let db: Db;
+    let closeDb: () => Promise<void>;
 
-    before(async () => {
-      database = await createTestDatabase();
-      db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-    });
-    after(async () => {
-      await db.close();
-      await database.drop();
-    });
+    before(async () => ({ db, close: closeDb } = await openTestDb()));
+    after(() => closeDb());
 
     it('an earthquake report waits for the rebuild; a telegram behind it does not', async () => {
       const deps = { db, bus: createMemoryBus() };

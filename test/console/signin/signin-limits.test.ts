@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../../src/clock.ts';
-import { openDb } from '../../../src/db/open.ts';
 import type { Db } from '../../../src/db/types.ts';
 import {
   countSigninAttempt,
   forgiveSigninAttempt,
   type SigninLimits,
 } from '../../../src/console/signin/signin-limits.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { openTestDb } from '../../support/database.ts';
 
 const pepper = Buffer.alloc(32, 3);
 const limits: SigninLimits = {
@@ -21,17 +20,11 @@ const limits: SigninLimits = {
 };
 const attempt = (clock: ManualClock, email: string, ip: string) =>
   countSigninAttempt(db, pepper, clock, limits, email, ip);
-let database: TestDatabase;
 let db: Db;
+let closeDb: () => Promise<void>;
 
-before(async () => {
-  database = await createTestDatabase();
-  db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-});
-after(async () => {
-  await db.close();
-  await database.drop();
-});
+before(async () => ({ db, close: closeDb } = await openTestDb()));
+after(() => closeDb());
 
 test('per IP × account: the attempt over the limit waits until the window ends; another IP is not refused', async () => {
   const clock = new ManualClock(1_000_000);
