@@ -11,6 +11,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { keepAliveInterval } from '../http/keep-alive.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
 import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
@@ -25,8 +26,6 @@ import { SseConnection } from './sse-connection.ts';
 import { StreamQuery, streamMessages, streamSpec, type StreamQueryValue } from './stream-query.ts';
 
 export const STREAM_PATH = '/v2/stream';
-/** A comment line this often keeps proxies (60 s idle time for nginx and most balancers) from closing an idle stream. */
-export const KEEP_ALIVE_MS = 15_000;
 
 /** The headers of a stream's response (`x-accel-buffering`: nginx passes each event on at once). */
 const STREAM_HEADERS = {
@@ -145,7 +144,7 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
   let accepting = true;
   const keepAlive = setInterval(
     () => open.forEach((conn) => conn.keepAlive()),
-    Math.min(KEEP_ALIVE_MS, ctx.config.pingIntervalMs),
+    keepAliveInterval(ctx.config, ctx.config.pingIntervalMs),
   );
   keepAlive.unref();
 

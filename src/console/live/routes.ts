@@ -4,6 +4,7 @@ import { FailureLimiter } from '../../security/failure-limiter.ts';
 import { liveSessionDigests } from '../signin/signin-sessions.ts';
 import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
+import { keepAliveInterval } from '../../http/keep-alive.ts';
 import { onStop } from '../../http/stop.ts';
 import type { App } from '../../http/surface.ts';
 import { loadConversionOf, loadOriginalOf } from '../../telegrams/conversion-of.ts';
@@ -26,8 +27,6 @@ import { addressGroup } from '../../http/client-address.ts';
 const RECENT = 30;
 /** The stream looks at the store this often without an announcement (docs/realtime.md). */
 const HEAL_INTERVAL_MS = 1000;
-/** A comment line this often keeps proxies from closing an idle stream. */
-const PING_INTERVAL_MS = 15_000;
 /** Streams whose sign-in session ended (signed out, expired, account disabled) close within this. */
 const SESSION_CHECK_MS = 5000;
 /** Telegram pages (and bodies) one account may open a minute, counted across processes (docs/console-live.md). */
@@ -56,7 +55,7 @@ export async function openLiveView(app: App, ctx: AppContext): Promise<LiveView>
   );
   const timers = [
     setInterval(feed.wake, HEAL_INTERVAL_MS),
-    setInterval(() => feed.ping(), PING_INTERVAL_MS),
+    setInterval(() => feed.ping(), keepAliveInterval(ctx.config)),
     setInterval(() => {
       const digests = [...new Set(feed.clients().map((c) => c.sessionDigest))];
       liveSessionDigests(ctx.db, ctx.clock, digests)

@@ -17,14 +17,20 @@ const SAMPLES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-x
 let server: TestServer;
 let browser: Browser;
 
+/** A browser signed in to the live view of `on`. */
+async function signedInToLive(on: TestServer): Promise<Browser> {
+  const { account, password } = await on.createAccount({ contracts: ['telegram.earthquake'] });
+  const signedIn = new Browser();
+  const page = await signedIn.get(`${on.url}/console/live`);
+  assert.equal(page.status, 303);
+  const done = await signInThroughForm(signedIn, page.headers.get('location')!, account.email, password);
+  assert.equal(done.status, 303);
+  return signedIn;
+}
+
 before(async () => {
   server = await startTestServer();
-  const { account, password } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-  browser = new Browser();
-  const page = await browser.get(`${server.url}/console/live`);
-  assert.equal(page.status, 303);
-  const signedIn = await signInThroughForm(browser, page.headers.get('location')!, account.email, password);
-  assert.equal(signedIn.status, 303);
+  browser = await signedInToLive(server);
 });
 after(() => server.close());
 
@@ -44,10 +50,10 @@ interface SseEvent {
 }
 
 /** An open stream: its events as they arrive, parsed; `until` waits for one that matches. */
-async function open(headers: Record<string, string> = {}, query = '') {
-  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+async function open(headers: Record<string, string> = {}, query = '', on = { server, browser }) {
+  const cookie = [...on.browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   const controller = new AbortController();
-  const res = await fetch(`${server.url}/console/live/events${query}`, {
+  const res = await fetch(`${on.server.url}/console/live/events${query}`, {
     headers: { cookie, ...headers },
     signal: controller.signal,
   });
@@ -147,4 +153,18 @@ test('the stream ends when its session ends', async () => {
   });
   assert.equal(again.status, 401);
   await again.body?.cancel();
+});
+
+test("a quiet stream outlives the server's idle time-out (NAMAZU_IDLE_TIMEOUT_MS below the 15 s comment line)", async () => {
+  const quiet = await startTestServer({ config: { idleTimeoutMs: 2000 } });
+  try {
+    const stream = await open({}, '', { server: quiet, browser: await signedInToLive(quiet) });
+    assert.equal(stream.res.status, 200);
+    // Twice the idle time-out without a telegram: the comment lines keep the stream open.
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    assert.equal(stream.ended, false, 'the stream is still open');
+    await stream.close();
+  } finally {
+    await quiet.close();
+  }
 });
