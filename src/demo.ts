@@ -79,6 +79,7 @@ const GETTING_DATA = [
   '    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10',
   '  Real telegrams (an EEW, an earthquake, a tsunami, a warning) again, times moved to now, within half a minute:',
   '    npx namazu replay --as-test samples/telegrams',
+  '  訓練 telegrams reach lists, sockets, streams and webhooks that ask for test=including (test: "including").',
   '  Live data: NAMAZU_SOURCES (the JMA feed or an upstream service), see docs/sources.md.',
 ];
 
@@ -89,6 +90,7 @@ export function demoNotice(origin: string, credentialsPath: string): string {
     'Namazu is running with a demo setup (set NAMAZU_DEMO=0 to skip it on a new installation).',
     `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
     `  API reference:  ${origin}/reference`,
+    `  Console:        ${origin}/account  (sign in with the demo account)`,
     `  Credentials:    ${credentialsPath}  (account password, API key, OAuth client secret; readable only by you)`,
     ...GETTING_DATA,
     '',
@@ -102,6 +104,7 @@ export function demoBanner(d: DemoCredentials, origin: string): string {
     'Namazu is running with a demo setup (shown once; set NAMAZU_DEMO=0 to skip it on a new installation).',
     `  Service:        ${origin}  (OAuth metadata: ${origin}/.well-known/oauth-authorization-server)`,
     `  API reference:  ${origin}/reference`,
+    `  Console:        ${origin}/account  (sign in with this account)`,
     `  Account:        ${d.email} / ${d.password}  (admin, every plan contracted)`,
     `  API key:        ${d.apiKey}`,
     `  OAuth client:   ${d.clientId}`,

@@ -61,9 +61,10 @@ export const webhookMessages = {
 /** Why a URL was refused, in the message that names the `url` field. */
 const urlRefusals = {
   malformed: webhookMessages.url,
-  scheme: 'The `url` must be https.',
+  scheme: 'The `url` must be https (http only where the server sets NAMAZU_WEBHOOK_ALLOW_PRIVATE=true).',
   credentials: 'The `url` may not hold a user name or password.',
-  address: 'The `url` points at a loopback, private, link-local or metadata address, which is refused.',
+  address:
+    'The `url` points at a loopback, private, link-local or metadata address, which is refused (a receiver on a local network needs NAMAZU_WEBHOOK_ALLOW_PRIVATE=true on the server).',
 } as const;
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

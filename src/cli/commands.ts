@@ -42,11 +42,20 @@ function describeFatal(err: unknown): string {
     e?.code === 'EHOSTUNREACH'
   )
     return `cannot reach the database: ${e.code}${e.address ? ` ${e.address}:${e.port}` : ''}`;
-  if (e?.code === 'EADDRINUSE') return `port already in use: ${e.address ?? ''}:${e.port ?? ''}`;
+  if (e?.code === 'EADDRINUSE')
+    return `port already in use: ${e.address ?? ''}:${e.port ?? ''}: another process listens there (a namazu serve started before?); stop it, or choose another port with --port N or NAMAZU_PORT=N`;
   if (e?.code === 'EACCES') return `permission denied: ${e.message}`;
   if (e instanceof Error && /password authentication failed|does not exist|timeout/i.test(e.message))
     return `database error: ${e.message}`;
   return e instanceof Error ? e.message : String(err);
+}
+
+/** What to do about an embedded data directory another process holds (src/db/lock-file.ts). */
+function lockedAdvice(name: string, err: CodedError): string {
+  if (err.code !== 'DATA_DIR_LOCKED' || !/in use by process/.test(err.message)) return '';
+  return name === 'serve'
+    ? ': a server already runs on it; stop that one first, or start this one with another --data-dir (NAMAZU_DATA_DIR) and --port (NAMAZU_PORT)'
+    : ': stop the server on it first';
 }
 
 /**
@@ -77,7 +86,7 @@ export async function runCommand(
     if (err instanceof DataDirServedError)
       return callAdminChannel(err, { command: name, argv: err.argv ?? argv, cwd: io.cwd }, io);
     // A catalogued error says what failed in its own message; anything else is described here.
-    const message = err instanceof CodedError ? err.message : describeFatal(err);
+    const message = err instanceof CodedError ? err.message + lockedAdvice(name, err) : describeFatal(err);
     const help = err instanceof UsageError && err.pointToHelp ? ` (see ${helpCommand(name, argv)})` : '';
     io.stderr(`namazu ${name}: ${message}${help}\n`);
     return err instanceof CodedError && USAGE_CODES.has(err.code) ? 2 : 1;

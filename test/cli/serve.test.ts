@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -53,6 +54,11 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   // Every address the banner names answers, and the printed key works.
   const reference = /API reference:\s+(http:\/\/\S+)/.exec(out)![1]!;
   assert.equal((await fetch(reference)).status, 200);
+  // The console, for a browser: its sign-in page.
+  const consoleUrl = /Console:\s+(http:\/\/\S+)/.exec(printed)![1]!;
+  assert.equal(consoleUrl, `${service}/account`);
+  const signin = await fetch(consoleUrl, { headers: { accept: 'text/html' }, redirect: 'manual' });
+  assert.equal(new URL(signin.headers.get('location')!, service).pathname, '/account/signin');
   const metadata = /OAuth metadata: (http:\/\/[^\s)]+)/.exec(out)![1]!;
   assert.equal((await fetch(metadata)).status, 200);
   const contracts = await fetch(`${service}/v2/contract`, {
@@ -63,7 +69,11 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   // The data directory is locked while the server runs.
   const second = serve(dir);
   assert.equal(await exited(second.child), 1);
-  assert.match(second.output(), /^namazu serve: data directory .* is in use by process \d+\n$/);
+  // What to do is said with it: the same `npm start` twice, or one on the same directory.
+  assert.match(
+    second.output(),
+    /^namazu serve: data directory .* is in use by process \d+: a server already runs on it; stop that one first, or start this one with another --data-dir \(NAMAZU_DATA_DIR\) and --port \(NAMAZU_PORT\)\n$/,
+  );
 
   const done = exited(first.child);
   first.child.kill('SIGTERM');
@@ -78,4 +88,27 @@ test('first start on a new embedded database prints the demo setup once; SIGTERM
   const stopped = exited(again.child);
   again.child.kill('SIGINT');
   assert.equal(await stopped, 0);
+});
+
+test('a port already in use stops the start with one line saying what to do', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  const dir = mkdtempSync(join(tmpdir(), 'namazu-serve-'));
+  try {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir],
+      { env: cleanEnv({ NAMAZU_LOG_LEVEL: 'warn', NAMAZU_DEMO: '0' }) },
+    );
+    let out = '';
+    child.stderr!.on('data', (d) => (out += d));
+    assert.equal(await exited(child), 1);
+    assert.equal(
+      out,
+      `namazu serve: port already in use: 127.0.0.1:${port}: another process listens there (a namazu serve started before?); stop it, or choose another port with --port N or NAMAZU_PORT=N\n`,
+    );
+  } finally {
+    blocker.close();
+  }
 });

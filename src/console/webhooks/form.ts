@@ -85,9 +85,11 @@ type RuleKey =
 export const webhookRules: Messages<RuleKey> = {
   en: {
     malformed: `Enter an absolute URL (https://…) of up to ${MAX_URL_LENGTH} characters.`,
-    scheme: 'The URL must start with https://.',
+    scheme:
+      'The URL must start with https:// (http:// only where the server sets NAMAZU_WEBHOOK_ALLOW_PRIVATE=true).',
     credentials: 'The URL may not hold a user name or password.',
-    address: 'The URL points at a loopback, private, link-local or metadata address, which is refused.',
+    address:
+      'The URL points at a loopback, private, link-local or metadata address, which is refused (a receiver on a local network needs NAMAZU_WEBHOOK_ALLOW_PRIVATE=true on the server).',
     format: 'Choose one of the formats offered.',
     tokenMissing: `Misskey needs an access token (up to ${MAX_TOKEN_LENGTH} characters) with the permission write:notes.`,
     tokenOther: 'A token is only used with the Misskey format: clear it or choose Misskey.',
@@ -104,10 +106,11 @@ export const webhookRules: Messages<RuleKey> = {
   },
   ja: {
     malformed: `${MAX_URL_LENGTH}文字以内の絶対URL（https://…）を入力してください。`,
-    scheme: 'URLは https:// で始まる必要があります。',
+    scheme:
+      'URLは https:// で始まる必要があります（http:// はサーバーが NAMAZU_WEBHOOK_ALLOW_PRIVATE=true のときのみ）。',
     credentials: 'URLにユーザー名やパスワードを含めることはできません。',
     address:
-      'URLがループバック、プライベート、リンクローカル、またはメタデータのアドレスを指しているため、受け付けられません。',
+      'URLがループバック、プライベート、リンクローカル、またはメタデータのアドレスを指しているため、受け付けられません（ローカルネットワークの受信側にはサーバーの NAMAZU_WEBHOOK_ALLOW_PRIVATE=true が必要です）。',
     format: '表示されている形式から選んでください。',
     tokenMissing: `Misskeyには write:notes 権限のアクセストークン（${MAX_TOKEN_LENGTH}文字以内）が必要です。`,
     tokenOther: 'トークンはMisskey形式でのみ使います。消去するか、Misskeyを選んでください。',
