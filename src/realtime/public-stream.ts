@@ -16,7 +16,7 @@ import type { SessionSpec } from '../sessions/socket-sessions.ts';
 import { deliveryFilterOf, type OpenedSession, type PublicSocketGate, type Refusal } from './gate.ts';
 import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
-import { answerHead, resumeSerial, type Streams } from './stream.ts';
+import { answerHead, answeredAsRetry, resumeSerial, type Streams } from './stream.ts';
 import {
   PublicStreamQuery,
   publicStreamSpec,
@@ -67,21 +67,25 @@ export function registerPublicStreams(
     },
     async (request, reply) => {
       if (publicOnes.length === 0) throw new HttpError('NOT_FOUND');
-      if (!streams.accepting) throw new HttpError('BUSY');
-      const spec = publicStreamSpec(request.query, publicOnes);
-      if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
-      // Before the admission: a HEAD takes no slot and no count of the address's rate.
-      if (request.method === 'HEAD') return answerHead(reply);
-      const { after } = request.query;
-      const opened = await admitAnonymous(ctx, admission, {
-        spec,
-        address: request.ip,
-        transport: 'stream',
-        lastEventId: request.headers['last-event-id'],
-        after,
-      });
-      if ('reason' in opened) throw admissionError(opened);
-      streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId));
+      try {
+        if (!streams.accepting) throw new HttpError('BUSY');
+        const spec = publicStreamSpec(request.query, publicOnes);
+        if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
+        // Before the admission: a HEAD takes no slot and no count of the address's rate.
+        if (request.method === 'HEAD') return answerHead(reply);
+        const { after } = request.query;
+        const opened = await admitAnonymous(ctx, admission, {
+          spec,
+          address: request.ip,
+          transport: 'stream',
+          lastEventId: request.headers['last-event-id'],
+          after,
+        });
+        if ('reason' in opened) throw admissionError(opened);
+        streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId));
+      } catch (err) {
+        if (!answeredAsRetry(request, reply, err, ctx.clock.now())) throw err;
+      }
     },
   );
 

@@ -9,10 +9,11 @@
  * opens nothing.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { keepAliveInterval } from '../http/keep-alive.ts';
-import { HttpError, documentedValidation } from '../http/errors.ts';
+import { errorBody } from '../http/envelope.ts';
+import { HttpError, describeError, documentedValidation } from '../http/errors.ts';
 import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
 import { endSessions, type SessionSpec, type SessionStore } from '../sessions/socket-sessions.ts';
@@ -90,13 +91,17 @@ export function registerStream(app: App, ctx: AppContext, options: StreamOptions
       schemaErrorFormatter: documentedValidation(streamMessages),
     },
     async (request, reply) => {
-      if (!streams.accepting) throw new HttpError('BUSY');
-      const spec = requestedSpec(request);
-      if (request.method === 'HEAD') return answerHead(reply);
-      const opened = await openSession(ctx, options, request, spec);
-      streams.serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
-        options.gate.closed(conn.socketId, conn.closeCode),
-      );
+      try {
+        if (!streams.accepting) throw new HttpError('BUSY');
+        const spec = requestedSpec(request);
+        if (request.method === 'HEAD') return answerHead(reply);
+        const opened = await openSession(ctx, options, request, spec);
+        streams.serve(reply, opened, `: socket ${opened.socketId}\n\n`, (conn) =>
+          options.gate.closed(conn.socketId, conn.closeCode),
+        );
+      } catch (err) {
+        if (!answeredAsRetry(request, reply, err, ctx.clock.now())) throw err;
+      }
     },
   );
   return streams;
@@ -108,6 +113,39 @@ function requestedSpec(request: FastifyRequest<{ Querystring: StreamQueryValue }
   if ('invalid' in spec) throw new HttpError('INVALID_FIELD', { detail: spec.invalid });
   requireClassificationScopes(request.principal, spec.classifications);
   return spec;
+}
+
+/** Refusals that pass by themselves: the account's connections full, an address over its share, a stop, the database. */
+const PASSING_STATUSES = new Set([409, 429, 503]);
+/** The wait before a retry when the refusal names none (a stop, the connection limit). */
+const DEFAULT_RETRY_S = 5;
+
+/**
+ * Answers a refusal that passes by itself, to a client that reads event streams (`Accept:
+ * text/event-stream`, as every EventSource sends), as a stream of one `error` event (the JSON error,
+ * as it would have been answered) after a `retry:` time of one to two times its `Retry-After`: a
+ * browser gives up for good at any status but 200, while with this it tries again by itself, with
+ * its Last-Event-ID, and a crowd refused at once comes back spread out. False for anything else:
+ * the caller throws the error, answered as usual.
+ */
+export function answeredAsRetry(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  now: number,
+): boolean {
+  if (!(err instanceof Error) || !request.headers.accept?.includes('text/event-stream')) return false;
+  const { status, message, headers } = describeError(err as FastifyError);
+  if (!PASSING_STATUSES.has(status)) return false;
+  const retryMs = Math.round(
+    (Number(headers['retry-after']) || DEFAULT_RETRY_S) * (1 + Math.random()) * 1000,
+  );
+  reply.hijack();
+  reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
+  reply.raw.end(
+    `retry: ${retryMs}\nevent: error\ndata: ${JSON.stringify(errorBody(status, message, now))}\n\n`,
+  );
+  return true;
 }
 
 /**

@@ -4,7 +4,8 @@
  * "Server-sent events", "Public streams"): Chromium's own, from a page of another origin (an API
  * key as `?key=`), and the npm `eventsource` client (an Authorization header). Each parses the
  * events as documented, reconnects by itself with Last-Event-ID after a restart and receives every
- * telegram once, and stops at a refusal, which is never an event stream.
+ * telegram once; stops at a refusal, which is never an event stream, unless it passes by itself
+ * (a slot, an address's share): then it is told to retry, and gets in.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -266,6 +267,34 @@ test('refusals are not event streams: the EventSource stops at once and does not
   }
 });
 
+test('a refusal that passes (the connection limit full) tells EventSource to retry, and it connects once a slot is free', async () => {
+  const { account } = await server.createAccount({ contracts: ['eew.forecast'] });
+  const oneSlot = await server.createApiKey(account.id, SCOPES);
+  const url = `${server.url}/v2/stream?classifications=eew.forecast&key=${oneSlot}`;
+  const first = await open(url);
+  await waitFor(async () => (await log(first)).opens === 1, { message: 'first open' });
+  const plain = await headersOf(url, { origin: 'https://page.example' });
+  assert.equal(plain.statusCode, 409, 'a client that reads no event stream is answered as before');
+  assert.match(plain.headers['content-type'] ?? '', /^application\/json/);
+
+  const second = await open(url);
+  // The refusal is a short stream (an `open`, the server's `error` event, its end), then the
+  // browser's own error as it waits to try again.
+  await waitFor(async () => (await log(second)).errors.length === 2, { message: 'refused' });
+  const [refused, ended] = (await log(second)).errors;
+  assert.equal(JSON.parse(refused!.data!).error.code, 409, "the refusal as the server's error event");
+  assert.deepEqual(ended, { data: null, readyState: 0 }, 'the browser is to try again');
+  await close(first);
+  // The refusal's short stream was the first `open`; the second is the stream itself.
+  await waitFor(async () => (await log(second)).opens === 2, {
+    timeout: 15_000,
+    message: 'the second stream opens once the first left',
+  });
+  const id = await ingestEew();
+  assert.equal((await dataCount(second, 1)).data[0]!.id, id);
+  await close(second);
+});
+
 test('a stream answers text/event-stream with the CORS header a page of another origin needs', async () => {
   for (const url of [
     `${server.url}/v2/public/stream?classifications=eew.forecast`,
@@ -402,7 +431,7 @@ test("a quiet stream outlives the server's idle time-out (NAMAZU_IDLE_TIMEOUT_MS
   }
 });
 
-test('over the per-address cap of the public stream the client is refused (429) and stops: it cannot honour Retry-After', async () => {
+test('over the per-address cap of the public stream the npm client is told to retry after Retry-After, and gets in once the address is under it', async () => {
   const capped = await startTestServer({
     config: { publicClassifications: PUBLIC as any, publicMaxPerAddress: 1 },
   });
@@ -410,14 +439,21 @@ test('over the per-address cap of the public stream the client is refused (429) 
   const held = new NodeStream(url);
   try {
     await waitFor(() => held.opens === 1, { message: 'first open' });
-    const refused = new NodeStream(url);
-    await waitFor(() => refused.es.readyState === EventSource.CLOSED, { message: 'refused' });
-    assert.deepEqual(refused.errors, [{ data: null, code: 429 }]);
     const answer = await headersOf(url, {});
-    assert.equal(answer.statusCode, 429);
+    assert.equal(answer.statusCode, 429, 'without Accept: text/event-stream, the ordinary refusal');
     assert.equal(answer.headers['retry-after'], '5');
     assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
-    await refused.close();
+    const waiting = new NodeStream(url);
+    await waitFor(() => waiting.errors.length > 0, { message: 'refused' });
+    const refusedAt = Date.now();
+    assert.equal(JSON.parse(waiting.errors[0]!.data!).error.code, 429);
+    await held.close();
+    await waitFor(() => waiting.requests.length === 2, { timeout: 15_000, message: 'tried again' });
+    // `retry:` of one to two times the 5 s of Retry-After: the crowd comes back spread out.
+    assert.ok(Date.now() - refusedAt >= 4000, 'not before Retry-After');
+    assert.notEqual(waiting.es.readyState, EventSource.CLOSED, 'not given up');
+    await waitFor(() => waiting.opens === 2, { message: 'in' });
+    await waiting.close();
   } finally {
     await held.close();
     await capped.close();
