@@ -248,9 +248,15 @@ export async function resumeSerial(
   // An `EventSource` that has seen no event sends none (an empty one is the same).
   const [field, id] = lastEventId ? ['Last-Event-ID', String(lastEventId)] : ['after', after];
   if (id === undefined) return null;
-  const point = await resumePoint(ctx.db, ctx.telegrams, field, id, ctx.config.resumeMaxTelegrams);
-  if (!point.ok) throw new HttpError('INVALID_FIELD', { detail: point.message });
-  return point.serial;
+  const maxBehind = ctx.config.resumeMaxTelegrams;
+  const point = await resumePoint(ctx.db, ctx.telegrams, field, id, maxBehind);
+  if (point.ok) return point.serial;
+  // An EventSource's own reconnect: refused, it would never try again (a browser retries no
+  // refusal), and a quiet page's last telegram falls behind the bound within days. It resumes from
+  // as far back as the server goes (live when resuming is off); older ones are the list's.
+  if (field === 'Last-Event-ID' && point.reason !== 'malformed')
+    return point.reason === 'off' ? null : Math.max(0, ctx.telegrams.newestSerial - maxBehind);
+  throw new HttpError('INVALID_FIELD', { detail: point.message });
 }
 
 /** A session that could not open right after its start: its contracts or slots changed meanwhile. */

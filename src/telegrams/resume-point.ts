@@ -11,7 +11,10 @@ import type { Queryable } from '../db/types.ts';
 export const TELEGRAM_ID_PATTERN = '^[0-9a-f]{96}$';
 const TELEGRAM_ID = new RegExp(TELEGRAM_ID_PATTERN);
 
-export type ResumePoint = { ok: true; serial: number } | { ok: false; message: string };
+/** Why an id cannot anchor a resume, each with its message. */
+export type ResumeRefusal = 'malformed' | 'off' | 'unknown' | 'tooOld';
+export type ResumePoint =
+  { ok: true; serial: number } | { ok: false; reason: ResumeRefusal; message: string };
 
 /** The documented 400 messages, naming the field the id came in. */
 export const resumeMessages = {
@@ -37,9 +40,10 @@ export async function resumePoint(
   id: string,
   maxBehind: number,
 ): Promise<ResumePoint> {
-  if (!TELEGRAM_ID.test(id)) return { ok: false, message: resumeMessages.malformed(field) };
+  if (!TELEGRAM_ID.test(id))
+    return { ok: false, reason: 'malformed', message: resumeMessages.malformed(field) };
   // NAMAZU_RESUME_MAX_TELEGRAMS=0 turns resuming off, even from the newest telegram.
-  if (maxBehind === 0) return { ok: false, message: resumeMessages.off(field) };
+  if (maxBehind === 0) return { ok: false, reason: 'off', message: resumeMessages.off(field) };
   // A storm of reconnects after a node dies names the last few telegrams: no query for those.
   const serial = held.serialOf(id);
   if (serial !== undefined) return behindCheck(field, serial, held.newestSerial - serial, maxBehind);
@@ -48,11 +52,12 @@ export async function resumePoint(
     [id],
   );
   const found = rows[0];
-  if (!found) return { ok: false, message: resumeMessages.unknown(field) };
+  if (!found) return { ok: false, reason: 'unknown', message: resumeMessages.unknown(field) };
   return behindCheck(field, found.serial, found.behind, maxBehind);
 }
 
 function behindCheck(field: string, serial: number, behind: number, maxBehind: number): ResumePoint {
-  if (behind > maxBehind) return { ok: false, message: resumeMessages.tooOld(field, maxBehind) };
+  if (behind > maxBehind)
+    return { ok: false, reason: 'tooOld', message: resumeMessages.tooOld(field, maxBehind) };
   return { ok: true, serial };
 }

@@ -194,10 +194,10 @@ test('bad `after` values are refused with 400 naming the field, and open nothing
   assert.deepEqual((sse.body as any).error, { message: cases[0]![1], code: 400 });
   const header = new SseClient(`${server.url}/v2/stream?classifications=eew.forecast`, {
     ...auth(),
-    'last-event-id': 'e'.repeat(96),
+    'last-event-id': 'x'.repeat(96),
   });
   assert.equal(await header.opened, 400);
-  assert.match((header.body as any).error.message, /^The `Last-Event-ID` telegram is not stored/);
+  assert.match((header.body as any).error.message, /^The `Last-Event-ID` is not a telegram id/);
   // Further back than the configured bound.
   const bound = server.ctx.config.resumeMaxTelegrams;
   server.ctx.config.resumeMaxTelegrams = 1;
@@ -214,6 +214,38 @@ test('bad `after` values are refused with 400 naming the field, and open nothing
     server.ctx.config.resumeMaxTelegrams = bound;
   }
   assert.equal((await sessions()).length, before, 'no session was started');
+});
+
+test("an EventSource's Last-Event-ID the server cannot resume from (not stored, too far back) resumes from as far back as it goes instead of a refusal the browser would never retry", async () => {
+  const stream = (headers: Record<string, string>, query = '') =>
+    new SseClient(`${server.url}/v2/stream?classifications=eew.forecast${query}`, { ...auth(), ...headers });
+  const bound = server.ctx.config.resumeMaxTelegrams;
+  // Each early warning is two serials (its XML and its conversion): three back is the newest alone.
+  server.ctx.config.resumeMaxTelegrams = 3;
+  try {
+    const first = await ingestOne();
+    await ingestOne();
+    const newest = await ingestOne();
+    for (const lastEventId of [first, 'e'.repeat(96)]) {
+      const resumed = stream({ 'last-event-id': lastEventId });
+      assert.equal(await resumed.opened, 200, lastEventId);
+      await waitFor(() => resumed.data().length === 1, { message: 'the catch-up' });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(
+        resumed.data().map((m: any) => m.id),
+        [newest],
+        'what lies within the bound',
+      );
+      resumed.abort();
+      await resumed.ended;
+    }
+    // Asked for by `after`, it is the client's own choice: refused, as documented.
+    const asked = stream({}, `&after=${first}`);
+    assert.equal(await asked.opened, 400);
+    assert.match((asked.body as any).error.message, /more than 3 telegrams back/);
+  } finally {
+    server.ctx.config.resumeMaxTelegrams = bound;
+  }
 });
 
 test('GET /v2/stream: data events like the socket, a keep-alive comment, listed, closed by DELETE', async () => {

@@ -52,6 +52,7 @@ test('a held telegram is found without a query, an older one in the store; both 
     assert.deepEqual(await at(2, back(2)), { ok: true, serial: stored[2]!.serial });
     assert.deepEqual(await at(2, back(2) - 1), {
       ok: false,
+      reason: 'tooOld',
       message: resumeMessages.tooOld('after', back(2) - 1),
     });
     assert.equal(queries, 0);
@@ -59,15 +60,20 @@ test('a held telegram is found without a query, an older one in the store; both 
     assert.deepEqual(await at(1, back(1)), { ok: true, serial: stored[1]!.serial });
     assert.deepEqual(await at(0, back(0) - 1), {
       ok: false,
+      reason: 'tooOld',
       message: resumeMessages.tooOld('after', back(0) - 1),
     });
     assert.equal(queries, 2);
     // Unknown, and deleted by retention (the cache forgets it): not stored.
     const unknown = await resumePoint(counting, cache, 'after', 'a'.repeat(96), 10);
-    assert.deepEqual(unknown, { ok: false, message: resumeMessages.unknown('after') });
+    assert.deepEqual(unknown, { ok: false, reason: 'unknown', message: resumeMessages.unknown('after') });
     await db.query('DELETE FROM telegrams WHERE serial = $1', [stored[3]!.serial]);
     cache.forget([stored[3]!.serial]);
-    assert.deepEqual(await at(3, 10), { ok: false, message: resumeMessages.unknown('after') });
+    assert.deepEqual(await at(3, 10), {
+      ok: false,
+      reason: 'unknown',
+      message: resumeMessages.unknown('after'),
+    });
   } finally {
     await stop();
     await bus.close();
@@ -96,12 +102,14 @@ test('a bound of 0 (NAMAZU_RESUME_MAX_TELEGRAMS=0) refuses every resume, from th
     for (const field of ['after', 'Last-Event-ID']) {
       assert.deepEqual(await resumePoint(db, cache, field, newest, 0), {
         ok: false,
+        reason: 'off',
         message: `This server does not resume after a telegram (\`${field}\`); read the telegram list.`,
       });
     }
     // A malformed id is still told as such.
     assert.deepEqual(await resumePoint(db, cache, 'after', 'xyz', 0), {
       ok: false,
+      reason: 'malformed',
       message: resumeMessages.malformed('after'),
     });
   } finally {
