@@ -73,6 +73,15 @@ export async function replayCommand(argv: string[], io: CommandIo): Promise<void
   }
 }
 
+/** A planned file's bytes when it is sent; null when it is gone meanwhile. */
+function readAgain(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /** The wait between two passes of --loop, so that every telegram of a pass is stamped a second later. */
 const PASS_GAP_MS = 1000;
 
@@ -133,15 +142,18 @@ async function replayPass(
         // Said as it goes out; only what did not go as planned gets a second line.
         const at = ((now - passStart) / 1000).toFixed(1);
         io.stderr(`namazu replay: ${++sent}/${ordered.length} +${at} s ${item.path}\n`);
+        const raw = readAgain(resolve(io.cwd, item.path));
+        if (raw === null) return null;
         return {
-          raw: restamp(item, now, eventIds, values['as-test'] === true),
+          raw: restamp(item, raw, now, eventIds, values['as-test'] === true),
           fileName: basename(item.path),
         };
       },
       (item, outcome) => {
         if (!outcome?.ok) {
-          out.rejected.push({ path: item.path, reason: outcome?.reason ?? 'not made' });
-          io.stderr(`namazu replay: ${item.path} rejected: ${outcome?.reason ?? 'not made'}\n`);
+          const reason = outcome?.reason ?? 'could not be read again';
+          out.rejected.push({ path: item.path, reason });
+          io.stderr(`namazu replay: ${item.path} rejected: ${reason}\n`);
         } else if (outcome.stored.duplicate) {
           out.duplicates++;
           io.stderr(`namazu replay: ${item.path} was stored before, as ${outcome.stored.id}\n`);

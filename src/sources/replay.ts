@@ -7,10 +7,13 @@ import { resolveHeaderTime, splitHeader } from '../telegrams/transport.ts';
  * clients treat as current.
  */
 
-/** A telegram file as replay sees it: its bytes and the time it was issued, or why it cannot be replayed. */
+/**
+ * A telegram file as replay plans it: its kind and the time it was issued, or why it cannot be
+ * replayed. Its bytes are read again when it is sent (`restamp`), so that a replay of a large
+ * archive holds its plan, not the archive.
+ */
 export interface Replayable {
   path: string;
-  raw: Buffer;
   /** `header`: A/N or binary after a JMA bulletin header, whose time is the one re-stamped. */
   kind: 'xml' | 'header';
   issuedMs: number;
@@ -37,14 +40,14 @@ export function replayItem(path: string, raw: Buffer): ReplayItem {
       const issuedMs = Date.parse(time);
       if (Number.isNaN(issuedMs)) return { path, skipped: 'no report time to re-stamp' };
       const pressMs = Date.parse(report.textAt('Control/DateTime')?.trim() ?? '');
-      return { path, raw, kind: 'xml', issuedMs, pressMs: Number.isNaN(pressMs) ? issuedMs : pressMs };
+      return { path, kind: 'xml', issuedMs, pressMs: Number.isNaN(pressMs) ? issuedMs : pressMs };
     } catch (err) {
       return { path, skipped: (err as Error).message };
     }
   }
   if (header) {
     const issuedMs = resolveHeaderTime(header, Date.now()).getTime();
-    return { path, raw, kind: 'header', issuedMs, pressMs: issuedMs };
+    return { path, kind: 'header', issuedMs, pressMs: issuedMs };
   }
   return { path, skipped: 'no time to re-stamp (A/N or binary without a JMA header)' };
 }
@@ -52,7 +55,7 @@ export function replayItem(path: string, raw: Buffer): ReplayItem {
 /** Replayable items in issue order; the same issue time by Control/DateTime, then path order. */
 export function replayOrder(items: ReplayItem[]): Replayable[] {
   return items
-    .filter((i): i is Replayable => 'raw' in i)
+    .filter((i): i is Replayable => 'kind' in i)
     .sort((a, b) => a.issuedMs - b.issuedMs || a.pressMs - b.pressMs);
 }
 
@@ -114,7 +117,7 @@ function movedEventId(id: string, shiftMs: number, eventIds: Map<string, string>
 }
 
 /**
- * Re-stamps one telegram. XML: every element holding an ISO 8601 time moves by the same whole
+ * Re-stamps one telegram, `raw` its bytes. XML: every element holding an ISO 8601 time moves by the same whole
  * seconds, so that the issue time becomes `nowMs`; each 14-digit EventID (an origin time) is replaced
  * through `eventIds`, so that the telegrams of one original event share one new EventID; `asTest`
  * sets Control/Status to 訓練. A/N and binary: the JMA header's day, hour and minute become
@@ -122,6 +125,7 @@ function movedEventId(id: string, shiftMs: number, eventIds: Map<string, string>
  */
 export function restamp(
   item: Replayable,
+  raw: Buffer,
   nowMs: number,
   eventIds: Map<string, string>,
   asTest: boolean,
@@ -130,12 +134,12 @@ export function restamp(
   if (item.kind === 'header') {
     const now = new Date(nowMs);
     const stamp = `${pad(now.getUTCDate())}${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
-    const text = item.raw
+    const text = raw
       .toString('latin1')
       .replace(/^([^A-Z]{0,4}[A-Z]{4}(?:[0-9]{2}|ii) [A-Z]{4} )\d{6}/, `$1${stamp}`);
     return Buffer.from(text, 'latin1');
   }
-  let xml = item.raw
+  let xml = raw
     .toString('utf8')
     .replace(ELEMENT_TIME, (_m, local: string, offset: string) => `>${shiftTime(local, offset, shiftMs)}<`)
     .replace(

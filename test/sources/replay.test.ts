@@ -114,6 +114,36 @@ describe('namazu replay', () => {
     // head.time comes from the re-stamped ReportDateTime: the minute of the replay, not 2010.
     for (const t of xml) assert.ok(Math.abs(Date.parse(t.head.time) - started) < 11 * 60_000, t.head.time);
   });
+
+  it('reads each file when it sends it, not all at the start: one removed meanwhile is rejected, the others sent', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'namazu-replay-reread-'));
+    try {
+      const [first, second] = [CHAIN[0]!, CHAIN[1]!].map((name, i) => {
+        const link = join(own, `${i}-${name}`);
+        symlinkSync(join(jmaXmlRoot, 'jma-official-samples', name), link);
+        return link;
+      });
+      const out: string[] = [];
+      const progress: string[] = [];
+      // The two are two minutes apart: two seconds at --speed 60, during which the second goes.
+      await replayCommand(['--speed', '60', '--real-time', '--as-test', own], {
+        ...io(out),
+        stderr: (line) => {
+          progress.push(line);
+          if (line.includes(` 1/2 `)) rmSync(second!);
+        },
+      });
+      assert.ok(progress.some((l) => l.includes(first!)));
+      assert.deepEqual(JSON.parse(out.join('')), {
+        ingested: 1,
+        duplicates: 0,
+        skipped: [],
+        rejected: [{ path: second, reason: 'could not be read again' }],
+      });
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('namazu replay --loop', () => {

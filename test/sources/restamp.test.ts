@@ -18,16 +18,20 @@ const NOW = Date.parse('2026-11-23T12:00:30Z');
 
 function replayable(path: string): Replayable {
   const item = replayItem(path, readFileSync(path));
-  assert.ok('raw' in item, JSON.stringify(item));
+  assert.ok('kind' in item, JSON.stringify(item));
   return item;
 }
+
+/** Re-stamps a planned fixture with its bytes read again, as replay sends it. */
+const stampFile = (item: Replayable, nowMs: number, eventIds: Map<string, string>, asTest: boolean) =>
+  restamp(item, readFileSync(item.path), nowMs, eventIds, asTest);
 
 describe('replay re-stamping', () => {
   it('moves every time by the same seconds, keeps offsets and precision, maps EventIDs once per run', () => {
     const item = replayable(VXSE52);
-    const original = parseXml(item.raw);
+    const original = parseXml(readFileSync(item.path));
     const eventIds = new Map<string, string>();
-    const stamped = parseXml(restamp(item, NOW, eventIds, false));
+    const stamped = parseXml(stampFile(item, NOW, eventIds, false));
     const at = (doc: typeof original, path: string) => doc.textAt(path)!.trim();
     assert.equal(Date.parse(at(stamped, 'Head/ReportDateTime')), NOW);
     assert.match(at(stamped, 'Head/ReportDateTime'), /\+09:00$/);
@@ -40,7 +44,7 @@ describe('replay re-stamping', () => {
     assert.notEqual(newId, at(original, 'Head/EventID'));
     assert.match(newId, /^\d{14}$/);
     // The VXSE53 of the same event, re-stamped later in the same run, shares the new EventID.
-    const later = parseXml(restamp(replayable(VXSE53), NOW + 60_000, eventIds, false));
+    const later = parseXml(stampFile(replayable(VXSE53), NOW + 60_000, eventIds, false));
     assert.equal(at(later, 'Head/EventID'), newId);
     assert.equal(at(stamped, 'Control/Status'), '通常');
   });
@@ -49,35 +53,35 @@ describe('replay re-stamping', () => {
     // EventID `20151114055157 20151114061750`: the two earthquakes the forecast is issued for.
     const item = replayable(join(jmaXmlRoot, 'jma-official-samples-older', '38-39_02_04_191025_VTSE41.xml'));
     const eventIds = new Map<string, string>();
-    const stamped = parseXml(restamp(item, NOW, eventIds, false))
+    const stamped = parseXml(stampFile(item, NOW, eventIds, false))
       .textAt('Head/EventID')!
       .trim();
     assert.deepEqual([...eventIds.keys()], ['20151114055157', '20151114061750']);
     assert.equal(stamped, [...eventIds.values()].join(' '));
     // The same earthquakes' own reports, re-stamped later in the run, share those new EventIDs.
     const later = new Map(eventIds);
-    restamp(item, NOW + 60_000, later, false);
+    stampFile(item, NOW + 60_000, later, false);
     assert.deepEqual(later, eventIds);
   });
 
   it("an EventID that would meet another run's new one moves a second on, to a valid time", () => {
     // At 12:00:42Z the VXSE52's EventID 20100125161517 would become 20261123205759, taken.
     const eventIds = new Map([['20100125161516', '20261123205759']]);
-    restamp(replayable(VXSE52), Date.parse('2026-11-23T12:00:42Z'), eventIds, false);
+    stampFile(replayable(VXSE52), Date.parse('2026-11-23T12:00:42Z'), eventIds, false);
     assert.equal(eventIds.get('20100125161517'), '20261123205800');
   });
 
   it('--as-test sets Control/Status to 訓練', () => {
-    const stamped = parseXml(restamp(replayable(VXSE52), NOW, new Map(), true));
+    const stamped = parseXml(stampFile(replayable(VXSE52), NOW, new Map(), true));
     assert.equal(stamped.textAt('Control/Status'), '訓練');
   });
 
   it('a header telegram gets the header time of now; one without a header or time is skipped', () => {
     const an = Buffer.from('VZSA50 RJTD 011200\nSURFACE ANALYSIS\n', 'latin1');
     const item = replayItem('a.txt', an);
-    assert.ok('raw' in item);
+    assert.ok('kind' in item);
     assert.equal(
-      restamp(item, NOW, new Map(), false).toString('latin1'),
+      restamp(item, an, NOW, new Map(), false).toString('latin1'),
       'VZSA50 RJTD 231200\nSURFACE ANALYSIS\n',
     );
     const binary = replayItem('b.bin', Buffer.from([0x42, 0x55, 0x46, 0x52, 0, 1, 2]));
