@@ -10,16 +10,8 @@ import {
 import { parseMaxIntFilter } from '../../src/gd/filters.ts';
 import { clearGdProjections } from '../../src/gd/projections.ts';
 import type { EarthquakeDocument } from '../../src/gd/types.ts';
-import {
-  earthquakeDoc,
-  openTestDb,
-  projected,
-  quake,
-  realWebSocket,
-  sample,
-  type TestDb,
-  typeOfName,
-} from './helpers.ts';
+import { earthquakeDoc, projected, quake, realWebSocket, sample, typeOfName } from './helpers.ts';
+import { openTestDb, type TestDb } from '../support/database.ts';
 
 type Body = { earthquake: Components.Earthquake };
 const eq = (doc: EarthquakeDocument) => (doc.body as Body).earthquake;

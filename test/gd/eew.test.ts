@@ -5,15 +5,8 @@ import type { Db } from '../../src/db/types.ts';
 import { eewEvent, listEewRecords, recordEewReport } from '../../src/gd/eew.ts';
 import { clearGdProjections } from '../../src/gd/projections.ts';
 import type { EewDocument } from '../../src/gd/types.ts';
-import {
-  eewDoc,
-  openTestDb,
-  projected,
-  realTelegram,
-  realWebSocket,
-  sample,
-  type TestDb,
-} from './helpers.ts';
+import { eewDoc, projected, realTelegram, realWebSocket, sample } from './helpers.ts';
+import { openTestDb, type TestDb } from '../support/database.ts';
 
 type PublicBody = EewInformation.v1_0_0.PublicCommonBody;
 const bodyOf = (doc: EewDocument) => doc.body as PublicBody;

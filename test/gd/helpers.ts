@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Components, TelegramJSONMain } from '@dmdata/telegram-json-types';
-import { openDb } from '../../src/db/open.ts';
-import type { Db } from '../../src/db/types.ts';
 import type { EarthquakeDocument, EewDocument, ProjectionInput } from '../../src/gd/types.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixturesRoot } from '../support/fixtures.ts';
 
 const jsonRoot = join(fixturesRoot, 'dmdata-json');
@@ -59,23 +56,6 @@ export function projected<D>(
       receivedTime: options.receivedTime ?? new Date((receivedBase += 1000)).toISOString(),
     },
     test: options.test ?? false,
-  };
-}
-
-export interface TestDb {
-  db: Db;
-  close(): Promise<void>;
-}
-
-export async function openTestDb(): Promise<TestDb> {
-  const database: TestDatabase = await createTestDatabase();
-  const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
-  return {
-    db,
-    async close() {
-      await db.close();
-      await database.drop();
-    },
   };
 }
 

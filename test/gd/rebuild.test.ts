@@ -5,15 +5,8 @@ import { earthquakeEvent, listEarthquakeEvents } from '../../src/gd/earthquake-s
 import { eewEvent, listEewRecords } from '../../src/gd/eew.ts';
 import { rebuildGdProjections, recordGdReport } from '../../src/gd/projections.ts';
 import type { ProjectionInput } from '../../src/gd/types.ts';
-import {
-  openTestDb,
-  projected,
-  realTelegram,
-  realWebSocket,
-  sample,
-  type TestDb,
-  typeOfName,
-} from './helpers.ts';
+import { projected, realTelegram, realWebSocket, sample, typeOfName } from './helpers.ts';
+import { openTestDb, type TestDb } from '../support/database.ts';
 
 let t: TestDb;
 before(async () => {

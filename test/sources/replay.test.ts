@@ -26,27 +26,33 @@ const CHAIN = [
 ];
 const ISSUED_MIN = [16, 18, 18, 19, 25];
 
+/**
+ * A command's I/O on the test server's database, run in the directory `cwd`: the summary (the one
+ * JSON line) collected in `out`, the progress lines (one per telegram) dropped.
+ */
+function commandIo(server: TestServer, cwd: string, out: string[], signal?: AbortSignal): CommandIo {
+  return {
+    cwd,
+    withDatabase: (_values, fn) =>
+      fn({
+        config: server.ctx.config,
+        db: server.ctx.db,
+        pepper: server.ctx.pepper,
+        bus: async () => server.ctx.bus,
+      }),
+    stdout: (text) => out.push(text),
+    stderr: () => {},
+    ...(signal ? { signal } : {}),
+  };
+}
+
 describe('namazu replay', () => {
   let server: TestServer;
   let key: string;
   let dir: string;
   const get = (path: string) => getJson(server, `${path}${path.includes('?') ? '&' : '?'}key=${key}`);
 
-  function io(out: string[]): CommandIo {
-    return {
-      cwd: dir,
-      withDatabase: (_values, fn) =>
-        fn({
-          config: server.ctx.config,
-          db: server.ctx.db,
-          pepper: server.ctx.pepper,
-          bus: async () => server.ctx.bus,
-        }),
-      stdout: (text) => out.push(text),
-      // Progress lines (one per telegram); the summary is the one JSON line on stdout.
-      stderr: () => {},
-    };
-  }
+  const io = (out: string[]) => commandIo(server, dir, out);
 
   before(async () => {
     server = await startTestServer({ listen: false });
@@ -163,19 +169,7 @@ describe('namazu replay --loop', () => {
   it('a pass that takes less than a second: every pass stores new telegrams, none is a duplicate', async () => {
     const out: string[] = [];
     const stop = new AbortController();
-    const io: CommandIo = {
-      cwd: dir,
-      withDatabase: (_values, fn) =>
-        fn({
-          config: server.ctx.config,
-          db: server.ctx.db,
-          pepper: server.ctx.pepper,
-          bus: async () => server.ctx.bus,
-        }),
-      stdout: (text) => out.push(text),
-      stderr: () => {},
-      signal: stop.signal,
-    };
+    const io = commandIo(server, dir, out, stop.signal);
     setTimeout(() => stop.abort(new Error('stopped')), 2500);
     // Stopped between passes it ends; within one, with the signal's reason.
     await replayCommand(['--loop', '--speed', '100000', '.'], io).catch((err: Error) =>

@@ -118,11 +118,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+export interface TestDb {
+  db: Db;
+  close(): Promise<void>;
+}
+
 /**
  * A new migrated database opened as the server opens it (`openDb`, a pool of 4 on PostgreSQL), for
  * tests of the stores without a server; `close` closes it and drops the database.
  */
-export async function openTestDb(): Promise<{ db: Db; close(): Promise<void> }> {
+export async function openTestDb(): Promise<TestDb> {
   const database = await createTestDatabase();
   const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 4 });
   return {
