@@ -3,77 +3,18 @@
  * (a NAT or firewall that dropped its state, a server host gone) sends no error and no close. The
  * bus must notice it and listen again on a new connection, or it hears nothing more until restarted.
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { createPostgresBus } from '../../src/bus/postgres.ts';
 import { createRedisBus } from '../../src/bus/redis.ts';
 import type { Bus } from '../../src/bus/types.ts';
+import { TcpRelay } from '../support/tcp-relay.ts';
 import { waitFor } from '../support/wait.ts';
 
 const pgUrl = process.env.NAMAZU_TEST_DATABASE_URL || null;
 const redisUrl = process.env.NAMAZU_TEST_REDIS_URL || null;
 
-/**
- * A TCP relay to `target`. `silence()` stops forwarding on every connection open so far, in both
- * directions, without closing any: their peers see neither an error nor an end. Later connections
- * are forwarded.
- */
-class SilencingRelay {
-  private readonly open = new Set<Socket>();
-  private readonly all = new Set<Socket>();
-  private server!: Server;
-  port = 0;
-
-  constructor(
-    private readonly target: URL,
-    private readonly defaultPort: number,
-  ) {}
-
-  async listen(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(Number(this.target.port || this.defaultPort), this.target.hostname);
-      for (const [a, b] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        a.pipe(b);
-        a.on('error', () => b.destroy());
-        a.on('close', () => b.destroy());
-        this.open.add(a);
-        this.all.add(a);
-        a.on('close', () => {
-          this.open.delete(a);
-          this.all.delete(a);
-        });
-      }
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  url(): string {
-    const url = new URL(this.target);
-    url.host = `127.0.0.1:${this.port}`;
-    return url.toString();
-  }
-
-  silence(): void {
-    for (const s of this.open) {
-      s.unpipe();
-      // Read and drop, so that nothing pushes back either.
-      s.on('data', () => {});
-    }
-    this.open.clear();
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.all) s.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
 async function hearsAgainAfterSilence(url: string, defaultPort: number, open: (url: string) => Promise<Bus>) {
-  const relay = new SilencingRelay(new URL(url), defaultPort);
+  const relay = new TcpRelay(new URL(url), defaultPort);
   await relay.listen();
   const listening = await open(relay.url());
   const publishing = await open(url);

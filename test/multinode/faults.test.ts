@@ -10,7 +10,6 @@
  *   meanwhile once it is back, every telegram once, in order.
  */
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 import { openBus } from '../../src/bus/open.ts';
@@ -19,6 +18,7 @@ import { openDb } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { TcpRelay } from '../support/tcp-relay.ts';
 import {
   afterMarker,
   basic,
@@ -105,59 +105,6 @@ class ResumingClient {
       }
       await sleep(100);
     }
-  }
-}
-
-/**
- * A TCP relay in front of PostgreSQL: the nodes reach the database only through it. `outage(ms)`
- * cuts every connection and refuses new ones for `ms`, as a database restart looks to its clients.
- */
-class DatabaseRelay {
-  private readonly open = new Set<Socket>();
-  private server: Server | null = null;
-  port = 0;
-  /** Connections cut by outages so far. */
-  cut = 0;
-
-  constructor(private readonly target: URL) {}
-
-  async listen(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(Number(this.target.port || 5432), this.target.hostname);
-      for (const [a, b] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        a.pipe(b);
-        a.on('error', () => b.destroy());
-        a.on('close', () => b.destroy());
-        this.open.add(a);
-        a.on('close', () => this.open.delete(a));
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as { port: number }).port;
-    this.server = server;
-  }
-
-  url(): string {
-    const url = new URL(this.target);
-    url.host = `127.0.0.1:${this.port}`;
-    return url.toString();
-  }
-
-  async outage(ms: number): Promise<void> {
-    await this.close();
-    await sleep(ms);
-    await this.listen();
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    this.cut += this.open.size;
-    for (const s of this.open) s.destroy();
-    if (server) await new Promise((resolve) => server.close(resolve));
   }
 }
 
@@ -274,12 +221,12 @@ test(
   'the database unreachable for 3 s mid-burst: nodes keep their sockets, then deliver every telegram once',
   { skip },
   async () => {
-    let relay: DatabaseRelay | null = null;
+    let relay: TcpRelay | null = null;
     try {
       await withCluster(
         6,
         async (url) => {
-          relay = new DatabaseRelay(new URL(url));
+          relay = new TcpRelay(new URL(url), 5432);
           await relay.listen();
           return relay.url();
         },
@@ -317,7 +264,7 @@ test(
         },
       );
     } finally {
-      await (relay as DatabaseRelay | null)?.close();
+      await (relay as TcpRelay | null)?.close();
     }
   },
 );
