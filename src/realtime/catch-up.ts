@@ -53,6 +53,11 @@ export class CatchUp {
     private readonly onError: (err: unknown) => void,
   ) {}
 
+  /** The last serial handed to the hub: where a live connection stands. */
+  get position(): number {
+    return this.dispatcher.position;
+  }
+
   /**
    * Attaches `conn`, sends it what was committed after serial `after`, then joins it to the live
    * stream. A failure (the store unreachable) closes the connection with 4503: the client resumes.

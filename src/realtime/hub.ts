@@ -185,6 +185,16 @@ export class Hub {
     if (!this.scheduled) this.run();
   }
 
+  /**
+   * Whether this connection has been written every broadcast meant for it: it is live (in a group,
+   * not catching up) and nothing is queued. A stream then tells its client the position it stands
+   * at (stream.ts).
+   */
+  isSettled(conn: Subscriber): boolean {
+    if (this.urgent.length > 0 || this.normal.length > 0) return false;
+    return this.groups.get(conn.filter.key)?.members.has(conn) ?? false;
+  }
+
   /** Resolves once every queued job has been written (tests, shutdown). */
   drained(): Promise<void> {
     if (this.urgent.length === 0 && this.normal.length === 0) return Promise.resolve();

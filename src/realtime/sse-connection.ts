@@ -58,8 +58,9 @@ export class SseConnection implements Subscriber {
     return res.writableLength === socket.writableLength ? socket : null;
   }
 
-  keepAlive(): void {
-    if (this.writable()) this.res.write(KEEP_ALIVE);
+  /** The keep-alive comment, or `block` (the comment with the stream's position, stream.ts). */
+  keepAlive(block: Buffer = KEEP_ALIVE): void {
+    if (this.writable()) this.res.write(block);
   }
 
   /** An `error` event carrying the WebSocket's `error` message; the stream ends when `close` is set. */

@@ -180,8 +180,24 @@ async function openSession(
 function createStreams(ctx: AppContext, options: StreamOptions): Streams {
   const open = new Set<SseConnection>();
   let accepting = true;
+  /**
+   * An `id:` line without data: it dispatches no event, but sets the client's Last-Event-ID (as the
+   * HTML standard has browsers do) to the last telegram the dispatcher handed out, so that a stream
+   * that received no event yet (or none for a long time) resumes from there after a drop instead of
+   * going live and missing what came meanwhile. Only for a connection handed everything up to it
+   * (`hub.isSettled`); the telegram may be of any classification, and tells no more than that one
+   * was stored.
+   */
+  const positionLine = (): string | null => {
+    const id = ctx.telegrams.get(options.catchUp.position)?.id;
+    return id === undefined ? null : `id: ${id}\n\n`;
+  };
   const keepAlive = setInterval(
-    () => open.forEach((conn) => conn.keepAlive()),
+    () => {
+      const position = positionLine();
+      const block = position === null ? undefined : Buffer.from(`: keep-alive\n${position}`);
+      for (const conn of open) conn.keepAlive(block && options.hub.isSettled(conn) ? block : undefined);
+    },
     keepAliveInterval(ctx.config, ctx.config.pingIntervalMs),
   );
   keepAlive.unref();
@@ -223,8 +239,12 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
       ended(conn);
     });
     const after = opened.resumeAfter ?? null;
-    if (after === null) options.hub.add(conn);
-    else void options.catchUp.start(conn, after);
+    if (after === null) {
+      options.hub.add(conn);
+      // Its position from the start (in the same turn as joining: nothing is broadcast between).
+      const position = options.hub.isSettled(conn) ? positionLine() : null;
+      if (position !== null) res.write(position);
+    } else void options.catchUp.start(conn, after);
   }
 
   return {

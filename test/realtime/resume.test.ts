@@ -248,6 +248,36 @@ test("an EventSource's Last-Event-ID the server cannot resume from (not stored, 
   }
 });
 
+test('a stream gives its position as an id line without data, from its opening: a reconnect from it misses nothing and repeats nothing', async () => {
+  await ingestOne();
+  const newestId = async () =>
+    (await server.ctx.db.query<{ id: string }>('SELECT id FROM telegrams ORDER BY serial DESC LIMIT 1'))[0]!
+      .id;
+  const url = `${server.url}/v2/stream?classifications=eew.forecast`;
+  const first = new SseClient(url, auth());
+  assert.equal(await first.opened, 200);
+  const at = await newestId();
+  await waitFor(() => first.lastEventId === at, { message: 'the position at the opening' });
+  assert.deepEqual(first.data(), [], 'no event for it');
+  first.abort();
+  await first.ended;
+
+  const missed = await ingestOne();
+  const again = new SseClient(url, { ...auth(), 'last-event-id': at });
+  assert.equal(await again.opened, 200);
+  await waitFor(() => again.data().length === 1, { message: 'the catch-up' });
+  const live = await ingestOne();
+  await waitFor(() => again.data().length === 2, { message: 'live' });
+  // A keep-alive (every second here) then gives the newest as its position.
+  await waitFor(async () => again.lastEventId === (await newestId()), { message: 'the position moves on' });
+  assert.deepEqual(
+    again.data().map((m: any) => m.id),
+    [missed, live],
+  );
+  again.abort();
+  await again.ended;
+});
+
 test('GET /v2/stream: data events like the socket, a keep-alive comment, listed, closed by DELETE', async () => {
   const client = new SseClient(`${server.url}/v2/stream?classifications=eew.forecast&key=${key}`);
   assert.equal(await client.opened, 200);

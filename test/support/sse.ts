@@ -9,6 +9,8 @@ export interface SseEvent {
 export class SseClient {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
+  /** The last `id:` the stream gave, with an event or alone (a position): what a browser resumes from. */
+  lastEventId: string | null = null;
   status = 0;
   /** Resolves with the response status once the headers arrived. */
   readonly opened: Promise<number>;
@@ -54,9 +56,10 @@ export class SseClient {
     }
   }
 
+  /** As a browser takes a block: an `id:` sets `lastEventId`; only a block with data is an event. */
   private take(block: string): void {
     const event: SseEvent = { event: 'message', id: null, data: '' };
-    let fields = 0;
+    let dataLines = 0;
     for (const line of block.split('\n')) {
       if (line.startsWith(':')) {
         this.comments.push(line.slice(1).trim());
@@ -65,11 +68,13 @@ export class SseClient {
       const colon = line.indexOf(':');
       const name = line.slice(0, colon);
       const value = line.slice(colon + 1).replace(/^ /, '');
-      fields++;
       if (name === 'event') event.event = value;
-      else if (name === 'id') event.id = value;
-      else if (name === 'data') event.data += value;
+      else if (name === 'id') event.id = this.lastEventId = value;
+      else if (name === 'data') {
+        event.data += value;
+        dataLines++;
+      }
     }
-    if (fields > 0) this.events.push(event);
+    if (dataLines > 0) this.events.push(event);
   }
 }
