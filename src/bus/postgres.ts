@@ -6,16 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ChannelHandlers } from './handlers.ts';
+import { checkSilence, SILENCE_CHECK_MS } from './silence.ts';
 import type { Bus } from './types.ts';
 
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 const RECONNECT_MS = 500;
-/**
- * The listener is asked this often whether it still answers, and replaced when it has not answered
- * by the next time: a connection whose peer went silent (a NAT or firewall that forgot it, a host
- * gone) brings neither an error nor an end, and would otherwise never hear another notification.
- */
-const LISTENER_CHECK_MS = 3000;
 
 function checkChannel(channel: string): void {
   if (!CHANNEL.test(channel)) throw new Error(`invalid bus channel name: ${channel}`);
@@ -56,23 +51,13 @@ export async function createPostgresBus(
     await client.connect();
     for (const channel of handlers.channels()) await client.query(`LISTEN "${channel}"`);
     listener = client;
-    let unanswered = false;
-    const checks = setInterval(() => {
-      if (listener !== client) return clearInterval(checks);
-      // Decided after this turn's I/O is read: an answer that came while the loop was busy counts.
+    const stopChecks = checkSilence(
+      () => client.query('SELECT 1'),
+      () => listener === client,
       // end() destroys a connection whose query is still waiting, which ends it here (`lost`).
-      if (unanswered)
-        return void setImmediate(() => {
-          if (unanswered && listener === client)
-            lost(new Error(`bus listener silent for ${LISTENER_CHECK_MS} ms; reconnecting`));
-        });
-      unanswered = true;
-      // A query that fails on a connection that ended is reported by the connection's events.
-      const answered = () => (unanswered = false);
-      client.query('SELECT 1').then(answered, answered);
-    }, LISTENER_CHECK_MS);
-    checks.unref();
-    client.once('end', () => clearInterval(checks));
+      () => lost(new Error(`bus listener silent for ${SILENCE_CHECK_MS} ms; reconnecting`)),
+    );
+    client.once('end', stopChecks);
   }
   await connectListener();
 

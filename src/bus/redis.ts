@@ -8,14 +8,8 @@
  */
 import { Redis } from 'ioredis';
 import { ChannelHandlers } from './handlers.ts';
+import { checkSilence, SILENCE_CHECK_MS } from './silence.ts';
 import type { Bus } from './types.ts';
-
-/**
- * The subscriber is pinged this often, and reconnected when it has not answered by the next time: a
- * connection whose peer went silent (a NAT or firewall that forgot it, a host gone) brings neither
- * an error nor an end, and would otherwise never hear another message.
- */
-const SUBSCRIBER_CHECK_MS = 3000;
 
 export async function createRedisBus(url: string, onError: (err: unknown) => void = () => {}): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
@@ -35,23 +29,15 @@ export async function createRedisBus(url: string, onError: (err: unknown) => voi
     publisher.disconnect();
     throw err;
   }
-  let unanswered = false;
-  const checks = setInterval(() => {
+  const stopChecks = checkSilence(
+    () => subscriber.ping(),
     // While reconnecting, ioredis retries by itself.
-    if (subscriber.status !== 'ready') return void (unanswered = false);
-    // Decided after this turn's I/O is read: an answer that came while the loop was busy counts.
-    if (unanswered)
-      return void setImmediate(() => {
-        if (!unanswered || subscriber.status !== 'ready') return;
-        unanswered = false;
-        onError(new Error(`bus subscriber silent for ${SUBSCRIBER_CHECK_MS} ms; reconnecting`));
-        subscriber.disconnect(true);
-      });
-    unanswered = true;
-    const answered = () => (unanswered = false);
-    subscriber.ping().then(answered, answered);
-  }, SUBSCRIBER_CHECK_MS);
-  checks.unref();
+    () => subscriber.status === 'ready',
+    () => {
+      onError(new Error(`bus subscriber silent for ${SILENCE_CHECK_MS} ms; reconnecting`));
+      subscriber.disconnect(true);
+    },
+  );
 
   return {
     async publish(channel, payload) {
@@ -64,7 +50,7 @@ export async function createRedisBus(url: string, onError: (err: unknown) => voi
       };
     },
     async close() {
-      clearInterval(checks);
+      stopChecks();
       handlers.clear();
       await Promise.all([subscriber.quit().catch(() => {}), publisher.quit().catch(() => {})]);
     },
