@@ -7,12 +7,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import {
-  PONG_TIMEOUT_MS,
-  accountsWithEndedContracts,
-  closedByAccount,
-  recordPings,
-} from '../sessions/socket-sessions.ts';
+import { PONG_TIMEOUT_MS, missedChanges, recordPings } from '../sessions/socket-sessions.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { Hub } from './hub.ts';
@@ -66,12 +61,11 @@ export class SessionUpkeep {
     const ids = [...this.ponged];
     this.ponged.clear();
     recordPings(db, ids, clock.now()).catch(onError);
-    const held = sessionIds(hub.connections());
-    closedByAccount(db, held)
-      .then((closed) => closed.forEach(closeByAccount))
-      .catch(onError);
-    accountsWithEndedContracts(db, held)
-      .then((accounts) => accounts.forEach(contractsChanged))
+    missedChanges(db, sessionIds(hub.connections()))
+      .then((missed) => {
+        missed.closedByAccount.forEach(closeByAccount);
+        missed.contractsEnded.forEach(contractsChanged);
+      })
       .catch(onError);
     cutOff.recheck();
   }

@@ -513,20 +513,6 @@ export async function closeSessionOf(
 }
 
 /**
- * Of these sessions, those closed by their account (DELETE /v2/socket/:id): a process that held one
- * of their connections and missed the bus announcement closes it when it next looks (one statement
- * per heartbeat).
- */
-export async function closedByAccount(q: Queryable, ids: readonly number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.query<{ id: number }>(
-    `SELECT id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'closed' AND close_code = $2`,
-    [ids, CLOSED_BY_ACCOUNT],
-  );
-  return rows.map((r) => r.id);
-}
-
-/**
  * Whether a session `s` of account `a` is cut off: the account disabled, or the API key or OAuth
  * grant it was started with revoked since.
  */
@@ -554,23 +540,37 @@ export async function cutOffSessions(q: Queryable, ids: readonly number[]): Prom
 /** The plans that deliver a classification: what a session's classifications are contracted by. */
 const delivering = plans.filter((p) => p.delivers);
 
+/** What a process that missed bus announcements about the sessions it holds finds in the store. */
+export interface MissedChanges {
+  /** Sessions closed by their account (DELETE /v2/socket/:id). */
+  closedByAccount: number[];
+  /** Accounts whose open sessions still hold a classification without a running contract. */
+  contractsEnded: number[];
+}
+
 /**
- * Of these sessions, the accounts of the open ones that still hold a classification their account
- * no longer has a running contract for: a process that missed the bus announcement of the contract's
- * end narrows them when it next looks (one statement per heartbeat).
+ * Of these sessions, those closed by their account, and the accounts of the open ones that still
+ * hold a classification their account has no running contract for: a process that held their
+ * connections and missed the bus announcement closes or narrows them when it next looks (one
+ * statement per heartbeat).
  */
-export async function accountsWithEndedContracts(q: Queryable, ids: readonly number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.query<{ account_id: number }>(
-    `SELECT DISTINCT s.account_id FROM socket_sessions s
-      WHERE s.id = ANY($1::bigint[]) AND s.status = 'open'
-        AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[]) AS p(classification, plan_id)
-                     WHERE p.classification = ANY(s.classifications)
-                       AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
-                                         AND k.plan_id = p.plan_id AND k.end_at IS NULL))`,
-    [ids, delivering.map((p) => p.classification), delivering.map((p) => p.id)],
+export async function missedChanges(q: Queryable, ids: readonly number[]): Promise<MissedChanges> {
+  if (ids.length === 0) return { closedByAccount: [], contractsEnded: [] };
+  const rows = await q.query<{ id: number; account_id: number; closed: boolean }>(
+    `SELECT s.id, s.account_id, s.status = 'closed' AS closed FROM socket_sessions s
+      WHERE s.id = ANY($1::bigint[])
+        AND ((s.status = 'closed' AND s.close_code = $2)
+          OR (s.status = 'open'
+            AND EXISTS (SELECT 1 FROM unnest($3::text[], $4::int[]) AS p(classification, plan_id)
+                         WHERE p.classification = ANY(s.classifications)
+                           AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
+                                             AND k.plan_id = p.plan_id AND k.end_at IS NULL))))`,
+    [ids, CLOSED_BY_ACCOUNT, delivering.map((p) => p.classification), delivering.map((p) => p.id)],
   );
-  return rows.map((r) => r.account_id);
+  return {
+    closedByAccount: rows.filter((r) => r.closed).map((r) => r.id),
+    contractsEnded: [...new Set(rows.filter((r) => !r.closed).map((r) => r.account_id))],
+  };
 }
 
 /** Records the latest valid pong of many sessions at once (one statement per heartbeat). */
