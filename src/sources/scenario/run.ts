@@ -129,31 +129,29 @@ export function runScenario(
  * before the database closes (docs/operations.md "Stopping").
  */
 export class BackgroundScenarios {
-  readonly #deps: Omit<IngestDeps, 'source'> & { log: Logger };
-  readonly #signal: AbortSignal;
-  readonly #underWay = new Set<Promise<void>>();
+  private readonly underWay = new Set<Promise<void>>();
 
-  constructor(deps: Omit<IngestDeps, 'source'> & { log: Logger }, signal: AbortSignal) {
-    this.#deps = deps;
-    this.#signal = signal;
-  }
+  constructor(
+    private readonly deps: Omit<IngestDeps, 'source'> & { log: Logger },
+    private readonly signal: AbortSignal,
+  ) {}
 
   start(params: ScenarioParams, speed: number): StartedScenario {
-    const { log } = this.#deps;
-    const started = startScenario(this.#deps, params, speed, this.#signal);
+    const { log } = this.deps;
+    const started = startScenario(this.deps, params, speed, this.signal);
     const ended = started.done.then(
       (result) => log.info({ eventId: result.eventId, rejected: result.rejected }, 'scenario done'),
       (err: unknown) => {
-        if (!this.#signal.aborted) log.error({ err, eventId: started.eventId }, 'scenario failed');
+        if (!this.signal.aborted) log.error({ err, eventId: started.eventId }, 'scenario failed');
       },
     );
-    this.#underWay.add(ended);
-    void ended.finally(() => this.#underWay.delete(ended));
+    this.underWay.add(ended);
+    void ended.finally(() => this.underWay.delete(ended));
     return started;
   }
 
   /** Resolves once every scenario under way has ended. */
   async settled(): Promise<void> {
-    await Promise.all(this.#underWay);
+    await Promise.all(this.underWay);
   }
 }
