@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ChannelHandlers } from './handlers.ts';
-import { checkSilence, SILENCE_CHECK_MS } from './silence.ts';
+import { BUS_CONNECT_TIMEOUT_MS, checkSilence, SILENCE_CHECK_MS } from './silence.ts';
 import type { Bus } from './types.ts';
 
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -22,13 +22,18 @@ export async function createPostgresBus(
 ): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
   const ownSuffix = `,"origin":"${randomUUID()}"}`;
-  const publisher = new pg.Pool({ connectionString: url, max: 2 });
+  const publisher = new pg.Pool({
+    connectionString: url,
+    max: 2,
+    connectionTimeoutMillis: BUS_CONNECT_TIMEOUT_MS,
+    query_timeout: BUS_CONNECT_TIMEOUT_MS,
+  });
   publisher.on('error', onError);
   let listener: pg.Client | null = null;
   let closed = false;
 
   async function connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: BUS_CONNECT_TIMEOUT_MS });
     client.on('notification', (m) => {
       const payload = m.payload ?? '';
       // This process's own commit notices are handed over by the committing code (types.ts).

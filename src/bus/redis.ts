@@ -8,17 +8,31 @@
  */
 import { Redis } from 'ioredis';
 import { ChannelHandlers } from './handlers.ts';
-import { checkSilence, SILENCE_CHECK_MS } from './silence.ts';
+import { BUS_CONNECT_TIMEOUT_MS, checkSilence, SILENCE_CHECK_MS } from './silence.ts';
 import type { Bus } from './types.ts';
 
 export async function createRedisBus(url: string, onError: (err: unknown) => void = () => {}): Promise<Bus> {
   const handlers = new ChannelHandlers(onError);
   const prefix = `db${Number(new URL(url).pathname.slice(1)) || 0}:`;
   const options = { maxRetriesPerRequest: 3, lazyConnect: true, autoResubscribe: true };
-  const subscriber = new Redis(url, options);
-  const publisher = new Redis(url, options);
+  const subscriber = new Redis(url, { ...options, connectTimeout: BUS_CONNECT_TIMEOUT_MS });
+  // A publish waits for no connection that stopped answering (the subscriber has its silence check).
+  const publisher = new Redis(url, {
+    ...options,
+    connectTimeout: BUS_CONNECT_TIMEOUT_MS,
+    commandTimeout: BUS_CONNECT_TIMEOUT_MS,
+  });
   subscriber.on('error', onError);
   publisher.on('error', onError);
+  // ioredis times the TCP connection alone: a connection accepted and never answered would wait for
+  // its ready check forever. Not ready in time, it is dropped, and ioredis connects again.
+  let handshake: NodeJS.Timeout | null = null;
+  subscriber.on('connect', () => {
+    handshake = setTimeout(() => {
+      if (subscriber.status === 'connect') subscriber.disconnect(true);
+    }, BUS_CONNECT_TIMEOUT_MS).unref();
+  });
+  subscriber.on('ready', () => handshake && clearTimeout(handshake));
   subscriber.on('message', (channel: string, payload: string) =>
     handlers.deliver(channel.slice(prefix.length), payload),
   );
@@ -51,6 +65,7 @@ export async function createRedisBus(url: string, onError: (err: unknown) => voi
     },
     async close() {
       stopChecks();
+      if (handshake) clearTimeout(handshake);
       handlers.clear();
       await Promise.all([subscriber.quit().catch(() => {}), publisher.quit().catch(() => {})]);
     },

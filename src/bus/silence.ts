@@ -1,5 +1,11 @@
 /** How often a bus's listening connection is asked whether it still answers. */
 export const SILENCE_CHECK_MS = 3000;
+/**
+ * A bus connection's attempt (its handshake included), and a publish, given up after this long:
+ * behind a network that drops what passes, a connection is accepted and never answered, and would
+ * be waited for until the process restarts.
+ */
+export const BUS_CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * Asks a listening connection every SILENCE_CHECK_MS whether it still answers (`ask`), and calls

@@ -6,7 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * reach it only through the relay, whose faults they then meet as a network's. `outage(ms)` cuts
  * every connection and refuses new ones for `ms`, as a restart of the server looks to its clients;
  * `silence()` stops forwarding on every connection open so far, both ways, without closing any, as
- * a NAT or firewall that forgot them: their peers see neither an error nor an end.
+ * a NAT or firewall that forgot them: their peers see neither an error nor an end. `blackhole()`
+ * does that to the connections made from then on too, until `heal()`: a client's new connection is
+ * accepted and never answered, as behind a network that drops what passes.
  */
 export class TcpRelay {
   private readonly open = new Set<Socket>();
@@ -14,6 +16,7 @@ export class TcpRelay {
   port = 0;
   /** Connections cut by outages so far. */
   cut = 0;
+  private holing = false;
 
   constructor(
     private readonly target: URL,
@@ -22,6 +25,13 @@ export class TcpRelay {
 
   async listen(): Promise<void> {
     const server = createServer((client) => {
+      if (this.holing) {
+        this.open.add(client);
+        client.on('close', () => this.open.delete(client));
+        client.on('error', () => {});
+        client.on('data', () => {});
+        return;
+      }
       const upstream = connect(Number(this.target.port || this.defaultPort), this.target.hostname);
       for (const [a, b] of [
         [client, upstream],
@@ -58,6 +68,15 @@ export class TcpRelay {
       // Read and drop, so that nothing pushes back either.
       s.on('data', () => {});
     }
+  }
+
+  blackhole(): void {
+    this.holing = true;
+    this.silence();
+  }
+
+  heal(): void {
+    this.holing = false;
   }
 
   async close(): Promise<void> {
