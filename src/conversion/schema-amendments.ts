@@ -13,7 +13,38 @@ function extendEnum(node: Record<string, unknown> | undefined, where: string, va
   node.enum = [...(node.enum as unknown[]), ...values];
 }
 
+/** A `{type: 深さ, unit: km}` depth with this value and condition (and nothing else). */
+const exceptionalDepth = (value: Record<string, unknown>, condition: string) => ({
+  type: 'object',
+  properties: {
+    type: { const: '深さ' },
+    unit: { const: 'km' },
+    value,
+    condition: { const: condition },
+  },
+  additionalProperties: false,
+  required: ['type', 'unit', 'value', 'condition'],
+});
+
 export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
+  /**
+   * The production service documents the EEW depth as the Earthquake component's: a value of 0 or
+   * 700 carries the condition ごく浅い or ７００ｋｍ以上, and a depth JMA does not give is `null` with
+   * 不明. The package's EEW depth is a bare string; the amendment admits these three forms alone.
+   */
+  'eew-information_1.0.0': (schema) => {
+    const hypocenter = schema.definitions?.['EewInformation.EarthquakeHypocenter'];
+    const properties = hypocenter?.properties as Record<string, unknown> | undefined;
+    if (!properties?.depth) throw new Error('schema amendment: EarthquakeHypocenter has no depth');
+    properties.depth = {
+      anyOf: [
+        properties.depth,
+        exceptionalDepth({ const: '0' }, 'ごく浅い'),
+        exceptionalDepth({ const: '700' }, '７００ｋｍ以上'),
+        exceptionalDepth({ type: 'null' }, '不明'),
+      ],
+    };
+  },
   /**
    * JMA's sample set of December 2024 (revision 241226, VPWW56 島根県土砂災害警報・注意報) titles the
    * 土砂災害 warning `気象警報・注意報（Ｒ０６）（土砂災害）`; its revisions before and after write

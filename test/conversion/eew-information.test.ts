@@ -393,7 +393,12 @@ test('VXSE47 real-time intensity: stations, no warning flag, unknown magnitude, 
     unit: 'Mj',
     condition: 'Ｍ不明',
   });
-  assert.deepEqual(body.earthquake.hypocenter.depth, { type: '深さ', unit: 'km', value: '0' });
+  assert.deepEqual(body.earthquake.hypocenter.depth, {
+    type: '深さ',
+    unit: 'km',
+    value: '0',
+    condition: 'ごく浅い',
+  });
 });
 
 test('VXSE43 never announces a final report; VXSE44 warned areas set the warning flag', () => {

@@ -150,13 +150,12 @@ function convertEewEarthquake(earthquake: XmlElement | undefined): EewEarthquake
 }
 
 /**
- * The schema's EEW depth has no exceptional forms: ごく浅い and ７００ｋｍ以上 keep their value
- * (0, 700) without the condition. An unknown depth keeps the documented `null` with `不明`.
+ * The depth with JMA's exceptional forms, as the production service documents them for the EEW
+ * (ごく浅い → 0, ７００ｋｍ以上 → 700, no depth → `null` with 不明). The package's schema lacks
+ * them; `schema-amendments.ts` admits exactly these three.
  */
 function eewDepth(coordinate: XmlElement | undefined): EewEarthquakeHypocenter['depth'] {
-  const depth = convertDepth(coordinate);
-  if (depth.value === null) return depth as unknown as EewEarthquakeHypocenter['depth'];
-  return { type: '深さ', unit: 'km', value: depth.value };
+  return convertDepth(coordinate) as unknown as EewEarthquakeHypocenter['depth'];
 }
 
 /** An unknown EEW magnitude is always `Ｍ不明`, whatever the description's spelling. */
