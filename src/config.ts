@@ -79,7 +79,8 @@ export interface Config {
   upstreamTokenUrl: string | null;
   /** Where the upstream serves telegram bodies, when not on upstreamUrl's origin. */
   upstreamDataUrl: string | null;
-  upstreamClassifications: string[];
+  /** Classifications relayed; each also names the scope the relay asks for (docs/sources.md). */
+  upstreamClassifications: Classification[];
   /** Simultaneous sockets to the upstream (2 = redundancy; deliveries are deduplicated). */
   upstreamConnections: 1 | 2;
   /**
@@ -335,7 +336,7 @@ export const settings = [
   setting('upstreamClientSecret', 'NAMAZU_UPSTREAM_CLIENT_SECRET', text),
   setting('upstreamTokenUrl', 'NAMAZU_UPSTREAM_TOKEN_URL', urlOf('http:', 'https:')),
   setting('upstreamDataUrl', 'NAMAZU_UPSTREAM_DATA_URL', urlOf('http:', 'https:')),
-  setting('upstreamClassifications', 'NAMAZU_UPSTREAM_CLASSIFICATIONS', listOf(text)),
+  setting('upstreamClassifications', 'NAMAZU_UPSTREAM_CLASSIFICATIONS', listOf(oneOf(...classifications))),
   setting('upstreamConnections', 'NAMAZU_UPSTREAM_CONNECTIONS', (raw, name) =>
     oneOf('1', '2')(raw, name) === '2' ? 2 : 1,
   ),

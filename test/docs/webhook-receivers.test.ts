@@ -105,7 +105,7 @@ describe('the webhook receivers of docs/webhooks.md', () => {
         const [command, ...args] = receiver.command(path);
         let out = '';
         const child: ChildProcess = spawn(command!, args, {
-          env: { ...process.env, NAMAZU_WEBHOOK_SECRET: secret },
+          env: { ...process.env, WEBHOOK_SECRET: secret },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         child.stdout!.on('data', (d) => (out += d));
