@@ -24,6 +24,7 @@ import {
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
 import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
+import { MAX_TOKEN_LENGTH, checkNoteOptions } from '../webhooks/note-options.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
@@ -41,7 +42,6 @@ import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 /** Deliveries shown with one subscription, newest first. */
 const RECENT_DELIVERIES = 20;
-const MAX_TOKEN_LENGTH = 512;
 
 /** The fields' messages (docs/api-contract.md "Errors", docs/webhooks.md "Bad input"). */
 export const webhookMessages = {
@@ -130,9 +130,16 @@ function subscriptionSpec(
   const place = parsePlaceFilters(body, 'body');
   if (!place.ok) throw new HttpError('INVALID_FIELD', { detail: place.message });
   const format = (body.format ?? 'namazu') as WebhookFormat;
-  const token = body.token ?? null;
-  if ((format === 'misskey') !== (token !== null))
-    throw new HttpError('INVALID_FIELD', { detail: webhookMessages.token });
+  const note = checkNoteOptions({
+    token: body.token,
+    visibility: body.visibility,
+    localOnly: body.localOnly,
+    format,
+  });
+  if (!note.ok) {
+    const field = (['token', 'visibility', 'localOnly'] as const).find((f) => note.problems[f])!;
+    throw new HttpError('INVALID_FIELD', { detail: webhookMessages[field] });
+  }
   const spec: SubscriptionSpec = {
     ...place.value,
     url: url.url,
@@ -142,24 +149,9 @@ function subscriptionSpec(
     formatMode: body.formatMode ?? 'raw',
     format,
     lang: body.lang ?? 'ja',
-    token,
-    ...noteOptions(body, format),
+    ...note.value,
   };
   return { spec, host: url.host };
-}
-
-/** The `misskey` format's note options asked for; throws a 400 naming one given with another format. */
-function noteOptions(
-  body: Static<typeof WebhookCreateBody>,
-  format: WebhookFormat,
-): Pick<SubscriptionSpec, 'visibility' | 'localOnly'> {
-  if (format === 'misskey')
-    return { visibility: body.visibility ?? 'public', localOnly: body.localOnly ?? false };
-  for (const field of ['visibility', 'localOnly'] as const) {
-    if ((body[field] ?? null) !== null)
-      throw new HttpError('INVALID_FIELD', { detail: webhookMessages[field] });
-  }
-  return { visibility: null, localOnly: false };
 }
 
 function view(s: Subscription) {

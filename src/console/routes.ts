@@ -59,7 +59,8 @@ async function registerConsole(app: App, ctx: AppContext): Promise<void> {
   });
 
   renderPathErrors(app, `${paths.account}/`, (reply, status, message) => {
-    sendErrorPage(reply, status, message);
+    // The path errors' messages are worded in English only.
+    sendErrorPage(reply, status, message, { messageLang: 'en' });
   });
   const live = await openLiveView(app, ctx);
   await app.register(async (scope) => {

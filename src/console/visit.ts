@@ -116,7 +116,7 @@ export async function admitVisit(
   const form = checksForm ? formOf(request) : null;
   if (checksForm && !form) {
     const lang = languageOf(request);
-    sendErrorPage(reply, 400, text[lang].malformed, undefined, lang);
+    sendErrorPage(reply, 400, text[lang].malformed);
     return false;
   }
   const visit = await findVisit(ctx, request);
@@ -126,7 +126,7 @@ export async function admitVisit(
     return false;
   }
   if (form && !sessionCsrfValid(ctx, visit.session, singleValue(form, 'csrf'))) {
-    sendErrorPage(reply, 403, text[visit.lang].csrf, undefined, visit.lang);
+    sendErrorPage(reply, 403, text[visit.lang].csrf);
     return false;
   }
   if (gate.admit && !gate.admit(visit, request, reply)) return false;

@@ -4,9 +4,9 @@ import { describeError } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
 import { publicUrls } from '../http/public-urls.ts';
 import { acceptForms } from '../http/form.ts';
-import { renderErrorPage } from './error-page.ts';
+import { renderErrorPage, serverFailure, type ErrorPageOptions } from './error-page.ts';
 import { securityHeaders, type CspOptions } from './html.ts';
-import type { Lang } from './i18n.ts';
+import { languageOf } from './i18n.ts';
 
 /** Shared plumbing of the server-rendered pages: replies with safe headers, form bodies, errors. */
 
@@ -19,15 +19,17 @@ export function sendPage(
   return reply.code(status).headers(securityHeaders(csp)).type('text/html; charset=utf-8').send(body);
 }
 
-/** The one HTML error page: the status, what went wrong and, optionally, what to do. */
+/**
+ * The one HTML error page: the status, what went wrong and, optionally, what to do; in the language
+ * of the request's pages (`languageOf`, as every page), so no call site passes it by hand.
+ */
 export function sendErrorPage(
   reply: FastifyReply,
   status: number,
   message: string,
-  hint?: string,
-  lang?: Lang,
+  options?: ErrorPageOptions,
 ): FastifyReply {
-  return sendPage(reply, status, renderErrorPage(message, hint, lang));
+  return sendPage(reply, status, renderErrorPage(message, languageOf(reply.request), options));
 }
 
 /** 303 See Other (also after a POST, the browser follows with GET). */
@@ -58,6 +60,8 @@ export function asWebScope(scope: App): void {
   scope.setErrorHandler((err, request, reply) => {
     const { status, message } = describeError(err as Parameters<typeof describeError>[0]);
     if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
-    sendErrorPage(reply, status, status >= 500 ? 'Something went wrong on the server.' : message);
+    if (status >= 500) sendErrorPage(reply, status, serverFailure(languageOf(request)));
+    // The framework's refusals (a body too large, of another type…) are worded in English only.
+    else sendErrorPage(reply, status, message, { messageLang: 'en' });
   });
 }

@@ -318,8 +318,10 @@ test('misskey notes: visibility and localOnly are chosen at creation, shown, and
     const misskey = { ...ok, format: 'misskey', token: 'misskey-token' };
     const cases: [unknown, RegExp][] = [
       [{ ...ok, format: 'discord', visibility: 'home' }, /`visibility`/],
-      [{ ...ok, visibility: 'public' }, /`visibility`/],
-      [{ ...ok, format: 'slack', localOnly: false }, /`localOnly`/],
+      [{ ...ok, visibility: 'followers' }, /`visibility`/],
+      [{ ...ok, format: 'slack', localOnly: true }, /`localOnly`/],
+      // A token of blanks alone (a paste gone wrong) would fail every post.
+      [{ ...misskey, token: '  \n ' }, /`token`/],
       [{ ...misskey, visibility: 'specified' }, /`visibility`/],
       [{ ...misskey, localOnly: 'yes' }, /`localOnly`/],
     ];
@@ -329,6 +331,18 @@ test('misskey notes: visibility and localOnly are chosen at creation, shown, and
       assert.match(res.body.error.message, message, JSON.stringify(body));
     }
     assert.equal((await getJson(server, '/v2/webhook', { headers })).body.items.length, 0, 'nothing created');
+    // The defaults given with another format are what a form always sends: the same as none given.
+    const defaults = await create({ ...ok, format: 'slack', visibility: 'public', localOnly: false });
+    assert.equal(defaults.status, 200, JSON.stringify(defaults.body));
+    assert.equal('visibility' in defaults.body || 'localOnly' in defaults.body, false);
+    assert.equal(
+      (await getJson(server, `/v2/webhook/${defaults.body.id}`, { headers })).body.format,
+      'slack',
+    );
+    assert.equal(
+      (await getJson(server, `/v2/webhook/${defaults.body.id}`, { method: 'DELETE', headers })).status,
+      204,
+    );
 
     const chosen = await create({ ...misskey, visibility: 'home', localOnly: true });
     assert.equal(chosen.status, 200, JSON.stringify(chosen.body));

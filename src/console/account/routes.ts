@@ -82,7 +82,7 @@ function dashboardRoutes(scope: App, ctx: AppContext): void {
       const { visit } = request;
       const id = rowId(request.params.id);
       const revoked = id === null ? null : await revokeAuthorization(ctx.db, visit.account.id, id);
-      if (!revoked) return sendErrorPage(reply, 404, text[visit.lang].noRevoke, undefined, visit.lang);
+      if (!revoked) return sendErrorPage(reply, 404, text[visit.lang].noRevoke);
       await announceRevoked(ctx.bus, revoked);
       return sendRedirect(reply, `${visit.origin}${paths.account}?revoked=1`);
     },

@@ -98,11 +98,11 @@ function signinForm(ctx: AppContext, request: FastifyRequest, reply: FastifyRepl
   const lang = languageOf(request);
   const form = formOf(request);
   if (!form) {
-    sendErrorPage(reply, 400, text[lang].malformed, undefined, lang);
+    sendErrorPage(reply, 400, text[lang].malformed);
     return null;
   }
   if (!preSigninCsrfValid(ctx, request, singleValue(form, 'csrf'))) {
-    sendErrorPage(reply, 403, text[lang].csrf, undefined, lang);
+    sendErrorPage(reply, 403, text[lang].csrf);
     return null;
   }
   return {
@@ -158,11 +158,11 @@ export async function signinRoutes(scope: App, { ctx }: { ctx: AppContext }): Pr
   scope.post(paths.signout, async (request, reply) => {
     const lang = languageOf(request);
     const form = formOf(request);
-    if (!form) return sendErrorPage(reply, 400, text[lang].malformed, undefined, lang);
+    if (!form) return sendErrorPage(reply, 400, text[lang].malformed);
     const session = await currentSession(ctx, request);
     if (session) {
       if (!sessionCsrfValid(ctx, session, singleValue(form, 'csrf'))) {
-        return sendErrorPage(reply, 403, text[lang].csrf, undefined, lang);
+        return sendErrorPage(reply, 403, text[lang].csrf);
       }
       await signOut(ctx, request, reply, session);
     }

@@ -123,7 +123,7 @@ async function signupAllowed(
   const wait = await signups.take(addressGroup(request.ip));
   if (wait <= 0) return true;
   reply.header('retry-after', String(wait));
-  await sendErrorPage(reply, 429, accountText[lang].tooManySignups, retryHint(lang, wait), lang);
+  await sendErrorPage(reply, 429, accountText[lang].tooManySignups, { hint: retryHint(lang, wait) });
   return false;
 }
 
@@ -144,9 +144,9 @@ export async function signupRoutes(scope: App, { ctx }: { ctx: AppContext }): Pr
     const lang = languageOf(request);
     const t = accountText[lang];
     const form = formOf(request);
-    if (!form) return sendErrorPage(reply, 400, t.malformed, undefined, lang);
+    if (!form) return sendErrorPage(reply, 400, t.malformed);
     if (!preSigninCsrfValid(ctx, request, singleValue(form, 'csrf')))
-      return sendErrorPage(reply, 403, t.csrf, undefined, lang);
+      return sendErrorPage(reply, 403, t.csrf);
     const invitation = tokenOf(singleValue(form, 'invitation'));
     if (invitation === null && !open)
       return showSignup(ctx, request, reply, 403, { invitation: null, closed: true });

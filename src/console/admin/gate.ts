@@ -23,11 +23,11 @@ export function adminGate(ctx: AppContext, csrfIn: 'form' | 'query'): VisitGate 
     admit(visit, request, reply) {
       const text = adminMessages[visit.lang];
       if (!visit.account.isAdmin) {
-        void sendErrorPage(reply, 404, text.notFound, undefined, visit.lang);
+        void sendErrorPage(reply, 404, text.notFound);
         return false;
       }
       if (request.method === 'POST' && !sessionCsrfValid(ctx, visit.session, submitted(request))) {
-        void sendErrorPage(reply, 403, text.formExpired, undefined, visit.lang);
+        void sendErrorPage(reply, 403, text.formExpired);
         return false;
       }
       return true;

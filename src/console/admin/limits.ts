@@ -15,13 +15,12 @@ export function registerConnectionLimit(area: App, ctx: AppContext): void {
   area.post<{ Params: { id: string } }>(adminPaths.limit, async (request, reply) => {
     const text = adminMessages[request.visit.lang];
     const { id } = request.params;
-    if (!/^\d{1,15}$/.test(id))
-      return sendErrorPage(reply, 404, text.notFound, undefined, request.visit.lang);
+    if (!/^\d{1,15}$/.test(id)) return sendErrorPage(reply, 404, text.notFound);
     const raw = singleValue(formOf(request) ?? new Map<string, string[]>(), 'connections') ?? '';
     const limit = raw.trim() === '' ? ({ ok: true, limit: null } as const) : parseConnectionLimit(raw);
-    if (!limit.ok) return sendErrorPage(reply, 400, text.badLimit, undefined, request.visit.lang);
+    if (!limit.ok) return sendErrorPage(reply, 400, text.badLimit);
     if (!(await setConnectionLimit(ctx.db, Number(id), limit.limit)))
-      return sendErrorPage(reply, 404, text.notFound, undefined, request.visit.lang);
+      return sendErrorPage(reply, 404, text.notFound);
     return sendRedirect(reply, `${authOrigin(ctx, request)}${adminPaths.accounts}?limit=1`);
   });
 }

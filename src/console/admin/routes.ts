@@ -69,8 +69,8 @@ export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; 
     const { session, lang } = request.visit;
     const text = adminMessages[lang];
     const { id } = request.params;
-    if (!/^\d{1,15}$/.test(id)) return sendErrorPage(reply, 404, text.notFound, undefined, lang);
-    if (Number(id) === session.accountId) return sendErrorPage(reply, 400, text.selfDisable, undefined, lang);
+    if (!/^\d{1,15}$/.test(id)) return sendErrorPage(reply, 404, text.notFound);
+    if (Number(id) === session.accountId) return sendErrorPage(reply, 400, text.selfDisable);
     return disable(request, reply, Number(id));
   });
 
@@ -78,7 +78,7 @@ export async function adminArea(area: App, { ctx, streams }: { ctx: AppContext; 
   async function disable(request: FastifyRequest, reply: FastifyReply, id: number) {
     const disabled = await disableAccount(ctx.db, id);
     const { lang } = request.visit;
-    if (!disabled) return sendErrorPage(reply, 404, adminMessages[lang].notFound, undefined, lang);
+    if (!disabled) return sendErrorPage(reply, 404, adminMessages[lang].notFound);
     await announceRevoked(ctx.bus, disabled.revokedDigests);
     streams.close((c) => c.accountId === id);
     return sendRedirect(reply, `${authOrigin(ctx, request)}${adminPaths.accounts}?disabled=1`);

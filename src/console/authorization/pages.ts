@@ -89,7 +89,9 @@ export function authorizationPages(ctx: AppContext): AuthorizationPages {
       });
       return sendPage(reply, 200, page, { formAction: [redirectSource(view.redirectUri)] });
     },
-    refuse: (reply, status, message) => sendErrorPage(reply, status, message, authorizationHint),
+    // The authorization server's refusals are worded in English only.
+    refuse: (reply, status, message) =>
+      sendErrorPage(reply, status, message, { hint: authorizationHint, messageLang: 'en' }),
     redirect: sendRedirect,
     formPost: (reply, action, fields) =>
       sendPage(reply, 200, renderFormPostPage(action, fields), formPostCsp(redirectSource(action))),

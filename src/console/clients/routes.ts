@@ -165,7 +165,7 @@ function showClient(
 async function ownClient(ctx: AppContext, reply: FastifyReply, visit: Visit, param: string) {
   const id = rowId(param);
   const client = id === null ? null : await findClientOf(ctx.db, visit.account.id, id);
-  if (!client) sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
+  if (!client) sendErrorPage(reply, 404, text[visit.lang].noClient);
   return client;
 }
 
@@ -243,7 +243,7 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const client = await ownClient(ctx, reply, visit, request.params.id);
     if (!client) return reply;
     const rotated = await rotateClientSecret(ctx.db, ctx.pepper, visit.account.id, client.id);
-    if (rotated === null) return sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
+    if (rotated === null) return sendErrorPage(reply, 404, text[visit.lang].noClient);
     if (rotated.replacedDigest !== null) await announceRevoked(ctx.bus, [rotated.replacedDigest]);
     return showClient(ctx, reply, 200, visit, client, { secret: rotated.secret });
   });
@@ -252,7 +252,7 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const { visit } = request;
     const id = rowId(request.params.id);
     const digests = id === null ? null : await deleteClient(ctx.db, visit.account.id, id);
-    if (digests === null) return sendErrorPage(reply, 404, text[visit.lang].noClient, undefined, visit.lang);
+    if (digests === null) return sendErrorPage(reply, 404, text[visit.lang].noClient);
     await announceRevoked(ctx.bus, digests);
     return sendRedirect(reply, `${visit.origin}${paths.clients}?deleted=1`);
   });

@@ -107,7 +107,7 @@ export async function credentialsArea(area: App, { ctx }: { ctx: AppContext }): 
       const { visit } = request;
       const id = rowId(request.params.id);
       const digest = id === null ? null : await revokeApiKeyById(ctx.db, visit.account.id, id);
-      if (digest === null) return sendErrorPage(reply, 404, text[visit.lang].noKey, undefined, visit.lang);
+      if (digest === null) return sendErrorPage(reply, 404, text[visit.lang].noKey);
       await announceRevoked(ctx.bus, [digest]);
       return sendRedirect(reply, `${visit.origin}${paths.keys}?revoked=1`);
     },

@@ -98,7 +98,7 @@ export function registerLiveAssets(app: App): void {
 export async function liveArea(area: App, { ctx, live }: { ctx: AppContext; live: LiveView }): Promise<void> {
   area.get<{ Querystring: QueryOf<'after'> }>(livePaths.events, async (request, reply) => {
     const visit = await findVisit(ctx, request);
-    if (!visit) return sendErrorPage(reply, 401, 'Sign in to follow the live view.');
+    if (!visit) return sendErrorPage(reply, 401, 'Sign in to follow the live view.', { messageLang: 'en' });
     const { account, session } = visit;
     // Taken before anything else is awaited, and given back when the request ends however it ends.
     const slot = live.feed.reserve({

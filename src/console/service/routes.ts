@@ -54,9 +54,9 @@ function contractRoutes(area: App, ctx: AppContext): void {
     const form = checkedForm(request);
     const plan = planByClassification(singleValue(form, 'plan') ?? '');
     const action = singleValue(form, 'action');
-    if (!plan) return sendErrorPage(reply, 400, contractsText[visit.lang].unknownPlan, undefined, visit.lang);
+    if (!plan) return sendErrorPage(reply, 400, contractsText[visit.lang].unknownPlan);
     if (action !== 'apply' && action !== 'cancel')
-      return sendErrorPage(reply, 400, text[visit.lang].badAction, undefined, visit.lang);
+      return sendErrorPage(reply, 400, text[visit.lang].badAction);
     if (action === 'apply') await addContract(ctx.db, visit.account.id, plan.classification);
     else await removeContract(ctx.db, visit.account.id, plan.classification);
     // Every process applies the change to the account's live connections (as the CLI does).
@@ -99,7 +99,7 @@ function sessionRoutes(area: App, ctx: AppContext): void {
       const id = rowId(request.params.id);
       // The same path as DELETE /v2/socket/:id: mark it closed, then whichever process holds it closes it.
       if (id === null || !(await closeSessionOf(ctx.db, visit.account.id, id, ctx.clock.now())))
-        return sendErrorPage(reply, 404, text[visit.lang].noSession, undefined, visit.lang);
+        return sendErrorPage(reply, 404, text[visit.lang].noSession);
       await busCodecs.socketClose.publish(ctx.bus, { socketId: id, code: CLOSED_BY_ACCOUNT });
       return sendRedirect(reply, `${visit.origin}${paths.sessions}?closed=1`);
     },

@@ -1,7 +1,7 @@
 import type { Params } from '../../http/form.ts';
 import { singleValue } from '../../http/form.ts';
 import { parsePlaceFilters } from '../../telegrams/place-filters.ts';
-import { MISSKEY_VISIBILITIES, type MisskeyVisibility } from '../../webhooks/formats/misskey.ts';
+import { MAX_TOKEN_LENGTH, checkNoteOptions, type NoteOptionProblem } from '../../webhooks/note-options.ts';
 import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../../webhooks/subscriptions.ts';
 import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../../webhooks/url-check.ts';
 import type { Lang, Messages } from '../i18n.ts';
@@ -61,7 +61,6 @@ export const emptyWebhookForm: WebhookFormValues = {
 /** Types one subscription may name, and the longest (as `POST /v2/webhook`). */
 const MAX_TYPES = 30;
 const MAX_TYPE_LENGTH = 64;
-const MAX_TOKEN_LENGTH = 512;
 
 type RuleKey =
   | 'malformed'
@@ -157,24 +156,12 @@ function typesOf(raw: string): string[] | null {
   return types.length > MAX_TYPES || types.some((t) => t.length > MAX_TYPE_LENGTH) ? null : types;
 }
 
-function tokenProblem(v: WebhookFormValues): RuleKey | null {
-  if (v.format === 'misskey')
-    return v.token === '' || v.token.length > MAX_TOKEN_LENGTH ? 'tokenMissing' : null;
-  return v.token === '' ? null : 'tokenOther';
-}
-
-const isVisibility = (value: string): value is MisskeyVisibility =>
-  (MISSKEY_VISIBILITIES as readonly string[]).includes(value);
-
-/** The note options' problems: a visibility not offered, or either chosen for another format. */
-function noteProblems(v: WebhookFormValues): Partial<Record<'visibility' | 'localOnly', RuleKey>> {
-  if (!isVisibility(v.visibility)) return { visibility: 'visibility' };
-  if (v.format === 'misskey') return {};
-  return {
-    ...(v.visibility === 'public' ? {} : { visibility: 'visibilityOther' as const }),
-    ...(v.localOnly ? { localOnly: 'localOnlyOther' as const } : {}),
-  };
-}
+/** The rule each refusal of the Misskey options breaks, per field (`webhooks/note-options.ts`). */
+const noteRules: Record<'token' | 'visibility' | 'localOnly', Partial<Record<NoteOptionProblem, RuleKey>>> = {
+  token: { missing: 'tokenMissing', otherFormat: 'tokenOther' },
+  visibility: { unknown: 'visibility', otherFormat: 'visibilityOther' },
+  localOnly: { otherFormat: 'localOnlyOther' },
+};
 
 /**
  * The subscription the form describes and its host, or every problem at once (nothing is created
@@ -191,11 +178,14 @@ export function checkWebhookForm(
   const url = checkWebhookUrl(v.url, allowPrivate);
   if (!url.ok) problems.url = t[urlRule(url.why)];
   if (!isFormat(v.format)) problems.format = t.format;
-  const token = tokenProblem(v);
-  if (token) problems.token = t[token];
-  const note = noteProblems(v);
-  if (note.visibility) problems.visibility = t[note.visibility];
-  if (note.localOnly) problems.localOnly = t[note.localOnly];
+  const note = checkNoteOptions(v);
+  if (!note.ok) {
+    for (const [field, problem] of Object.entries(note.problems) as [
+      keyof typeof noteRules,
+      NoteOptionProblem,
+    ][])
+      problems[field] = t[noteRules[field][problem]!];
+  }
   if (v.lang !== 'ja' && v.lang !== 'en') problems.lang = t.lang;
   if (v.classifications.length === 0) problems.classifications = t.noClassification;
   else if (v.classifications.some((c) => !contracted.has(c))) problems.classifications = t.notContracted;
@@ -208,7 +198,7 @@ export function checkWebhookForm(
   if (!areas.ok) problems.areas = `${t.check} ${areas.message}`.trim();
   const minIntensity = parsePlaceFilters({ minIntensity: v.minIntensity || undefined }, 'query');
   if (!minIntensity.ok) problems.minIntensity = `${t.check} ${minIntensity.message}`.trim();
-  if (!url.ok || !areas.ok || !minIntensity.ok || Object.keys(problems).length > 0)
+  if (!url.ok || !note.ok || !areas.ok || !minIntensity.ok || Object.keys(problems).length > 0)
     return { ok: false, problems };
   const spec: SubscriptionSpec = {
     url: url.url,
@@ -220,9 +210,7 @@ export function checkWebhookForm(
     minIntensity: minIntensity.value.minIntensity,
     format: v.format as WebhookFormat,
     lang: v.lang as SubscriptionSpec['lang'],
-    token: v.format === 'misskey' ? v.token : null,
-    visibility: v.format === 'misskey' ? (v.visibility as MisskeyVisibility) : null,
-    localOnly: v.format === 'misskey' && v.localOnly,
+    ...note.value,
   };
   return { ok: true, spec, host: url.host };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { contractedClassifications } from '../../accounts/contracts.ts';
 import type { AppContext } from '../../context.ts';
-import { singleValue } from '../../http/form.ts';
+import { singleValue, type Params } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
@@ -12,6 +12,7 @@ import {
   listSubscriptions,
   type Subscription,
 } from '../../webhooks/subscriptions.ts';
+import { markup, type SafeHtml } from '../html.ts';
 import { pathOf, paths } from '../paths.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import {
@@ -49,7 +50,7 @@ async function ownWebhook(
 ): Promise<Subscription | null> {
   const id = rowId(param);
   const found = id === null ? null : await findSubscription(ctx.db, visit.account.id, id);
-  if (!found) sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+  if (!found) sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
   return found;
 }
 
@@ -58,9 +59,10 @@ async function showForm(
   reply: FastifyReply,
   status: number,
   visit: Visit,
-  form: { values: WebhookFormValues; problems?: WebhookProblems; alert?: string },
+  form: { values: WebhookFormValues; problems?: WebhookProblems; alert?: string | SafeHtml },
 ) {
   const contracted = await contractedClassifications(ctx.db, visit.account.id);
+  const held = await listSubscriptions(ctx.db, visit.account.id);
   return sendPage(
     reply,
     status,
@@ -71,6 +73,7 @@ async function showForm(
       csrf: visit.csrf,
       values: form.values,
       contracted: [...contracted],
+      newest: held.at(-1)?.id ?? 0,
       problems: form.problems ?? {},
       alert: form.alert,
     }),
@@ -98,6 +101,24 @@ async function showWebhook(
       ...extra,
     }),
   );
+}
+
+/**
+ * The webhook this very form made already, if it was sent before: one of the URL asked for, newer
+ * than the account's newest when the form was drawn (its `newest` field). A reload of the creation's
+ * answer, or Back and Resend, posts the same form again; it makes no second webhook and the secret is
+ * not shown again. A form without the field (an older page's) is not checked.
+ */
+async function madeFromThisForm(
+  ctx: AppContext,
+  visit: Visit,
+  form: Params,
+  url: string,
+): Promise<Subscription | null> {
+  const newest = singleValue(form, 'newest');
+  if (newest === null || !/^\d{1,15}$/.test(newest)) return null;
+  const held = await listSubscriptions(ctx.db, visit.account.id);
+  return held.find((s) => s.id > Number(newest) && s.url === url) ?? null;
 }
 
 export async function webhooksArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
@@ -138,10 +159,16 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
   area.post(paths.webhooks, { config: { returnTo: paths.webhookNew } }, async (request, reply) => {
     const { visit } = request;
     const t = webhooksText[visit.lang];
-    const values = webhookFormValues(checkedForm(request));
+    const form = checkedForm(request);
+    const values = webhookFormValues(form);
     const contracted = await contractedClassifications(ctx.db, visit.account.id);
     const checked = checkWebhookForm(values, contracted, ctx.config.webhookAllowPrivate, visit.lang);
     if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems });
+    const made = await madeFromThisForm(ctx, visit, form, checked.spec.url);
+    if (made) {
+      const link = markup`<a href="${pathOf(paths.webhook, made.id)}">${t.sentAlreadyLink} #${made.id}</a>`;
+      return showForm(ctx, reply, 409, visit, { values, alert: markup`${t.sentAlready} ${link}` });
+    }
     const created = await createSubscription(
       ctx.db,
       service.box,
@@ -184,7 +211,7 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
     const tested = await service.sendTest(s);
-    if (!tested) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+    if (!tested) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${tested.deliveryId}`);
   });
 
@@ -193,12 +220,12 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
     if (s.state === 'disabled')
-      return sendErrorPage(reply, 409, webhooksText[visit.lang].disabledNoRedelivery, undefined, visit.lang);
+      return sendErrorPage(reply, 409, webhooksText[visit.lang].disabledNoRedelivery);
     const deliveryId = rowId(singleValue(checkedForm(request), 'delivery') ?? undefined);
     if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
     const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);
     if (!found || found.serial === null)
-      return sendErrorPage(reply, 404, webhooksText[visit.lang].noDelivery, undefined, visit.lang);
+      return sendErrorPage(reply, 404, webhooksText[visit.lang].noDelivery);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?redelivered=1`);
   });
 
@@ -215,7 +242,7 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const { visit } = request;
     const id = rowId(request.params.id);
     if (id === null || !(await deleteSubscription(ctx.db, visit.account.id, id)))
-      return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook, undefined, visit.lang);
+      return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${paths.webhooks}?deleted=1`);
   });
 }

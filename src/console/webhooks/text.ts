@@ -82,6 +82,8 @@ type Key =
   | 'cancel'
   | 'deleted'
   | 'cap'
+  | 'sentAlready'
+  | 'sentAlreadyLink'
   | 'noWebhook'
   | 'noDelivery'
   | 'disabledNoRedelivery';
@@ -170,6 +172,9 @@ export const webhooksText: Messages<Key> = {
     cancel: 'Cancel',
     deleted: 'The webhook was deleted.',
     cap: `Your account holds ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhooks, its limit. Delete one to create another.`,
+    sentAlready:
+      'This form was sent already and its webhook created; its signing secret was shown then, and is not shown again. Nothing was created now. To get a new secret, delete that webhook and create it again; to create a second one anyway, send this form.',
+    sentAlreadyLink: 'Open the webhook',
     noWebhook: 'No such webhook of your account.',
     noDelivery:
       'No such delivery of this webhook that can be redelivered (a test event is sent again by another test).',
@@ -259,6 +264,9 @@ export const webhooksText: Messages<Key> = {
     cancel: 'キャンセル',
     deleted: 'Webhookを削除しました。',
     cap: `このアカウントのWebhookは上限の${MAX_SUBSCRIPTIONS_PER_ACCOUNT}個です。削除してから作成してください。`,
+    sentAlready:
+      'このフォームは送信済みで、Webhookは作成されています。署名シークレットはそのときに表示したもので、再び表示されることはありません。今回は何も作成していません。新しいシークレットが必要な場合は、そのWebhookを削除して作成し直してください。それでも2つ目を作成する場合は、このフォームを送信してください。',
+    sentAlreadyLink: 'Webhookを開く',
     noWebhook: 'あなたのアカウントにそのようなWebhookはありません。',
     noDelivery:
       'このWebhookに再配信できるそのような配信はありません（テストイベントはもう一度テスト送信してください）。',

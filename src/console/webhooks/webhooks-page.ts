@@ -92,8 +92,13 @@ export interface WebhookFormView {
   /** The classifications the account's running contracts deliver. */
   contracted: readonly string[];
   problems: WebhookProblems;
-  /** A problem of the whole form (the account's cap). */
-  alert?: string;
+  /**
+   * The id of the account's newest webhook as the form is drawn (0: none), sent back with it: a
+   * webhook of the same URL newer than it means the form was sent already (a reload of the answer).
+   */
+  newest: number;
+  /** A problem of the whole form (the account's cap, the form sent already). */
+  alert?: string | SafeHtml;
 }
 
 /** A group of radio buttons, one per value, labelled by `label(value)`. */
@@ -204,6 +209,7 @@ export function renderWebhookFormPage(v: WebhookFormView): string {
   const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
   const form = markup`<form method="post" action="${v.origin + paths.webhooks}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
+<input type="hidden" name="newest" value="${String(v.newest)}">
 ${textField(v, 'url', t.url, t.urlHint, 'url')}
 ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
 ${textField(v, 'token', t.token, t.tokenHint, 'password')}
