@@ -76,7 +76,7 @@ export function convertCoordinate(
     latitude: point.latitude,
     longitude: point.longitude,
     ...(point.height !== undefined
-      ? { height: { type: '高さ' as const, value: point.height, unit: 'm' as const } }
+      ? { height: { type: '高さ' as const, unit: 'm' as const, value: point.height } }
       : {}),
     ...(datum !== undefined ? { geodeticSystem: datum as '日本測地系' } : {}),
   };

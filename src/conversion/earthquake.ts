@@ -27,8 +27,8 @@ function convertHypocenter(area: XmlElement | undefined, source: XmlElement | un
   const detailedCode = area?.textAt('DetailedCode')?.trim();
   const markCode = area?.textAt('MarkCode')?.trim();
   const hypocenter: Hypocenter = {
-    name: area?.textAt('Name')?.trim() ?? '',
     code: area?.textAt('Code')?.trim() ?? '',
+    name: area?.textAt('Name')?.trim() ?? '',
     coordinate: convertCoordinate(coordinate),
     depth: convertDepth(coordinate),
   };
@@ -79,7 +79,7 @@ export function convertMagnitude(magnitude: XmlElement | undefined): Magnitude {
   const value = magnitude?.text.trim() ?? '';
   if (value === '' || value === 'NaN') {
     const condition = (magnitude?.attr('description') ?? 'Ｍ不明') as 'Ｍ不明' | 'Ｍ８を超える巨大地震';
-    return { type: 'マグニチュード', unit, value: null, condition };
+    return { type: 'マグニチュード', value: null, unit, condition };
   }
-  return { type: 'マグニチュード', unit, value };
+  return { type: 'マグニチュード', value, unit };
 }

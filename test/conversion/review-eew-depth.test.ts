@@ -49,3 +49,10 @@ test('an EEW hypocentre without a depth converts and validates with the value nu
 test('an ordinary EEW depth still has no condition', () => {
   assert.deepEqual(depthOf(readFixture(SAMPLE)), { type: '深さ', unit: 'km', value: '40' });
 });
+
+test('an early warning whose Body lost its Earthquake is not converted (XML only), not made up', () => {
+  const xml = readFixture(SAMPLE).replace(/<Earthquake>.*<\/Earthquake>/s, '');
+  const outcome = convertTelegram(xml, 'VXSE45', 'a'.repeat(96));
+  assert.ok(outcome && !outcome.ok, 'declined');
+  assert.match(outcome.reason, /Body\/Earthquake/);
+});

@@ -58,7 +58,11 @@ function convertBody(source: ConversionSource): object {
   }
   // VXSE43 never announces a final report; the others do so in NextAdvisory.
   const isLastInfo = type !== 'VXSE43' && Boolean(body?.child('NextAdvisory')?.text.trim());
-  const earthquake = convertEewEarthquake(body?.child('Earthquake'));
+  // Every other early warning states its earthquake; without it there is nothing true to convert.
+  const earthquakeElement = body?.child('Earthquake');
+  if (!earthquakeElement)
+    throw new Error('no Body/Earthquake in an early warning that is not a cancellation');
+  const earthquake = convertEewEarthquake(earthquakeElement);
   const intensity = body?.child('Intensity');
   if (type === 'VXSE47') {
     const realtime: EewPublicRealtimeBody = { isLastInfo, isCanceled: false, earthquake };
@@ -115,12 +119,12 @@ function codeName(element: XmlElement | undefined) {
 }
 
 /** The EEW form of the hypocentre: reduced name, land or sea and the accuracy ranks. */
-function convertEewEarthquake(earthquake: XmlElement | undefined): EewEarthquake {
-  const area = earthquake?.at('Hypocenter/Area');
-  const accuracy = earthquake?.at('Hypocenter/Accuracy');
+function convertEewEarthquake(earthquake: XmlElement): EewEarthquake {
+  const area = earthquake.at('Hypocenter/Area');
+  const accuracy = earthquake.at('Hypocenter/Accuracy');
   const coordinate = area?.child('Coordinate');
-  const originTime = earthquake?.child('OriginTime')?.text.trim();
-  const condition = earthquake?.child('Condition')?.text.trim();
+  const originTime = earthquake.child('OriginTime')?.text.trim();
+  const condition = earthquake.child('Condition')?.text.trim();
   const landOrSea = area?.child('LandOrSea')?.text.trim();
   const rank = (name: string, attribute = 'rank') => accuracy?.child(name)?.attr(attribute)?.trim() ?? '0';
   const hypocenter: EewEarthquakeHypocenter = {
@@ -141,10 +145,10 @@ function convertEewEarthquake(earthquake: XmlElement | undefined): EewEarthquake
   };
   const out: EewEarthquake = {
     ...(originTime ? { originTime } : {}),
-    arrivalTime: earthquake?.child('ArrivalTime')?.text.trim() ?? '',
+    arrivalTime: earthquake.child('ArrivalTime')?.text.trim() ?? '',
     ...(condition ? { condition: condition as '仮定震源要素' } : {}),
     hypocenter,
-    magnitude: eewMagnitude(earthquake?.child('Magnitude')),
+    magnitude: eewMagnitude(earthquake.child('Magnitude')),
   };
   return out;
 }
