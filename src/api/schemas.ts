@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { AREA_CODE_PATTERN, MAX_AREAS, placeFilterMessages } from '../telegrams/place-filters.ts';
 import { INTENSITIES } from '../telegrams/facts.ts';
 import { TELEGRAM_ID_PATTERN, resumeMessages } from '../telegrams/resume-point.ts';
+import { classifications } from '../classifications.ts';
 
 /**
  * Response schemas of the data API: they document the routes in the OpenAPI document and let
@@ -160,6 +161,7 @@ export const socketStartMessages = {
   types: 'The `types` is not a string or has more than 30 elements.',
   appName: 'The `appName` is up to 24 bytes.',
   formatMode: FORMAT_MODE_MESSAGE,
+  formats: 'The `formats` must be an array and contain at least one element.',
   test: 'The `test` is `no` or `including`.',
   ...placeFilterMessages,
   after: resumeMessages.malformed('after'),
@@ -183,8 +185,19 @@ const typeList = Type.Array(Type.String({ pattern: `^${TYPE_CODE}(,${TYPE_CODE})
   description: 'Exact codes, repeated or comma-separated (≤ 5 in all); not with `type`',
 });
 
+/** A classification name, as the pattern of a query value. */
+const CLASSIFICATION = `(${classifications.map((c) => c.replace('.', '\\.')).join('|')})`;
+
 export const TelegramListV2Query = Type.Object(
   {
+    classification: Type.Optional(
+      Type.String({
+        pattern: `^(${CLASSIFICATION}(,${CLASSIFICATION})*)?$`,
+        maxLength: 256,
+        description:
+          'Only these classifications (comma-separated) of those the account has contracted; early warnings are never listed',
+      }),
+    ),
     formatMode: Type.Optional(
       Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
     ),
@@ -279,6 +292,13 @@ export const placeFilterFields = {
   ),
 };
 
+/** The messages of `formats` beyond its shape (api/socket.ts checks its values). */
+export const socketFormatsMessages = {
+  incorrect: 'The `formats` are incorrect.',
+  xmlAndJson: 'The `formats` cannot contain both xml and json.',
+  withFormatMode: 'The `formats` cannot be used with `formatMode`.',
+} as const;
+
 /** A classification or type code as a socket filter holds it. */
 const filterName = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -302,6 +322,16 @@ export const SocketStartBody = Type.Object(
     formatMode: Type.Optional(
       Nullable(
         Type.Union([Type.Literal('raw'), Type.Literal('json')], { description: '`raw` (default) or `json`' }),
+      ),
+    ),
+    formats: Type.Optional(
+      Nullable(
+        Type.Array(Type.Unknown(), {
+          minItems: 1,
+          maxItems: 8,
+          description:
+            "The production service's alternative to `formatMode`: `xml`, `json`, `a/n`, `binary`; a list with `json` starts a `json` session, any other a `raw` one (the answer's `formats` says what is delivered)",
+        }),
       ),
     ),
     ...placeFilterFields,

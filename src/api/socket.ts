@@ -28,7 +28,13 @@ import { parsePlaceFilters } from '../telegrams/place-filters.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { MAX_APP_NAME_BYTES, socketStartMessages, SocketListQuery, SocketStartBody } from './schemas.ts';
+import {
+  MAX_APP_NAME_BYTES,
+  socketFormatsMessages,
+  socketStartMessages,
+  SocketListQuery,
+  SocketStartBody,
+} from './schemas.ts';
 import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 
 const LIST_DEFAULT = 20;
@@ -57,8 +63,26 @@ function sessionSpec(body: Static<typeof SocketStartBody>): SessionSpec {
     types: body.types?.length ? [...new Set(body.types)] : null,
     test: body.test ?? 'no',
     appName: body.appName ?? null,
-    formatMode: body.formatMode ?? 'raw',
+    formatMode: formatModeOf(body),
   };
+}
+
+const FORMATS: ReadonlySet<unknown> = new Set(['xml', 'json', 'a/n', 'binary']);
+
+/**
+ * The session's mode from `formatMode` or from the production service's `formats` (never both):
+ * sessions deliver by mode, so a list naming `json` is the json mode, any other the raw mode, and
+ * the answer's `formats` says what the session receives.
+ */
+function formatModeOf(body: Static<typeof SocketStartBody>): SessionSpec['formatMode'] {
+  const { formats } = body;
+  if (formats === undefined || formats === null) return body.formatMode ?? 'raw';
+  const invalid = (detail: string) => new HttpError('INVALID_FIELD', { detail });
+  if (body.formatMode !== undefined && body.formatMode !== null)
+    throw invalid(socketFormatsMessages.withFormatMode);
+  if (!formats.every((f) => FORMATS.has(f))) throw invalid(socketFormatsMessages.incorrect);
+  if (formats.includes('xml') && formats.includes('json')) throw invalid(socketFormatsMessages.xmlAndJson);
+  return formats.includes('json') ? 'json' : 'raw';
 }
 
 /**

@@ -13,7 +13,8 @@ const v2Prefixes = new WeakMap<TelegramSummary, [string | undefined, string | un
 function v2Prefix(t: TelegramSummary, withXmlReport: boolean): string {
   let cached = v2Prefixes.get(t);
   if (!cached) v2Prefixes.set(t, (cached = [undefined, undefined]));
-  const slot = withXmlReport && t.xmlReport ? 1 : 0;
+  // Only XML items carry `xmlReport` (service.md): a JSON conversion's source shows in `schema`.
+  const slot = withXmlReport && t.xmlReport && !t.conversion ? 1 : 0;
   return (cached[slot] ??= JSON.stringify({
     serial: t.serial,
     id: t.id,

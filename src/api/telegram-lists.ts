@@ -51,6 +51,18 @@ async function listedClassifications(deps: ListDeps, accountId: number): Promise
 }
 
 /**
+ * The listed classifications that the `classification` parameter names (comma-separated names the
+ * schema has checked; empty or absent: all of them). A name not contracted, or of early warnings,
+ * lists nothing.
+ */
+function narrowed(all: Listed, param: string | undefined): Listed {
+  if (param === undefined || param === '') return all;
+  const named = new Set(param.split(','));
+  const classifications = all.classifications.filter((c) => named.has(c));
+  return { classifications, key: classifications.join(',') };
+}
+
+/**
  * Answers of `/v2/telegram` kept, per query (answerKey), classifications and data URL, while no
  * telegram is committed or pruned: an answer depends on nothing else (its `nextPooling` names the
  * newest serial known). Bounded by bytes: half of NAMAZU_ANSWER_CACHE_BYTES (docs/operations.md
@@ -101,7 +113,10 @@ function registerListV2(app: App, ctx: AppContext, deps: ListDeps): void {
       schemaErrorFormatter: documentedValidation(telegramListV2Messages),
     },
     async (request, reply) => {
-      const listed = await listedClassifications(deps, request.principal.accountId);
+      const listed = narrowed(
+        await listedClassifications(deps, request.principal.accountId),
+        request.query.classification,
+      );
       const dataUrl = publicUrls(ctx.config, request).data;
       const answer = await answers.get(`${listed.key}\n${dataUrl}\n${answerKey(request.query)}`, () =>
         listV2Answer(ctx, deps.cache, request.query, listed.classifications, dataUrl),

@@ -38,6 +38,7 @@ describe('OpenAPI document and reference page', () => {
     const v2 = names('/v2/telegram');
     // `type[]` is the official SDK's form of an exact type list.
     assert.deepEqual(v2, [
+      'classification',
       'cursorToken',
       'datetime',
       'formatMode',
