@@ -8,6 +8,16 @@ import type { Subscriber } from './subscriber.ts';
 
 const TEXT = { binary: false } as const;
 
+/** Told when the server closes a connection (its gate). */
+export interface ClosingListener {
+  /**
+   * The server closed the connection with `code`: its session ends now, not once the peer has
+   * answered, so that a peer that does not (its network gone, or it does not read) neither holds
+   * its slot nor stays listed open until it is cut off.
+   */
+  closing?(socketId: number, code: number): void;
+}
+
 export class Connection implements Subscriber {
   readonly answersPings = true;
   /** Time of the latest valid pong (or of the opening): the 120 s pong timeout counts from here. */
@@ -25,8 +35,7 @@ export class Connection implements Subscriber {
     openedAt: number,
     /** Bytes a socket may have queued before it counts as a slow consumer. */
     private readonly maxBufferedBytes: number,
-    /** How long the peer has to answer a close frame before its socket is destroyed. */
-    private readonly closeGraceMs: number,
+    private readonly gate: ClosingListener,
   ) {
     this.lastPongAt = openedAt;
   }
@@ -96,10 +105,9 @@ export class Connection implements Subscriber {
     if (this.closing) return;
     this.closing = true;
     if (this.ws.readyState !== 0 && this.ws.readyState !== 1) return;
-    // The close frame queues behind pending data. A peer that does not read would hold the socket
-    // (and that data) for ws's own 30 s close time-out: it is cut off after the grace instead.
+    this.gate.closing?.(this.socketId, code);
+    // The close frame queues behind pending data; a peer that does not answer it is cut off after
+    // the endpoint's close grace (its `closeTimeout`).
     this.ws.close(code, reason);
-    const cutOff = setTimeout(() => this.ws.terminate(), this.closeGraceMs).unref();
-    this.ws.once('close', () => clearTimeout(cutOff));
   }
 }

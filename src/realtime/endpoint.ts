@@ -16,6 +16,12 @@ import { welcome, welcomeTicket, type WelcomeOptions } from './welcome.ts';
 
 export interface EndpointOptions extends Omit<WelcomeOptions, 'accepting'> {
   gate: SessionGate;
+  /**
+   * How long a peer has to finish a closing handshake, whoever began it, before its socket is
+   * destroyed: one that does not read, or whose network is gone, holds nothing longer (ws's own
+   * default is 30 s).
+   */
+  closeGraceMs: number;
   /** Largest client frame accepted (clients only send ping and pong). */
   maxClientMessageBytes: number;
   /** The client address of a request, by the app's rule (http/client-address.ts). */
@@ -35,7 +41,10 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
   const { hub, gate, publicSocket } = options;
   let accepting = true;
   const welcoming: WelcomeOptions = { ...options, accepting: () => accepting };
+  // ws 8.23 takes `closeTimeout`; its types (@types/ws 8.18) do not know it yet.
+  const closing = { closeTimeout: options.closeGraceMs };
   const wss = new WebSocketServer({
+    ...closing,
     noServer: true,
     perMessageDeflate: false,
     clientTracking: false,

@@ -29,6 +29,11 @@ export interface SessionGate {
    * when a stream's client went away).
    */
   closed(socketId: number, code: number | null): void;
+  /**
+   * The server closed the socket of an opened session with `code`; its peer has yet to answer
+   * (`closed` follows once the socket is gone). The session ends here.
+   */
+  closing?(socketId: number, code: number): void;
 }
 
 /**

@@ -34,6 +34,9 @@ export interface TicketGateOptions {
 }
 
 export class TicketGate implements SessionGate {
+  /** Sessions recorded closed when the server closed their socket, whose peer has not answered yet. */
+  private readonly ended = new Set<number>();
+
   constructor(private readonly options: TicketGateOptions) {}
 
   async open(ticket: string, ipAddress: string | null): Promise<OpenedSession | Refusal> {
@@ -56,11 +59,17 @@ export class TicketGate implements SessionGate {
     return openedSession({ ...session, classifications });
   }
 
+  closing(socketId: number, code: number): void {
+    const { db, clock, onError } = this.options;
+    this.ended.add(socketId);
+    endSessions(db, [socketId], clock.now(), code).catch(onError);
+  }
+
   closed(socketId: number, code: number | null): void {
     const { db, clock, metrics, cutOff, onError } = this.options;
     metrics.openWebSockets.dec();
     cutOff.closed(socketId);
-    endSessions(db, [socketId], clock.now(), code).catch(onError);
+    if (!this.ended.delete(socketId)) endSessions(db, [socketId], clock.now(), code).catch(onError);
   }
 }
 

@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import type { Clock } from '../clock.ts';
 import { formatsOf } from '../sessions/socket-sessions.ts';
 import type { CatchUp } from './catch-up.ts';
-import { Connection } from './connection.ts';
+import { Connection, type ClosingListener } from './connection.ts';
 import { compileFilter } from './filter.ts';
 import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
 import type { Heartbeat } from './heartbeat.ts';
@@ -34,8 +34,6 @@ export interface WelcomeOptions {
   clock: Clock;
   /** Bytes a socket may have queued before it is dropped as a slow consumer. */
   maxBufferedBytes: number;
-  /** How long a peer has to answer the server's close frame before its socket is destroyed. */
-  closeGraceMs: number;
   /** Reports unexpected failures (logging); the connection is closed with 4503 either way. */
   onError?: (err: unknown) => void;
   /** Runs the catch-up of a session that resumes (`resumeAfter`). */
@@ -44,13 +42,10 @@ export interface WelcomeOptions {
   accepting(): boolean;
 }
 
-/** Sends the refusal and closes; a peer that does not answer the close frame is cut off after `graceMs`. */
-function refuse(ws: WebSocket, code: number, message: string, graceMs: number): void {
+/** Sends the refusal and closes (a peer that does not answer is cut off after the close grace). */
+function refuse(ws: WebSocket, code: number, message: string): void {
   ws.send(errorMessage(message, code, true), TEXT);
   ws.close(code, message);
-  // As an open connection's close (connection.ts): not ws's own 30 s close time-out.
-  const cutOff = setTimeout(() => ws.terminate(), graceMs).unref();
-  ws.once('close', () => clearTimeout(cutOff));
 }
 
 /** Welcomes a connection of `/v2/websocket`: its ticket opens the session, or it is refused (4400). */
@@ -63,14 +58,14 @@ export function welcomeTicket(
 ): Promise<void> {
   if (!ticket) {
     ws.on('error', ignore);
-    refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket, options.closeGraceMs);
+    refuse(ws, closeCodes.missingTicket, closeMessages.missingTicket);
     return Promise.resolve();
   }
   return welcome(ws, () => gate.open(ticket, ip), gate, options);
 }
 
-/** Told once an opened connection ended (a gate). */
-export interface ClosedListener {
+/** Told once an opened connection ended (a gate); and, first, when the server closes it. */
+export interface ClosedListener extends ClosingListener {
   closed(socketId: number, code: number | null): void;
 }
 
@@ -87,21 +82,26 @@ export async function welcome(
   options: WelcomeOptions,
 ): Promise<void> {
   ws.on('error', ignore); // a reset socket also emits 'close', where cleanup happens
+  // What the client sends while its ticket is redeemed (a ping right after the handshake) waits in
+  // the socket until the handlers below are attached: nothing would answer it yet. Reading resumes
+  // on a later tick, after this one has attached them.
+  ws.pause();
   let opened: OpenedSession | Refusal;
   try {
     opened = await open();
   } catch (err) {
     options.onError?.(err);
-    return refuse(ws, closeCodes.serverRestart, closeMessages.internalError, options.closeGraceMs);
+    return refuse(ws, closeCodes.serverRestart, closeMessages.internalError);
+  } finally {
+    ws.resume();
   }
-  if ('code' in opened) return refuse(ws, opened.code, opened.message, options.closeGraceMs);
+  if ('code' in opened) return refuse(ws, opened.code, opened.message);
   if (ws.readyState !== 1 || !options.accepting()) {
-    if (ws.readyState === 1)
-      refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart, options.closeGraceMs);
+    if (ws.readyState === 1) refuse(ws, closeCodes.serverRestart, closeMessages.serverRestart);
     gate.closed(opened.socketId, closeCodes.serverRestart);
     return;
   }
-  const conn = start(ws, opened, options);
+  const conn = start(ws, opened, gate, options);
   answerClientFrames(conn, options.heartbeat);
   ws.on('close', (code) => {
     options.hub.remove(conn);
@@ -110,7 +110,12 @@ export async function welcome(
 }
 
 /** Sends `start` and hands the connection to the hub, or to its catch-up when it resumes. */
-function start(ws: WebSocket, opened: OpenedSession, options: WelcomeOptions): Connection {
+function start(
+  ws: WebSocket,
+  opened: OpenedSession,
+  gate: ClosedListener,
+  options: WelcomeOptions,
+): Connection {
   const { clock, hub, catchUp } = options;
   const { socketId, filter, appName } = opened;
   const conn = new Connection(
@@ -119,7 +124,7 @@ function start(ws: WebSocket, opened: OpenedSession, options: WelcomeOptions): C
     compileFilter(filter),
     clock.now(),
     options.maxBufferedBytes,
-    options.closeGraceMs,
+    gate,
   );
   const { classifications, types, test, formatMode } = filter;
   const info = { socketId, classifications, types, test, formats: formatsOf(formatMode), appName };
