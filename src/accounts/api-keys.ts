@@ -33,6 +33,31 @@ export async function createApiKey(
   return { key, record: { id: rows[0]!.id, accountId, scopes } };
 }
 
+/** The id of the account's newest key, revoked or not (0: none). */
+export async function newestApiKeyId(q: Queryable, accountId: number): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    'SELECT coalesce(max(id), 0) AS id FROM api_keys WHERE account_id = $1',
+    [accountId],
+  );
+  return row!.id;
+}
+
+/** The id of the account's oldest live key of exactly these scopes newer than `afterId`, or null. */
+export async function apiKeyMadeAfter(
+  q: Queryable,
+  accountId: number,
+  afterId: number,
+  scopes: string[],
+): Promise<number | null> {
+  const rows = await q.query<{ id: number }>(
+    `SELECT id FROM api_keys
+      WHERE account_id = $1 AND id > $2 AND revoked_at IS NULL AND scopes @> $3::text[] AND scopes <@ $3::text[]
+      ORDER BY id LIMIT 1`,
+    [accountId, afterId, scopes],
+  );
+  return rows[0]?.id ?? null;
+}
+
 /**
  * The live key with this digest, or null. A lookup records the key's last use when the recorded one
  * is a minute old or more (the time is shown to the minute; the authenticator also caches a key for

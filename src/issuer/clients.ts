@@ -109,6 +109,55 @@ export async function createClient(
   return { client: toClient(rows[0]!), clientSecret };
 }
 
+/** The id of the account's newest client, deleted or not (0: none). */
+export async function newestClientId(q: Queryable, accountId: number): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    'SELECT coalesce(max(id), 0) AS id FROM oauth_clients WHERE account_id = $1',
+    [accountId],
+  );
+  return row!.id;
+}
+
+/** The id of the account's oldest live client of this name and type newer than `afterId`, or null. */
+export async function clientMadeAfter(
+  q: Queryable,
+  accountId: number,
+  afterId: number,
+  made: Pick<OAuthClient, 'name' | 'type'>,
+): Promise<number | null> {
+  const rows = await q.query<{ id: number }>(
+    `SELECT id FROM oauth_clients
+      WHERE account_id = $1 AND id > $2 AND name = $3 AND type = $4 AND revoked_at IS NULL
+      ORDER BY id LIMIT 1`,
+    [accountId, afterId, made.name, made.type],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * What a page names the client's current secret by (null for none): a digest of its digest, so a
+ * form can say which secret it replaces without showing anything a secret could be checked against.
+ */
+function secretMark(pepper: Buffer, secretDigest: string | null): string | null {
+  return secretDigest === null ? null : digestSecret(pepper, `secret mark ${secretDigest}`).slice(0, 32);
+}
+
+/** The mark of the account's live client's current secret; with `lock`, its row locked to the end. */
+export async function currentSecretMark(
+  q: Queryable,
+  pepper: Buffer,
+  accountId: number,
+  id: number,
+  lock = false,
+): Promise<string | null> {
+  const rows = await q.query<{ secret_digest: string | null }>(
+    `SELECT secret_digest FROM oauth_clients WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL
+     ${lock ? 'FOR UPDATE' : ''}`,
+    [id, accountId],
+  );
+  return secretMark(pepper, rows[0]?.secret_digest ?? null);
+}
+
 /** A registered, not revoked client, or null. */
 export async function findClient(q: Queryable, clientId: string): Promise<OAuthClient | null> {
   if (!isClientIdShape(clientId)) return null;

@@ -125,46 +125,79 @@ export async function createSubscription(
   spec: SubscriptionSpec,
   host: string,
 ): Promise<CreateOutcome> {
-  return db.tx(async (q) => {
-    await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-    const [held] = await q.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM webhook_subscriptions WHERE account_id = $1',
-      [accountId],
-    );
-    if (held!.n >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) return { ok: false, reason: 'full' } as const;
-    const contracted = await contractedClassifications(q, accountId);
-    const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
-    if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
-    const secret = newSigningSecret();
-    // The version first: its row lock, held to COMMIT, keeps a queuer from moving the position past
-    // a telegram committed after `from_serial` is read below and before this subscription is seen.
-    await subscriptionsChanged(q);
-    const rows = await q.query<Row>(
-      `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
-         areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only, from_serial)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-         (SELECT coalesce(max(serial), 0) FROM telegrams))
-       RETURNING ${COLUMNS}`,
-      [
-        accountId,
-        spec.url,
-        host,
-        classifications,
-        spec.types,
-        spec.test,
-        spec.formatMode,
-        spec.areas,
-        spec.minIntensity,
-        spec.format,
-        spec.lang,
-        box.seal(secret),
-        spec.token === null ? null : box.seal(spec.token),
-        spec.visibility,
-        spec.localOnly,
-      ],
-    );
-    return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
-  });
+  return db.tx((q) => insertSubscription(q, box, accountId, spec, host));
+}
+
+/** `createSubscription` inside the caller's transaction. */
+export async function insertSubscription(
+  q: Queryable,
+  box: SecretBox,
+  accountId: number,
+  spec: SubscriptionSpec,
+  host: string,
+): Promise<CreateOutcome> {
+  await q.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+  const [held] = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_subscriptions WHERE account_id = $1',
+    [accountId],
+  );
+  if (held!.n >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) return { ok: false, reason: 'full' } as const;
+  const contracted = await contractedClassifications(q, accountId);
+  const classifications = [...new Set(spec.classifications)].filter((c) => contracted.has(c));
+  if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
+  const secret = newSigningSecret();
+  // The version first: its row lock, held to COMMIT, keeps a queuer from moving the position past
+  // a telegram committed after `from_serial` is read below and before this subscription is seen.
+  await subscriptionsChanged(q);
+  const rows = await q.query<Row>(
+    `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
+       areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only, from_serial)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+       (SELECT coalesce(max(serial), 0) FROM telegrams))
+     RETURNING ${COLUMNS}`,
+    [
+      accountId,
+      spec.url,
+      host,
+      classifications,
+      spec.types,
+      spec.test,
+      spec.formatMode,
+      spec.areas,
+      spec.minIntensity,
+      spec.format,
+      spec.lang,
+      box.seal(secret),
+      spec.token === null ? null : box.seal(spec.token),
+      spec.visibility,
+      spec.localOnly,
+    ],
+  );
+  return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
+}
+
+/** The account's newest subscription's id (0: none). */
+export async function newestSubscriptionId(q: Queryable, accountId: number): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    'SELECT coalesce(max(id), 0) AS id FROM webhook_subscriptions WHERE account_id = $1',
+    [accountId],
+  );
+  return row!.id;
+}
+
+/** The account's oldest subscription to `url` newer than `afterId`, or null. */
+export async function subscriptionMadeAfter(
+  q: Queryable,
+  accountId: number,
+  afterId: number,
+  url: string,
+): Promise<Subscription | null> {
+  const rows = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE account_id = $1 AND id > $2 AND url = $3
+      ORDER BY id LIMIT 1`,
+    [accountId, afterId, url],
+  );
+  return rows[0] ? toSubscription(rows[0]) : null;
 }
 
 /** The account's subscriptions, oldest first. */

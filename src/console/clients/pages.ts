@@ -12,6 +12,7 @@ import { markup, page, safeHref, type SafeHtml } from '../html.ts';
 import { fieldError, formatTime, invalidAttrs, notice, secretBox } from '../layout.ts';
 import { pathOf, paths } from '../paths.ts';
 import { scopeFieldset, scopeTags } from '../scope-field.ts';
+import { formAlert, newestField } from '../sent-again.ts';
 
 /** The OAuth clients of an account: list, register, view and edit, rotate the secret, delete. */
 
@@ -60,7 +61,10 @@ type Key =
   | 'deleted'
   | 'fixedType'
   | 'check'
-  | 'cap';
+  | 'cap'
+  | 'sentAlready'
+  | 'sentAlreadyLink'
+  | 'rotatedAlready';
 
 export const clientsText: Messages<Key> = {
   en: {
@@ -111,6 +115,11 @@ export const clientsText: Messages<Key> = {
     cap: `Your account holds ${accountCaps.oauthClients} OAuth clients, its limit. Delete one you no longer use to register another.`,
     fixedType: 'The type is fixed at registration.',
     check: 'Check this field:',
+    sentAlready:
+      "This form was sent already and its client registered; its secret was shown then, and is not shown again. Nothing was registered now. If you did not store the secret, issue a new one on the client's page; to register a second client anyway, send this form.",
+    sentAlreadyLink: 'Open the client',
+    rotatedAlready:
+      'This button was sent already and a new secret issued; it was shown then, and is not shown again. Nothing changed now. If you did not store it, issue a new secret.',
   },
   ja: {
     title: 'OAuthクライアント',
@@ -161,6 +170,11 @@ export const clientsText: Messages<Key> = {
     cap: `このアカウントのOAuthクライアントは上限の${accountCaps.oauthClients}個です。使っていないものを削除してから登録してください。`,
     fixedType: '種類は登録後に変更できません。',
     check: 'この項目を確認してください:',
+    sentAlready:
+      'このフォームは送信済みで、クライアントは登録されています。シークレットはそのときに表示したもので、再び表示されることはありません。今回は何も登録していません。シークレットを保管していない場合は、クライアントのページで新しいシークレットを発行してください。それでも2つ目を登録する場合は、このフォームを送信してください。',
+    sentAlreadyLink: 'クライアントを開く',
+    rotatedAlready:
+      'このボタンは送信済みで、新しいシークレットは発行されています。シークレットはそのときに表示したもので、再び表示されることはありません。今回は何も変更していません。保管していない場合は、新しいシークレットを発行してください。',
   },
 };
 
@@ -209,9 +223,16 @@ export interface ClientFormView {
   operatorRotation: OperatorRefreshRotation;
   /** The fields that broke a rule, each with its message. */
   problems: readonly RegistrationProblem[];
+  /** A problem of the whole form or button (the form sent already). */
+  alert?: string | SafeHtml;
 }
 
-function clientForm(v: ClientFormView): SafeHtml {
+/** The registration form's view: the account's newest client as it is drawn (0: none), sent-again.ts. */
+export interface NewClientFormView extends Omit<ClientFormView, 'editing'> {
+  newest: number;
+}
+
+function clientForm(v: ClientFormView & { newest?: number }): SafeHtml {
   const t = clientsText[v.lang];
   const err = (field: RegistrationField) => {
     const message = v.problems.find((p) => p.field === field)?.message;
@@ -241,6 +262,7 @@ ${fieldError('type', err('type'))}</fieldset>`;
   );
   return markup`<form method="post" action="${v.action}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
+${v.newest === undefined ? null : newestField(v.newest)}
 ${text('name', t.name, v.values.name, 'text', { required: true })}
 ${typeField}
 <label for="redirectUris">${t.redirectUris}</label>
@@ -288,12 +310,15 @@ ${choices}
 ${fieldError('refreshRotation', error)}</fieldset>`;
 }
 
-export function renderClientFormPage(v: ClientFormView): string {
+export function renderClientFormPage(v: NewClientFormView): string {
   const t = clientsText[v.lang];
-  return page(t.newTitle, markup`<h1>${t.newTitle}</h1><div class="card">${clientForm(v)}</div>`, {
-    lang: v.lang,
-    header: v.header,
-  });
+  return page(
+    t.newTitle,
+    markup`<h1>${t.newTitle}</h1>
+${formAlert(v.alert)}
+<div class="card">${clientForm({ ...v, editing: false })}</div>`,
+    { lang: v.lang, header: v.header },
+  );
 }
 
 export interface ClientsView {
@@ -335,6 +360,11 @@ export interface ClientView extends Omit<ClientFormView, 'editing' | 'action'> {
   /** A secret just issued (registration or rotation), shown once. */
   secret?: string;
   notice?: string;
+  /**
+   * What the secret the page shows the client with is named by (`currentSecretMark`), sent with
+   * "Issue a new secret": a secret issued since means the button was sent already (a reload).
+   */
+  secretMark: string | null;
 }
 
 export function renderClientPage(v: ClientView): string {
@@ -348,12 +378,14 @@ export function renderClientPage(v: ClientView): string {
     c.type === 'confidential'
       ? markup`<h2>${t.secret}</h2>
 <form method="post" action="${v.origin + pathOf(paths.clientSecret, c.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+${v.secretMark === null ? null : markup`<input type="hidden" name="replaces" value="${v.secretMark}">`}
 <p class="muted">${t.rotateHint}</p><button type="submit" class="secondary">${t.rotate}</button></form>`
       : null;
   return page(
     c.name,
     markup`<h1>${c.name}</h1>
 ${notice(v.notice)}
+${formAlert(v.alert)}
 ${v.secret ? secretBox('new-secret', t.newSecret, v.secret, v.lang) : null}
 <div class="card"><dl class="facts">
 <dt>${t.clientId}</dt><dd><code id="client-id">${c.clientId}</code></dd>

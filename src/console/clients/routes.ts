@@ -13,7 +13,7 @@ import {
   RegistrationError,
   type RegistrationInput,
 } from '../../issuer/client-registration.ts';
-import { createClient } from '../../issuer/clients.ts';
+import { clientMadeAfter, createClient, currentSecretMark, newestClientId } from '../../issuer/clients.ts';
 import { announceRevoked } from '../../issuer/tokens.ts';
 import type { AppContext } from '../../context.ts';
 import { singleValue, type Params } from '../../http/form.ts';
@@ -28,9 +28,11 @@ import {
   renderClientsPage,
   type ClientFormValues,
 } from './pages.ts';
+import type { SafeHtml } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { pathOf, paths } from '../paths.ts';
 import { offeredScopes } from '../scope-field.ts';
+import { createOnce, sentAgainAlert } from '../sent-again.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
@@ -50,6 +52,7 @@ interface ClientView {
   notice?: string;
   values?: ClientFormValues;
   error?: RegistrationError;
+  alert?: string | SafeHtml;
 }
 
 /** The form's values as submitted (kept to show again beside the errors). */
@@ -108,13 +111,13 @@ function check(visit: Visit, values: ClientFormValues, type?: string) {
   }
 }
 
-function showNewClient(
+async function showNewClient(
   ctx: AppContext,
   reply: FastifyReply,
   status: number,
   visit: Visit,
   values: ClientFormValues,
-  error?: RegistrationError,
+  shown: { error?: RegistrationError; alert?: string | SafeHtml } = {},
 ) {
   return sendPage(
     reply,
@@ -125,16 +128,17 @@ function showNewClient(
       origin: visit.origin,
       csrf: visit.csrf,
       action: visit.origin + paths.clients,
-      editing: false,
+      newest: await newestClientId(ctx.db, visit.account.id),
       values,
       offered: offeredScopes(visit.account.isAdmin),
       operatorRotation: ctx.config.refreshRotation,
-      problems: error?.problems ?? [],
+      problems: shown.error?.problems ?? [],
+      alert: shown.alert,
     }),
   );
 }
 
-function showClient(
+async function showClient(
   ctx: AppContext,
   reply: FastifyReply,
   status: number,
@@ -155,8 +159,10 @@ function showClient(
       offered: offeredScopes(visit.account.isAdmin),
       operatorRotation: ctx.config.refreshRotation,
       secret: extra.secret,
+      secretMark: await currentSecretMark(ctx.db, ctx.pepper, visit.account.id, client.id),
       notice: extra.notice,
       problems: extra.error?.problems ?? [],
+      alert: extra.alert,
     }),
   );
 }
@@ -169,23 +175,49 @@ async function ownClient(ctx: AppContext, reply: FastifyReply, visit: Visit, par
   return client;
 }
 
-/** Registers the client; the error to show when the account holds as many as it may. */
+/**
+ * Registers the client, unless this form registered one already (sent again: sent-again.ts); the
+ * error to show when the account holds as many as it may.
+ */
 async function register(
   ctx: AppContext,
   visit: Visit,
+  form: Params,
   checked: Exclude<ReturnType<typeof check>, RegistrationError>,
 ) {
+  const accountId = visit.account.id;
   try {
-    return await ctx.db.tx((q) => createClient(q, ctx.pepper, { accountId: visit.account.id, ...checked }));
+    return await createOnce(ctx.db, accountId, form, {
+      madeAfter: (q, newest) => clientMadeAfter(q, accountId, newest, checked),
+      create: (q) => createClient(q, ctx.pepper, { accountId, ...checked }),
+    });
   } catch (err) {
     if (!(err instanceof CapReached)) throw err;
     return new RegistrationError([{ field: 'name', message: clientsText[visit.lang].cap }]);
   }
 }
 
+/**
+ * Issues a new secret, unless the form names one that is no longer the current one: a secret was
+ * issued since its page was drawn (the button sent again), and it stays. Null without a secret.
+ */
+async function rotate(ctx: AppContext, accountId: number, id: number, form: Params) {
+  const replaces = singleValue(form, 'replaces');
+  return ctx.db.tx(async (q) => {
+    const current = await currentSecretMark(q, ctx.pepper, accountId, id, true);
+    if (current !== null && replaces !== null && replaces !== current) return 'sent again' as const;
+    return rotateClientSecret(q, ctx.pepper, accountId, id);
+  });
+}
+
 export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
   guardVisits(area, ctx);
+  listRoutes(area, ctx);
+  clientRoutes(area, ctx);
+}
 
+/** The list, the registration form and the registration. */
+function listRoutes(area: App, ctx: AppContext): void {
   area.get<{ Querystring: QueryOf<'deleted'> }>(paths.clients, async (request, reply) => {
     const { visit } = request;
     return sendPage(
@@ -206,18 +238,33 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
 
   area.post(paths.clients, { config: { returnTo: paths.clientNew } }, async (request, reply) => {
     const { visit } = request;
-    const values = clientFormValues(checkedForm(request));
+    const t = clientsText[visit.lang];
+    const form = checkedForm(request);
+    const values = clientFormValues(form);
     const checked = check(visit, values);
-    if (checked instanceof RegistrationError) return showNewClient(ctx, reply, 400, visit, values, checked);
-    const created = await register(ctx, visit, checked);
-    if (created instanceof RegistrationError) return showNewClient(ctx, reply, 409, visit, values, created);
+    if (checked instanceof RegistrationError)
+      return showNewClient(ctx, reply, 400, visit, values, { error: checked });
+    const outcome = await register(ctx, visit, form, checked);
+    if (outcome instanceof RegistrationError)
+      return showNewClient(ctx, reply, 409, visit, values, { error: outcome });
+    if ('made' in outcome) {
+      const link = {
+        href: pathOf(paths.client, outcome.made),
+        label: `${t.sentAlreadyLink} #${outcome.made}`,
+      };
+      return showNewClient(ctx, reply, 409, visit, values, { alert: sentAgainAlert(t.sentAlready, link) });
+    }
+    const { created } = outcome;
     const managed = await findClientOf(ctx.db, visit.account.id, created.client.id);
     return showClient(ctx, reply, 201, visit, managed!, {
       secret: created.clientSecret ?? undefined,
-      notice: clientsText[visit.lang].registered,
+      notice: t.registered,
     });
   });
+}
 
+/** One client: its page, the edit, a new secret, the deletion. */
+function clientRoutes(area: App, ctx: AppContext): void {
   area.get<ClientParams & { Querystring: QueryOf<'saved'> }>(paths.client, async (request, reply) => {
     const { visit } = request;
     const client = await ownClient(ctx, reply, visit, request.params.id);
@@ -242,8 +289,12 @@ export async function clientsArea(area: App, { ctx }: { ctx: AppContext }): Prom
     const { visit } = request;
     const client = await ownClient(ctx, reply, visit, request.params.id);
     if (!client) return reply;
-    const rotated = await rotateClientSecret(ctx.db, ctx.pepper, visit.account.id, client.id);
+    const rotated = await rotate(ctx, visit.account.id, client.id, checkedForm(request));
     if (rotated === null) return sendErrorPage(reply, 404, text[visit.lang].noClient);
+    if (rotated === 'sent again')
+      return showClient(ctx, reply, 409, visit, client, {
+        alert: clientsText[visit.lang].rotatedAlready,
+      });
     if (rotated.replacedDigest !== null) await announceRevoked(ctx.bus, [rotated.replacedDigest]);
     return showClient(ctx, reply, 200, visit, client, { secret: rotated.secret });
   });

@@ -5,6 +5,7 @@ import { markup, page, type SafeHtml } from '../html.ts';
 import { formatTime, notice, secretBox } from '../layout.ts';
 import { pathOf, paths } from '../paths.ts';
 import { scopeFieldset, scopeTags } from '../scope-field.ts';
+import { formAlert, newestField } from '../sent-again.ts';
 
 type Key =
   | 'title'
@@ -22,7 +23,8 @@ type Key =
   | 'revoked'
   | 'older'
   | 'newest'
-  | 'cap';
+  | 'cap'
+  | 'sentAlready';
 
 export const keysText: Messages<Key> = {
   en: {
@@ -43,6 +45,8 @@ export const keysText: Messages<Key> = {
     older: 'Older keys',
     newest: 'Newest keys',
     cap: `Your account holds ${accountCaps.apiKeys} API keys, its limit. Revoke one you no longer use to create another.`,
+    sentAlready:
+      'This form was sent already and made key #{id}, listed below; its value was shown then, and is not shown again. Nothing was created now. If you did not store the value, revoke that key and create another; to create a second one anyway, send this form.',
   },
   ja: {
     title: 'APIキー',
@@ -61,6 +65,8 @@ export const keysText: Messages<Key> = {
     older: 'さらに古いキー',
     newest: '最新のキー',
     cap: `このアカウントのAPIキーは上限の${accountCaps.apiKeys}個です。使っていないキーを失効させてから作成してください。`,
+    sentAlready:
+      'このフォームは送信済みで、キー #{id} が作成されています(下の一覧にあります)。キーの値はそのときに表示したもので、再び表示されることはありません。今回は何も作成していません。値を保管していない場合は、そのキーを失効させて作成し直してください。それでも2つ目を作成する場合は、このフォームを送信してください。',
   },
 };
 
@@ -79,6 +85,10 @@ export interface KeysView {
   /** The value of a key just created (shown only in the answer to its creation). */
   created?: string;
   notice?: string;
+  /** The id of the account's newest key as the form is drawn (0: none): sent-again.ts. */
+  newest: number;
+  /** A problem of the whole form (the form sent already). */
+  alert?: string | SafeHtml;
 }
 
 export function renderKeysPage(v: KeysView): string {
@@ -115,8 +125,10 @@ ${v.created ? secretBox('new-key', t.newKey, v.created, v.lang) : null}
 ${table}
 ${pager}
 <h2>${t.create}</h2>
+${formAlert(v.alert)}
 <div class="card"><form method="post" action="${v.origin + paths.keys}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
+${newestField(v.newest)}
 ${scopeFieldset({ id: 'scopes', legend: t.chooseScopes, lang: v.lang, scopes: v.offered, selected: v.selected, error: v.scopeError, presets: true })}
 <button type="submit">${t.submit}</button>
 </form></div>`,

@@ -1,5 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import { createApiKey, listApiKeys, revokeApiKeyById } from '../../accounts/api-keys.ts';
+import {
+  apiKeyMadeAfter,
+  createApiKey,
+  listApiKeys,
+  newestApiKeyId,
+  revokeApiKeyById,
+} from '../../accounts/api-keys.ts';
 import { CapReached } from '../../accounts/caps.ts';
 import { isKnownScope } from '../../scopes.ts';
 import { announceRevoked } from '../../issuer/tokens.ts';
@@ -10,6 +16,7 @@ import { keysText, renderKeysPage } from './keys-page.ts';
 import { paths } from '../paths.ts';
 import { offeredScopes } from '../scope-field.ts';
 import { isScopePreset, presetScopes } from '../scope-text.ts';
+import { createOnce } from '../sent-again.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
@@ -35,6 +42,7 @@ interface KeysView {
   scopeError?: string;
   selected?: string[];
   notice?: string;
+  alert?: string;
   beforeId?: number | null;
 }
 
@@ -60,6 +68,8 @@ export async function credentialsArea(area: App, { ctx }: { ctx: AppContext }): 
         scopeError: extra.scopeError,
         created: extra.created,
         notice: extra.notice,
+        newest: await newestApiKeyId(ctx.db, visit.account.id),
+        alert: extra.alert,
       }),
     );
   }
@@ -89,15 +99,23 @@ export async function credentialsArea(area: App, { ctx }: { ctx: AppContext }): 
     if (chosen.length === 0) return showKeys(reply, 400, visit, { scopeError: t.noScope });
     if (chosen.some((s) => !offered.includes(s)))
       return showKeys(reply, 400, visit, { scopeError: t.unknownScope, selected });
-    let key: string;
+    let outcome;
     try {
-      ({ key } = await ctx.db.tx((q) => createApiKey(q, ctx.pepper, visit.account.id, chosen)));
+      // Sent again (a reload of the answer, Back and resend, a double click): nothing made twice.
+      outcome = await createOnce(ctx.db, visit.account.id, form, {
+        madeAfter: (q, newest) => apiKeyMadeAfter(q, visit.account.id, newest, chosen),
+        create: (q) => createApiKey(q, ctx.pepper, visit.account.id, chosen),
+      });
     } catch (err) {
       if (!(err instanceof CapReached)) throw err;
       return showKeys(reply, 409, visit, { scopeError: keysText[visit.lang].cap, selected });
     }
+    if ('made' in outcome) {
+      const alert = keysText[visit.lang].sentAlready.replace('{id}', String(outcome.made));
+      return showKeys(reply, 409, visit, { alert, selected });
+    }
     // The value appears only in this answer (not cached, never in a URL).
-    return showKeys(reply, 201, visit, { created: key });
+    return showKeys(reply, 201, visit, { created: outcome.created.key });
   });
 
   area.post<{ Params: { id: string } }>(

@@ -1,18 +1,21 @@
 import type { FastifyReply } from 'fastify';
 import { contractedClassifications } from '../../accounts/contracts.ts';
 import type { AppContext } from '../../context.ts';
-import { singleValue, type Params } from '../../http/form.ts';
+import { singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
-  createSubscription,
   deleteSubscription,
   findSubscription,
+  insertSubscription,
   listSubscriptions,
+  newestSubscriptionId,
+  subscriptionMadeAfter,
   type Subscription,
 } from '../../webhooks/subscriptions.ts';
-import { markup, type SafeHtml } from '../html.ts';
+import type { SafeHtml } from '../html.ts';
+import { createOnce, sentAgainAlert } from '../sent-again.ts';
 import { pathOf, paths } from '../paths.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import {
@@ -62,7 +65,6 @@ async function showForm(
   form: { values: WebhookFormValues; problems?: WebhookProblems; alert?: string | SafeHtml },
 ) {
   const contracted = await contractedClassifications(ctx.db, visit.account.id);
-  const held = await listSubscriptions(ctx.db, visit.account.id);
   return sendPage(
     reply,
     status,
@@ -73,7 +75,7 @@ async function showForm(
       csrf: visit.csrf,
       values: form.values,
       contracted: [...contracted],
-      newest: held.at(-1)?.id ?? 0,
+      newest: await newestSubscriptionId(ctx.db, visit.account.id),
       problems: form.problems ?? {},
       alert: form.alert,
     }),
@@ -101,24 +103,6 @@ async function showWebhook(
       ...extra,
     }),
   );
-}
-
-/**
- * The webhook this very form made already, if it was sent before: one of the URL asked for, newer
- * than the account's newest when the form was drawn (its `newest` field). A reload of the creation's
- * answer, or Back and Resend, posts the same form again; it makes no second webhook and the secret is
- * not shown again. A form without the field (an older page's) is not checked.
- */
-async function madeFromThisForm(
-  ctx: AppContext,
-  visit: Visit,
-  form: Params,
-  url: string,
-): Promise<Subscription | null> {
-  const newest = singleValue(form, 'newest');
-  if (newest === null || !/^\d{1,15}$/.test(newest)) return null;
-  const held = await listSubscriptions(ctx.db, visit.account.id);
-  return held.find((s) => s.id > Number(newest) && s.url === url) ?? null;
 }
 
 export async function webhooksArea(area: App, { ctx }: { ctx: AppContext }): Promise<void> {
@@ -164,18 +148,17 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
     const contracted = await contractedClassifications(ctx.db, visit.account.id);
     const checked = checkWebhookForm(values, contracted, ctx.config.webhookAllowPrivate, visit.lang);
     if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems });
-    const made = await madeFromThisForm(ctx, visit, form, checked.spec.url);
-    if (made) {
-      const link = markup`<a href="${pathOf(paths.webhook, made.id)}">${t.sentAlreadyLink} #${made.id}</a>`;
-      return showForm(ctx, reply, 409, visit, { values, alert: markup`${t.sentAlready} ${link}` });
+    // Sent again (a reload of the answer, Back and resend, a double click): nothing made twice.
+    const outcome = await createOnce(ctx.db, visit.account.id, form, {
+      madeAfter: (q, newest) => subscriptionMadeAfter(q, visit.account.id, newest, checked.spec.url),
+      create: (q) => insertSubscription(q, service.box, visit.account.id, checked.spec, checked.host),
+    });
+    if ('made' in outcome) {
+      const { id } = outcome.made;
+      const link = { href: pathOf(paths.webhook, id), label: `${t.sentAlreadyLink} #${id}` };
+      return showForm(ctx, reply, 409, visit, { values, alert: sentAgainAlert(t.sentAlready, link) });
     }
-    const created = await createSubscription(
-      ctx.db,
-      service.box,
-      visit.account.id,
-      checked.spec,
-      checked.host,
-    );
+    const { created } = outcome;
     if (!created.ok && created.reason === 'full')
       return showForm(ctx, reply, 409, visit, { values, alert: t.cap });
     if (!created.ok) {

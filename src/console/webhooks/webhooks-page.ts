@@ -7,6 +7,7 @@ import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
 import { fieldError, formatTime, invalidAttrs, notice } from '../layout.ts';
 import { pathOf, paths } from '../paths.ts';
+import { formAlert, newestField } from '../sent-again.ts';
 import type { WebhookField, WebhookFormValues, WebhookProblems } from './form.ts';
 import { webhooksText } from './text.ts';
 
@@ -209,7 +210,7 @@ export function renderWebhookFormPage(v: WebhookFormView): string {
   const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
   const form = markup`<form method="post" action="${v.origin + paths.webhooks}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
-<input type="hidden" name="newest" value="${String(v.newest)}">
+${newestField(v.newest)}
 ${textField(v, 'url', t.url, t.urlHint, 'url')}
 ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
 ${textField(v, 'token', t.token, t.tokenHint, 'password')}
@@ -228,7 +229,7 @@ ${intensityField(v)}
   return page(
     t.newTitle,
     markup`<h1>${t.newTitle}</h1>
-${v.alert ? markup`<p class="alert" role="alert" id="form-alert">${v.alert}</p>` : null}
+${formAlert(v.alert)}
 <div class="card">${form}</div>`,
     { lang: v.lang, header: v.header },
   );
