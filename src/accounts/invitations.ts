@@ -34,6 +34,31 @@ export async function createInvitation(
   return { token, expiresAt };
 }
 
+/** The id of the newest invitation `createdBy` made (0: none). */
+export async function newestInvitationId(q: Queryable, createdBy: number): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    'SELECT coalesce(max(id), 0) AS id FROM invitations WHERE created_by = $1',
+    [createdBy],
+  );
+  return Number(row!.id);
+}
+
+/** The id of the oldest unused invitation `createdBy` made for `email` after `afterId`, or null. */
+export async function invitationMadeAfter(
+  q: Queryable,
+  createdBy: number,
+  afterId: number,
+  email: string | null,
+): Promise<number | null> {
+  const rows = await q.query<{ id: number }>(
+    `SELECT id FROM invitations
+      WHERE created_by = $1 AND id > $2 AND email IS NOT DISTINCT FROM $3 AND used_at IS NULL
+      ORDER BY id LIMIT 1`,
+    [createdBy, afterId, email ? normalizeEmail(email) : null],
+  );
+  return rows[0] ? Number(rows[0].id) : null;
+}
+
 /** Why an invitation token cannot be used now ('unknown' covers used and expired), or null. */
 export async function invitationProblem(
   q: Queryable,

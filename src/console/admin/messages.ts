@@ -53,6 +53,8 @@ const en = {
   inviteButton: 'Create the invitation',
   invited: 'Invitation created; it expires at',
   shownOnce: 'Copy the link now: it is shown only once.',
+  inviteSentAlready:
+    'This form was sent already: it made invitation #{id}, whose link was shown then and is not shown again. To make another, send this form.',
   badEmail: 'Enter an e-mail address, or leave it empty.',
   wholeDays: 'Enter a whole number of days.',
   outOfRange: 'Enter a number from',
@@ -130,6 +132,8 @@ export const adminMessages: Messages<keyof typeof en> = {
     inviteButton: '招待を作成',
     invited: '招待を作成しました。有効期限',
     shownOnce: 'リンクは一度だけ表示されます。今コピーしてください。',
+    inviteSentAlready:
+      'このフォームは送信済みです。招待 #{id} を作成し、そのリンクはその時に一度だけ表示しました。もう一つ作成するには、このフォームを送信してください。',
     badEmail: 'メールアドレスを入力するか、空欄にしてください。',
     wholeDays: '日数は整数で入力してください。',
     outOfRange: '次の範囲の数値を入力してください:',

@@ -1,5 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { createInvitation, MAX_INVITATION_TTL_MS } from '../../accounts/invitations.ts';
+import {
+  createInvitation,
+  invitationMadeAfter,
+  MAX_INVITATION_TTL_MS,
+  newestInvitationId,
+} from '../../accounts/invitations.ts';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
 import { onStop } from '../../http/stop.ts';
@@ -16,7 +21,8 @@ import { fieldError, formatTime, invalidAttrs } from '../layout.ts';
 import { livePage, sendLivePage } from '../live-frame.ts';
 import { adminPaths, livePaths, paths } from '../paths.ts';
 import type { Visit } from '../visit.ts';
-import { authOrigin } from '../web.ts';
+import { authOrigin, sendRedirect } from '../web.ts';
+import { createOnce, formAlert, newestField } from '../sent-again.ts';
 import { adminNav } from './pages.ts';
 import { adminMessages, type AdminText } from './messages.ts';
 
@@ -40,6 +46,10 @@ interface ToolView {
   problems?: Problems;
   /** What the last post did, shown above the form. */
   done?: SafeHtml;
+  /** The form's `newest` (the invitation form: src/console/sent-again.ts). */
+  newest?: number;
+  /** A problem of the whole form, above it. */
+  alert?: SafeHtml;
 }
 
 function field(
@@ -75,8 +85,10 @@ ${adminNav(text)}
 <h1>${text.invite}</h1>
 <p>${text.inviteIntro}</p>
 ${v.done ?? null}
+${formAlert(v.alert)}
 <form method="post" action="${adminPaths.invite}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
+${newestField(v.newest ?? 0)}
 ${field(v, 'email', text.inviteEmail, { type: 'email' })}
 ${field(v, 'days', text.inviteDays, { type: 'number', min: 1, max: MAX_INVITATION_TTL_MS / DAY_MS })}
 <button type="submit">${text.inviteButton}</button>
@@ -159,8 +171,10 @@ export function registerAdminTools(scope: App, ctx: AppContext): void {
 
 /** Invite a person to sign up: the link is shown once. */
 function registerInvite(scope: App, ctx: AppContext): void {
+  const invitePage = async (visit: Visit, rest: Partial<ToolView> = {}) =>
+    renderInvitePage(view(visit, { ...rest, newest: await newestInvitationId(ctx.db, visit.account.id) }));
   scope.get(adminPaths.invite, async (request, reply) =>
-    sendLivePage(reply, 200, renderInvitePage(view(request.visit))),
+    sendLivePage(reply, 200, await invitePage(request.visit)),
   );
 
   scope.post(adminPaths.invite, async (request, reply) => {
@@ -174,17 +188,27 @@ function registerInvite(scope: App, ctx: AppContext): void {
     const days = numberIn(values, problems, 'days', [1, MAX_INVITATION_TTL_MS / DAY_MS], text, 7);
     if (problems.days === undefined && !Number.isInteger(days)) problems.days = text.wholeDays;
     if (Object.keys(problems).length > 0)
-      return sendLivePage(reply, 400, renderInvitePage(view(visit, { values, problems })));
-    const { token, expiresAt } = await createInvitation(ctx.db, ctx.pepper, {
-      now: ctx.clock.now(),
-      ttlMs: days * DAY_MS,
-      email: email || null,
-      createdBy: visit.account.id,
+      return sendLivePage(reply, 400, await invitePage(visit, { values, problems }));
+    // Sent again (a reload of the answer, Back and resend, a double click): no second link.
+    const outcome = await createOnce(ctx.db, visit.account.id, formOf(request) ?? new Map(), {
+      madeAfter: (q, newest) => invitationMadeAfter(q, visit.account.id, newest, email || null),
+      create: (q) =>
+        createInvitation(q, ctx.pepper, {
+          now: ctx.clock.now(),
+          ttlMs: days * DAY_MS,
+          email: email || null,
+          createdBy: visit.account.id,
+        }),
     });
+    if ('made' in outcome) {
+      const alert = markup`${text.inviteSentAlready.replace('{id}', String(outcome.made))}`;
+      return sendLivePage(reply, 409, await invitePage(visit, { values, alert }));
+    }
+    const { token, expiresAt } = outcome.created;
     const link = `${authOrigin(ctx, request)}${paths.signup}?invitation=${encodeURIComponent(token)}`;
     const done = markup`<div role="status" id="tool-result"><p>${text.invited} ${formatTime(expiresAt)}</p>
 <p><code id="invitation-link">${link}</code></p><p class="muted">${text.shownOnce}</p></div>`;
-    return sendLivePage(reply, 201, renderInvitePage(view(visit, { done })));
+    return sendLivePage(reply, 201, await invitePage(visit, { done }));
   });
 }
 
@@ -193,8 +217,14 @@ function registerScenario(scope: App, ctx: AppContext): void {
   // The server's stop waits for the telegram each scenario is storing.
   const scenarios = new BackgroundScenarios(ctx, ctx.stopping);
   onStop(scope, 'preClose', () => scenarios.settled());
-  scope.get(adminPaths.scenario, async (request, reply) =>
-    sendLivePage(reply, 200, renderScenarioPage(view(request.visit))),
+  scope.get<{ Querystring: Record<string, string | undefined> }>(
+    adminPaths.scenario,
+    async (request, reply) => {
+      const { visit } = request;
+      const started = startedFrom(request.query);
+      const done = started ? scenarioStarted(adminMessages[visit.lang], started) : undefined;
+      return sendLivePage(reply, 200, renderScenarioPage(view(visit, { done })));
+    },
   );
 
   scope.post(adminPaths.scenario, async (request, reply) => {
@@ -217,9 +247,33 @@ function registerScenario(scope: App, ctx: AppContext): void {
     if (Object.keys(problems).length > 0)
       return sendLivePage(reply, 400, renderScenarioPage(view(visit, { values, problems })));
     const started = scenarios.start({ latitude, longitude, depthKm, magnitude, asReal }, speed);
-    const done = markup`<p role="status" id="tool-result">${text.scenarioStarted} ${started.eventId} (${
-      asReal ? text.real : text.training
-    }, ${started.telegrams.length} ${text.telegrams}). <a href="${livePaths.live}">${text.watchLive}</a></p>`;
-    return sendLivePage(reply, 202, renderScenarioPage(view(visit, { values, done })));
+    // Answered by a redirect: a reload of the answer shows it again instead of starting another
+    // earthquake (Post/Redirect/Get).
+    const query = new URLSearchParams({
+      started: started.eventId,
+      telegrams: String(started.telegrams.length),
+      real: asReal ? '1' : '0',
+    });
+    return sendRedirect(reply, `${visit.origin}${adminPaths.scenario}?${query}`);
   });
+}
+
+interface StartedScenario {
+  eventId: string;
+  telegrams: number;
+  asReal: boolean;
+}
+
+/** The scenario a redirect after its start names, or null (anything else in the query is ignored). */
+function startedFrom(query: Record<string, string | undefined>): StartedScenario | null {
+  const { started, telegrams, real } = query;
+  if (typeof started !== 'string' || !/^\d{14}$/.test(started)) return null;
+  if (typeof telegrams !== 'string' || !/^\d{1,4}$/.test(telegrams)) return null;
+  return { eventId: started, telegrams: Number(telegrams), asReal: real === '1' };
+}
+
+function scenarioStarted(text: AdminText, started: StartedScenario): SafeHtml {
+  return markup`<p role="status" id="tool-result">${text.scenarioStarted} ${started.eventId} (${
+    started.asReal ? text.real : text.training
+  }, ${started.telegrams} ${text.telegrams}). <a href="${livePaths.live}">${text.watchLive}</a></p>`;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { invitationProblem } from '../../../src/accounts/invitations.ts';
-import { Browser, signInThroughForm } from '../../support/browser.ts';
+import { Browser, parseForms, signInThroughForm } from '../../support/browser.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -108,11 +108,42 @@ test('a scenario: bad fields refused beside them; a started one stores training 
   assert.equal(await count('telegrams'), 0);
 
   const started = await submit(admin, '/console/admin/scenario', fields);
-  assert.equal(started.status, 202);
-  assert.match(await started.text(), /id="tool-result">Scenario started: event \d{14} \(training/);
+  // Answered by a redirect (Post/Redirect/Get): a reload of the answer starts no other earthquake.
+  assert.equal(started.status, 303);
+  const answer = await admin.get(started.headers.get('location')!);
+  assert.equal(answer.status, 200);
+  assert.match(await answer.text(), /id="tool-result">Scenario started: event \d{14} \(training/);
   await waitFor(async () => (await count(`telegrams WHERE type = 'VXSE53' AND format = 'xml'`)) === 1, {
     timeout: 20_000,
     message: 'the scenario to reach its VXSE53',
   });
   assert.equal(await count('telegrams WHERE NOT test'), 0, 'all training');
+});
+
+test('the invitation form sent again (a reload of its answer, a double click) makes no second link', async () => {
+  const path = '/console/admin/invite';
+  // The form as drawn: its CSRF token and the newest invitation it was drawn after.
+  const drawnForm = async () =>
+    parseForms(await (await admin.get(`${server.url}${path}`)).text())
+      .find((f) => f.action.endsWith(path))!
+      .fields.filter(([name]) => name === 'csrf' || name === 'newest');
+  const drawn = await drawnForm();
+  assert.deepEqual(drawn.map(([name]) => name).sort(), ['csrf', 'newest']);
+  const before = await count('invitations');
+  const fields: [string, string][] = [...drawn, ['email', 'twice@example.jp'], ['days', '7']];
+  const first = await admin.post(`${server.url}${path}`, fields);
+  assert.equal(first.status, 201);
+  const again = await admin.post(`${server.url}${path}`, fields);
+  assert.equal(again.status, 409);
+  const text = await again.text();
+  assert.match(text, /id="form-alert">This form was sent already: it made invitation #\d+/);
+  assert.doesNotMatch(text, /invitation-link/, 'no link shown again');
+  assert.equal(await count('invitations'), before + 1);
+  // Two at once (two tabs) make one as well.
+  const drawn2 = await drawnForm();
+  const both = await Promise.all(
+    [1, 2].map(() => admin.post(`${server.url}${path}`, [...drawn2, ['email', 'once@example.jp']])),
+  );
+  assert.deepEqual(both.map((r) => r.status).sort(), [201, 409]);
+  assert.equal(await count('invitations'), before + 2);
 });
