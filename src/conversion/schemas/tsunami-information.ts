@@ -155,7 +155,8 @@ function convertForecastHeight(height: XmlElement): ForecastHeight {
     const condition = QUALITATIVE_HEIGHTS.has(description) ? (description as '巨大' | '高い') : undefined;
     return { type: '津波の高さ', unit: 'm', value: null, ...(condition ? { condition } : {}) };
   }
-  return { type: '津波の高さ', unit: 'm', value, ...(description.endsWith('超') ? { over: true } : {}) };
+  // Keys in the production service's order: `over` before the value.
+  return { type: '津波の高さ', unit: 'm', ...(description.endsWith('超') ? { over: true } : {}), value };
 }
 
 function convertObservation(item: XmlElement): Observation {
