@@ -1,7 +1,8 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import type { FastifyError } from 'fastify';
 import { Type } from 'typebox';
-import { CodedError } from '../errors.ts';
+import type { CodedError } from '../errors.ts';
 import { requireScope } from '../access/authenticate.ts';
 import { classScope } from '../scopes.ts';
 import type { AppContext } from '../context.ts';
@@ -27,15 +28,20 @@ const BODY_SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; sandbox",
 } as const;
 
-/** Whether Accept-Encoding admits gzip (a `q=0` refuses it). */
+/**
+ * Whether Accept-Encoding admits gzip: named with a weight above 0, or, when not named at all, by
+ * `*` (RFC 9110 §12.5.3: `gzip;q=0` refuses it whatever the wildcard says).
+ */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
-  return header.split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip' && coding !== '*') return false;
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [coding = '', ...params] = part.trim().toLowerCase().split(';');
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
+    weights.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const weight = weights.get('gzip') ?? weights.get('*');
+  return weight !== undefined && weight > 0;
 }
 
 /**
@@ -57,10 +63,10 @@ export async function registerTelegramBody(
     scope.addHook('onRequest', async (_request, reply) => {
       reply.headers(BODY_SECURITY_HEADERS);
     });
-    // Refusals are plain text here; anything unexpected goes on to the app's error handler.
-    scope.setErrorHandler((err, _request, reply) => {
-      if (!(err instanceof CodedError)) throw err;
+    // Every error is plain text here, a failure of the server's (500, 503 with Retry-After) too.
+    scope.setErrorHandler((err: FastifyError | CodedError, request, reply) => {
       const { status, message, headers } = describeError(err);
+      if (status >= 500) request.log.error({ err, route: request.routeOptions.url }, 'request failed');
       return reply.code(status).headers(headers).type('text/plain; charset=utf-8').send(message);
     });
     scope.get(
