@@ -14,6 +14,13 @@ function required(parent: XmlElement, path: string, name: string): string {
   return value;
 }
 
+/** A member the Head must hold, which may be empty (''): JMA leaves some base times unstated. */
+function present(parent: XmlElement, path: string, name: string): string {
+  const value = text(parent.child(name));
+  if (value === undefined) throw new XmlRejected(`missing ${path}/${name}`);
+  return value;
+}
+
 const orNull = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
 
 /** Control and Head of a JMA XML report, in the list/WebSocket `xmlReport` shape (values verbatim). */
@@ -35,7 +42,8 @@ export function extractXmlReport(report: XmlElement): XmlReport {
     head: {
       title: required(head, 'Head', 'Title'),
       reportDateTime: required(head, 'Head', 'ReportDateTime'),
-      targetDateTime: required(head, 'Head', 'TargetDateTime'),
+      // Empty in a report without a base time (VFVO52's JSON has `targetDateTime: null`).
+      targetDateTime: present(head, 'Head', 'TargetDateTime'),
       targetDateTimeDubious: optional('TargetDTDubious'),
       targetDuration: optional('TargetDuration'),
       validDateTime: optional('ValidDateTime'),

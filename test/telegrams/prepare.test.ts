@@ -282,6 +282,19 @@ describe('rejections', () => {
     assert.equal(t.xmlReport!.head.headline, 'a & b A');
   });
 
+  it('an empty TargetDateTime is kept as written, not a reason to lose the telegram', () => {
+    // JMA's schema lets a report leave the base time empty (the JSON schema of VFVO52 has
+    // `targetDateTime: string | null`); only a Head without the element is malformed.
+    const empty = prepared(
+      head(goodHead.replace(/<TargetDateTime>[^<]*<\/TargetDateTime>/, '<TargetDateTime/>')),
+    );
+    assert.equal(empty.xmlReport!.head.targetDateTime, '');
+    assert.match(
+      rejected(head(goodHead.replace(/<TargetDateTime>[^<]*<\/TargetDateTime>/, ''))),
+      /missing Head\/TargetDateTime/,
+    );
+  });
+
   it('DOCTYPE and entity declarations', () => {
     const bomb = Buffer.from(
       '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]><Report>&b;</Report>',
