@@ -62,21 +62,27 @@ export function fromFileName(name: string): { type: string; author: string | nul
 }
 
 /**
- * The full UTC time of a header's day/hour/minute: the month (this, previous or next) that puts
- * it nearest to the reference time.
+ * How far a header's time may lie after the reference time: a bulletin is issued after its report
+ * time, by minutes (and a clock may run a little ahead), never by days.
+ */
+const HEADER_AHEAD_MS = 86_400_000;
+
+/**
+ * The full UTC time of a header's day/hour/minute: the latest month that does not put it after the
+ * reference time (by more than HEADER_AHEAD_MS). A bulletin cannot have been issued in the future:
+ * on the 29th, day 11 is the 11th of this month, not of the next, however near that would be.
  */
 export function resolveHeaderTime(h: TransportHeader, referenceMs: number): Date {
   const ref = new Date(referenceMs);
   let best: Date | null = null;
-  for (const delta of [-1, 0, 1]) {
+  // Two months back always hold the day (one of any two consecutive months has 31 days).
+  for (const delta of [-2, -1, 0, 1]) {
     const candidate = new Date(
       Date.UTC(ref.getUTCFullYear(), ref.getUTCMonth() + delta, h.day, h.hour, h.minute),
     );
     if (candidate.getUTCDate() !== h.day) continue; // day does not exist in that month
-    if (!best || Math.abs(candidate.getTime() - referenceMs) < Math.abs(best.getTime() - referenceMs)) {
-      best = candidate;
-    }
+    if (candidate.getTime() > referenceMs + HEADER_AHEAD_MS) continue;
+    if (!best || candidate > best) best = candidate;
   }
-  // Any three consecutive months include one of 31 days, so a candidate always exists.
   return best!;
 }

@@ -209,6 +209,22 @@ describe('transport header', () => {
     assert.equal(t.head.time, '2009-10-31T23:59:00.000Z');
   });
 
+  it('a header day later in the month than the reception is of the month before, not in the future', () => {
+    // Received on 2026-03-29 (no report time in an A/N telegram): day 31 is not yet this month's,
+    // and day 11 of April would be nearer but has not come.
+    const at = (header: string, receivedTime: number) => {
+      const r = prepareTelegram(Buffer.from(`${header}\r\r\nAAXX 11001=\r\r\n`), { receivedTime });
+      assert.ok(r.ok);
+      return r.telegram.head.time;
+    };
+    const march29 = Date.parse('2026-03-29T12:00:00Z');
+    assert.equal(at('SMJP01 RJTD 110000', march29), '2026-03-11T00:00:00.000Z');
+    // February has no 31st: the latest 31st that has come is January's.
+    assert.equal(at('SMJP01 RJTD 310000', march29), '2026-01-31T00:00:00.000Z');
+    // Issued just after midnight of the next day, while the clock of the receiver is a minute behind.
+    assert.equal(at('SMJP01 RJTD 010001', Date.parse('2026-03-31T23:59:00Z')), '2026-04-01T00:01:00.000Z');
+  });
+
   it('explicit hints win over the header', () => {
     const t = prepared(Buffer.concat([Buffer.from('VXSE53 RJTD 091036\r\r\n'), xml]), {
       type: 'VXSE52',
