@@ -62,6 +62,34 @@ export function differences(actual: unknown, expected: unknown, path = '$'): str
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The key order of an object on both sides: `ours` (the conversion's) and `theirs` (production's). */
+export interface KeyOrder {
+  path: string;
+  ours: string;
+  theirs: string;
+}
+
+/**
+ * The key orders of every object whose path (`$.body.x[].y`, arrays as `[]`) matches `at`, where
+ * both documents hold it: production's clients may compare or show documents as text, so the order
+ * of keys is part of the conversion.
+ */
+export function keyOrders(actual: unknown, expected: unknown, at: RegExp, path = '$'): KeyOrder[] {
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    return actual.flatMap((a, i) => (i < expected.length ? keyOrders(a, expected[i], at, `${path}[]`) : []));
+  }
+  if (!isObject(actual) || !isObject(expected)) return [];
+  const here = at.test(path)
+    ? [{ path, ours: Object.keys(actual).join(','), theirs: Object.keys(expected).join(',') }]
+    : [];
+  return [
+    ...here,
+    ...Object.keys(actual)
+      .filter((k) => k in expected)
+      .flatMap((k) => keyOrders(actual[k], expected[k], at, `${path}.${k}`)),
+  ];
+}
+
 /**
  * Allowed differences of one pair, keyed by the JSON sample's path (relative to the fixtures):
  * each a JSON path (as `differences` writes it; a trailing `*` matches a prefix) with its reason.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fixturesRoot } from '../support/fixtures.ts';
-import { convertFixture, goldPairs, readFixture } from './gold.ts';
+import { convertFixture, goldPairs, keyOrders, readFixture } from './gold.ts';
 
 // The shared components are written in the key order the production service writes them: its real
 // telegrams (dmdata-json/real-telegrams, real-websocket, 2023 and 2026) and its samples agree on
@@ -13,28 +13,6 @@ const COMPONENTS = /\.(hypocenter|coordinate\.height|magnitude)$/;
 // The one sample that writes them otherwise (name before code, height and depth as the component
 // page's example), against every other sample and every real telegram.
 const OTHER_ORDER = 'vtse51_rjtd_20160901095500.json';
-
-/** The key order of every component object in `actual` and the matching one in `expected`, by path. */
-function componentOrders(actual: unknown, expected: unknown, path = '$'): string[] {
-  if (Array.isArray(actual) && Array.isArray(expected)) {
-    return actual.flatMap((a, i) =>
-      i < expected.length ? componentOrders(a, expected[i], `${path}[]`) : [],
-    );
-  }
-  if (!isObject(actual) || !isObject(expected)) return [];
-  const here = COMPONENTS.test(path)
-    ? [`${path}: ${Object.keys(actual).join(',')} | ${Object.keys(expected).join(',')}`]
-    : [];
-  return [
-    ...here,
-    ...Object.keys(actual)
-      .filter((k) => k in expected)
-      .flatMap((k) => componentOrders(actual[k], expected[k], `${path}.${k}`)),
-  ];
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 test('hypocentre, height and magnitude keep the production key order in every gold pair', () => {
   const schemas = ['earthquake-information', 'eew-information', 'tsunami-information', 'volcano-information'];
@@ -48,10 +26,10 @@ test('hypocentre, height and magnitude keep the production key order in every go
   for (const pair of pairs.filter((p) => !p.json.endsWith(OTHER_ORDER))) {
     const outcome = convertFixture(join(fixturesRoot, pair.xml), pair.type);
     assert.ok(outcome?.ok, `${pair.xml}: ${outcome && !outcome.ok ? outcome.reason : 'declined'}`);
-    for (const line of componentOrders(outcome.document, JSON.parse(readFixture(pair.json)))) {
+    for (const order of keyOrders(outcome.document, JSON.parse(readFixture(pair.json)), COMPONENTS)) {
       compared++;
-      const [ours, theirs] = line.split(': ')[1]!.split(' | ');
-      if (ours !== theirs) mismatches.push(`${pair.json.split('/').pop()} ${line}`);
+      if (order.ours !== order.theirs)
+        mismatches.push(`${pair.json.split('/').pop()} ${order.path}: ${order.ours} | ${order.theirs}`);
     }
   }
   assert.ok(compared > 50, `only ${compared} components compared`);
