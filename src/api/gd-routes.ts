@@ -45,6 +45,13 @@ const MAX_PAGE_AGE_MS = 1000;
 
 const notFound = () => new HttpError('NOT_FOUND');
 
+/**
+ * An event answer as JSON text in its members' own order. The response serialiser writes required
+ * members before optional ones, which would put `telegrams` between `maxInt` and `originTime`; the
+ * production reference, like the list, writes the summary in its order and `telegrams` last.
+ */
+const inOrder = <T>(body: object): T => JSON.stringify(body) as unknown as T;
+
 /** An earthquake list page as its answer: the items serialised once, with the page's cursors. */
 function earthquakeListAnswer(page: EarthquakeListPage, pollingIntervalMs: number): ItemsAnswer {
   return new ItemsAnswer(Buffer.from(JSON.stringify(page.items), 'utf8'), {
@@ -98,7 +105,7 @@ function registerEarthquakeRoutes(app: App, ctx: AppContext, deps: GdDeps): void
         response: { 200: GdEarthquakeEvent, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { eventId } = request.params;
       if (!EVENT_ID.test(eventId) || !(await hasEarthquakes(request.principal.accountId))) throw notFound();
       const detail = await earthquakeEvent(ctx.db, eventId);
@@ -107,7 +114,13 @@ function registerEarthquakeRoutes(app: App, ctx: AppContext, deps: GdDeps): void
       const telegrams = (await loadSummaries(ctx.db, detail.telegramSerials))
         .filter(isConversion)
         .map((t) => conversionItem(t, dataUrl));
-      return okBody({ event: { ...detail.event, telegrams } }, ctx.clock.now());
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(
+          inOrder<Static<typeof GdEarthquakeEvent>>(
+            okBody({ event: { ...detail.event, telegrams } }, ctx.clock.now()),
+          ),
+        );
     },
   );
 }
@@ -232,7 +245,7 @@ function registerEewEvent(app: App, ctx: AppContext, hasEew: (accountId: number)
         response: { 200: GdEewEvent, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { eventId } = request.params;
       if (!EVENT_ID.test(eventId) || !(await hasEew(request.principal.accountId))) throw notFound();
       const records = await eewEvent(ctx.db, eventId);
@@ -252,7 +265,9 @@ function registerEewEvent(app: App, ctx: AppContext, hasEew: (accountId: number)
         const telegram = telegrams.get(r.id);
         return { ...r, telegrams: telegram ? [telegram] : [] };
       });
-      return okBody({ items }, ctx.clock.now());
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(inOrder<Static<typeof GdEewEvent>>(okBody({ items }, ctx.clock.now())));
     },
   );
 }
