@@ -9,7 +9,12 @@ import { StationListInvalid, type EarthquakeStation, type TsunamiStation } from 
 
 const STATION_CODE = /^\d{7}$/;
 const REGION_CODE = /^\d{3}$/;
-const TSUNAMI_CODE = /^\d{3,6}$/;
+/**
+ * A tsunami observation point's code is five digits in JMA's telegrams (`01609`); code tables that
+ * went through a spreadsheet lost the leading zeros (`1609`), which are put back.
+ */
+const TSUNAMI_CODE = /^\d{3,5}$/;
+const TSUNAMI_CODE_DIGITS = 5;
 /** JMA's stations lie within these bounds (Japan and its islands), degrees. */
 const LATITUDE = { min: 20, max: 46 };
 const LONGITUDE = { min: 122, max: 154 };
@@ -90,8 +95,9 @@ export function readTsunamiPoints(csv: string): TsunamiStation[] {
     const row = i + 1;
     const cells = line.split(',');
     if (cells.length !== 6) refuse(row, `expected 6 comma-separated columns, found ${cells.length}`);
-    const [code, name, kana] = cells as [string, string, string];
-    if (!TSUNAMI_CODE.test(code)) refuse(row, 'code is not 3 to 6 digits');
+    const [rawCode, name, kana] = cells as [string, string, string];
+    if (!TSUNAMI_CODE.test(rawCode)) refuse(row, 'code is not 3 to 5 digits');
+    const code = rawCode.padStart(TSUNAMI_CODE_DIGITS, '0');
     if (!text(name) || !text(kana)) refuse(row, `point ${code} has no name or furigana`);
     return { area: null, prefecture: null, code, name, kana, owner: '', latitude: '', longitude: '' };
   });
