@@ -100,7 +100,7 @@ describe('GET /v2/parameter/{earthquake,tsunami}/station', () => {
         area: null,
         prefecture: null,
         // The table lost some leading zeros; the served code is the telegrams' five digits.
-        code: code.padStart(5, '0'),
+        code: code!.padStart(5, '0'),
         name,
         kana,
         owner: '',
