@@ -40,7 +40,8 @@ function convertHypocenter(area: XmlElement | undefined, source: XmlElement | un
       code: markCode,
       name: markName(area?.textAt('NameFromMark')?.trim() ?? ''),
       direction: area?.textAt('Direction')?.trim() ?? '',
-      distance: { value: area?.textAt('Distance')?.trim() ?? '', unit: 'km' },
+      // unit first: production's key order (every sample and real conversion that has one)
+      distance: { unit: 'km', value: area?.textAt('Distance')?.trim() ?? '' },
     };
   }
   const sourceText = source?.text.trim();

@@ -65,8 +65,9 @@ function convertKind(kind: XmlElement): Kind {
   return {
     ...codeName(kind),
     status: trimmedText(kind.child('Status')) as Kind['status'],
-    ...(condition !== '' ? { condition: condition as Kind['condition'] } : {}),
+    // attentions before condition: production's key order in every VPWW54 it converted with both
     ...(attentions ? { attentions } : {}),
+    ...(condition !== '' ? { condition: condition as Kind['condition'] } : {}),
     ...(additions ? { additions } : {}),
     ...(lastKind ? { lastKind: codeName(lastKind) } : {}),
     ...(nextKinds?.length ? { nextKinds } : {}),
