@@ -81,9 +81,11 @@ async function limitCommand(argv: string[], io: CommandIo): Promise<void> {
   const email = required(values, 'account');
   const limit = parseConnectionLimit(required(values, 'connections'));
   if (!limit.ok) throw new UsageError(`--connections: ${limit.message}`);
-  const result = await io.withDatabase(values, async ({ db }) => {
+  const result = await io.withDatabase(values, async ({ db, bus }) => {
     const account = await accountByEmail(db, email);
     await setConnectionLimit(db, account.id, limit.limit);
+    // Running servers close the connections beyond a lowered limit when told (else at their next ping).
+    await busCodecs.contracts.publish(await bus(), { accountId: account.id });
     return { id: account.id, email: account.email, connections: await connectionLimit(db, account.id) };
   });
   printJson(io, {

@@ -1,16 +1,19 @@
 /**
- * A contract of an account ended (the bus): its live sessions on this process lose the
- * classification, and those left with none close with 4807 (docs/realtime.md). A session being
- * opened meanwhile is not live yet: its opening asks `ContractChanges` whether it must narrow too.
+ * A contract of an account ended, or its connection limit went down (the bus, or the upkeep): its
+ * live sessions on this process lose the classification, and those left with none close with 4807;
+ * then the sessions beyond its limit close with 4409 (docs/realtime.md "The connection limit"). A
+ * session being opened meanwhile is not live yet: its opening asks `ContractChanges` whether it must
+ * narrow too.
  */
 import { contractedClassifications } from '../accounts/contracts.ts';
-import type { Queryable } from '../db/types.ts';
-import { narrowSession, openSessionsOf } from '../sessions/socket-sessions.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import { closeSessionsBeyondLimit, narrowSession, openSessionsOf } from '../sessions/socket-sessions.ts';
 import { compileFilter } from './filter.ts';
 import type { Hub } from './hub.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
+import { sessionIds } from './session-ids.ts';
 
-export async function narrowToContracts(db: Queryable, hub: Hub, accountId: number): Promise<void> {
+export async function narrowToContracts(db: Db, hub: Hub, accountId: number): Promise<void> {
   const { sessions, contracted } = await openSessionsOf(db, accountId);
   for (const s of sessions) {
     const conn = hub.get(s.id);
@@ -22,6 +25,13 @@ export async function narrowToContracts(db: Queryable, hub: Hub, accountId: numb
       await narrowSession(db, s.id, kept);
     }
   }
+  // Whichever process decides which sessions go, each closes those it holds.
+  closeBeyondLimit(hub, await closeSessionsBeyondLimit(db, accountId, sessionIds(hub.connections())));
+}
+
+/** Closes this process's connections of sessions closed for their account's connection limit. */
+export function closeBeyondLimit(hub: Hub, socketIds: readonly number[]): void {
+  for (const id of socketIds) hub.get(id)?.fail(closeCodes.connectionLimit, closeMessages.limitLowered, true);
 }
 
 /** Changes remembered by account; an opening that began before the oldest assumes its account's. */

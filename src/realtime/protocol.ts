@@ -4,7 +4,7 @@
  * hub do the I/O.
  */
 import { randomBytes } from 'node:crypto';
-import { CLOSED_BY_ACCOUNT } from '../sessions/socket-sessions.ts';
+import { CLOSED_BY_ACCOUNT, CONNECTION_LIMIT } from '../sessions/socket-sessions.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
 /** Subprotocols a client may offer; the one offered is echoed back. */
@@ -14,7 +14,7 @@ const ACCEPTED_PROTOCOLS = ['service.v2', 'dmdata.v2'] as const;
 export const closeCodes = {
   missingTicket: 4400,
   unknownTicket: 4404,
-  connectionLimit: 4409,
+  connectionLimit: CONNECTION_LIMIT,
   serverRestart: 4503,
   pingIdMismatch: 4640,
   notJson: 4641,
@@ -27,6 +27,7 @@ export const closeMessages = {
   missingTicket: 'The ticket is required.',
   unknownTicket: 'The ticket is invalid, used or expired.',
   connectionLimit: 'The maximum number of simultaneous connections is full.',
+  limitLowered: 'The connection limit of the account went down; this connection is beyond it.',
   serverRestart: 'The server is restarting; reconnect.',
   slowConsumer: 'The connection cannot keep up with delivery; reconnect.',
   internalError: 'Internal server error; reconnect.',

@@ -1,13 +1,15 @@
 /**
  * The one timer of the real-time sessions of this process, every ping interval: the heartbeat
  * pings everyone (closing the silent), the pongs of the last period are recorded in one statement,
- * the connections whose session was closed by its account while the bus did not tell us close,
- * the store is asked again which connections are cut off, and which hold a classification whose
- * contract ended (the bus did not tell us either).
+ * the connections whose session was closed by its account, or for its connection limit, while the
+ * bus did not tell us close, the store is asked again which connections are cut off, which hold a
+ * classification whose contract ended (the bus did not tell us either), and whose account holds more
+ * connections than its limit (lowered by the operator, or a plus contract ended untold).
  */
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
 import { PONG_TIMEOUT_MS, missedChanges, recordPings } from '../sessions/socket-sessions.ts';
+import { closeBeyondLimit } from './contract-change.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { Hub } from './hub.ts';
@@ -21,7 +23,10 @@ export interface UpkeepOptions {
   cutOff: CutOffTracker;
   /** Closes a connection whose session its account closed (4808). */
   closeByAccount: (socketId: number) => void;
-  /** Narrows the connections of an account whose contracts changed (4807 when none is left). */
+  /**
+   * Narrows the connections of an account whose contracts changed (4807 when none is left), and
+   * closes those beyond its connection limit (4409).
+   */
   contractsChanged: (accountId: number) => void;
   onError: (err: unknown) => void;
 }
@@ -64,7 +69,8 @@ export class SessionUpkeep {
     missedChanges(db, sessionIds(hub.connections()))
       .then((missed) => {
         missed.closedByAccount.forEach(closeByAccount);
-        missed.contractsEnded.forEach(contractsChanged);
+        closeBeyondLimit(hub, missed.beyondLimit);
+        new Set([...missed.contractsEnded, ...missed.overLimit]).forEach((id) => contractsChanged(id));
       })
       .catch(onError);
     cutOff.recheck();

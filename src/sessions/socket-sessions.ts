@@ -31,6 +31,11 @@ export const WEBSOCKET_PROTOCOL = 'service.v2';
 /** Close code of a session closed by its account (DELETE /v2/socket/:id). */
 export const CLOSED_BY_ACCOUNT = 4808;
 /**
+ * Close code of a refusal for a full account, and of an open session closed because its account's
+ * limit went down below its open sessions (closeSessionsBeyondLimit).
+ */
+export const CONNECTION_LIMIT = 4409;
+/**
  * A connection with no valid pong for this long is closed by its server (docs/api-contract.md
  * "Heartbeats").
  */
@@ -540,37 +545,106 @@ export async function cutOffSessions(q: Queryable, ids: readonly number[]): Prom
 /** The plans that deliver a classification: what a session's classifications are contracted by. */
 const delivering = plans.filter((p) => p.delivers);
 
+/**
+ * Whether an `open` session `s` holds one of its account's slots: its process is alive (a dead
+ * process's sessions stop counting, process-liveness.ts).
+ */
+const HOLDS_SLOT = `(s.status = 'open' AND (s.process_id IS NULL OR ${PROCESS_SEEN}))`;
+
 /** What a process that missed bus announcements about the sessions it holds finds in the store. */
 export interface MissedChanges {
   /** Sessions closed by their account (DELETE /v2/socket/:id). */
   closedByAccount: number[];
+  /** Sessions closed because their account's connection limit went down (closeSessionsBeyondLimit). */
+  beyondLimit: number[];
   /** Accounts whose open sessions still hold a classification without a running contract. */
   contractsEnded: number[];
+  /** Accounts with more open sessions than their connection limit allows. */
+  overLimit: number[];
 }
 
 /**
- * Of these sessions, those closed by their account, and the accounts of the open ones that still
- * hold a classification their account has no running contract for: a process that held their
- * connections and missed the bus announcement closes or narrows them when it next looks (one
- * statement per heartbeat).
+ * Of these sessions, those closed by their account or for its connection limit, and the accounts of
+ * the open ones that still hold a classification their account has no running contract for, or that
+ * hold more slots than their limit (as contracts.ts `connectionTerms` reckons it): a process that
+ * held their connections and missed the bus announcement (or that was given none: the operator's
+ * limit) closes or narrows them when it next looks (one statement per heartbeat).
  */
 export async function missedChanges(q: Queryable, ids: readonly number[]): Promise<MissedChanges> {
-  if (ids.length === 0) return { closedByAccount: [], contractsEnded: [] };
-  const rows = await q.query<{ id: number; account_id: number; closed: boolean }>(
-    `SELECT s.id, s.account_id, s.status = 'closed' AS closed FROM socket_sessions s
+  if (ids.length === 0) return { closedByAccount: [], beyondLimit: [], contractsEnded: [], overLimit: [] };
+  const rows = await q.query<{ id: number | null; account_id: number; close_code: number | null }>(
+    `SELECT s.id, s.account_id, s.close_code FROM socket_sessions s
       WHERE s.id = ANY($1::bigint[])
-        AND ((s.status = 'closed' AND s.close_code = $2)
+        AND ((s.status = 'closed' AND s.close_code IN ($2, $3))
           OR (s.status = 'open'
-            AND EXISTS (SELECT 1 FROM unnest($3::text[], $4::int[]) AS p(classification, plan_id)
+            AND EXISTS (SELECT 1 FROM unnest($4::text[], $5::int[]) AS p(classification, plan_id)
                          WHERE p.classification = ANY(s.classifications)
                            AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
-                                             AND k.plan_id = p.plan_id AND k.end_at IS NULL))))`,
-    [ids, CLOSED_BY_ACCOUNT, delivering.map((p) => p.classification), delivering.map((p) => p.id)],
+                                             AND k.plan_id = p.plan_id AND k.end_at IS NULL))))
+     UNION ALL
+     SELECT NULL, a.id, NULL FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'open')
+        AND (SELECT count(*) FROM socket_sessions s WHERE s.account_id = a.id AND ${HOLDS_SLOT})
+          > COALESCE(a.connection_limit,
+              (SELECT COALESCE(sum(p.counts), 0) FROM contracts k
+                 JOIN unnest($6::int[], $7::int[]) AS p(plan_id, counts) ON p.plan_id = k.plan_id
+                WHERE k.account_id = a.id AND k.end_at IS NULL))`,
+    [
+      ids,
+      CLOSED_BY_ACCOUNT,
+      CONNECTION_LIMIT,
+      delivering.map((p) => p.classification),
+      delivering.map((p) => p.id),
+      plans.map((p) => p.id),
+      plans.map((p) => p.connectionCounts),
+    ],
   );
+  const closed = (code: number) => rows.filter((r) => r.close_code === code).map((r) => Number(r.id));
+  const accounts = (over: boolean) => [
+    ...new Set(
+      rows.filter((r) => r.close_code === null && (r.id === null) === over).map((r) => r.account_id),
+    ),
+  ];
   return {
-    closedByAccount: rows.filter((r) => r.closed).map((r) => r.id),
-    contractsEnded: [...new Set(rows.filter((r) => !r.closed).map((r) => r.account_id))],
+    closedByAccount: closed(CLOSED_BY_ACCOUNT),
+    beyondLimit: closed(CONNECTION_LIMIT),
+    contractsEnded: accounts(false),
+    overLimit: accounts(true),
   };
+}
+
+/**
+ * Closes the account's open sessions beyond its connection limit (it went down), with
+ * CONNECTION_LIMIT: those opened last go, the first `limit` opened stay. Decided once, under the
+ * account's lock, in one statement, so that the processes that each hear of the change never close
+ * more than the excess, nor a session twice: the first one closes them, the others find none beyond.
+ * A session with no contracted classification left is not counted (it closes with 4807), nor one of
+ * a dead process. Their `end` is the database's time (as the liveness rules'). Returns the sessions of `held` (the caller's connections) closed for the limit,
+ * by this call or an earlier one: the connections to close.
+ */
+export async function closeSessionsBeyondLimit(
+  db: Db,
+  accountId: number,
+  held: readonly number[],
+): Promise<number[]> {
+  return db.tx(async (q) => {
+    await lockAccount(q, accountId);
+    const { limit, contracted } = await connectionTerms(q, accountId);
+    const rows = await q.query<{ id: number }>(
+      `WITH beyond AS (
+         UPDATE socket_sessions SET status = 'closed', end_at = statement_timestamp(), close_code = $2
+          WHERE id IN (SELECT s.id FROM socket_sessions s
+                        WHERE s.account_id = $1 AND ${HOLDS_SLOT} AND s.classifications && $3::text[]
+                        ORDER BY s.start_at, s.id OFFSET $4)
+          RETURNING id)
+       SELECT id FROM beyond WHERE id = ANY($5::bigint[])
+       UNION
+       SELECT id FROM socket_sessions
+        WHERE account_id = $1 AND id = ANY($5::bigint[]) AND status = 'closed' AND close_code = $2`,
+      [accountId, CONNECTION_LIMIT, [...contracted], limit, held],
+    );
+    return rows.map((r) => r.id);
+  });
 }
 
 /** Records the latest valid pong of many sessions at once (one statement per heartbeat). */

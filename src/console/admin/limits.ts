@@ -1,4 +1,5 @@
 import { parseConnectionLimit, setConnectionLimit } from '../../accounts/connection-limit.ts';
+import { busCodecs } from '../../bus/codecs.ts';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
@@ -21,6 +22,8 @@ export function registerConnectionLimit(area: App, ctx: AppContext): void {
     if (!limit.ok) return sendErrorPage(reply, 400, text.badLimit);
     if (!(await setConnectionLimit(ctx.db, Number(id), limit.limit)))
       return sendErrorPage(reply, 404, text.notFound);
+    // Every process closes the connections beyond a lowered limit when told (else at its next ping).
+    await busCodecs.contracts.publish(ctx.bus, { accountId: Number(id) });
     return sendRedirect(reply, `${authOrigin(ctx, request)}${adminPaths.accounts}?limit=1`);
   });
 }
