@@ -76,7 +76,12 @@ export const LIVE_SCRIPT = `'use strict';
     banner.appendChild(max);
     var facts = [];
     if (w.hypocentre) facts.push(text.hypocentre + ': ' + w.hypocentre);
-    if (w.magnitude) facts.push(text.magnitude + ': ' + w.magnitude);
+    var depth = w.depthCondition === 'ごく浅い' ? text.depthShallow
+      : w.depthCondition === '７００ｋｍ以上' ? text.depthDeep
+      : w.depth !== null ? w.depth + ' km' : w.depthCondition;
+    if (depth) facts.push(text.depth + ': ' + depth);
+    var magnitude = w.magnitude || w.magnitudeCondition;
+    if (magnitude) facts.push(text.magnitude + ': ' + magnitude);
     if (w.originTime) facts.push(text.originTime + ': ' + time(w.originTime));
     banner.appendChild(el('p', null, facts.join(' / ')));
     var link = el('a', null, text.eewReport.replace('%s', function () { return w.serialNo || '?'; }));
@@ -84,19 +89,28 @@ export const LIVE_SCRIPT = `'use strict';
     banner.appendChild(link);
   });
 
+  // The earthquake section of a server-rendered page put in place of this page's own.
+  function showQuake(html) {
+    var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('quake');
+    var current = document.getElementById('quake');
+    if (!fresh || !current) return;
+    // The section keeps this page's heading ("Latest earthquake").
+    fresh.querySelector('h2').textContent = current.querySelector('h2').textContent;
+    current.replaceWith(document.importNode(fresh, true));
+  }
+
   source.addEventListener('quake', function (e) {
     var q = JSON.parse(e.data);
     fetch(root.getAttribute('data-quake').replace(':eventId', encodeURIComponent(q.eventId)))
-      .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (html) {
-        if (!html) return;
-        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('quake');
+      .then(function (r) {
+        if (r.ok) return r.text();
+        // Every report of the event withdrawn (取消): if it is the one shown, the live view's own
+        // newest earthquake takes its place.
         var current = document.getElementById('quake');
-        if (!fresh || !current) return;
-        // The section keeps this page's heading ("Latest earthquake").
-        fresh.querySelector('h2').textContent = current.querySelector('h2').textContent;
-        current.replaceWith(document.importNode(fresh, true));
+        if (r.status !== 404 || !current || current.getAttribute('data-event-id') !== q.eventId) return null;
+        return fetch(location.pathname).then(function (l) { return l.ok ? l.text() : null; });
       })
+      .then(function (html) { if (html) showQuake(html); })
       .catch(function () {});
   });
 })();

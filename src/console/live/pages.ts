@@ -10,6 +10,7 @@ import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './m
 import { payloadOf, type TelegramLine } from './payloads.ts';
 import { livePaths, paths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
+import type { Hypocenter } from '../../gd/types.ts';
 
 const telegramHref = (serial: number) => livePaths.telegram.replace(':serial', String(serial));
 export const quakeHref = (eventId: string) =>
@@ -67,6 +68,17 @@ function unplacedList(stations: StationIntensity[], lang: Lang): SafeHtml | null
     )}</ul>${more > 0 ? markup`<p class="muted" id="unplaced-more">${more} ${text.unplacedMore}</p>` : null}</details>`;
 }
 
+/**
+ * The depth as JMA states it: its conditions (ごく浅い, written with value 0; ７００ｋｍ以上, with
+ * value 700; 不明) are words, never a figure.
+ */
+function depthText(depth: Hypocenter['depth'] | undefined, text: LiveText): string {
+  if (depth?.condition === 'ごく浅い') return text.depthShallow;
+  if (depth?.condition === '７００ｋｍ以上') return text.depthDeep;
+  const value = depth?.value;
+  return value === undefined || value === null ? text.unknown : `${value} km`;
+}
+
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
 export function quakeSection(quake: QuakeView | null, lang: Lang, heading: string): SafeHtml {
   const text = liveMessages[lang];
@@ -76,7 +88,6 @@ export function quakeSection(quake: QuakeView | null, lang: Lang, heading: strin
   }
   const { event } = quake;
   const hypo = event.hypocenter;
-  const depth = hypo?.depth?.value;
   return markup`<section id="quake" aria-labelledby="quake-heading" data-event-id="${event.eventId}"${quake.training ? markup` class="training" data-training="true"` : null}>
 <h2 id="quake-heading">${heading}</h2>
 ${quake.training ? markup`<p class="training-mark" id="quake-training"><strong>${text.training}</strong> ${text.trainingNote}</p>` : null}
@@ -90,10 +101,10 @@ ${renderMap(
 )}${quake.stations.length > 0 ? legend(lang) : null}${mapCredit(text)}
 <dl class="facts">
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
-<dt>${text.depth}</dt><dd>${depth !== undefined && depth !== null ? `${depth} km` : text.unknown}</dd>
+<dt>${text.depth}</dt><dd id="quake-depth">${depthText(hypo?.depth, text)}</dd>
 <dt>${text.magnitude}</dt><dd id="quake-magnitude">${event.magnitude?.value ?? event.magnitude?.condition ?? text.unknown}</dd>
 <dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ? intensityName(event.maxInt, lang) : text.unknown}</dd>
-<dt>${text.originTime}</dt><dd>${timeOf(event.originTime ?? event.arrivalTime)}</dd>
+${event.originTime ? markup`<dt>${text.originTime}</dt><dd>${timeOf(event.originTime)}</dd>` : markup`<dt>${text.shakingTime}</dt><dd>${timeOf(event.arrivalTime)}</dd>`}
 </dl>
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}
 ${areaList(text.prefectures, quake.prefectures, lang)}
@@ -132,6 +143,9 @@ export function renderLivePage(v: LiveView): string {
     eewReport: text.eewReport,
     predictedMaxInt: text.predictedMaxInt,
     hypocentre: text.hypocentre,
+    depth: text.depth,
+    depthShallow: text.depthShallow,
+    depthDeep: text.depthDeep,
     magnitude: text.magnitude,
     originTime: text.originTime,
     unknown: text.unknown,

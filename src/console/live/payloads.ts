@@ -33,7 +33,12 @@ export interface EewBanner {
   isLastInfo: boolean;
   forecastMaxInt: { from: string; to: string } | null;
   hypocentre: string | null;
+  /** In km; with its condition (ごく浅い, ７００ｋｍ以上, 不明) the banner says the condition instead. */
+  depth: string | null;
+  depthCondition: string | null;
   magnitude: string | null;
+  /** Ｍ不明 or Ｍ８を超える巨大地震, when the magnitude is not a figure. */
+  magnitudeCondition: string | null;
   originTime: string | null;
   test: boolean;
   href: string;
@@ -74,6 +79,9 @@ export function payloadOf(record: Shown): LivePayload | null {
     if (!doc) return null;
     const body = obj(doc.body);
     const earthquake = obj(body.earthquake);
+    const hypocenter = obj(earthquake.hypocenter);
+    const depth = obj(hypocenter.depth);
+    const magnitude = obj(earthquake.magnitude);
     const forecast = obj(obj(body.intensity).forecastMaxInt);
     const from = str(forecast.from);
     const to = str(forecast.to);
@@ -87,8 +95,11 @@ export function payloadOf(record: Shown): LivePayload | null {
         isCanceled: doc.infoType === '取消' || body.isCanceled === true,
         isLastInfo: body.isLastInfo === true,
         forecastMaxInt: from !== null && to !== null ? { from, to } : null,
-        hypocentre: str(obj(earthquake.hypocenter).name),
-        magnitude: str(obj(earthquake.magnitude).value),
+        hypocentre: str(hypocenter.name),
+        depth: str(depth.value),
+        depthCondition: str(depth.condition),
+        magnitude: str(magnitude.value),
+        magnitudeCondition: str(magnitude.condition),
         originTime: str(earthquake.originTime),
         test: record.head.test,
         href,

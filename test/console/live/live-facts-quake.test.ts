@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type Browser, type Page } from 'playwright-core';
+import { assertAccessible, launchChromium } from '../../support/chromium.ts';
+import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+
+/**
+ * What the earthquake pages say against what the telegrams say (docs/console-live.md): fixture XML
+ * ingested through the pipeline, each expectation read from the XML, the pages read in Chromium in
+ * both languages.
+ */
+
+const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
+const fixture = (folder: string, name: string) => readFileSync(join(FIXTURES, folder, name), 'utf8');
+const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
+
+let server: TestServer;
+let browser: Browser;
+let user: { email: string; password: string };
+
+before(async () => {
+  browser = await launchChromium();
+  server = await startTestServer();
+  const u = await server.createAccount({ contracts: CONTRACTS });
+  user = { email: u.account.email, password: u.password };
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function ingest(xml: string, fileName: string): Promise<number> {
+  const outcome = await ingestTelegram(server.ctx, Buffer.from(xml), { receivedTime: Date.now(), fileName });
+  if (!outcome.ok) throw new Error(`not ingested: ${outcome.reason}`);
+  return outcome.stored.serial;
+}
+
+const xmlText = (xml: string, re: RegExp) => {
+  const m = re.exec(xml);
+  if (!m) throw new Error(`fixture lacks ${re}`);
+  return m[1]!.trim();
+};
+
+/** Signed in through the sign-in page with the keyboard only, on the live view. */
+async function signedIn(lang: 'en' | 'ja'): Promise<{ page: Page; close(): Promise<void> }> {
+  const context = await browser.newContext({ locale: lang === 'ja' ? 'ja-JP' : 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/console/live`);
+  await page.locator('#email').focus();
+  await page.keyboard.type(user.email);
+  await page.locator('#password').focus();
+  await page.keyboard.type(user.password);
+  await Promise.all([page.waitForURL(/\/console\/live$/), page.keyboard.press('Enter')]);
+  await page
+    .locator('#live-status')
+    .filter({ hasText: /Live|ライブ/ })
+    .waitFor();
+  return { page, close: () => context.close() };
+}
+
+/** The value of the event page's fact named `label` (a `<dt>` of the facts list). */
+const fact = (page: Page, label: string) =>
+  page
+    .locator('#quake dl.facts dt', { hasText: label })
+    .locator('xpath=following-sibling::dd[1]')
+    .textContent();
+
+test('a very shallow hypocentre (ごく浅い) is said in words, not as 0 km', async () => {
+  const xml = fixture('real-operational', '20210216071046_0_VXSE53_270000.xml');
+  const coordinate = xmlText(xml, /<jmx_eb:Coordinate description="([^"]+)"/);
+  assert.match(coordinate, /ごく浅い$/);
+  const eventId = xmlText(xml, /<EventID>([^<]+)</);
+  await ingest(xml, 'shallow_VXSE53.xml');
+  for (const [lang, label, words] of [
+    ['en', 'Depth', /very shallow/],
+    ['ja', '深さ', /ごく浅い/],
+  ] as const) {
+    const { page, close } = await signedIn(lang);
+    try {
+      await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+      const depth = (await fact(page, label)) ?? '';
+      assert.match(depth, words, `${lang}: ${depth}`);
+      assert.doesNotMatch(depth, /(^|\D)0 ?km/, `${lang}: ${depth}`);
+      await assertAccessible(page, `event page (${lang})`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('a magnitude over 8 not yet determined says Ｍ８を超える巨大地震', async () => {
+  const xml = fixture('jma-official-samples', '33_12_01_240613_VXSE52.xml');
+  assert.equal(xmlText(xml, /<Status>([^<]+)</), '通常');
+  const description = xmlText(xml, /<jmx_eb:Magnitude[^>]*description="([^"]+)"/);
+  const eventId = xmlText(xml, /<EventID>([^<]+)</);
+  await ingest(xml, 'm8_VXSE52.xml');
+  for (const lang of ['en', 'ja'] as const) {
+    const { page, close } = await signedIn(lang);
+    try {
+      await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+      assert.match((await page.locator('#quake-magnitude').textContent()) ?? '', new RegExp(description));
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('an intensity flash alone (VXSE51) does not call its observation time the origin time', async () => {
+  const xml = fixture('jma-official-samples', '32-35_04_01_100831_VXSE51.xml');
+  assert.equal(xmlText(xml, /<Status>([^<]+)</), '通常');
+  assert.doesNotMatch(xml, /<OriginTime>/);
+  const eventId = xmlText(xml, /<EventID>([^<]+)</);
+  await ingest(xml, 'flash_VXSE51.xml');
+  const { page, close } = await signedIn('en');
+  try {
+    await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+    const labels = await page.locator('#quake dl.facts dt').allTextContents();
+    assert.ok(!labels.includes('Origin time'), labels.join(', '));
+  } finally {
+    await close();
+  }
+});
+
+test('a cancelled (取消) report takes its earthquake off the live view', async () => {
+  const issued = fixture('jma-official-samples', '32-35_06_01_240613_VXSE52.xml');
+  const cancel = fixture('jma-official-samples', '32-35_06_02_100915_VXSE52.xml');
+  assert.equal(xmlText(cancel, /<InfoType>([^<]+)</), '取消');
+  const eventId = xmlText(issued, /<EventID>([^<]+)</);
+  assert.equal(xmlText(cancel, /<EventID>([^<]+)</), eventId);
+  const { page, close } = await signedIn('en');
+  try {
+    await ingest(issued, 'issued_VXSE52.xml');
+    await page.locator(`#quake[data-event-id="${eventId}"]`).waitFor({ timeout: 5000 });
+    const serial = await ingest(cancel, 'cancel_VXSE52.xml');
+    await page.locator(`#telegram-list li[data-serial="${serial}"]`).waitFor({ timeout: 5000 });
+    await page.locator(`#quake:not([data-event-id="${eventId}"])`).waitFor({ timeout: 5000 });
+    // A reload agrees with the page updated in place.
+    await page.reload();
+    assert.notEqual(await page.locator('#quake').getAttribute('data-event-id'), eventId);
+  } finally {
+    await close();
+  }
+});
