@@ -99,8 +99,13 @@ export const LIVE_SCRIPT = `'use strict';
     current.replaceWith(document.importNode(fresh, true));
   }
 
+  // Each quake message's page is shown as it comes, unless the page of a later message was shown
+  // already: one that answers late never replaces a newer earthquake.
+  var quakesAsked = 0;
+  var quakeShown = 0;
   source.addEventListener('quake', function (e) {
     var q = JSON.parse(e.data);
+    var asked = ++quakesAsked;
     fetch(root.getAttribute('data-quake').replace(':eventId', encodeURIComponent(q.eventId)))
       .then(function (r) {
         if (r.ok) return r.text();
@@ -110,7 +115,11 @@ export const LIVE_SCRIPT = `'use strict';
         if (r.status !== 404 || !current || current.getAttribute('data-event-id') !== q.eventId) return null;
         return fetch(location.pathname).then(function (l) { return l.ok ? l.text() : null; });
       })
-      .then(function (html) { if (html) showQuake(html); })
+      .then(function (html) {
+        if (!html || asked < quakeShown) return;
+        quakeShown = asked;
+        showQuake(html);
+      })
       .catch(function () {});
   });
 })();

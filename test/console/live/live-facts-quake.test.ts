@@ -145,3 +145,35 @@ test('a cancelled (取消) report takes its earthquake off the live view', async
     await close();
   }
 });
+
+test('an earthquake page that answers late never replaces a newer earthquake on the live view', async () => {
+  const first = fixture('jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
+  const second = fixture('jma-official-samples', '32-35_07_06_240613_VXSE53.xml');
+  const firstId = xmlText(first, /<EventID>([^<]+)</);
+  const secondId = xmlText(second, /<EventID>([^<]+)</);
+  assert.notEqual(firstId, secondId);
+  const { page, close } = await signedIn('en');
+  try {
+    // The first event's page answers only after the second's has been shown.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    await page.route(`**/console/earthquakes/${firstId}`, async (route) => {
+      await firstHeld;
+      await route.continue();
+    });
+    await ingest(first, 'first_VXSE53.xml');
+    await ingest(second, 'second_VXSE53.xml');
+    await page.locator(`#quake[data-event-id="${secondId}"]`).waitFor({ timeout: 5000 });
+    releaseFirst();
+    const firstServed = page.waitForResponse(`**/console/earthquakes/${firstId}`);
+    await firstServed;
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator('#quake').getAttribute('data-event-id'), secondId);
+    // A reload agrees with the page updated in place.
+    await page.unrouteAll();
+    await page.reload();
+    assert.equal(await page.locator('#quake').getAttribute('data-event-id'), secondId);
+  } finally {
+    await close();
+  }
+});
