@@ -1,60 +1,21 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { assertAccessible, launchChromium } from '../../support/chromium.ts';
-import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { type Page } from 'playwright-core';
+import { assertAccessible } from '../../support/chromium.ts';
+import { fixture, LiveFacts } from './live-facts-support.ts';
 
 /**
  * What the live view's early-warning banner says against what the VXSE45 says
  * (docs/console-live.md "EEW banner"): each expectation read from the XML, in both languages.
  */
 
-const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
-const SAMPLE = readFileSync(join(FIXTURES, 'jma-official-samples', '77_01_01_240613_VXSE45.xml'), 'utf8');
+const SAMPLE = fixture('jma-official-samples', '77_01_01_240613_VXSE45.xml');
 
-let server: TestServer;
-let browser: Browser;
-let user: { email: string; password: string };
-
-before(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-  const u = await server.createAccount({ contracts: ['telegram.earthquake', 'eew.forecast', 'eew.warning'] });
-  user = { email: u.account.email, password: u.password };
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function ingest(xml: string): Promise<void> {
-  const outcome = await ingestTelegram(server.ctx, Buffer.from(xml), {
-    receivedTime: Date.now(),
-    fileName: 'VXSE45.xml',
-  });
-  if (!outcome.ok) throw new Error(`not ingested: ${outcome.reason}`);
-}
-
-/** Signed in through the sign-in page with the keyboard only, on the live view. */
-async function signedIn(lang: 'en' | 'ja'): Promise<{ page: Page; close(): Promise<void> }> {
-  const context = await browser.newContext({ locale: lang === 'ja' ? 'ja-JP' : 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/console/live`);
-  await page.locator('#email').focus();
-  await page.keyboard.type(user.email);
-  await page.locator('#password').focus();
-  await page.keyboard.type(user.password);
-  await Promise.all([page.waitForURL(/\/console\/live$/), page.keyboard.press('Enter')]);
-  await page
-    .locator('#live-status')
-    .filter({ hasText: /Live|ライブ/ })
-    .waitFor();
-  return { page, close: () => context.close() };
-}
+const live = new LiveFacts();
+before(() => live.start());
+after(() => live.stop());
+const ingest = (xml: string) => live.ingest(xml, 'VXSE45.xml');
+const signedIn = (lang: 'en' | 'ja') => live.signedIn(lang);
 
 /** The banner's text once it shows the report of this serial. */
 async function bannerAfter(page: Page, xml: string): Promise<string> {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
-import { assertAccessible, launchChromium } from '../../support/chromium.ts';
-import { ingestTelegram } from '../../../src/telegrams/ingest.ts';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { type Page } from 'playwright-core';
+import { assertAccessible } from '../../support/chromium.ts';
+import { fixture, LiveFacts, xmlText } from './live-facts-support.ts';
 
 /**
  * What the earthquake pages say against what the telegrams say (docs/console-live.md): fixture XML
@@ -13,54 +10,11 @@ import { startTestServer, type TestServer } from '../../support/server.ts';
  * both languages.
  */
 
-const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
-const fixture = (folder: string, name: string) => readFileSync(join(FIXTURES, folder, name), 'utf8');
-const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
-
-let server: TestServer;
-let browser: Browser;
-let user: { email: string; password: string };
-
-before(async () => {
-  browser = await launchChromium();
-  server = await startTestServer();
-  const u = await server.createAccount({ contracts: CONTRACTS });
-  user = { email: u.account.email, password: u.password };
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function ingest(xml: string, fileName: string): Promise<number> {
-  const outcome = await ingestTelegram(server.ctx, Buffer.from(xml), { receivedTime: Date.now(), fileName });
-  if (!outcome.ok) throw new Error(`not ingested: ${outcome.reason}`);
-  return outcome.stored.serial;
-}
-
-const xmlText = (xml: string, re: RegExp) => {
-  const m = re.exec(xml);
-  if (!m) throw new Error(`fixture lacks ${re}`);
-  return m[1]!.trim();
-};
-
-/** Signed in through the sign-in page with the keyboard only, on the live view. */
-async function signedIn(lang: 'en' | 'ja'): Promise<{ page: Page; close(): Promise<void> }> {
-  const context = await browser.newContext({ locale: lang === 'ja' ? 'ja-JP' : 'en-US' });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/console/live`);
-  await page.locator('#email').focus();
-  await page.keyboard.type(user.email);
-  await page.locator('#password').focus();
-  await page.keyboard.type(user.password);
-  await Promise.all([page.waitForURL(/\/console\/live$/), page.keyboard.press('Enter')]);
-  await page
-    .locator('#live-status')
-    .filter({ hasText: /Live|ライブ/ })
-    .waitFor();
-  return { page, close: () => context.close() };
-}
+const live = new LiveFacts();
+before(() => live.start());
+after(() => live.stop());
+const ingest = (xml: string, fileName: string) => live.ingest(xml, fileName);
+const signedIn = (lang: 'en' | 'ja') => live.signedIn(lang);
 
 /** The value of the event page's fact named `label` (a `<dt>` of the facts list). */
 const fact = (page: Page, label: string) =>
@@ -81,7 +35,7 @@ test('a very shallow hypocentre (ごく浅い) is said in words, not as 0 km', a
   ] as const) {
     const { page, close } = await signedIn(lang);
     try {
-      await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+      await page.goto(`${live.server.url}/console/earthquakes/${eventId}`);
       const depth = (await fact(page, label)) ?? '';
       assert.match(depth, words, `${lang}: ${depth}`);
       assert.doesNotMatch(depth, /(^|\D)0 ?km/, `${lang}: ${depth}`);
@@ -101,7 +55,7 @@ test('a magnitude over 8 not yet determined says Ｍ８を超える巨大地震'
   for (const lang of ['en', 'ja'] as const) {
     const { page, close } = await signedIn(lang);
     try {
-      await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+      await page.goto(`${live.server.url}/console/earthquakes/${eventId}`);
       assert.match((await page.locator('#quake-magnitude').textContent()) ?? '', new RegExp(description));
     } finally {
       await close();
@@ -117,7 +71,7 @@ test('an intensity flash alone (VXSE51) does not call its observation time the o
   await ingest(xml, 'flash_VXSE51.xml');
   const { page, close } = await signedIn('en');
   try {
-    await page.goto(`${server.url}/console/earthquakes/${eventId}`);
+    await page.goto(`${live.server.url}/console/earthquakes/${eventId}`);
     const labels = await page.locator('#quake dl.facts dt').allTextContents();
     assert.ok(!labels.includes('Origin time'), labels.join(', '));
   } finally {
