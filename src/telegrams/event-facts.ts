@@ -22,6 +22,23 @@ export function joinFacts(own: TelegramFacts, earlier: readonly TelegramFacts[])
 }
 
 /**
+ * The event keys an earlier telegram of this event may carry. A tsunami that a later earthquake
+ * joins carries both EventIDs, space-separated ("A B"), its earlier telegrams the first alone ("A"):
+ * the keys of each EventID and of each leading run of them.
+ */
+export function earlierEventKeys(event: string): string[] {
+  const colon = event.lastIndexOf(':');
+  const kind = event.slice(0, colon);
+  const ids = event.slice(colon + 1).split(' ');
+  const keys = new Set([event]);
+  ids.forEach((id, i) => {
+    keys.add(`${kind}:${id}`);
+    keys.add(`${kind}:${ids.slice(0, i + 1).join(' ')}`);
+  });
+  return [...keys];
+}
+
+/**
  * The telegram and its conversion with the facts of the stored telegrams of the same event. Read
  * before the telegram is stored: telegrams of one event come in order from one source.
  */
@@ -31,10 +48,13 @@ export async function withEventFacts(
 ): Promise<Ready & { ok: true }> {
   const own = ready.telegram.facts;
   if (!own?.event) return ready;
+  // A weather or volcano warning names its own places, lifted ones included: only its
+  // cancellation, which names none, needs those of the telegram it withdraws.
+  if (own.kind === 'other' && ready.telegram.xmlReport?.head.infoType !== '取消') return ready;
   const rows = await q.query<{ facts: TelegramFacts }>(
-    `SELECT facts FROM telegrams WHERE facts ? 'event' AND facts->>'event' = $1 AND format = 'xml'
-      ORDER BY serial DESC LIMIT $2`,
-    [own.event, MOST_EARLIER],
+    `SELECT facts FROM telegrams WHERE facts ? 'event' AND facts->>'event' = ANY($1::text[])
+      AND format = 'xml' ORDER BY serial DESC LIMIT $2`,
+    [earlierEventKeys(own.event), MOST_EARLIER],
   );
   if (rows.length === 0) return ready;
   const facts = joinFacts(

@@ -21,8 +21,10 @@ export interface TelegramFacts {
   /** Earthquakes: the highest observed intensity; early warnings: the highest forecast one. */
   maxIntensity?: Intensity;
   /**
-   * `kind:EventID` of earthquake, early-warning and tsunami telegrams: ingest joins the facts of the
-   * event's earlier telegrams to a telegram's own (event-facts.ts).
+   * `kind:EventID` of earthquake, early-warning and tsunami telegrams, `other:TYPE:EventID` of the
+   * other telegrams with an EventID: ingest joins the facts of the event's earlier telegrams to a
+   * telegram's own, to every telegram of the first three kinds and to the cancellation (取消) of the
+   * others (event-facts.ts).
    */
   event?: string;
 }
@@ -110,15 +112,16 @@ export function extractFacts(type: string, report: XmlElement): TelegramFacts {
   const areas = new AreaSet();
   let maxIntensity: Intensity | undefined;
   if (kind === 'earthquake') maxIntensity = earthquakeAreas(report, body, areas);
-  else if (kind === 'eew') maxIntensity = eewAreas(body, areas);
+  else if (kind === 'eew') maxIntensity = eewAreas(report, body, areas);
   else if (kind === 'tsunami') tsunamiAreas(body, areas);
   else otherAreas(report, areas);
-  const eventId = report.at('Head/EventID')?.text.trim();
+  // Several EventIDs (a tsunami of more than one earthquake) are separated by one space.
+  const eventId = report.at('Head/EventID')?.text.trim().split(/\s+/).join(' ');
   // Keys in the order jsonb keeps them (shorter first): the record in memory is the one stored.
   return {
     kind,
     areas: areas.sorted(),
-    ...(eventId && kind !== 'other' ? { event: `${kind}:${eventId}` } : {}),
+    ...(eventId ? { event: kind === 'other' ? `other:${type}:${eventId}` : `${kind}:${eventId}` } : {}),
     ...(maxIntensity !== undefined ? { maxIntensity } : {}),
   };
 }
@@ -139,19 +142,12 @@ function earthquakeAreas(report: XmlElement, body: XmlElement | undefined, areas
         areas.add(codeOf(city), prefecture);
         for (const station of city.all('IntensityStation')) areas.add(codeOf(station), prefecture);
       }
+      // 長周期地震動に関する観測情報 (VXSE62) lists its stations under the area, with no city.
+      for (const station of area.all('IntensityStation')) areas.add(codeOf(station), prefecture);
     }
   }
-  for (const info of report.at('Head/Headline')?.all('Information') ?? []) {
-    for (const item of info.all('Item')) {
-      for (const area of item.at('Areas')?.all('Area') ?? []) {
-        const code = codeOf(area);
-        areas.add(code, code && seismicAreaPrefecture.get(code));
-      }
-    }
-  }
-  const epicentre = body?.at('Earthquake/Hypocenter/Area');
-  if (epicentre)
-    areas.add(codeOf(epicentre), epicentrePrefecture(epicentre.child('Name')?.text.trim() ?? ''));
+  headlineAreas(report, areas);
+  epicentreArea(body, areas);
   const max = observation?.child('MaxInt')?.text.trim();
   return isIntensity(max) ? max : undefined;
 }
@@ -160,14 +156,46 @@ function earthquakeAreas(report: XmlElement, body: XmlElement | undefined, areas
  * The prefecture of an epicentre (震央地名) on land: named like an earthquake area (北海道's are), or
  * starting with a prefecture's name; one at sea (its name has 沖, 灘, 湾…) lies in none.
  */
+/** The epicentre (`Earthquake/Hypocenter/Area`, 震央地名), with its prefecture when on land. */
+function epicentreArea(body: XmlElement | undefined, areas: AreaSet): void {
+  const epicentre = body?.at('Earthquake/Hypocenter/Area');
+  if (epicentre)
+    areas.add(codeOf(epicentre), epicentrePrefecture(epicentre.child('Name')?.text.trim() ?? ''));
+}
+
 function epicentrePrefecture(name: string): string | undefined {
   const asArea = seismicAreaNamePrefecture.get(name);
   if (asArea) return asArea;
   return /[沖灘湾海峡]/.test(name) ? undefined : prefectureOfName(name);
 }
 
-/** Early warnings: the forecast areas (with their prefectures). Returns the highest forecast intensity. */
-function eewAreas(body: XmlElement | undefined, areas: AreaSet): Intensity | undefined {
+/**
+ * The areas of the headline's items: earthquake areas with their prefecture, an early warning's
+ * 府県予報区 as written. An early warning's 地方予報区 (北陸…) are left out: the 府県予報区 and
+ * areas beside them name the same places.
+ */
+function headlineAreas(report: XmlElement, areas: AreaSet): void {
+  for (const info of report.at('Head/Headline')?.all('Information') ?? []) {
+    for (const item of info.all('Item')) {
+      const listed = item.child('Areas');
+      if (listed?.attr('codeType') === '緊急地震速報／地方予報区') continue;
+      for (const area of listed?.all('Area') ?? []) {
+        const code = codeOf(area);
+        areas.add(code, code && seismicAreaPrefecture.get(code));
+      }
+    }
+  }
+}
+
+/**
+ * Early warnings: the forecast areas (with their prefectures), the areas the headline warns (once
+ * warned, an area stays in the headline of the later telegrams even when their forecast no longer
+ * lists it) and the epicentre. Returns the highest forecast intensity.
+ */
+function eewAreas(report: XmlElement, body: XmlElement | undefined, areas: AreaSet): Intensity | undefined {
+  headlineAreas(report, areas);
+  // As earthquake information: a first report may forecast no area yet, and names its epicentre.
+  epicentreArea(body, areas);
   const forecast = body?.at('Intensity/Forecast');
   for (const pref of forecast?.all('Pref') ?? []) {
     areas.add(codeOf(pref));
@@ -183,14 +211,19 @@ function eewAreas(body: XmlElement | undefined, areas: AreaSet): Intensity | und
   return higherIntensity(isIntensity(from) ? from : undefined, isIntensity(to) ? to : undefined);
 }
 
-/** Tsunami: the forecast areas (津波予報区) with the prefectures of their coasts. */
+/**
+ * Tsunami: the areas (津波予報区) of the forecast, of the observations and of the estimations from
+ * offshore observations (沖合の津波観測に関する情報), with the prefectures of their coasts.
+ */
 function tsunamiAreas(body: XmlElement | undefined, areas: AreaSet): void {
-  for (const item of body?.at('Tsunami/Forecast')?.all('Item') ?? []) {
-    const area = item.child('Area');
-    if (!area) continue;
-    const code = codeOf(area);
-    const listed = code === undefined ? undefined : TSUNAMI_AREA_PREFECTURES[code];
-    areas.add(code, ...(listed ?? [prefectureOfName(area.child('Name')?.text.trim() ?? '')]));
+  for (const part of ['Forecast', 'Observation', 'Estimation']) {
+    for (const item of body?.at(`Tsunami/${part}`)?.all('Item') ?? []) {
+      const area = item.child('Area');
+      if (!area) continue;
+      const code = codeOf(area);
+      const listed = code === undefined ? undefined : TSUNAMI_AREA_PREFECTURES[code];
+      areas.add(code, ...(listed ?? [prefectureOfName(area.child('Name')?.text.trim() ?? '')]));
+    }
   }
 }
 

@@ -32,10 +32,11 @@ test('a distant earthquake names its epicentre only and has no intensity', () =>
 });
 
 test('early warning: the forecast areas with their prefectures, and the highest forecast intensity', () => {
-  // 石川 (9170) > 石川県能登 390 (4 to 5-), 石川県加賀 391 (3 to 4); the whole forecast 5- to 5-.
+  // 石川 (9170) > 石川県能登 390 (4 to 5-), 石川県加賀 391 (3 to 4); the whole forecast 5- to 5-;
+  // the epicentre 能登半島沖 (495), at sea.
   assert.deepEqual(factsOf('real', '20240116184225_02245216_VXSE43.xml'), {
     kind: 'eew',
-    areas: ['17', '390', '391', '9170'],
+    areas: ['17', '390', '391', '495', '9170'],
     maxIntensity: '5-',
     event: 'eew:20240116184216',
   });
