@@ -97,6 +97,10 @@ function placeMatches(f: CompiledFilter, facts: TelegramFacts | null | undefined
   }
   if (f.areas === null) return true;
   if (!facts) return false;
+  // A telegram about no place in particular (南海トラフ地震臨時情報, a count of earthquakes, the
+  // delivery test of early warnings) is not narrowed by place: dropping it would hide it from
+  // everyone who filters.
+  if (facts.areas.length === 0) return true;
   // A filter names a few codes, a warning hundreds: look each of the filter's up in the sorted list.
   for (const area of f.areas) if (sortedHas(facts.areas, area)) return true;
   return false;

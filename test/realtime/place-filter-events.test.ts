@@ -98,3 +98,20 @@ test(
     for (const c of [nagano, everything]) c.ws.close();
   },
 );
+
+test(
+  'a telegram about no place in particular reaches every filter by place',
+  { timeout: 30_000 },
+  async () => {
+    // 南海トラフ地震臨時情報 (VYSE50) names no area: a Shizuoka (22) subscriber, on the coast it is
+    // about, must not lose it. A report of an earthquake elsewhere still does not reach it.
+    const shizuoka = await connect({ areas: ['22'] });
+    const nankai = readFileSync(fixture('official', '74_01_01_200512_VYSE50.xml'), 'utf8');
+    assert.ok(!nankai.includes('<Area>'));
+    const elsewhere = await ingest(readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')));
+    const alert = await ingest(Buffer.from(nankai));
+    assert.notEqual(elsewhere, alert);
+    assert.equal(await nextData(shizuoka), alert);
+    shizuoka.ws.close();
+  },
+);
