@@ -10,9 +10,9 @@ import { WebSocket } from 'ws';
 import { openBus } from '../../src/bus/open.ts';
 import { openDb } from '../../src/db/open.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
-import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { account, auth, busSkip, redisUrl, serveWorkers } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 
 const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
@@ -45,11 +45,7 @@ function workerPids(primary: number): number[] {
 }
 
 for (const bus of ['postgres', 'redis'] as const) {
-  const skip = !testDatabaseUrl
-    ? 'NAMAZU_TEST_DATABASE_URL is not set'
-    : bus === 'redis' && !redisUrl
-      ? 'NAMAZU_TEST_REDIS_URL is not set'
-      : false;
+  const skip = busSkip(bus);
   test(
     `${bus} bus: every subscriber on every worker gets each telegram once, in order, with a worker killed mid-stream`,
     { skip },

@@ -10,9 +10,9 @@ import { WebSocket } from 'ws';
 import { openBus } from '../../src/bus/open.ts';
 import { openDb } from '../../src/db/open.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
-import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { account, auth, busSkip, redisUrl, serveWorkers } from '../support/processes.ts';
 import { SseClient } from '../support/sse.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -53,11 +53,7 @@ function socketSession(url: string, received: string[], limit: number, total: nu
 }
 
 for (const bus of ['postgres', 'redis'] as const) {
-  const skip = !testDatabaseUrl
-    ? 'NAMAZU_TEST_DATABASE_URL is not set'
-    : bus === 'redis' && !redisUrl
-      ? 'NAMAZU_TEST_REDIS_URL is not set'
-      : false;
+  const skip = busSkip(bus);
   test(
     `${bus} bus, two workers: a socket and a stream resume after random drops, every telegram once, in order`,
     { skip },

@@ -4,16 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
-import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { account, auth, busSkip, serveWorkers } from '../support/processes.ts';
 import { TestClient } from '../support/realtime.ts';
 
 for (const bus of ['postgres', 'redis'] as const) {
-  const skip = !testDatabaseUrl
-    ? 'NAMAZU_TEST_DATABASE_URL is not set'
-    : bus === 'redis' && !redisUrl
-      ? 'NAMAZU_TEST_REDIS_URL is not set'
-      : false;
+  const skip = busSkip(bus);
   test(
     `--workers 2 with the ${bus} bus: limit across processes, DELETE reaches the holding worker, 4503 on stop`,
     { skip },

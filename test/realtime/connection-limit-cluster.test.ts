@@ -12,8 +12,8 @@ import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { openDb } from '../../src/db/open.ts';
 import { quake, runNamazu, tempDir, waitFor } from '../multinode/support.ts';
-import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
-import { account, auth, redisUrl, serveWorkers } from '../support/processes.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { account, auth, busSkip, redisUrl, serveWorkers } from '../support/processes.ts';
 
 interface Message {
   type: string;
@@ -43,11 +43,7 @@ class RecordingSocket {
 }
 
 for (const bus of ['postgres', 'redis'] as const) {
-  const skip = !testDatabaseUrl
-    ? 'NAMAZU_TEST_DATABASE_URL is not set'
-    : bus === 'redis' && !redisUrl
-      ? 'NAMAZU_TEST_REDIS_URL is not set'
-      : false;
+  const skip = busSkip(bus);
   test(
     `two processes, ${bus} bus: websocket.plus5 removed by the CLI closes exactly the 5 sockets beyond the limit, once each, with 4409`,
     { skip },

@@ -1,52 +1,19 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- messages are inspected loosely */
 // The filters by place and strength on real sockets, for telegrams whose places a filter reads
 // beyond their forecast (docs/realtime.md "Filters by place and strength").
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { fixture } from '../support/fixtures.ts';
-import { TestClient } from '../support/realtime.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+import { FilteredSockets, nextData } from './filtered-sockets.ts';
 
 const SCOPES = ['socket.start', 'eew.get.forecast', 'telegram.get.earthquake', 'telegram.get.volcano'];
 const CLASSIFICATIONS = ['eew.forecast', 'telegram.earthquake', 'telegram.volcano'];
 
-/** A socket of an account of its own, started with these filters. */
-async function connect(filters: Record<string, unknown>) {
-  const { account } = await server.createAccount({ contracts: CLASSIFICATIONS });
-  const key = await server.createApiKey(account.id, SCOPES);
-  const res = await fetch(`${server.url}/v2/socket`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
-    body: JSON.stringify({ classifications: CLASSIFICATIONS, ...filters }),
-  });
-  const started = (await res.json()) as Record<string, any>;
-  assert.equal(res.status, 200, JSON.stringify(started));
-  const client = new TestClient(started.websocket.url);
-  assert.equal((await client.next()).type, 'start');
-  return client;
-}
-
-async function ingest(raw: Buffer): Promise<string> {
-  const outcome = await ingestTelegram(server.ctx, raw, { receivedTime: Date.now() });
-  assert.ok(outcome.ok && !outcome.stored.duplicate);
-  return outcome.stored.id;
-}
-
-/** The next `data` message's id (pings and other messages skipped). */
-async function nextData(client: TestClient): Promise<string> {
-  for (;;) {
-    const m = await client.next<Record<string, any>>();
-    if (m.type === 'data') return m.id as string;
-  }
-}
+const sockets = new FilteredSockets(CLASSIFICATIONS, SCOPES);
+before(() => sockets.start());
+after(() => sockets.stop());
+const connect = (filters: Record<string, unknown>) => sockets.connect(filters);
+const ingest = (raw: Buffer) => sockets.ingest(raw);
 
 test('an early warning reaches the places its headline warns', { timeout: 30_000 }, async () => {
   // 第6報 of JMA's 豊後水道 sample, the first of its event here: its headline warns 広島 (9340)

@@ -1,58 +1,17 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- messages are inspected loosely */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { fixture } from '../support/fixtures.ts';
-import { TestClient } from '../support/realtime.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+import { FilteredSockets, nextData } from './filtered-sockets.ts';
 
 const SCOPES = ['socket.start', 'socket.list', 'eew.get.warning', 'telegram.get.weather'];
 const CLASSIFICATIONS = ['eew.warning', 'telegram.weather'];
 
-async function account() {
-  const { account } = await server.createAccount({ contracts: CLASSIFICATIONS });
-  return server.createApiKey(account.id, SCOPES);
-}
-
-async function post(key: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
-}
-
-/** A socket of an account of its own (an account's connections are limited). */
-async function connect(filters: Record<string, unknown>) {
-  const key = await account();
-  const started = await post(key, '/v2/socket', { classifications: CLASSIFICATIONS, ...filters });
-  assert.equal(started.status, 200, JSON.stringify(started.json));
-  const client = new TestClient(started.json.websocket.url);
-  assert.equal((await client.next()).type, 'start');
-  return client;
-}
-
-async function ingest(raw: Buffer): Promise<string> {
-  const outcome = await ingestTelegram(server.ctx, raw, { receivedTime: Date.now() });
-  assert.ok(outcome.ok && !outcome.stored.duplicate);
-  return outcome.stored.id;
-}
-
-/** The next `data` message's id (pings and other messages skipped). */
-async function nextData(client: TestClient): Promise<string> {
-  for (;;) {
-    const m = await client.next<Record<string, any>>();
-    if (m.type === 'data') return m.id as string;
-  }
-}
+const sockets = new FilteredSockets(CLASSIFICATIONS, SCOPES);
+before(() => sockets.start());
+after(() => sockets.stop());
+const connect = (filters: Record<string, unknown>) => sockets.connect(filters);
+const ingest = (raw: Buffer) => sockets.ingest(raw);
 
 test(
   'filtered sockets get only the telegrams of their places and strength; a cancellation follows its warning',
@@ -92,7 +51,7 @@ test(
 );
 
 test('bad areas or minIntensity: 400 naming the field, no session started', async () => {
-  const key = await account();
+  const key = await sockets.key();
   const cases: [Record<string, unknown>, string][] = [
     [{ areas: ['48'] }, 'areas'],
     [{ areas: ['ishikawa'] }, 'areas'],
@@ -102,12 +61,12 @@ test('bad areas or minIntensity: 400 naming the field, no session started', asyn
     [{ minIntensity: 5 }, 'minIntensity'],
   ];
   for (const [filters, field] of cases) {
-    const r = await post(key, '/v2/socket', { classifications: CLASSIFICATIONS, ...filters });
+    const r = await sockets.request(key, '/v2/socket', { classifications: CLASSIFICATIONS, ...filters });
     assert.equal(r.status, 400, JSON.stringify(filters));
     assert.equal(r.json.error.code, 400);
     assert.match(r.json.error.message, new RegExp(`\`${field}\``), JSON.stringify(r.json));
   }
-  const list = await post(key, '/v2/socket');
+  const list = await sockets.request(key, '/v2/socket');
   assert.equal(list.status, 200);
   assert.deepEqual(list.json.items, []);
 });

@@ -14,6 +14,12 @@ const redisServer = process.env.NAMAZU_TEST_REDIS_URL || null;
 export const redisUrl = redisServer ? `${redisServer.replace(/\/\d*$/, '')}/${1 + (process.pid % 15)}` : null;
 export const SECRET = 'cluster-test-secret-0123456789abcdef';
 
+/** Why a test of several processes on this bus cannot run here (the `skip` of node:test), or false. */
+export function busSkip(bus: 'postgres' | 'redis'): string | false {
+  if (!process.env.NAMAZU_TEST_DATABASE_URL) return 'NAMAZU_TEST_DATABASE_URL is not set';
+  return bus === 'redis' && !redisUrl ? 'NAMAZU_TEST_REDIS_URL is not set' : false;
+}
+
 /** This test process's environment without its NAMAZU_* settings, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
