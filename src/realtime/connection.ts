@@ -1,5 +1,6 @@
 /** One open WebSocket session on this process: its socket, filter and heartbeat state. */
 import type { WebSocket } from 'ws';
+import { drainOrClose } from './drain.ts';
 import type { CompiledFilter } from './filter.ts';
 import type { Outgoing } from './outgoing.ts';
 import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
@@ -68,15 +69,7 @@ export class Connection implements Subscriber {
   drained(bytes: number): Promise<void> {
     const socket = rawSocketOf(this.ws);
     if (!socket || this.ws.bufferedAmount <= bytes || this.ws.readyState !== 1) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        socket.off('drain', done);
-        socket.off('close', done);
-        resolve();
-      };
-      socket.once('drain', done);
-      socket.once('close', done);
-    });
+    return drainOrClose(socket);
   }
 
   private writable(): boolean {

@@ -10,6 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { drainOrClose } from './drain.ts';
 import type { CompiledFilter } from './filter.ts';
 import { sseEvent, type Outgoing } from './outgoing.ts';
 import { closeCodes, closeMessages, errorMessage } from './protocol.ts';
@@ -78,15 +79,7 @@ export class SseConnection implements Subscriber {
     // The socket's own 'drain': the response emits one only after a write of its own was refused.
     const socket = this.res.socket;
     if (!socket || this.res.writableLength <= bytes || !this.open()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        socket.off('drain', done);
-        socket.off('close', done);
-        resolve();
-      };
-      socket.once('drain', done);
-      socket.once('close', done);
-    });
+    return drainOrClose(socket);
   }
 
   private open(): boolean {
