@@ -207,9 +207,12 @@ function valueElement(element: XmlElement) {
 /** One 高潮予報区間 item: the section (`Area codeType="高潮予報区間"`) with its kind. */
 function convertStormSurgeSection(item: XmlElement): object {
   const area = item.child('Area');
+  // Members in the field definitions' order: code, codeType, name (codeName gives code and name).
+  const { code, name } = codeName(area);
   const head = {
-    ...codeName(area),
+    code,
     codeType: area?.attr('codeType') ?? '高潮予報区間',
+    name,
     subCity: { names: list(area?.child('SubCityList')) },
     location: trimmedText(area?.child('Location')),
   };
