@@ -6,6 +6,7 @@
  */
 import type { FormatMode } from '../sessions/socket-sessions.ts';
 import { INTENSITIES, type TelegramFacts } from '../telegrams/facts.ts';
+import { earthquakeAreasOfCities } from '../telegrams/place-filters.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 
 export interface DeliveryFilter {
@@ -31,6 +32,13 @@ export interface CompiledFilter {
   readonly formatMode: FormatMode;
   /** null when every place passes. */
   readonly areas: ReadonlySet<string> | null;
+  /**
+   * What earthquake and early-warning telegrams are matched against: `areas` and the earthquake
+   * areas its cities lie in (those telegrams name areas, not cities); `areas` itself when the
+   * filter names no city. Other telegrams are matched against `areas` alone: a city's area number
+   * may also be a tsunami forecast area's.
+   */
+  readonly earthquakeAreas: ReadonlySet<string> | null;
   /** Rank of `minIntensity` in INTENSITIES; -1 when none. */
   readonly minRank: number;
 }
@@ -43,6 +51,8 @@ export function compileFilter(filter: DeliveryFilter): CompiledFilter {
     else include.add(t);
   }
   const classifications = new Set(filter.classifications);
+  const areas = filter.areas?.length ? new Set(filter.areas) : null;
+  const cityAreas = areas ? earthquakeAreasOfCities([...areas]) : [];
   const key = JSON.stringify([
     [...classifications].sort(),
     [...include].sort(),
@@ -59,7 +69,8 @@ export function compileFilter(filter: DeliveryFilter): CompiledFilter {
     include: include.size > 0 ? include : null,
     exclude,
     formatMode: filter.formatMode,
-    areas: filter.areas?.length ? new Set(filter.areas) : null,
+    areas,
+    earthquakeAreas: areas && cityAreas.length > 0 ? new Set([...areas, ...cityAreas]) : areas,
     minRank: filter.minIntensity ? (INTENSITIES as readonly string[]).indexOf(filter.minIntensity) : -1,
   };
 }
@@ -101,8 +112,9 @@ function placeMatches(f: CompiledFilter, facts: TelegramFacts | null | undefined
   // delivery test of early warnings) is not narrowed by place: dropping it would hide it from
   // everyone who filters.
   if (facts.areas.length === 0) return true;
+  const named = ((facts.kind === 'earthquake' || facts.kind === 'eew') && f.earthquakeAreas) || f.areas;
   // A filter names a few codes, a warning hundreds: look each of the filter's up in the sorted list.
-  for (const area of f.areas) if (sortedHas(facts.areas, area)) return true;
+  for (const area of named) if (sortedHas(facts.areas, area)) return true;
   return false;
 }
 

@@ -1,6 +1,8 @@
 // The filters by place and strength a connection may ask for (docs/realtime.md "Filters by place and
 // strength"), read and checked the same way from a JSON body (POST /v2/socket) and from query
-// parameters (GET /v2/stream): a bad value names its field, and nothing is started.
+// parameters (GET /v2/stream): a bad value names its field, and nothing is started. And what a
+// city named in `areas` selects besides itself.
+import { CITY_AREA_ROWS } from './city-areas.ts';
 import { INTENSITIES, type Intensity } from './facts.ts';
 
 export interface PlaceFilters {
@@ -69,4 +71,25 @@ function readIntensity(raw: unknown, from: 'body' | 'query'): Intensity | null |
   if (typeof raw !== 'string') return undefined;
   const value = from === 'query' ? raw.replace(/^([56]) $/, '$1+') : raw;
   return (INTENSITIES as readonly string[]).includes(value) ? (value as Intensity) : undefined;
+}
+
+const areaOfCity = new Map(
+  CITY_AREA_ROWS.flatMap((row) => {
+    const [area, ...cities] = row.split(' ');
+    return cities.map((city) => [city, area!] as const);
+  }),
+);
+
+/**
+ * The earthquake areas (地震情報／細分区域) the cities (市町村等, 7 digits) among `codes` lie in,
+ * sorted, without repeats; other codes select none. Earthquake and early-warning telegrams name
+ * these areas where they name no city (docs/realtime.md "Filters by place and strength").
+ */
+export function earthquakeAreasOfCities(codes: readonly string[]): string[] {
+  const areas = new Set<string>();
+  for (const code of codes) {
+    const area = areaOfCity.get(code);
+    if (area !== undefined) areas.add(area);
+  }
+  return [...areas].sort();
 }
