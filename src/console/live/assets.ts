@@ -32,6 +32,11 @@ export const LIVE_SCRIPT = `'use strict';
     return jst.slice(0, 10) + ' ' + jst.slice(11, 19) + ' JST';
   }
 
+  // Training (訓練) and test (試験) telegrams are each said as what they are.
+  function notRealText(notReal) {
+    return notReal === 'training' ? text.notRealTraining : notReal === 'test' ? text.notRealTest : null;
+  }
+
   source.addEventListener('open', function () { status.textContent = text.connected; });
   source.addEventListener('error', function () { status.textContent = text.reconnecting; });
   source.addEventListener('reload', function () { source.close(); location.reload(); });
@@ -45,7 +50,8 @@ export const LIVE_SCRIPT = `'use strict';
     link.href = t.href;
     item.appendChild(link);
     item.appendChild(el('span', 'type', t.type));
-    if (t.test) item.appendChild(el('span', 'test', text.test));
+    var mark = notRealText(t.notReal);
+    if (mark) item.appendChild(el('span', 'not-real', mark));
     item.appendChild(el('time', 'muted', time(t.receivedTime)));
     if (t.headline) item.appendChild(el('p', 'headline', t.headline));
     list.insertBefore(item, list.firstChild);
@@ -53,29 +59,43 @@ export const LIVE_SCRIPT = `'use strict';
     while (list.children.length > MAX_ITEMS) list.removeChild(list.lastChild);
   });
 
-  source.addEventListener('eew', function (e) {
-    var w = JSON.parse(e.data);
+  // A range of classes as JMA forecasts it: \`over\` is "that class or above", 不明 unknown.
+  function classRange(range, names) {
+    if (!range || range.from === '不明' || range.to === '不明') return text.unknown;
+    var name = function (c) { return names[c] || c; };
+    if (range.to === 'over') return text.classOrAbove.replace('%s', function () { return name(range.from); });
+    if (range.from === range.to) return name(range.from);
+    return text.classRange.replace('%s', function () { return name(range.from); })
+      .replace('%s', function () { return name(range.to); });
+  }
+
+  // The banner of one early warning (payloads.ts EewBanner): each newer report replaces it.
+  function showEew(w) {
     banner.textContent = '';
     banner.hidden = false;
     banner.className = 'eew ' + (w.isCanceled ? 'canceled' : w.isWarning ? 'warning' : 'forecast');
     banner.setAttribute('data-event-id', w.eventId);
-    var head = el('strong', null, w.isWarning ? text.eewWarning : text.eewForecast);
-    banner.appendChild(head);
-    if (w.test) banner.appendChild(el('span', 'test', text.test));
+    // A cancellation (取消) says no more than that the warning is withdrawn, whichever it was.
+    banner.appendChild(el('strong', null,
+      w.isCanceled ? text.eewLabel : w.isWarning ? text.eewWarning : text.eewForecast));
+    var mark = notRealText(w.notReal);
+    if (mark) banner.appendChild(el('span', 'not-real', mark));
+    if (w.isLastInfo && !w.isCanceled) banner.appendChild(el('span', 'final', text.eewFinal));
     if (w.isCanceled) {
       banner.appendChild(el('p', null, text.eewCanceled));
       return;
     }
-    var range = w.forecastMaxInt
-      ? (w.forecastMaxInt.from === w.forecastMaxInt.to ? w.forecastMaxInt.from
-        : w.forecastMaxInt.from + ' – ' + w.forecastMaxInt.to)
-      : text.unknown;
     var max = el('p', 'predicted');
     max.appendChild(el('span', null, text.predictedMaxInt + ': '));
-    max.appendChild(el('span', 'intensity', range.replace('over', '+')));
+    max.appendChild(el('span', 'intensity', classRange(w.forecastMaxInt, text.intensities)));
     banner.appendChild(max);
+    if (w.forecastMaxLgInt) {
+      banner.appendChild(el('p', null, text.predictedMaxLgInt + ': ' + classRange(w.forecastMaxLgInt, {})));
+    }
     var facts = [];
-    if (w.hypocentre) facts.push(text.hypocentre + ': ' + w.hypocentre);
+    if (w.hypocentre) {
+      facts.push(text.hypocentre + ': ' + w.hypocentre + (w.isAssumed ? ' (' + text.eewAssumed + ')' : ''));
+    }
     var depth = w.depthCondition === 'ごく浅い' ? text.depthShallow
       : w.depthCondition === '７００ｋｍ以上' ? text.depthDeep
       : w.depth !== null ? w.depth + ' km' : w.depthCondition;
@@ -87,7 +107,10 @@ export const LIVE_SCRIPT = `'use strict';
     var link = el('a', null, text.eewReport.replace('%s', function () { return w.serialNo || '?'; }));
     link.href = w.href;
     banner.appendChild(link);
-  });
+  }
+  source.addEventListener('eew', function (e) { showEew(JSON.parse(e.data)); });
+  // The early warning in effect when the page was rendered (eew-now.ts).
+  if (banner.hasAttribute('data-eew')) showEew(JSON.parse(banner.getAttribute('data-eew')));
 
   // The earthquake section of a server-rendered page put in place of this page's own.
   function showQuake(html) {
@@ -133,7 +156,7 @@ export const LIVE_STYLE = `
 #telegram-list li{border-bottom:1px solid #ddd;padding:.4rem 0}
 #telegram-list .type,.tag{font-family:ui-monospace,monospace;font-size:.85rem;margin-left:.5rem;color:#333}
 #telegram-list time{display:block}
-.test{margin-left:.5rem;padding:0 .3rem;border:1px solid #8a5a00;color:#6b4500;font-size:.8rem}
+.not-real,.final{margin-left:.5rem;padding:0 .3rem;border:1px solid #8a5a00;color:#6b4500;font-size:.8rem}
 .headline{margin:.2rem 0 0}
 .eew{border:3px solid #b00000;background:#fff0f0;color:#600;padding:.6rem 1rem;margin:1rem 0}
 .eew.forecast{border-color:#8a5a00;background:#fff8e6;color:#4a3000}

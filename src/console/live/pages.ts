@@ -7,7 +7,7 @@ import { decodedBody } from './documents.ts';
 import { livePage } from '../live-frame.ts';
 import { intensityClass, renderMap, stationClass } from './map.ts';
 import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
-import { payloadOf, type TelegramLine } from './payloads.ts';
+import { payloadOf, type EewBanner, type NotReal, type TelegramLine } from './payloads.ts';
 import { livePaths, paths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 import type { Hypocenter } from '../../gd/types.ts';
@@ -20,8 +20,13 @@ export const quakeHref = (eventId: string) =>
 const timeOf = (iso: string) =>
   markup`<time datetime="${iso}">${formatTime(new Date(iso), { seconds: true })}</time>`;
 
+/** The words of a not-real telegram's mark (training or test), as the script also writes them. */
+const notRealText = (notReal: NotReal, text: LiveText) =>
+  notReal === 'training' ? text.notRealTraining : notReal === 'test' ? text.notRealTest : null;
+
 function telegramLine(t: TelegramLine, text: LiveText): SafeHtml {
-  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${t.test ? markup`<span class="test">${text.test}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${formatTime(new Date(t.receivedTime), { seconds: true })}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
+  const mark = notRealText(t.notReal, text);
+  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${mark ? markup`<span class="not-real">${mark}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${formatTime(new Date(t.receivedTime), { seconds: true })}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
 }
 
 function areaList(title: string, areas: AreaIntensity[], lang: Lang): SafeHtml | null {
@@ -125,6 +130,8 @@ export interface LiveView {
   quake: QuakeView | null;
   /** Whether the account holds a contract; without one the page points to the Contracts page. */
   contracted: boolean;
+  /** The early warning in effect when the page opens (eew-now.ts), shown by the script at once. */
+  eew: EewBanner | null;
 }
 
 export function renderLivePage(v: LiveView): string {
@@ -136,12 +143,20 @@ export function renderLivePage(v: LiveView): string {
   const clientText = JSON.stringify({
     connected: text.connected,
     reconnecting: text.reconnecting,
-    test: text.test,
+    notRealTraining: text.notRealTraining,
+    notRealTest: text.notRealTest,
+    eewLabel: text.eewLabel,
     eewWarning: text.eewWarning,
     eewForecast: text.eewForecast,
     eewCanceled: text.eewCanceled,
     eewReport: text.eewReport,
+    eewFinal: text.eewFinal,
+    eewAssumed: text.eewAssumed,
     predictedMaxInt: text.predictedMaxInt,
+    predictedMaxLgInt: text.predictedMaxLgInt,
+    classOrAbove: text.classOrAbove,
+    classRange: text.classRange,
+    intensities: Object.fromEntries(INTENSITY_ORDER.map((int) => [int, intensityName(int, v.lang)])),
     hypocentre: text.hypocentre,
     depth: text.depth,
     depthShallow: text.depthShallow,
@@ -159,7 +174,7 @@ export function renderLivePage(v: LiveView): string {
 <p>${text.liveIntro}</p>
 <p id="live-status" role="status" class="muted">${text.connecting}</p>
 ${v.contracted ? null : markup`<div class="pointer" id="no-contract"><p>${text.noContract}</p><p><a href="${paths.contracts}"><strong>${text.toContracts}</strong></a></p></div>`}
-<div id="eew-banner" role="alert" aria-label="${text.eewLabel}" hidden></div>
+<div id="eew-banner" role="alert" aria-label="${text.eewLabel}"${v.eew ? markup` data-eew="${JSON.stringify(v.eew)}"` : null} hidden></div>
 <div class="live-columns">
 <section id="telegrams" aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
 <p id="no-telegrams" ${lines.length > 0 ? markup`hidden` : null}>${text.noTelegrams}</p>

@@ -13,6 +13,15 @@ export type LivePayload =
   | { event: 'eew'; data: EewBanner }
   | { event: 'quake'; data: { eventId: string } };
 
+/**
+ * A telegram that is not real, by JMA's Control/Status: 訓練 (a training exercise, such as the
+ * console's scenarios) or 試験 (a test of the distribution). Each is said as what it is.
+ */
+export type NotReal = 'training' | 'test' | null;
+
+export const notRealOf = (status: string | null | undefined): NotReal =>
+  status === '訓練' ? 'training' : status === '試験' ? 'test' : null;
+
 export interface TelegramLine {
   serial: number;
   type: string;
@@ -20,18 +29,30 @@ export interface TelegramLine {
   title: string;
   headline: string | null;
   receivedTime: string;
-  test: boolean;
+  notReal: NotReal;
   href: string;
 }
 
+/** A range of classes as JMA forecasts it: `to` may be `over` (that class or above); `不明` both. */
+export type ClassRange = { from: string; to: string };
+
+/**
+ * What the banner says of one early warning (docs/console-live.md "EEW banner"). An assumed
+ * hypocentre (仮定震源要素: the PLUM method alone, or a level method) has no depth, magnitude or
+ * origin time here: JMA writes fixed values for them (10 km, M1.0, the time it assumes), no estimate.
+ */
 export interface EewBanner {
   serial: number;
   eventId: string;
   serialNo: string | null;
+  receivedTime: string;
   isWarning: boolean;
   isCanceled: boolean;
   isLastInfo: boolean;
-  forecastMaxInt: { from: string; to: string } | null;
+  isAssumed: boolean;
+  forecastMaxInt: ClassRange | null;
+  /** 長周期地震動階級 (VXSE45 only). */
+  forecastMaxLgInt: ClassRange | null;
   hypocentre: string | null;
   /** In km; with its condition (ごく浅い, ７００ｋｍ以上, 不明) the banner says the condition instead. */
   depth: string | null;
@@ -40,7 +61,7 @@ export interface EewBanner {
   /** Ｍ不明 or Ｍ８を超える巨大地震, when the magnitude is not a figure. */
   magnitudeCondition: string | null;
   originTime: string | null;
-  test: boolean;
+  notReal: NotReal;
   href: string;
 }
 
@@ -52,6 +73,12 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** A stored telegram; the body is needed only for JSON conversions. */
 type Shown = TelegramSummary & { body?: Buffer };
+
+function rangeOf(value: unknown): ClassRange | null {
+  const from = str(obj(value).from);
+  const to = str(obj(value).to);
+  return from !== null && to !== null ? { from, to } : null;
+}
 
 const documentOf = (record: Shown) => (record.body ? conversionDocument(record as TelegramRecord) : null);
 
@@ -68,7 +95,7 @@ export function payloadOf(record: Shown): LivePayload | null {
         title: report?.head.title ?? report?.control.title ?? record.head.type,
         headline: report?.head.headline ?? null,
         receivedTime: record.receivedTime,
-        test: record.head.test,
+        notReal: notRealOf(report?.control.status),
         href,
       },
     };
@@ -82,26 +109,29 @@ export function payloadOf(record: Shown): LivePayload | null {
     const hypocenter = obj(earthquake.hypocenter);
     const depth = obj(hypocenter.depth);
     const magnitude = obj(earthquake.magnitude);
-    const forecast = obj(obj(body.intensity).forecastMaxInt);
-    const from = str(forecast.from);
-    const to = str(forecast.to);
+    const intensity = obj(body.intensity);
+    const isAssumed = earthquake.condition === '仮定震源要素';
+    const estimated = (value: unknown) => (isAssumed ? null : str(value));
     return {
       event: 'eew',
       data: {
         serial: record.serial,
         eventId: str(doc.eventId) ?? '',
         serialNo: str(doc.serialNo),
+        receivedTime: record.receivedTime,
         isWarning: body.isWarning === true,
         isCanceled: doc.infoType === '取消' || body.isCanceled === true,
         isLastInfo: body.isLastInfo === true,
-        forecastMaxInt: from !== null && to !== null ? { from, to } : null,
+        isAssumed,
+        forecastMaxInt: rangeOf(intensity.forecastMaxInt),
+        forecastMaxLgInt: rangeOf(intensity.forecastMaxLgInt),
         hypocentre: str(hypocenter.name),
-        depth: str(depth.value),
-        depthCondition: str(depth.condition),
-        magnitude: str(magnitude.value),
-        magnitudeCondition: str(magnitude.condition),
-        originTime: str(earthquake.originTime),
-        test: record.head.test,
+        depth: estimated(depth.value),
+        depthCondition: estimated(depth.condition),
+        magnitude: estimated(magnitude.value),
+        magnitudeCondition: estimated(magnitude.condition),
+        originTime: estimated(earthquake.originTime),
+        notReal: notRealOf(str(doc.status)),
         href,
       },
     };

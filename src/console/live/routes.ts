@@ -16,6 +16,7 @@ import { findVisit, guardVisits, type QueryOf } from '../visit.ts';
 import { sendErrorPage } from '../web.ts';
 import { LIVE_SCRIPT, LIVE_STYLE } from './assets.ts';
 import { decodedBody } from './documents.ts';
+import { eewInEffect } from './eew-now.ts';
 import { defaultFeedLimits, LiveFeed } from './feed.ts';
 import { liveMessages } from './messages.ts';
 import { renderLivePage, renderQuakePage, renderTelegramPage } from './pages.ts';
@@ -161,10 +162,11 @@ async function showLiveView(ctx: AppContext, live: LiveView, request: FastifyReq
           })
         ).filter((t) => t.serial <= position);
   const quake = contracted.has('telegram.earthquake') ? await newestQuake(ctx.db, live.positions) : null;
+  const eew = await eewInEffect(ctx.db, live.cache, contracted, position, ctx.clock.now());
   return sendLivePage(
     reply,
     200,
-    renderLivePage({ lang, header, recent, position, quake, contracted: contracted.size > 0 }),
+    renderLivePage({ lang, header, recent, position, quake, contracted: contracted.size > 0, eew }),
   );
 }
 
