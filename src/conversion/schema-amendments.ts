@@ -5,12 +5,36 @@
  * reach JSON clients not at all.
  */
 type Definitions = Record<string, Record<string, unknown>>;
-type JsonSchema = { definitions?: Definitions; properties?: Record<string, unknown> };
+type JsonSchema = {
+  definitions?: Definitions;
+  properties?: Record<string, unknown>;
+  anyOf?: { $ref?: string }[];
+};
 
 /** Adds `values` to an enum of the schema (a property or a definition, named `where` in errors). */
 function extendEnum(node: Record<string, unknown> | undefined, where: string, values: string[]): void {
   if (!node || !Array.isArray(node.enum)) throw new Error(`schema amendment: ${where} is not an enum`);
   node.enum = [...(node.enum as unknown[]), ...values];
+}
+
+/**
+ * Admits `infoType` 取消 wherever the schema's documents (the schema itself, or each telegram form of
+ * its `anyOf`) allow only 発表, 訂正 or 遅延; a form that already has 取消 is left as it is. The body
+ * is not touched: a cancellation of these telegrams has the body of an issue (docs/conversion.md
+ * "Cancellations").
+ */
+function admitCancellation(schema: JsonSchema): void {
+  const forms = schema.anyOf
+    ? schema.anyOf.map(({ $ref }) => schema.definitions?.[$ref?.replace('#/definitions/', '') ?? ''])
+    : [schema];
+  for (const form of forms) {
+    const properties = form?.properties as Record<string, Record<string, unknown>> | undefined;
+    const infoType = properties?.infoType;
+    if (!properties || !infoType) throw new Error('schema amendment: a form without infoType');
+    const allowed = Array.isArray(infoType.enum) ? (infoType.enum as unknown[]) : [infoType.const];
+    if (allowed.includes('取消')) continue;
+    properties.infoType = { type: 'string', enum: [...allowed, '取消'] };
+  }
 }
 
 /** A `{type: 深さ, unit: km}` depth with this value and condition (and nothing else). */
@@ -51,15 +75,35 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
    * `…（土砂）`, the only title the package allows. `type` is `Control/Title` as written, so the
    * amendment admits that one title too.
    */
-  'weather-warning_1.1.0': (schema) =>
+  'weather-warning_1.1.0': (schema) => {
     extendEnum(schema.properties?.type as Record<string, unknown> | undefined, 'type', [
       '気象警報・注意報（Ｒ０６）（土砂災害）',
-    ]),
+    ]);
+    admitCancellation(schema);
+  },
   /**
    * JMA's sample set of October 2024 (revision 241031, VPFJ51 東京都気象解説情報（台風第１３号）) writes
    * the 情報タグ 雷, which the package's tag list lacks (its revision of June 2025 writes 落雷 for
    * the same telegram). `tagNames` are the tags as written, so the amendment admits 雷.
    */
-  'weather-commentary_1.0.0': (schema) =>
-    extendEnum(schema.definitions?.['WeatherCommentary.InformationTagNames'], 'InformationTagNames', ['雷']),
+  'weather-commentary_1.0.0': (schema) => {
+    extendEnum(schema.definitions?.['WeatherCommentary.InformationTagNames'], 'InformationTagNames', ['雷']);
+    admitCancellation(schema);
+  },
+  /**
+   * JMA withdraws a telegram of any type with InfoType 取消, and the production service converts it
+   * like any other: the package's schemas below have no 取消 (weather-warning 1.0.0: VPWW54's form;
+   * weather-landslide: 発表 alone), so each admits it, with the body of an issue.
+   */
+  'forecast-2week-temperature_1.0.0': admitCancellation,
+  'forecast-prefecture_1.0.0': admitCancellation,
+  'forecast-season_1.0.0': admitCancellation,
+  'forecast-warning-possibility_1.0.0': admitCancellation,
+  'forecast-warning-possibility_1.1.0': admitCancellation,
+  'forecast-weathermap_1.0.0': admitCancellation,
+  'weather-early_1.0.0': admitCancellation,
+  'weather-landslide_1.0.0': admitCancellation,
+  'weather-tornado_1.0.0': admitCancellation,
+  'weather-warning_1.0.0': admitCancellation,
+  'weather-warning-timeseries_1.0.0': admitCancellation,
 };

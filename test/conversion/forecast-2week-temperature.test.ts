@@ -253,11 +253,15 @@ test('VPCK70 winter sample: below-zero values as written, every station of the t
   );
 });
 
-test('a VPCK70 cancellation (取消) has no form in the schema: declined, delivered as XML only', () => {
+test('a VPCK70 cancellation (取消) converts with the body of the issue it withdraws, 取消 admitted by an amendment', () => {
   const xml = readFileSync(SUMMER, 'utf8');
   const cancelled = xml.replace('<InfoType>発表</InfoType>', '<InfoType>取消</InfoType>');
   assert.notEqual(cancelled, xml);
-  assert.equal(convertTelegram(cancelled, 'VPCK70', 'x'), null);
+  const issue = convertTelegram(xml, 'VPCK70', 'x');
+  const outcome = convertTelegram(cancelled, 'VPCK70', 'x');
+  assert.ok(issue?.ok && outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'declined');
+  assert.equal(outcome.document.infoType, '取消');
+  assert.deepEqual(outcome.document.body, issue.document.body);
 });
 
 test('a VPCK70 correction (訂正) converts like an issue', () => {

@@ -382,10 +382,18 @@ test('VPZJ51 線状降水帯予測: every sample validates against the published
   }
 });
 
-test('a cancellation (取消) has no form in the schema: declined, delivered as XML only', () => {
-  const xml = readFileSync(fixture('official', '84_01_01_241226_VPCJ51.xml'), 'utf8').replace(
-    '<InfoType>発表</InfoType>',
-    '<InfoType>取消</InfoType>',
+test('a cancellation (取消) converts with the body of the issue it withdraws, 取消 admitted by an amendment', () => {
+  const xml = readFileSync(fixture('official', '84_01_01_241226_VPCJ51.xml'), 'utf8');
+  const issue = convertTelegram(xml, 'VPCJ51', 'x');
+  const cancellation = convertTelegram(
+    xml.replace('<InfoType>発表</InfoType>', '<InfoType>取消</InfoType>'),
+    'VPCJ51',
+    'x',
   );
-  assert.equal(convertTelegram(xml, 'VPCJ51', 'x'), null);
+  assert.ok(
+    issue?.ok && cancellation?.ok,
+    cancellation && !cancellation.ok ? cancellation.reason : 'declined',
+  );
+  assert.equal(cancellation.document.infoType, '取消');
+  assert.deepEqual(cancellation.document.body, issue.document.body);
 });

@@ -1,5 +1,4 @@
 import type { Forecast2weekTemperature } from '@dmdata/telegram-json-types';
-import { isCancellation } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
 import { codeName, timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
@@ -16,13 +15,12 @@ type StationAverage<T extends Extreme> =
 /**
  * 地方２週間気温予報 (VPCK70) → forecast-2week-temperature 1.0.0
  * (docs/conversion/forecast-2week-temperature.md): the region forecast (`MeteorologicalInfos`
- * 区域予報) as `zone`, the station forecast (地点予報) as `station`, each one time series. The
- * schema has no cancellation form (`infoType` is 発表, 訂正 or 遅延): a 取消 is delivered as XML only.
+ * 区域予報) as `zone`, the station forecast (地点予報) as `station`, each one time series. A
+ * cancellation (取消) has the same body (the package's schema lacks 取消: src/conversion/schema-amendments.ts).
  */
 export const forecast2weekTemperature: Converter = {
   schema: { type: 'forecast-2week-temperature', version: '1.0.0' },
   convert(source) {
-    if (isCancellation(source)) return null;
     return buildDocument(source, this.schema, convertBody(source.report.child('Body')));
   },
 };

@@ -1,5 +1,4 @@
 import type { WeatherCommentary } from '@dmdata/telegram-json-types';
-import { isCancellation } from '../free-text.ts';
 import { buildDocument } from '../head.ts';
 import { timeDefines } from '../meteorology.ts';
 import type { Converter } from '../types.ts';
@@ -11,13 +10,12 @@ type PublicBody = WeatherCommentary.v1_0_0.PublicBody;
  * 気象防災速報 and 気象解説情報 (VPBS50, VPBS51, VPZJ51, VPCJ51, VPFJ51, VMCJ53–56) →
  * weather-commentary 1.0.0 (docs/conversion/weather-commentary.md). The body mirrors the XML:
  * one section per `MeteorologicalInfos`, its `MeteorologicalInfo`s as `infos` and its
- * `TimeSeriesInfo`s as `timeSeries`, items → kinds → properties → parts. The schema has no
- * cancellation form: a 取消 is delivered as XML only.
+ * `TimeSeriesInfo`s as `timeSeries`, items → kinds → properties → parts. A cancellation (取消) has
+ * the same body (the package's schema lacks 取消: src/conversion/schema-amendments.ts).
  */
 export const weatherCommentary: Converter = {
   schema: { type: 'weather-commentary', version: '1.0.0' },
   convert(source) {
-    if (isCancellation(source)) return null;
     const body: Record<string, unknown> = {
       informationTags: (source.report.child('Head')?.child('Headline')?.all('Information') ?? [])
         .filter((information) => information.attr('type') === '情報タグ')
