@@ -33,15 +33,6 @@ export async function createApiKey(
   return { key, record: { id: rows[0]!.id, accountId, scopes } };
 }
 
-/** The id of the account's newest key, revoked or not (0: none). */
-export async function newestApiKeyId(q: Queryable, accountId: number): Promise<number> {
-  const [row] = await q.query<{ id: number }>(
-    'SELECT coalesce(max(id), 0) AS id FROM api_keys WHERE account_id = $1',
-    [accountId],
-  );
-  return row!.id;
-}
-
 /** The id of the account's oldest live key of exactly these scopes newer than `afterId`, or null. */
 export async function apiKeyMadeAfter(
   q: Queryable,

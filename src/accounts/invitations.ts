@@ -34,15 +34,6 @@ export async function createInvitation(
   return { token, expiresAt };
 }
 
-/** The id of the newest invitation `createdBy` made (0: none). */
-export async function newestInvitationId(q: Queryable, createdBy: number): Promise<number> {
-  const [row] = await q.query<{ id: number }>(
-    'SELECT coalesce(max(id), 0) AS id FROM invitations WHERE created_by = $1',
-    [createdBy],
-  );
-  return Number(row!.id);
-}
-
 /** The id of the oldest unused invitation `createdBy` made for `email` after `afterId`, or null. */
 export async function invitationMadeAfter(
   q: Queryable,

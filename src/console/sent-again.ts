@@ -12,6 +12,25 @@ import { markup, type SafeHtml } from './html.ts';
 
 const NEWEST = /^\d{1,15}$/;
 
+/** The tables of rows a form makes once, each with the column of the account the rows belong to. */
+const OWNER_COLUMNS = {
+  api_keys: 'account_id',
+  oauth_clients: 'account_id',
+  webhook_subscriptions: 'account_id',
+  invitations: 'created_by',
+} as const;
+
+type MadeOnceTable = keyof typeof OWNER_COLUMNS;
+
+/** The id of the account's newest row of `table`, revoked, deleted or used or not (0: none). */
+export async function newestId(q: Queryable, table: MadeOnceTable, accountId: number): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    `SELECT coalesce(max(id), 0) AS id FROM ${table} WHERE ${OWNER_COLUMNS[table]} = $1`,
+    [accountId],
+  );
+  return Number(row!.id);
+}
+
 /** The hidden field of a creation form: the account's newest row of the kind as drawn (0: none). */
 export function newestField(newest: number): SafeHtml {
   return markup`<input type="hidden" name="newest" value="${String(newest)}">`;

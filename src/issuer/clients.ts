@@ -109,15 +109,6 @@ export async function createClient(
   return { client: toClient(rows[0]!), clientSecret };
 }
 
-/** The id of the account's newest client, deleted or not (0: none). */
-export async function newestClientId(q: Queryable, accountId: number): Promise<number> {
-  const [row] = await q.query<{ id: number }>(
-    'SELECT coalesce(max(id), 0) AS id FROM oauth_clients WHERE account_id = $1',
-    [accountId],
-  );
-  return row!.id;
-}
-
 /** The id of the account's oldest live client of this name and type newer than `afterId`, or null. */
 export async function clientMadeAfter(
   q: Queryable,

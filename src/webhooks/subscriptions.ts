@@ -176,15 +176,6 @@ export async function insertSubscription(
   return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
 }
 
-/** The account's newest subscription's id (0: none). */
-export async function newestSubscriptionId(q: Queryable, accountId: number): Promise<number> {
-  const [row] = await q.query<{ id: number }>(
-    'SELECT coalesce(max(id), 0) AS id FROM webhook_subscriptions WHERE account_id = $1',
-    [accountId],
-  );
-  return row!.id;
-}
-
 /** The account's oldest subscription to `url` newer than `afterId`, or null. */
 export async function subscriptionMadeAfter(
   q: Queryable,

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fixtureIndex } from '../support/fixtures.ts';
-import { getJson, ingestFixtures } from '../support/data-api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { earthquakeListServer, getJson } from '../support/data-api.ts';
+import type { TestServer } from '../support/server.ts';
 
 // Kept answers of GET /v2/telegram are keyed by the parsed query (docs/data-api.md "Pages kept in
 // memory"): parameters the list does not know change nothing, and a query that differs from a kept
@@ -12,15 +11,7 @@ describe('GET /v2/telegram, kept answers', () => {
   let key: string;
 
   before(async () => {
-    server = await startTestServer({ listen: false });
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    key = await server.createApiKey(account.id, ['telegram.list']);
-    await ingestFixtures(
-      server,
-      fixtureIndex()
-        .filter((e) => e.classification === 'telegram.earthquake' && e.status === '通常')
-        .slice(0, 6),
-    );
+    ({ server, key } = await earthquakeListServer(6));
   });
   after(() => server.close());
 

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { DMDATA, SERVICES } from '@dmdata/sdk-js';
 import type { APITypes } from '@dmdata/api-types';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { auth } from '../support/processes.ts';
+import { startSocket } from '../support/realtime.ts';
 
 /** The fields socket.list.md lists for an item. */
 const ITEM_FIELDS = [
@@ -49,13 +49,8 @@ describe('GET /v2/socket and DELETE /v2/socket/:id through the official SDK', ()
     sdk = new DMDATA({ credentials: { apikey: key }, endpoints } as ConstructorParameters<typeof DMDATA>[0]);
     // Started without connecting (the SDK's start opens the WebSocket at once): waiting sessions.
     for (const appName of ['one', 'two', 'three']) {
-      const res = await fetch(`${server.url}/v2/socket`, {
-        method: 'POST',
-        headers: { ...auth(key), 'content-type': 'application/json' },
-        body: JSON.stringify({ classifications: ['telegram.earthquake'], types: ['VXSE53'], appName }),
-      });
-      assert.equal(res.status, 200);
-      started.push(((await res.json()) as { websocket: { id: number } }).websocket.id);
+      const body = { classifications: ['telegram.earthquake'], types: ['VXSE53'], appName };
+      started.push((await startSocket(server.url, key, body)).id);
     }
   });
   after(() => server.close());

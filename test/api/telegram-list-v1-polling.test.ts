@@ -5,9 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { allFixtures, getJson, ingestFixtures } from '../support/data-api.ts';
+import {
+  earthquakeFixtures,
+  earthquakeListServer,
+  getJson,
+  ingestFixtures,
+  pollUntilEmpty,
+  V1_DATA_FIELDS,
+  V1_ITEM_FIELDS,
+} from '../support/data-api.ts';
 import { auth } from '../support/processes.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 
 interface V1Item {
   classification: string;
@@ -26,14 +34,9 @@ describe('GET /telegram/v1/list', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body as { items: V1Item[]; newCatch: number; nextToken?: string };
   };
-  const earthquakeFixtures = () =>
-    allFixtures().filter((e) => e.classification === 'telegram.earthquake' && e.status === '通常');
 
   before(async () => {
-    server = await startTestServer({ listen: false });
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    key = await server.createApiKey(account.id, ['telegram.list']);
-    first = await ingestFixtures(server, earthquakeFixtures().slice(0, 3));
+    ({ server, key, serials: first } = await earthquakeListServer(3));
   });
   after(() => server.close());
 
@@ -45,16 +48,8 @@ describe('GET /telegram/v1/list', () => {
     );
     assert.equal(plain.newCatch, Math.max(...first));
     for (const item of plain.items) {
-      assert.deepEqual(Object.keys(item).sort(), ['classification', 'data', 'key', 'url']);
-      assert.deepEqual(Object.keys(item.data).sort(), [
-        'author',
-        'createTime',
-        'sendNumber',
-        'test',
-        'time',
-        'type',
-        'xml',
-      ]);
+      assert.deepEqual(Object.keys(item).sort(), V1_ITEM_FIELDS);
+      assert.deepEqual(Object.keys(item.data).sort(), V1_DATA_FIELDS);
       assert.match(item.key, /^[0-9a-f]{96}$/);
       assert.ok(item.url.endsWith(`/v1/${item.key}`));
     }
@@ -66,9 +61,7 @@ describe('GET /telegram/v1/list', () => {
     const { newCatch: start } = await list('limit=1');
     const burst = await ingestFixtures(server, earthquakeFixtures().slice(3, 10));
     assert.ok(burst.length > 2);
-    const seen: number[] = [];
-    let newCatch = start;
-    for (let poll = 0; poll < burst.length; poll++) {
+    const polled = await pollUntilEmpty(start, burst.length, async (newCatch) => {
       const page = await list(`newCatch=${newCatch}&limit=2`);
       const serials = page.items.map((i) => i.data.sendNumber);
       assert.deepEqual(
@@ -76,11 +69,9 @@ describe('GET /telegram/v1/list', () => {
         [...serials].sort((a, b) => b - a),
         'each page newest first',
       );
-      seen.push(...[...serials].reverse());
-      newCatch = page.newCatch;
-      if (page.items.length === 0) break;
-    }
-    assert.deepEqual(seen, burst, 'every telegram of the burst once, in the order received');
-    assert.equal(newCatch, burst.at(-1));
+      return { serials, next: page.newCatch };
+    });
+    assert.deepEqual(polled.serials, burst, 'every telegram of the burst once, in the order received');
+    assert.equal(polled.cursor, burst.at(-1));
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { allFixtures, getJson, ingestFixtures } from '../support/data-api.ts';
+import type { TestServer } from '../support/server.ts';
+import { earthquakeListServer, getJson } from '../support/data-api.ts';
 
 /**
  * `xmlReport` of GET /v2/telegram items appears when the item's format is `xml` and the query asks
@@ -13,13 +13,7 @@ describe('GET /v2/telegram xmlReport by format', () => {
   let key: string;
 
   before(async () => {
-    server = await startTestServer({ listen: false });
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    key = await server.createApiKey(account.id, ['telegram.list']);
-    await ingestFixtures(
-      server,
-      allFixtures().filter((e) => e.classification === 'telegram.earthquake' && e.status === '通常'),
-    );
+    ({ server, key } = await earthquakeListServer());
   });
   after(() => server.close());
 

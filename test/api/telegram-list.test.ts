@@ -4,7 +4,16 @@ import { ManualClock } from '../../src/clock.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import type { FixtureEntry } from '../support/fixtures.ts';
-import { accessToken, allFixtures, getJson, ingestFixtures, settle } from '../support/data-api.ts';
+import {
+  accessToken,
+  allFixtures,
+  getJson,
+  ingestFixtures,
+  pollUntilEmpty,
+  settle,
+  V1_DATA_FIELDS,
+  V1_ITEM_FIELDS,
+} from '../support/data-api.ts';
 import { classifications } from '../../src/classifications.ts';
 
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
@@ -269,16 +278,16 @@ describe('GET /v2/telegram', () => {
       fresh.push(outcome.stored.serial);
     }
     await settle(server);
-    const got: number[] = [];
-    for (let guard = 0; guard < 10; guard++) {
-      const r = await list(`cursorToken=${pooling}&limit=2`);
+    const got = await pollUntilEmpty(pooling, 10, async (cursor) => {
+      const r = await list(`cursorToken=${cursor}&limit=2`);
       assert.equal(r.status, 200);
       assert.ok(r.body.items.length <= 2);
-      got.push(...r.body.items.map((i: { serial: number }) => i.serial).reverse());
-      pooling = r.body.nextPooling;
-      if (r.body.items.length === 0) break;
-    }
-    assert.deepEqual(got, fresh);
+      return {
+        serials: r.body.items.map((i: { serial: number }) => i.serial),
+        next: r.body.nextPooling as string,
+      };
+    });
+    assert.deepEqual(got.serials, fresh);
     // The same cursor keeps its position; filters are the client's to repeat.
     const quakeOnly = await list(`cursorToken=${first.body.nextPooling}&type=VXSE`);
     assert.deepEqual(quakeOnly.body.items, []);
@@ -355,16 +364,8 @@ describe('GET /telegram/v1/list', () => {
       quake().slice(0, 100),
     );
     const item = r.body.items[0];
-    assert.deepEqual(Object.keys(item).sort(), ['classification', 'data', 'key', 'url']);
-    assert.deepEqual(Object.keys(item.data).sort(), [
-      'author',
-      'createTime',
-      'sendNumber',
-      'test',
-      'time',
-      'type',
-      'xml',
-    ]);
+    assert.deepEqual(Object.keys(item).sort(), V1_ITEM_FIELDS);
+    assert.deepEqual(Object.keys(item.data).sort(), V1_DATA_FIELDS);
     assert.equal(item.url, `${server.url}/v1/${item.key}`);
     assert.equal(r.body.newCatch, quake()[0]);
   });

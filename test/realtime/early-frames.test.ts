@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/clock.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { TestClient } from '../support/realtime.ts';
+import { newAccountSocket, TestClient } from '../support/realtime.ts';
 
 let server: TestServer;
 before(async () => {
@@ -24,15 +24,12 @@ function within<T>(message: Promise<T>): Promise<T> {
 }
 
 test('a ping and a non-JSON frame sent before `start` are answered after it, in order', async () => {
-  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-  const key = await server.createApiKey(account.id, ['socket.start', 'telegram.get.earthquake']);
-  const res = await fetch(`${server.url}/v2/socket`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
-    body: JSON.stringify({ classifications: ['telegram.earthquake'] }),
-  });
-  const { websocket } = (await res.json()) as { websocket: { url: string } };
-  const client = new TestClient(websocket.url);
+  const client = new TestClient(
+    await newAccountSocket(server, {
+      classifications: ['telegram.earthquake'],
+      scopes: ['socket.start', 'telegram.get.earthquake'],
+    }),
+  );
   await once(client.ws, 'open');
   client.send({ type: 'ping', pingId: 'early' });
   client.send('not json');

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- messages are inspected loosely */
 import assert from 'node:assert/strict';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { TestClient } from '../support/realtime.ts';
+import { newAccountKey, newAccountSocket, TestClient } from '../support/realtime.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -25,9 +25,8 @@ export class FilteredSockets {
   }
 
   /** An API key of a new account contracted for the classifications. */
-  async key(): Promise<string> {
-    const { account } = await this.server.createAccount({ contracts: [...this.classifications] });
-    return this.server.createApiKey(account.id, [...this.scopes]);
+  key(): Promise<string> {
+    return newAccountKey(this.server, this.classifications, this.scopes);
   }
 
   /** A request with `key`: GET without a body, POST with one. */
@@ -42,14 +41,8 @@ export class FilteredSockets {
 
   /** A socket of a new account, started with these filters, past its `start`. */
   async connect(filters: Record<string, unknown>): Promise<TestClient> {
-    const started = await this.request(await this.key(), '/v2/socket', {
-      classifications: this.classifications,
-      ...filters,
-    });
-    assert.equal(started.status, 200, JSON.stringify(started.json));
-    const client = new TestClient(started.json.websocket.url);
-    assert.equal((await client.next()).type, 'start');
-    return client;
+    const { classifications, scopes } = this;
+    return TestClient.pastStart(await newAccountSocket(this.server, { classifications, scopes, filters }));
   }
 
   /** Ingests a new telegram; its id. */

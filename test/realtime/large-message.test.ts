@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { TestClient } from '../support/realtime.ts';
+import { newAccountSocket, TestClient } from '../support/realtime.ts';
 import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
@@ -25,16 +25,11 @@ const delivered = async () =>
   )?.value ?? 0;
 
 test('a 14 MiB binary telegram, then a small one, reach a client that reads them late', async () => {
-  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-  const key = await server.createApiKey(account.id, ['socket.start', 'telegram.get.earthquake']);
-  const res = await fetch(`${server.url}/v2/socket`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
-    body: JSON.stringify({ classifications: ['telegram.earthquake'] }),
+  const url = await newAccountSocket(server, {
+    classifications: ['telegram.earthquake'],
+    scopes: ['socket.start', 'telegram.get.earthquake'],
   });
-  const { websocket } = (await res.json()) as { websocket: { url: string } };
-  const client = new TestClient(websocket.url, ['service.v2']);
-  assert.equal((await client.next()).type, 'start');
+  const client = await TestClient.pastStart(url, ['service.v2']);
 
   // The client stops reading: the 19 MB message (base64) outgrows the kernel's buffers and stays
   // queued in the server while the next telegram is sent.

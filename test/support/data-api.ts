@@ -4,7 +4,7 @@ import { createClient } from '../../src/issuer/clients.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { testFetch } from './fetch.ts';
 import { assertResponseSchema } from './schemas.ts';
-import type { TestServer } from './server.ts';
+import { startTestServer, type TestServer } from './server.ts';
 import { fixtureIndex, type FixtureEntry } from './fixtures.ts';
 
 /** Ingests fixture files through the server's own pipeline; returns their serials in order. */
@@ -22,6 +22,24 @@ export async function ingestFixtures(server: TestServer, entries: FixtureEntry[]
 }
 
 export const allFixtures = () => fixtureIndex();
+
+/** The earthquake fixtures that are no test or drill (status 通常). */
+export const earthquakeFixtures = () =>
+  allFixtures().filter((e) => e.classification === 'telegram.earthquake' && e.status === '通常');
+
+/**
+ * A server answering by injection that holds the first `count` of the earthquake fixtures (all when
+ * no count is given; `serials` theirs), and a `telegram.list` key of an account contracted for them.
+ */
+export async function earthquakeListServer(
+  count?: number,
+): Promise<{ server: TestServer; key: string; serials: number[] }> {
+  const server = await startTestServer({ listen: false });
+  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+  const key = await server.createApiKey(account.id, ['telegram.list']);
+  const serials = await ingestFixtures(server, earthquakeFixtures().slice(0, count));
+  return { server, key, serials };
+}
 
 /**
  * A request to the server; returns status, headers and the body, parsed when it is JSON. A JSON
@@ -44,6 +62,30 @@ export async function getJson(
   if (res.headers.get('content-type')?.startsWith('application/json'))
     assertResponseSchema(server, init.method ?? 'GET', path, res.status, body);
   return { status: res.status, body, headers: res.headers };
+}
+
+/** The fields of a `GET /telegram/v1/list` item and of its `data`, sorted (telegram.v1/list.md). */
+export const V1_ITEM_FIELDS = ['classification', 'data', 'key', 'url'];
+export const V1_DATA_FIELDS = ['author', 'createTime', 'sendNumber', 'test', 'time', 'type', 'xml'];
+
+/**
+ * Polls from `cursor` until a page is empty, `polls` pages at the most: each page gives its serials
+ * newest first, as the lists answer, and the cursor of the next poll. The serials in the order they
+ * arrived (oldest first), and the cursor the last page gave.
+ */
+export async function pollUntilEmpty<Cursor>(
+  cursor: Cursor,
+  polls: number,
+  poll: (cursor: Cursor) => Promise<{ serials: number[]; next: Cursor }>,
+): Promise<{ serials: number[]; cursor: Cursor }> {
+  const serials: number[] = [];
+  for (let i = 0; i < polls; i++) {
+    const page = await poll(cursor);
+    serials.push(...[...page.serials].reverse());
+    cursor = page.next;
+    if (page.serials.length === 0) break;
+  }
+  return { serials, cursor };
 }
 
 /** Brings the server's telegram cache up to date (bus announcements arrive asynchronously). */

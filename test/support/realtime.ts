@@ -1,4 +1,5 @@
 /** Test helpers for the real-time endpoint: a real HTTP server, real `ws` clients. */
+import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -15,6 +16,8 @@ import {
 import { Heartbeat } from '../../src/realtime/heartbeat.ts';
 import { Hub } from '../../src/realtime/hub.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
+import { auth } from './processes.ts';
+import type { TestServer } from './server.ts';
 
 /** Tickets held in memory: single-use, like the real store; for tests of the protocol alone. */
 export class MemoryGate implements SessionGate {
@@ -111,6 +114,56 @@ export class TestClient {
   send(value: unknown): void {
     this.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
   }
+
+  /** A client of the session at `url`, past its `start` message. */
+  static async pastStart(url: string, protocols?: string | string[]): Promise<TestClient> {
+    const client = new TestClient(url, protocols);
+    assert.equal((await client.next()).type, 'start');
+    return client;
+  }
+}
+
+/** The session `POST /v2/socket` with API key `key` started (asserted: 200): its id and WebSocket URL. */
+export async function startSocket(
+  origin: string,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ id: number; url: string }> {
+  const res = await fetch(`${origin}/v2/socket`, {
+    method: 'POST',
+    headers: auth(key),
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { websocket: { id: number; url: string } };
+  assert.equal(res.status, 200, JSON.stringify(json));
+  return json.websocket;
+}
+
+/** An API key of `scopes` of a new account contracted for `classifications`. */
+export async function newAccountKey(
+  server: TestServer,
+  classifications: readonly string[],
+  scopes: readonly string[],
+): Promise<string> {
+  const { account } = await server.createAccount({ contracts: [...classifications] });
+  return server.createApiKey(account.id, [...scopes]);
+}
+
+/**
+ * The WebSocket URL of a session of a new account (an account's connections are limited),
+ * contracted for `classifications` and started for them with a key of `scopes` and `filters`.
+ */
+export async function newAccountSocket(
+  server: TestServer,
+  options: {
+    classifications: readonly string[];
+    scopes: readonly string[];
+    filters?: Record<string, unknown>;
+  },
+): Promise<string> {
+  const key = await newAccountKey(server, options.classifications, options.scopes);
+  const body = { classifications: options.classifications, ...options.filters };
+  return (await startSocket(server.url, key, body)).url;
 }
 
 let serial = 0;

@@ -1,10 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  createInvitation,
-  invitationMadeAfter,
-  MAX_INVITATION_TTL_MS,
-  newestInvitationId,
-} from '../../accounts/invitations.ts';
+import { createInvitation, invitationMadeAfter, MAX_INVITATION_TTL_MS } from '../../accounts/invitations.ts';
 import type { AppContext } from '../../context.ts';
 import { formOf, singleValue } from '../../http/form.ts';
 import { onStop } from '../../http/stop.ts';
@@ -22,7 +17,7 @@ import { livePage, sendLivePage } from '../live-frame.ts';
 import { adminPaths, livePaths, paths } from '../paths.ts';
 import type { Visit } from '../visit.ts';
 import { authOrigin, sendRedirect } from '../web.ts';
-import { createOnce, formAlert, newestField } from '../sent-again.ts';
+import { createOnce, formAlert, newestField, newestId } from '../sent-again.ts';
 import { adminNav } from './pages.ts';
 import { adminMessages, type AdminText } from './messages.ts';
 
@@ -172,7 +167,9 @@ export function registerAdminTools(scope: App, ctx: AppContext): void {
 /** Invite a person to sign up: the link is shown once. */
 function registerInvite(scope: App, ctx: AppContext): void {
   const invitePage = async (visit: Visit, rest: Partial<ToolView> = {}) =>
-    renderInvitePage(view(visit, { ...rest, newest: await newestInvitationId(ctx.db, visit.account.id) }));
+    renderInvitePage(
+      view(visit, { ...rest, newest: await newestId(ctx.db, 'invitations', visit.account.id) }),
+    );
   scope.get(adminPaths.invite, async (request, reply) =>
     sendLivePage(reply, 200, await invitePage(request.visit)),
   );

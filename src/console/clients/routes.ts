@@ -13,7 +13,7 @@ import {
   RegistrationError,
   type RegistrationInput,
 } from '../../issuer/client-registration.ts';
-import { clientMadeAfter, createClient, currentSecretMark, newestClientId } from '../../issuer/clients.ts';
+import { clientMadeAfter, createClient, currentSecretMark } from '../../issuer/clients.ts';
 import { announceRevoked } from '../../issuer/tokens.ts';
 import type { AppContext } from '../../context.ts';
 import { singleValue, type Params } from '../../http/form.ts';
@@ -32,7 +32,7 @@ import type { SafeHtml } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { pathOf, paths } from '../paths.ts';
 import { offeredScopes } from '../scope-field.ts';
-import { createOnce, sentAgainAlert } from '../sent-again.ts';
+import { createOnce, newestId, sentAgainAlert } from '../sent-again.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
@@ -128,7 +128,7 @@ async function showNewClient(
       origin: visit.origin,
       csrf: visit.csrf,
       action: visit.origin + paths.clients,
-      newest: await newestClientId(ctx.db, visit.account.id),
+      newest: await newestId(ctx.db, 'oauth_clients', visit.account.id),
       values,
       offered: offeredScopes(visit.account.isAdmin),
       operatorRotation: ctx.config.refreshRotation,

@@ -1,11 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import {
-  apiKeyMadeAfter,
-  createApiKey,
-  listApiKeys,
-  newestApiKeyId,
-  revokeApiKeyById,
-} from '../../accounts/api-keys.ts';
+import { apiKeyMadeAfter, createApiKey, listApiKeys, revokeApiKeyById } from '../../accounts/api-keys.ts';
 import { CapReached } from '../../accounts/caps.ts';
 import { isKnownScope } from '../../scopes.ts';
 import { announceRevoked } from '../../issuer/tokens.ts';
@@ -16,7 +10,7 @@ import { keysText, renderKeysPage } from './keys-page.ts';
 import { paths } from '../paths.ts';
 import { offeredScopes } from '../scope-field.ts';
 import { isScopePreset, presetScopes } from '../scope-text.ts';
-import { createOnce } from '../sent-again.ts';
+import { createOnce, newestId } from '../sent-again.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
 
@@ -68,7 +62,7 @@ export async function credentialsArea(area: App, { ctx }: { ctx: AppContext }): 
         scopeError: extra.scopeError,
         created: extra.created,
         notice: extra.notice,
-        newest: await newestApiKeyId(ctx.db, visit.account.id),
+        newest: await newestId(ctx.db, 'api_keys', visit.account.id),
         alert: extra.alert,
       }),
     );

@@ -10,12 +10,11 @@ import {
   findSubscription,
   insertSubscription,
   listSubscriptions,
-  newestSubscriptionId,
   subscriptionMadeAfter,
   type Subscription,
 } from '../../webhooks/subscriptions.ts';
 import type { SafeHtml } from '../html.ts';
-import { createOnce, sentAgainAlert } from '../sent-again.ts';
+import { createOnce, newestId, sentAgainAlert } from '../sent-again.ts';
 import { pathOf, paths } from '../paths.ts';
 import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../visit.ts';
 import {
@@ -75,7 +74,7 @@ async function showForm(
       csrf: visit.csrf,
       values: form.values,
       contracted: [...contracted],
-      newest: await newestSubscriptionId(ctx.db, visit.account.id),
+      newest: await newestId(ctx.db, 'webhook_subscriptions', visit.account.id),
       problems: form.problems ?? {},
       alert: form.alert,
     }),

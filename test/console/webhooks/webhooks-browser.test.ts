@@ -18,6 +18,7 @@ import { createSubscription, listSubscriptions } from '../../../src/webhooks/sub
 import { assertAccessible, launchChromium, signedInPage } from '../../support/chromium.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
+import { fillWebhookForm, pressOn, submit } from '../../support/webhook-form.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 
 const SHOTS = join('test-output', 'screenshots');
@@ -56,28 +57,6 @@ const overflowOf = (page: Page) =>
 
 const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
 
-/** Presses a key on a control reached by focus, waiting for the page it submits to. */
-async function pressOn(page: Page, selector: string, key: string): Promise<void> {
-  await page.locator(selector).focus();
-  await Promise.all([page.waitForEvent('load'), page.keyboard.press(key)]);
-}
-
-/** Fills the creation form by keyboard: focus, type, Space on the boxes. */
-async function typeForm(page: Page, fields: { url: string; areas: string; classification: boolean }) {
-  await page.locator('#url').focus();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.type(fields.url);
-  await page.locator('#areas').focus();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  if (fields.areas) await page.keyboard.type(fields.areas);
-  const box = page.getByRole('checkbox', { name: /telegram\.earthquake/ });
-  if ((await box.isChecked()) !== fields.classification) {
-    await box.focus();
-    await page.keyboard.press('Space');
-  }
-}
-
 test('create by keyboard, the secret once, a test event and a telegram arriving, redeliver, delete', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   try {
@@ -88,8 +67,8 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     await page.waitForURL((u) => u.pathname === '/account/webhooks/new');
 
     // Bad input: every refused field says why beside it, the form keeps what was typed, nothing is made.
-    await typeForm(page, { url: 'not a url', areas: 'tokyo', classification: false });
-    await pressOn(page, '#main button[type=submit]', 'Enter');
+    await fillWebhookForm(page, { url: 'not a url', areas: 'tokyo', earthquake: false });
+    await submit(page);
     assert.match(await page.locator('#url-error').innerText(), /absolute URL/);
     assert.equal(await page.locator('#url').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('#areas-error').innerText(), placeFilterMessages.areas);
@@ -99,8 +78,8 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
     await assertAccessible(page, 'webhook form with errors');
     await page.screenshot({ path: join(SHOTS, 'webhooks-form-error-desktop-en.png'), fullPage: true });
 
-    await typeForm(page, { url: receiver.url, areas: '', classification: true });
-    await pressOn(page, '#main button[type=submit]', 'Enter');
+    await fillWebhookForm(page, { url: receiver.url, areas: '' });
+    await submit(page);
     const secret = await page.locator('#new-secret').innerText();
     assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     const [created] = await subscriptions();
@@ -244,12 +223,12 @@ test('a Misskey webhook made by keyboard posts Home, local-only notes; the choic
   let id: number | null = null;
   try {
     await page.goto(`${server.url}/account/webhooks/new`);
-    await typeForm(page, { url: receiver.url, areas: '', classification: true });
+    await fillWebhookForm(page, { url: receiver.url, areas: '' });
     // Home with the Namazu format: refused beside the select, nothing created.
     await page.locator('#visibility').focus();
     await page.keyboard.press('ArrowDown');
     assert.equal(await page.locator('#visibility').inputValue(), 'home');
-    await pressOn(page, '#main button[type=submit]', 'Enter');
+    await submit(page);
     assert.match(await page.locator('#visibility-error').innerText(), /Misskey形式でのみ/);
     assert.equal(await page.locator('#visibility').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('#visibility').inputValue(), 'home', 'kept as chosen');
@@ -265,7 +244,7 @@ test('a Misskey webhook made by keyboard posts Home, local-only notes; the choic
     await localOnly.focus();
     await page.keyboard.press('Space');
     assert.equal(await localOnly.isChecked(), true);
-    await pressOn(page, '#main button[type=submit]', 'Enter');
+    await submit(page);
     const [created] = await subscriptions();
     assert.ok(created, 'created');
     id = created.id;

@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { listSubscriptions, MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../../../src/webhooks/subscriptions.ts';
 import { assertAccessible, launchChromium, signedInPage } from '../../support/chromium.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
+import { fillWebhookForm, submit, typeInto } from '../../support/webhook-form.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 
 let server: TestServer;
@@ -38,33 +39,6 @@ const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
 const clearSubscriptions = () =>
   server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE account_id = $1', [person.id]);
 
-/** Replaces a text field's value by keyboard. */
-async function typeInto(page: Page, selector: string, text: string): Promise<void> {
-  await page.locator(selector).focus();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  if (text) await page.keyboard.type(text);
-}
-
-/** Presses Enter on the form's submit button, waiting for the answer. */
-async function submit(page: Page): Promise<void> {
-  await page.locator('#main button[type=submit]').focus();
-  await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
-}
-
-/** The creation form filled by keyboard for one format; the classification box ticked by Space. */
-async function fillForm(page: Page, fields: { url: string; format: string; token?: string }): Promise<void> {
-  await typeInto(page, '#url', fields.url);
-  await page.locator(`#format-${fields.format}`).focus();
-  await page.keyboard.press('Space');
-  if (fields.token !== undefined) await typeInto(page, '#token', fields.token);
-  const box = page.locator('input[name=classifications][value="telegram.earthquake"]');
-  if (!(await box.isChecked())) {
-    await box.focus();
-    await page.keyboard.press('Space');
-  }
-}
-
 test('each format is made by keyboard, its secret shown once; the list names each without a token', async () => {
   const { context, page } = await signedInPage(browser, server.url, person, { ...DESKTOP, lang: 'ja' });
   const secrets: string[] = [];
@@ -78,7 +52,7 @@ test('each format is made by keyboard, its secret shown once; the list names eac
     ];
     for (const m of made) {
       await page.goto(`${server.url}/account/webhooks/new`);
-      await fillForm(page, m);
+      await fillWebhookForm(page, m);
       await submit(page);
       const secret = await page.locator('#new-secret').innerText();
       assert.match(secret, /^whsec_/, m.format);
@@ -118,7 +92,7 @@ test('the creation answer reloaded, reached by Back or from history makes nothin
   const { context, page } = await signedInPage(browser, server.url, person, { ...DESKTOP, lang: 'en' });
   try {
     await page.goto(`${server.url}/account/webhooks/new`);
-    await fillForm(page, { url: receiver.url, format: 'namazu' });
+    await fillWebhookForm(page, { url: receiver.url, format: 'namazu' });
     await submit(page);
     const secret = (await page.locator('#new-secret').innerText()).slice(6);
     assert.equal((await subscriptions()).length, 1);
@@ -142,7 +116,7 @@ test('the creation answer reloaded, reached by Back or from history makes nothin
 
     // A second webhook of the same URL from a fresh form is made as asked.
     await page.goto(`${server.url}/account/webhooks/new`);
-    await fillForm(page, { url: receiver.url, format: 'namazu' });
+    await fillWebhookForm(page, { url: receiver.url, format: 'namazu' });
     await submit(page);
     assert.match(await page.locator('#new-secret').innerText(), /^whsec_/);
     assert.equal((await subscriptions()).length, 2);
@@ -158,7 +132,7 @@ test('every bad input is refused beside its field in both languages, kept but th
     try {
       await page.goto(`${server.url}/account/webhooks/new`);
       // Typed by keyboard: Misskey without a token, areas and types that break the rules.
-      await fillForm(page, { url: 'ftp://hooks.example.test/x', format: 'misskey', token: '   ' });
+      await fillWebhookForm(page, { url: 'ftp://hooks.example.test/x', format: 'misskey', token: '   ' });
       await typeInto(page, '#areas', 'tokyo,13');
       await typeInto(page, '#types', Array.from({ length: 31 }, (_, i) => `VXSE${i}`).join(' '));
       await submit(page);
@@ -238,7 +212,7 @@ test('http where the server does not allow it is refused beside the URL, with wh
       ['https://127.0.0.1:8443/x', /loopback.*NAMAZU_WEBHOOK_ALLOW_PRIVATE=true/],
       ['https://user:pw@hooks.example.test/x', /user name or password/],
     ] as const) {
-      await fillForm(page, { url, format: 'namazu' });
+      await fillWebhookForm(page, { url, format: 'namazu' });
       await submit(page);
       assert.match(await page.locator('#url-error').innerText(), why, url);
       assert.equal(await page.locator('#url').inputValue(), url);
@@ -261,7 +235,7 @@ test('at the cap of webhooks the form says so, keeps what was typed and makes no
     }
     assert.equal((await subscriptions()).length, MAX_SUBSCRIPTIONS_PER_ACCOUNT);
     await page.goto(`${server.url}/account/webhooks/new`);
-    await fillForm(page, { url: `${receiver.url}/one-more`, format: 'ntfy' });
+    await fillWebhookForm(page, { url: `${receiver.url}/one-more`, format: 'ntfy' });
     await submit(page);
     assert.match(await page.locator('#form-alert').innerText(), /上限の20個/);
     assert.equal(await page.locator('#url').inputValue(), `${receiver.url}/one-more`);
@@ -278,7 +252,7 @@ test('a sign-in that ended while the form was open: sign in again, back to the f
   const { context, page } = await signedInPage(browser, server.url, person, { ...DESKTOP, lang: 'en' });
   try {
     await page.goto(`${server.url}/account/webhooks/new`);
-    await fillForm(page, { url: receiver.url, format: 'namazu' });
+    await fillWebhookForm(page, { url: receiver.url, format: 'namazu' });
     // Signed out in another tab of the same browser.
     const other = await context.newPage();
     await other.goto(`${server.url}/account`);
@@ -305,7 +279,7 @@ test('safe headers on every page of the area; error pages speak the page languag
   const { context, page } = await signedInPage(browser, server.url, person, { ...DESKTOP, lang: 'ja' });
   try {
     await page.goto(`${server.url}/account/webhooks/new`);
-    await fillForm(page, { url: receiver.url, format: 'namazu' });
+    await fillWebhookForm(page, { url: receiver.url, format: 'namazu' });
     const [created] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
       submit(page),
