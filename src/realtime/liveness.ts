@@ -28,6 +28,8 @@ export class Liveness {
     private readonly db: Queryable,
     private readonly hub: Hub,
     onError: (err: unknown) => void,
+    /** After this process's sessions were opened again: their accounts may be over their limits. */
+    private readonly onReinstated: () => void = () => {},
   ) {
     this.beats = new CoalescedJob(() => this.beat(), onError);
   }
@@ -48,7 +50,9 @@ export class Liveness {
   }
 
   private async beat(): Promise<void> {
-    if (await recordAlive(this.db, this.processId))
+    if (await recordAlive(this.db, this.processId)) {
       await reinstateSessions(this.db, this.processId, sessionIds(this.hub.connections()));
+      this.onReinstated();
+    }
   }
 }

@@ -72,7 +72,7 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
     onError,
     pingIntervalMs: config.pingIntervalMs,
   });
-  const liveness = new Liveness(db, hub, onError);
+  const liveness = new Liveness(db, hub, onError, () => upkeep.recheckLimits());
   const gate = new TicketGate({
     db,
     contractChanges,

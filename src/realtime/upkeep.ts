@@ -4,11 +4,13 @@
  * the connections whose session was closed by its account, or for its connection limit, while the
  * bus did not tell us close, the store is asked again which connections are cut off, which hold a
  * classification whose contract ended (the bus did not tell us either), and whose account holds more
- * connections than its limit (lowered by the operator, or a plus contract ended untold).
+ * connections than its limit (lowered by the operator, or a plus contract ended untold). The last
+ * two are asked only of accounts whose limit or contracts changed since this process last found
+ * them within, and of sessions not held then (socket-sessions.ts `LimitChecks`).
  */
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { PONG_TIMEOUT_MS, missedChanges, recordPings } from '../sessions/socket-sessions.ts';
+import { LimitChecks, PONG_TIMEOUT_MS, missedChanges, recordPings } from '../sessions/socket-sessions.ts';
 import { closeBeyondLimit } from './contract-change.ts';
 import type { CutOffTracker } from './cut-off.ts';
 import { Heartbeat } from './heartbeat.ts';
@@ -35,6 +37,8 @@ export class SessionUpkeep {
   readonly heartbeat: Heartbeat;
   /** The sessions that answered a ping since the last tick. */
   private readonly ponged = new Set<number>();
+  /** The accounts held that were found within their limit and contracts, and under which terms. */
+  private readonly limitChecks = new LimitChecks();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: UpkeepOptions) {
@@ -60,13 +64,18 @@ export class SessionUpkeep {
     this.timer = null;
   }
 
+  /** Looks at every held account's limit and contracts at the next tick (liveness.ts: sessions opened again). */
+  recheckLimits(): void {
+    this.limitChecks.forget();
+  }
+
   private tick(): void {
     const { db, hub, clock, cutOff, closeByAccount, contractsChanged, onError } = this.options;
     this.heartbeat.tick();
     const ids = [...this.ponged];
     this.ponged.clear();
     recordPings(db, ids, clock.now()).catch(onError);
-    missedChanges(db, sessionIds(hub.connections()))
+    missedChanges(db, sessionIds(hub.connections()), this.limitChecks)
       .then((missed) => {
         missed.closedByAccount.forEach(closeByAccount);
         closeBeyondLimit(hub, missed.beyondLimit);

@@ -564,53 +564,133 @@ export interface MissedChanges {
 }
 
 /**
+ * The accounts a process found within their terms, with those terms as read then (the limit the
+ * operator set and the running contracts, by id: every change of either changes them), and the
+ * sessions it held: `missedChanges` looks again only at the accounts it holds whose terms changed
+ * since, or that it never found within, so that a large account's sessions are not counted at every
+ * tick. The terms are read from the account and contract rows at each tick, not from a counter the
+ * changes move: a contract's change then never waits for a lock a ticket's redemption holds.
+ */
+export class LimitChecks {
+  private terms = new Map<number, string>();
+  /** The sessions held at the last look. */
+  private seen = new Set<number>();
+
+  /** Of the accounts held, with their terms now, those to look at. */
+  changed(held: ReadonlyMap<number, string>): number[] {
+    return [...held].flatMap(([id, terms]) => (this.terms.get(id) === terms ? [] : [id]));
+  }
+
+  /**
+   * The sessions held now and not at the last look: a session whose ticket was redeemed as its
+   * contract ended, and whose connection came after the process narrowed the others, holds the
+   * ended classification under terms already looked at.
+   */
+  fresh(ids: readonly number[]): number[] {
+    return ids.filter((id) => !this.seen.has(id));
+  }
+
+  /**
+   * After a look at the sessions `ids`: the accounts held now, with their terms read before the
+   * look, less those found beyond them.
+   */
+  update(ids: readonly number[], held: ReadonlyMap<number, string>, beyond: ReadonlySet<number>): void {
+    this.terms = new Map([...held].filter(([id]) => !beyond.has(id)));
+    this.seen = new Set(ids);
+  }
+
+  /**
+   * Every account is looked at again at the next tick: this process's sessions were opened again
+   * after others took it for dead (process-liveness.ts `reinstateSessions`), which may put their
+   * accounts over their limits under unchanged terms.
+   */
+  forget(): void {
+    this.terms.clear();
+  }
+}
+
+/**
  * Of these sessions, those closed by their account or for its connection limit, and the accounts of
  * the open ones that still hold a classification their account has no running contract for, or that
  * hold more slots than their limit (as contracts.ts `connectionTerms` reckons it): a process that
  * held their connections and missed the bus announcement (or that was given none: the operator's
- * limit) closes or narrows them when it next looks (one statement per heartbeat).
+ * limit) closes or narrows them when it next looks (at each heartbeat). One statement reads the
+ * closed sessions and the terms of the accounts held; a second, only when some changed since
+ * `checks` last found them within (or sessions are held that were not), looks at those; `checks`
+ * then holds what was found.
  */
-export async function missedChanges(q: Queryable, ids: readonly number[]): Promise<MissedChanges> {
-  if (ids.length === 0) return { closedByAccount: [], beyondLimit: [], contractsEnded: [], overLimit: [] };
-  const rows = await q.query<{ id: number | null; account_id: number; close_code: number | null }>(
-    `SELECT s.id, s.account_id, s.close_code FROM socket_sessions s
-      WHERE s.id = ANY($1::bigint[])
-        AND ((s.status = 'closed' AND s.close_code IN ($2, $3))
-          OR (s.status = 'open'
-            AND EXISTS (SELECT 1 FROM unnest($4::text[], $5::int[]) AS p(classification, plan_id)
-                         WHERE p.classification = ANY(s.classifications)
-                           AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
-                                             AND k.plan_id = p.plan_id AND k.end_at IS NULL))))
+export async function missedChanges(
+  q: Queryable,
+  ids: readonly number[],
+  checks: LimitChecks,
+): Promise<MissedChanges> {
+  const rows = ids.length
+    ? await q.query<{
+        id: number | null;
+        account_id: number;
+        close_code: number | null;
+        terms: string | null;
+      }>(
+        `WITH held AS (
+           SELECT id, account_id, status, close_code FROM socket_sessions WHERE id = ANY($1::bigint[]))
+         SELECT id, account_id, close_code, NULL AS terms FROM held
+          WHERE status = 'closed' AND close_code IN ($2, $3)
+         UNION ALL
+         SELECT NULL, a.id, NULL, coalesce(a.connection_limit::text, '') || '/' ||
+             coalesce((SELECT string_agg(k.id::text, ',' ORDER BY k.id) FROM contracts k
+                        WHERE k.account_id = a.id AND k.end_at IS NULL), '')
+           FROM accounts a
+          WHERE a.id IN (SELECT account_id FROM held WHERE status = 'open')`,
+        [ids, CLOSED_BY_ACCOUNT, CONNECTION_LIMIT],
+      )
+    : [];
+  const closed = (code: number) => rows.filter((r) => r.close_code === code).map((r) => Number(r.id));
+  const held = new Map(rows.filter((r) => r.id === null).map((r) => [Number(r.account_id), r.terms ?? '']));
+  const found = await beyondTerms(q, ids, checks.changed(held), checks.fresh(ids));
+  checks.update(ids, held, new Set([...found.contractsEnded, ...found.overLimit]));
+  return { closedByAccount: closed(CLOSED_BY_ACCOUNT), beyondLimit: closed(CONNECTION_LIMIT), ...found };
+}
+
+/**
+ * The accounts whose open sessions among `ids` (those of `accounts`, and the `fresh` ones) still
+ * hold a classification with no running contract, and those of `accounts` holding more slots than
+ * their limit: one statement, which counts the sessions of `accounts` only.
+ */
+async function beyondTerms(
+  q: Queryable,
+  ids: readonly number[],
+  accounts: readonly number[],
+  fresh: readonly number[],
+): Promise<Pick<MissedChanges, 'contractsEnded' | 'overLimit'>> {
+  if (accounts.length === 0 && fresh.length === 0) return { contractsEnded: [], overLimit: [] };
+  const rows = await q.query<{ account_id: number; over: boolean }>(
+    `SELECT DISTINCT s.account_id, false AS over FROM socket_sessions s
+      WHERE s.id = ANY($1::bigint[]) AND (s.account_id = ANY($2::bigint[]) OR s.id = ANY($7::bigint[]))
+        AND s.status = 'open'
+        AND EXISTS (SELECT 1 FROM unnest($3::text[], $4::int[]) AS p(classification, plan_id)
+                     WHERE p.classification = ANY(s.classifications)
+                       AND NOT EXISTS (SELECT 1 FROM contracts k WHERE k.account_id = s.account_id
+                                         AND k.plan_id = p.plan_id AND k.end_at IS NULL))
      UNION ALL
-     SELECT NULL, a.id, NULL FROM accounts a
-      WHERE a.id IN (SELECT account_id FROM socket_sessions WHERE id = ANY($1::bigint[]) AND status = 'open')
+     SELECT a.id, true FROM accounts a
+      WHERE a.id = ANY($2::bigint[])
         AND (SELECT count(*) FROM socket_sessions s WHERE s.account_id = a.id AND ${HOLDS_SLOT})
           > COALESCE(a.connection_limit,
               (SELECT COALESCE(sum(p.counts), 0) FROM contracts k
-                 JOIN unnest($6::int[], $7::int[]) AS p(plan_id, counts) ON p.plan_id = k.plan_id
+                 JOIN unnest($5::int[], $6::int[]) AS p(plan_id, counts) ON p.plan_id = k.plan_id
                 WHERE k.account_id = a.id AND k.end_at IS NULL))`,
     [
       ids,
-      CLOSED_BY_ACCOUNT,
-      CONNECTION_LIMIT,
+      accounts,
       delivering.map((p) => p.classification),
       delivering.map((p) => p.id),
       plans.map((p) => p.id),
       plans.map((p) => p.connectionCounts),
+      fresh,
     ],
   );
-  const closed = (code: number) => rows.filter((r) => r.close_code === code).map((r) => Number(r.id));
-  const accounts = (over: boolean) => [
-    ...new Set(
-      rows.filter((r) => r.close_code === null && (r.id === null) === over).map((r) => r.account_id),
-    ),
-  ];
-  return {
-    closedByAccount: closed(CLOSED_BY_ACCOUNT),
-    beyondLimit: closed(CONNECTION_LIMIT),
-    contractsEnded: accounts(false),
-    overLimit: accounts(true),
-  };
+  const of = (over: boolean) => rows.filter((r) => r.over === over).map((r) => Number(r.account_id));
+  return { contractsEnded: of(false), overLimit: of(true) };
 }
 
 /**
