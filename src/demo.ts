@@ -73,18 +73,40 @@ export function writeDemoCredentials(path: string, banner: string): void {
   chmodSync(path, 0o600);
 }
 
-/** How to get telegrams into a new installation (docs/sources.md). */
-const GETTING_DATA = [
-  '  Data:           none yet. An earthquake on demand (訓練, out of /v2/gd/*; --as-real for 通常):',
-  '    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10',
-  '  Real telegrams (an EEW, an earthquake, a tsunami, a warning) again, times moved to now, within half a minute:',
-  '    npx namazu replay --as-test samples/telegrams',
-  '  訓練 telegrams reach lists, sockets, streams and webhooks that ask for test=including (test: "including").',
-  '  Live data: NAMAZU_SOURCES (the JMA feed or an upstream service), see docs/sources.md.',
-];
+/**
+ * What the commands printed for the operator add to reach this server's embedded database when run
+ * from the checkout: nothing on the default `./data`, else `--data-dir` and the directory. On
+ * PostgreSQL nothing: the URL holds a password, and the operator's commands take it from the
+ * environment they set it in.
+ */
+export function commandTarget(dataDir: string, embedded: boolean): string {
+  if (!embedded) return '';
+  const dir = resolve(dataDir);
+  return dir === resolve('data') ? '' : ` --data-dir ${shellWord(dir)}`;
+}
 
-/** The banner for a standard output that is not a terminal: addresses, and where the secrets are. */
-export function demoNotice(origin: string, credentialsPath: string): string {
+/** A path as one word of a shell command line. */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+}
+
+/** How to get telegrams into a new installation (docs/sources.md). */
+function gettingData(target: string): string[] {
+  return [
+    '  Data:           none yet. An earthquake on demand (訓練, out of /v2/gd/*; --as-real for 通常):',
+    `    npx namazu scenario earthquake --lat 35.7 --lon 139.7 --depth 40 --magnitude 7.1 --speed 10${target}`,
+    '  Real telegrams (an EEW, an earthquake, a tsunami, a warning) again, times moved to now, within half a minute:',
+    `    npx namazu replay --as-test samples/telegrams${target}`,
+    '  訓練 telegrams reach lists, sockets, streams and webhooks that ask for test=including (test: "including").',
+    '  Live data: NAMAZU_SOURCES (the JMA feed or an upstream service), see docs/sources.md.',
+  ];
+}
+
+/**
+ * The banner for a standard output that is not a terminal: addresses, and where the secrets are.
+ * `target` is commandTarget's.
+ */
+export function demoNotice(origin: string, credentialsPath: string, target = ''): string {
   return [
     '',
     'Namazu is running with a demo setup (set NAMAZU_DEMO=0 to skip it on a new installation).',
@@ -92,13 +114,13 @@ export function demoNotice(origin: string, credentialsPath: string): string {
     `  API reference:  ${origin}/reference`,
     `  Console:        ${origin}/account  (sign in with the demo account)`,
     `  Credentials:    ${credentialsPath}  (account password, API key, OAuth client secret; readable only by you)`,
-    ...GETTING_DATA,
+    ...gettingData(target),
     '',
   ].join('\n');
 }
 
-/** The text printed once after the first start: where things are and a ready curl line. */
-export function demoBanner(d: DemoCredentials, origin: string): string {
+/** The text printed once after the first start: where things are and a ready curl line (`target`: commandTarget's). */
+export function demoBanner(d: DemoCredentials, origin: string, target = ''): string {
   return [
     '',
     'Namazu is running with a demo setup (shown once; set NAMAZU_DEMO=0 to skip it on a new installation).',
@@ -112,7 +134,7 @@ export function demoBanner(d: DemoCredentials, origin: string): string {
     '  Try:',
     `    curl -s '${origin}/v2/contract' -u '${d.apiKey}:'`,
     `    curl -s '${origin}/account/oauth2/v1/token' -u '${d.clientId}:${d.clientSecret}' -d grant_type=client_credentials -d scope=telegram.list`,
-    ...GETTING_DATA,
+    ...gettingData(target),
     '',
   ].join('\n');
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Bus } from '../bus/types.ts';
 import { openBus } from '../bus/open.ts';
 import { loadConfig, type Config } from '../config.ts';
@@ -21,6 +22,11 @@ export interface AdminSession {
   /** In a server (its admin channel): its instruments and log, which count and hear of what is ingested. */
   metrics?: Metrics;
   log?: Pick<Logger, 'warn'>;
+  /**
+   * Outside a server, on an embedded data directory (this path) that no server holds: what is
+   * ingested here reaches no client until a server starts on it.
+   */
+  unservedDataDir?: string;
 }
 
 /**
@@ -55,6 +61,20 @@ export class DataDirServedError extends CodedError {
   }
 }
 
+/**
+ * Before a command sends telegrams live (replay, scenario): when no server holds its embedded data
+ * directory, says on stderr that no client will see them arrive, and how to reach the server's (a
+ * server started on another directory than the command's, the newcomer's usual slip).
+ */
+export function noteUnserved(command: string, session: AdminSession, io: CommandIo): void {
+  if (session.unservedDataDir === undefined) return;
+  io.stderr(
+    `namazu ${command}: no server runs on data directory ${session.unservedDataDir}: the telegrams are ` +
+      `stored in it, but no client sees them arrive. Start the server on it first (npm start), or give ` +
+      `this command the server's --data-dir (NAMAZU_DATA_DIR)\n`,
+  );
+}
+
 /** Runs an admin command against the configured database (migrated first), closing it afterwards. */
 export async function withDatabase<T>(
   values: Record<string, unknown>,
@@ -87,6 +107,8 @@ export const directCommandIo: CommandIo = {
     if (config.databaseUrl === null) {
       const pid = dataDirHolder(config.dataDir);
       if (pid !== null) throw new DataDirServedError(config.dataDir, pid);
+      const unservedDataDir = resolve(config.dataDir);
+      return withDatabase(values, (session) => fn({ ...session, unservedDataDir }));
     }
     return withDatabase(values, fn);
   },

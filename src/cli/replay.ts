@@ -13,7 +13,7 @@ import { ingestTimed } from '../sources/timed-ingest.ts';
 import { tooLargeReason } from '../telegrams/size.ts';
 import { callAdminChannel } from './admin-client.ts';
 import { databaseFlags, parseFlags, printJson, UsageError } from './args.ts';
-import { DataDirServedError, type CommandIo } from './database.ts';
+import { DataDirServedError, noteUnserved, type CommandIo } from './database.ts';
 import { namedFiles } from './files.ts';
 import { usageError } from './usage.ts';
 
@@ -91,7 +91,7 @@ function planLine(ordered: Replayable[], offsets: number[], speed: number, realT
   const takesS = (offsets.at(-1) ?? 0) / speed / 1000;
   const cut = realTime ? '' : `, gaps over ${MAX_REPLAY_GAP_MS / 1000} s cut (--real-time keeps them)`;
   return (
-    `namazu replay: ${ordered.length} telegrams issued over ${duration(spanS)}, ` +
+    `namazu replay: ${ordered.length} telegram${ordered.length === 1 ? '' : 's'} issued over ${duration(spanS)}, ` +
     `sent over ${duration(takesS)}${cut}\n`
   );
 }
@@ -120,8 +120,10 @@ async function replayPass(
   };
   const eventIds = new Map<string, string>();
   let started = false;
-  const pass = io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
+  const pass = io.withDatabase(values, async (session) => {
+    const { config, db, bus, metrics, log } = session;
     started = true;
+    noteUnserved('replay', session, io);
     const limit = config.maxTelegramBytes;
     const items = files.map((path) => {
       if (statSync(resolve(io.cwd, path)).size > limit) return { path, skipped: tooLargeReason(limit) };

@@ -1,7 +1,7 @@
 import { refuseRealBesideSources, runScenario, SCENARIO_LIMITS } from '../sources/scenario/run.ts';
 import { databaseFlags, parseFlags, printJson, required, UsageError } from './args.ts';
 import { usageError } from './usage.ts';
-import type { CommandIo } from './database.ts';
+import { noteUnserved, type CommandIo } from './database.ts';
 
 function number(
   values: Record<string, unknown>,
@@ -48,8 +48,10 @@ export async function scenarioCommand(argv: string[], io: CommandIo): Promise<vo
     asReal: values['as-real'] === true,
   };
   const speed = number(values, 'speed', 'speed', 1);
-  const result = await io.withDatabase(values, async ({ config, db, bus, metrics, log }) => {
+  const result = await io.withDatabase(values, async (session) => {
+    const { config, db, bus, metrics, log } = session;
     refuseRealBesideSources(config, params.asReal);
+    noteUnserved('scenario', session, io);
     const begun = Date.now();
     const say = (line: string) => io.stderr(`namazu scenario: ${line}\n`);
     let total = 0;

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/open.ts';
 import {
+  commandTarget,
   createDemoOnce,
   DEMO_EMAIL,
   demoBanner,
@@ -69,25 +70,27 @@ export async function serveCommand(argv: string[]): Promise<void> {
     'namazu listening',
   );
   let demoShown = false;
+  // What the commands printed for the operator add to reach this server's database.
+  const target = commandTarget(config.dataDir, config.databaseUrl === null);
   if (config.demo && isFirstWorker()) {
     const demo = await createDemoOnce(ctx.db, ctx.pepper);
     demoShown = demo !== null;
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     if (demo) {
       const origin = config.baseUrl ?? `http://${shownHost}:${server.port}`;
-      const banner = demoBanner(demo, origin);
+      const banner = demoBanner(demo, origin, target);
       if (process.stdout.isTTY) process.stdout.write(banner + '\n');
       else {
         // Not a terminal: a log collector may be reading. Secrets go to an owner-only file.
         const path = demoCredentialsPath(config.dataDir, config.databaseUrl === null);
         writeDemoCredentials(path, banner);
         ctx.log.info({ path }, 'demo credentials written');
-        process.stdout.write(demoNotice(origin, path) + '\n');
+        process.stdout.write(demoNotice(origin, path, target) + '\n');
       }
     }
   }
 
-  if (isFirstWorker()) await tellOperator(ctx, demoShown);
+  if (isFirstWorker()) await tellOperator(ctx, demoShown, target);
 
   let stopping: string | null = null;
   stop = (signal: string) => {
@@ -142,7 +145,7 @@ const besideTheServer = fp(
  * the first administrator when there is none; after a first start with the demo setup, where its
  * password went.
  */
-async function tellOperator(ctx: AppContext, demoShownNow: boolean): Promise<void> {
+async function tellOperator(ctx: AppContext, demoShownNow: boolean, target: string): Promise<void> {
   if (!(await hasAdministrator(ctx.db))) {
     ctx.log.warn({ create: FIRST_ADMINISTRATOR_COMMAND }, 'no administrator yet');
     process.stderr.write(
@@ -156,7 +159,7 @@ async function tellOperator(ctx: AppContext, demoShownNow: boolean): Promise<voi
   const where = existsSync(file) ? `is in ${file}` : 'was shown once, on the first start';
   process.stderr.write(
     `namazu: the demo account ${DEMO_EMAIL}'s password ${where}; ` +
-      `to set another: npx namazu account password --email ${DEMO_EMAIL}\n`,
+      `to set another: npx namazu account password --email ${DEMO_EMAIL}${target}\n`,
   );
 }
 
