@@ -18,24 +18,26 @@ function extendEnum(node: Record<string, unknown> | undefined, where: string, va
 }
 
 /**
- * Admits `infoType` 取消 wherever the schema's documents (the schema itself, or each telegram form of
- * its `anyOf`) allow only 発表, 訂正 or 遅延; a form that already has 取消 is left as it is. The body
- * is not touched: a cancellation of these telegrams has the body of an issue (docs/conversion.md
- * "Cancellations").
+ * Admits these `infoType`s wherever the schema's documents (the schema itself, or each telegram form
+ * of its `anyOf`) lack them. The body is not touched: a cancellation of these telegrams has the body
+ * of an issue (docs/conversion.md "Cancellations"), as a correction has.
  */
-function admitCancellation(schema: JsonSchema): void {
-  const forms = schema.anyOf
-    ? schema.anyOf.map(({ $ref }) => schema.definitions?.[$ref?.replace('#/definitions/', '') ?? ''])
-    : [schema];
-  for (const form of forms) {
-    const properties = form?.properties as Record<string, Record<string, unknown>> | undefined;
-    const infoType = properties?.infoType;
-    if (!properties || !infoType) throw new Error('schema amendment: a form without infoType');
-    const allowed = Array.isArray(infoType.enum) ? (infoType.enum as unknown[]) : [infoType.const];
-    if (allowed.includes('取消')) continue;
-    properties.infoType = { type: 'string', enum: [...allowed, '取消'] };
-  }
-}
+const admitting =
+  (infoTypes: readonly string[]) =>
+  (schema: JsonSchema): void => {
+    const forms = schema.anyOf
+      ? schema.anyOf.map(({ $ref }) => schema.definitions?.[$ref?.replace('#/definitions/', '') ?? ''])
+      : [schema];
+    for (const form of forms) {
+      const properties = form?.properties as Record<string, Record<string, unknown>> | undefined;
+      const infoType = properties?.infoType;
+      if (!properties || !infoType) throw new Error('schema amendment: a form without infoType');
+      const allowed = Array.isArray(infoType.enum) ? (infoType.enum as unknown[]) : [infoType.const];
+      const missing = infoTypes.filter((t) => !allowed.includes(t));
+      if (missing.length > 0) properties.infoType = { type: 'string', enum: [...allowed, ...missing] };
+    }
+  };
+const admitCancellation = admitting(['取消']);
 
 /** A `{type: 深さ, unit: km}` depth with this value and condition (and nothing else). */
 const exceptionalDepth = (value: Record<string, unknown>, condition: string) => ({
@@ -92,8 +94,8 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
   },
   /**
    * JMA withdraws a telegram of any type with InfoType 取消, and the production service converts it
-   * like any other: the package's schemas below have no 取消 (weather-warning 1.0.0: VPWW54's form;
-   * weather-landslide: 発表 alone), so each admits it, with the body of an issue.
+   * like any other: the package's schemas below have no 取消 (weather-warning 1.0.0: VPWW54's form),
+   * so each admits it, with the body of an issue.
    */
   'forecast-2week-temperature_1.0.0': admitCancellation,
   'forecast-prefecture_1.0.0': admitCancellation,
@@ -102,7 +104,11 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
   'forecast-warning-possibility_1.1.0': admitCancellation,
   'forecast-weathermap_1.0.0': admitCancellation,
   'weather-early_1.0.0': admitCancellation,
-  'weather-landslide_1.0.0': admitCancellation,
+  /**
+   * weather-landslide admits 発表 alone: a correction (訂正) of a 土砂災害警戒情報, which JMA issues
+   * as of any other telegram, would otherwise reach JSON clients not at all either.
+   */
+  'weather-landslide_1.0.0': admitting(['訂正', '取消']),
   'weather-tornado_1.0.0': admitCancellation,
   'weather-warning_1.0.0': admitCancellation,
   'weather-warning-timeseries_1.0.0': admitCancellation,
