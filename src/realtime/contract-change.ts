@@ -14,7 +14,7 @@ import { closeCodes, closeMessages } from './protocol.ts';
 import { sessionIds } from './session-ids.ts';
 
 export async function narrowToContracts(db: Db, hub: Hub, accountId: number): Promise<void> {
-  const { sessions, contracted } = await openSessionsOf(db, accountId);
+  const { sessions, contracted } = await openSessionsOf(db, accountId, sessionIds(hub.connections()));
   for (const s of sessions) {
     const conn = hub.get(s.id);
     if (!conn) continue;

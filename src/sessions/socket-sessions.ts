@@ -736,15 +736,23 @@ export async function recordPings(q: Queryable, ids: readonly number[], at: numb
   ]);
 }
 
-/** The classifications each of the account's open sessions may still receive under its contracts. */
+/**
+ * Of these sessions (a process's connections), the account's open ones, with what the account has
+ * running contracts for: read per held connection, not per session of the account (a public
+ * deployment's account may hold a hundred thousand).
+ */
 export async function openSessionsOf(
   q: Queryable,
   accountId: number,
+  ids: readonly number[],
 ): Promise<{ sessions: { id: number; classifications: string[] }[]; contracted: Set<string> }> {
-  const rows = await q.query<{ id: number; classifications: string[] }>(
-    `SELECT id, classifications FROM socket_sessions WHERE account_id = $1 AND status = 'open'`,
-    [accountId],
-  );
+  const rows = ids.length
+    ? await q.query<{ id: number; classifications: string[] }>(
+        `SELECT id, classifications FROM socket_sessions
+          WHERE id = ANY($2::bigint[]) AND account_id = $1 AND status = 'open'`,
+        [accountId, ids],
+      )
+    : [];
   return { sessions: rows, contracted: await contractedClassifications(q, accountId) };
 }
 

@@ -11,7 +11,7 @@ import { setConnectionLimit } from '../../src/accounts/connection-limit.ts';
 import { removeContract } from '../../src/accounts/contracts.ts';
 import type { Queryable } from '../../src/db/types.ts';
 import { recordAlive, reinstateSessions } from '../../src/sessions/process-liveness.ts';
-import { LimitChecks, missedChanges } from '../../src/sessions/socket-sessions.ts';
+import { LimitChecks, missedChanges, openSessionsOf } from '../../src/sessions/socket-sessions.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** The process holding the sessions: alive, so they count. */
@@ -38,8 +38,8 @@ async function openSessions(contracts: string[], count: number) {
   return { accountId: account.id, ids: rows.map((r) => Number(r.id)).sort((a, b) => a - b) };
 }
 
-/** A tick's look at `held`, with the rows of socket_sessions it read. */
-async function tick(held: number[], checks: LimitChecks) {
+/** What `look` returns, with the rows of socket_sessions it read. */
+async function counted<T>(look: (q: Queryable) => Promise<T>) {
   return server.ctx.db.tx(async (q: Queryable) => {
     const read = async () =>
       (
@@ -49,9 +49,15 @@ async function tick(held: number[], checks: LimitChecks) {
         )
       )[0]!.n;
     const before = Number(await read());
-    const missed = await missedChanges(q, held, checks);
-    return { missed, rowsRead: Number(await read()) - before };
+    const result = await look(q);
+    return { result, rowsRead: Number(await read()) - before };
   });
+}
+
+/** A tick's look at `held`, with the rows of socket_sessions it read. */
+async function tick(held: number[], checks: LimitChecks) {
+  const { result: missed, rowsRead } = await counted((q) => missedChanges(q, held, checks));
+  return { missed, rowsRead };
 }
 
 test("a tick with nothing changed reads the sessions held, not the account's other sessions", async () => {
@@ -145,4 +151,16 @@ test('a connection held after the others were narrowed to the contracts left: th
   await server.ctx.db.query(`UPDATE socket_sessions SET classifications = '{}' WHERE id = $1`, [narrowed]);
   assert.deepEqual((await tick([narrowed], checks)).missed.contractsEnded, []);
   assert.deepEqual((await tick([narrowed, late], checks)).missed.contractsEnded, [accountId]);
+});
+
+test("a contract change narrows the connections a process holds, reading their sessions and not the account's others", async () => {
+  const { accountId, ids } = await openSessions(['telegram.earthquake'], 2000);
+  await server.ctx.db.exec('ANALYZE socket_sessions');
+  const held = ids.slice(0, 3);
+  const { result, rowsRead } = await counted((q) => openSessionsOf(q, accountId, held));
+  assert.deepEqual(
+    result.sessions.map((s) => s.id).sort((a, b) => a - b),
+    held,
+  );
+  assert.ok(rowsRead < 50, `${rowsRead} rows of socket_sessions read`);
 });
