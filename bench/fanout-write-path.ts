@@ -12,7 +12,6 @@
 //   raw      for (…) socket.write(frame): the floor (no check, no bound)
 //
 // Usage: ulimit -n "$(ulimit -Hn)"; node --import tsx bench/fanout-write-path.ts [clients] [rounds] [chunkSize]
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -22,13 +21,13 @@ import { rawSocketOf } from '../src/realtime/raw-write.ts';
 import { textFrame } from '../src/realtime/frame.ts';
 import { dataMessage } from '../src/realtime/protocol.ts';
 import { record, startEndpoint } from '../test/support/realtime.ts';
+import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
 
 const n = Number(process.argv[2] ?? 5000);
 const rounds = Number(process.argv[3] ?? 20);
 /** Sockets the hub writes per turn of the event loop (512 as served: src/realtime/service.ts). */
 const chunkSize = Number(process.argv[4] ?? 512);
-const CLIENTS = fileURLToPath(new URL('./fanout-clients.ts', import.meta.url));
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
 const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
@@ -40,18 +39,7 @@ const filter = {
 };
 
 const env = await startEndpoint({ chunkSize, maxBufferedBytes: 2 * 1024 * 1024 });
-const clients = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
-const waiters: ((m: Record<string, unknown>) => void)[] = [];
-clients.on('message', (m: Record<string, unknown>) => {
-  if (m.type === 'error') console.error('client error', m);
-  else waiters.shift()?.(m);
-});
-const ask = (m: object) =>
-  new Promise<Record<string, unknown>>((resolve) => {
-    waiters.push(resolve);
-    clients.send(m);
-  });
-const reply = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
+const { process: clients, ask, reply } = forkFanoutClients();
 
 const urls: string[] = [];
 for (let i = 1; i <= n; i++) {

@@ -12,7 +12,6 @@
 // `data` message the clients received from namazu) to the same number of clients of the same client
 // process with `ws.send` in a loop; latency = receipt − the start of the loop. Rounds of the two
 // alternate, each taking its turn first, after one uncounted round of each.
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import { openBus } from '../src/bus/open.ts';
 import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
+import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
 import { serveNamazu } from './namazu-bin.ts';
 
@@ -47,7 +47,6 @@ const redisUrl = process.env.NAMAZU_BENCH_REDIS_URL || process.env.NAMAZU_TEST_R
 if (!adminUrl) throw new Error('set NAMAZU_BENCH_DATABASE_URL (a PostgreSQL server)');
 if (bus === 'redis' && !redisUrl) throw new Error('set NAMAZU_BENCH_REDIS_URL for --bus redis');
 
-const CLIENTS = fileURLToPath(new URL('./fanout-clients.ts', import.meta.url));
 const FIXTURES =
   process.env.NAMAZU_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures', import.meta.url));
 const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
@@ -105,18 +104,7 @@ const cpuMs = () =>
   }, 0);
 
 // The clients.
-const clients = fork(CLIENTS, [], { execArgv: ['--import', 'tsx'] });
-const waiters: ((m: Record<string, unknown>) => void)[] = [];
-clients.on('message', (m: Record<string, unknown>) => {
-  if (m.type === 'error') console.error('client error', m);
-  else waiters.shift()?.(m);
-});
-const ask = (m: object) =>
-  new Promise<Record<string, unknown>>((resolve) => {
-    waiters.push(resolve);
-    clients.send(m);
-  });
-const reply = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
+const { process: clients, ask, reply } = forkFanoutClients();
 
 // Accounts with every plan; sessions subscribe to the EEW classifications and earthquakes.
 const store = sessionStore(db, pepper, 30_000);

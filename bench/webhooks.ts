@@ -23,7 +23,6 @@
 // `nice -n N` delivers them all, so that the kernel gives the socket node the CPU first.
 // `--receivers-nice N` runs the receivers under `nice -n N`: they stand in for other machines, and
 // on this one they take a core's worth of CPU in a burst.
-import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -42,6 +41,7 @@ import { MAX_ATTEMPTS_PER_HOST, WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/s
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { serveNamazu } from './namazu-bin.ts';
+import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
 import { httpPost, postAll, startReceivers } from './webhook-receivers.ts';
 
@@ -227,20 +227,7 @@ console.log(
 // NAMAZU_WEBHOOK_DELIVERY=false (docs/webhooks.md "Which nodes deliver").
 type Live = { p50: number; p99: number };
 async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; burst: Live[] }> {
-  const clients = fork(fileURLToPath(new URL('./fanout-clients.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-  });
-  const replies: ((m: { type: string; times?: number[][] }) => void)[] = [];
-  clients.on('message', (m: { type: string; times?: number[][] }) => {
-    if (m.type === 'error') console.error('client error', m);
-    else replies.shift()?.(m);
-  });
-  const reply = () => new Promise<{ type: string; times?: number[][] }>((resolve) => replies.push(resolve));
-  const ask = (m: object) => {
-    const replied = reply();
-    clients.send(m);
-    return replied;
-  };
+  const { process: clients, ask, reply } = forkFanoutClients();
   const account = await createAccount(ctx.db, {
     email: `live-${socketPort}-${Date.now()}@example.test`,
     password: 'password-1',
@@ -280,9 +267,9 @@ async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; bur
       committed.push(await ingest(QUAKE));
       await sleep(PROBE_GAP_MS);
     }
-    const { times } = await round;
+    const times = (await round).times as number[][];
     await burst;
-    const latencies = times!.flatMap((mine) => mine.map((t, k) => t - committed[k]!));
+    const latencies = times.flatMap((mine) => mine.map((t, k) => t - committed[k]!));
     return { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
   };
   const alone: Live[] = [];
