@@ -125,7 +125,12 @@ export function englishSentences(text: string): string {
       const trimmed = line.trim();
       if (Object.hasOwn(SENTENCES, trimmed)) return SENTENCES[trimmed]!;
       const cancel = /^先ほどの、?(.+)を取り消します。$/.exec(trimmed);
-      return cancel ? `The earlier ${englishTitle(cancel[1]!, 'other')} is cancelled.` : line;
+      if (cancel) return `The earlier ${englishTitle(cancel[1]!, 'other')} is cancelled.`;
+      // JMA's withdrawal of a report issued in error: "１６日１３時３０分に発表した「…」は誤りですので取り消します。"
+      const error = /^(.+)に発表した「(.+)」は誤りですので取り消します。(.*)$/.exec(trimmed);
+      return error
+        ? `The ${error[2]} issued on ${error[1]} was in error and is cancelled.${error[3] ? ` ${error[3]}` : ''}`
+        : line;
     })
     .join('\n');
 }

@@ -40,6 +40,8 @@ export function summarize(record: TelegramRecord, document: unknown | null): Tel
   const report = record.xmlReport;
   if (!report) return null;
   const category = categoryOfRecord(record, null);
+  const cancelled = report.head.infoType === '取消';
+  const headline = clean(report.head.headline);
   return finish({
     type: record.head.type,
     category,
@@ -48,8 +50,8 @@ export function summarize(record: TelegramRecord, document: unknown | null): Tel
     infoType: report.head.infoType,
     reportTime: report.head.reportDateTime,
     eventId: report.head.eventId,
-    headline: clean(report.head.headline),
-    text: null,
+    headline: cancelled ? null : headline,
+    text: cancelled ? withdrawal(headline) : null,
     facts: { kind: 'plain' },
   });
 }
@@ -59,6 +61,8 @@ function fromDocument(record: TelegramRecord, doc: DocumentHead): TelegramSummar
   const cancelled = doc.infoType === '取消';
   const body = doc.body;
   const facts = cancelled ? { kind: 'plain' as const } : factsOf(category, doc);
+  const text = typeof body.text === 'string' ? clean(body.text) : null;
+  const headline = clean(doc.headline);
   return finish({
     type: record.head.type,
     category,
@@ -67,10 +71,20 @@ function fromDocument(record: TelegramRecord, doc: DocumentHead): TelegramSummar
     infoType: doc.infoType,
     reportTime: doc.reportDateTime,
     eventId: doc.eventId,
-    headline: clean(doc.headline),
-    text: typeof body.text === 'string' && (cancelled || facts.kind === 'plain') ? clean(body.text) : null,
+    headline: cancelled ? null : headline,
+    text: cancelled ? withdrawal(text, headline) : facts.kind === 'plain' ? text : null,
     facts,
   });
+}
+
+/**
+ * JMA's own sentence withdrawing a telegram: the first of `texts` that says so (取り消します), else
+ * null, and the post says it itself (wording.ts). Never the rest: a cancellation of a meteorological
+ * type repeats the headline and body of the telegram it withdraws (docs/conversion.md
+ * "Cancellations"), which a post must not show as if it were in force.
+ */
+function withdrawal(...texts: (string | null)[]): string | null {
+  return texts.find((text) => text !== null && /取り?消/.test(text)) ?? null;
 }
 
 function factsOf(category: Category, doc: DocumentHead): Facts {

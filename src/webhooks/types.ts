@@ -88,7 +88,7 @@ export interface TelegramSummary {
   eventId: string | null;
   /** JMA's headline (Japanese only), trimmed; null when the telegram has none. */
   headline: string | null;
-  /** A cancellation's or notice's own text (body.text), when there is no headline saying it. */
+  /** A notice's own text (body.text), or JMA's sentence withdrawing a cancelled telegram (summary.ts `withdrawal`). */
   text: string | null;
   facts: Facts;
 }

@@ -49,8 +49,9 @@ const LABELS = {
     volcano: '火山',
     serial: (n: string) => `第${n}報`,
     final: '最終報',
-    cancelled: '取消',
-    corrected: '訂正',
+    cancelled: '【取消】',
+    corrected: '【訂正】',
+    withdrawn: (title: string) => `先に発表された「${title}」は取り消されました。`,
     assumed: '（仮定震源要素）',
     jma: '気象庁',
     separator: '、',
@@ -69,8 +70,9 @@ const LABELS = {
     volcano: 'Volcano',
     serial: (n: string) => `#${n}`,
     final: 'final',
-    cancelled: 'cancelled',
-    corrected: 'correction',
+    cancelled: '[CANCELLED] ',
+    corrected: '[CORRECTION] ',
+    withdrawn: (title: string) => `The earlier report (${title}) is cancelled.`,
     assumed: ' (assumed epicentre)',
     jma: 'JMA',
     separator: ', ',
@@ -89,26 +91,44 @@ export function describe(summary: TelegramSummary, lang: Lang): Described {
     title: mark + titleOf(summary, lang),
     gist: gistOf(facts, lang),
     headline:
-      headline !== null && lang === 'en' && summary.text !== null ? englishSentences(headline) : headline,
+      headline === null
+        ? withdrawnText(summary, lang)
+        : lang === 'en' && summary.text !== null
+          ? englishSentences(headline)
+          : headline,
     fields: fieldsOf(facts, lang),
     time: japanTime(summary.reportTime, lang),
     source: `${words.jma} ${summary.type}`,
   };
 }
 
+/** A cancellation without JMA's own sentence withdrawing it says so itself; null for the rest. */
+function withdrawnText(summary: TelegramSummary, lang: Lang): string | null {
+  if (summary.infoType !== '取消') return null;
+  return LABELS[lang].withdrawn(baseTitle(summary, lang));
+}
+
+const baseTitle = (summary: TelegramSummary, lang: Lang) =>
+  lang === 'ja' ? summary.title : englishTitle(summary.title, summary.category);
+
+/**
+ * The title, a cancellation or correction named first (【取消】, 【訂正】): a notification shows the
+ * start of a long title only, and "大津波警報・津波警報・津波注意報・津波予報 取消" cut short would read
+ * as the warning itself.
+ */
 function titleOf(summary: TelegramSummary, lang: Lang): string {
   const words = LABELS[lang];
-  const base = lang === 'ja' ? summary.title : englishTitle(summary.title, summary.category);
+  const base = baseTitle(summary, lang);
   const facts = summary.facts;
+  const status =
+    summary.infoType === '取消' ? words.cancelled : summary.infoType === '訂正' ? words.corrected : '';
   const tags: string[] = [];
-  if (summary.infoType === '取消') tags.push(words.cancelled);
-  else if (summary.infoType === '訂正') tags.push(words.corrected);
-  if (facts.kind === 'eew' && summary.infoType !== '取消') {
+  if (facts.kind === 'eew') {
     if (facts.serial !== null) tags.push(words.serial(facts.serial));
     if (facts.final) tags.push(words.final);
   }
-  if (tags.length === 0) return base;
-  return lang === 'ja' ? `${base} ${tags.join(' ')}` : `${base} ${tags.join(', ')}`;
+  if (tags.length === 0) return status + base;
+  return status + (lang === 'ja' ? `${base} ${tags.join(' ')}` : `${base} ${tags.join(', ')}`);
 }
 
 function gistOf(facts: Facts, lang: Lang): string {

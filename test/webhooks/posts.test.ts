@@ -57,15 +57,15 @@ test('an EEW cancellation says so and is not urgent', () => {
   const s = official('37_01_03_240613_VXSE43.xml');
   assert.equal(s.severity, 'default');
   const ja = describePost(s, 'ja');
-  assert.equal(ja.title, '緊急地震速報（警報） 取消');
+  assert.equal(ja.title, '【取消】緊急地震速報（警報）');
   assert.equal(ja.headline, '先ほどの、緊急地震速報（警報）を取り消します。');
   assert.deepEqual(ja.fields, []);
   const en = describePost(s, 'en');
-  assert.equal(en.title, 'Earthquake Early Warning (warning) cancelled');
+  assert.equal(en.title, '[CANCELLED] Earthquake Early Warning (warning)');
   assert.equal(en.headline, 'The earlier Earthquake Early Warning (warning) is cancelled.');
   const slack = JSON.parse(renderPost('slack', s, 'ja').body as string);
-  assert.equal(slack.text, '緊急地震速報（警報） 取消');
-  assert.equal(slack.blocks[0].text.text, '緊急地震速報（警報） 取消');
+  assert.equal(slack.text, '【取消】緊急地震速報（警報）');
+  assert.equal(slack.blocks[0].text.text, '【取消】緊急地震速報（警報）');
 });
 
 test('a final EEW is named so', () => {
