@@ -50,6 +50,10 @@ export const LIVE_SCRIPT = `'use strict';
     link.href = t.href;
     item.appendChild(link);
     item.appendChild(el('span', 'type', t.type));
+    // A cancellation (取消) or correction (訂正) says so first: it may repeat what it withdraws.
+    var amends = t.amends === 'cancelled' ? text.amendsCancelled
+      : t.amends === 'corrected' ? text.amendsCorrected : null;
+    if (amends) item.appendChild(el('span', 'amends', amends));
     var mark = notRealText(t.notReal);
     if (mark) item.appendChild(el('span', 'not-real', mark));
     item.appendChild(el('time', 'muted', time(t.receivedTime)));
@@ -157,6 +161,7 @@ export const LIVE_STYLE = `
 #telegram-list .type,.tag{font-family:ui-monospace,monospace;font-size:.85rem;margin-left:.5rem;color:#333}
 #telegram-list time{display:block}
 .not-real,.final{margin-left:.5rem;padding:0 .3rem;border:1px solid #8a5a00;color:#6b4500;font-size:.8rem}
+#telegram-list .amends{margin-left:.5rem;padding:0 .3rem;border:1px solid #8b0000;color:#8b0000;font-size:.8rem;font-weight:bold}
 .headline{margin:.2rem 0 0}
 .eew{border:3px solid #b00000;background:#fff0f0;color:#600;padding:.6rem 1rem;margin:1rem 0}
 .eew.forecast{border-color:#8a5a00;background:#fff8e6;color:#4a3000}

@@ -7,7 +7,7 @@ import { decodedBody } from './documents.ts';
 import { livePage } from '../live-frame.ts';
 import { intensityClass, renderMap, stationClass } from './map.ts';
 import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
-import { payloadOf, type EewBanner, type NotReal, type TelegramLine } from './payloads.ts';
+import { payloadOf, type Amends, type EewBanner, type NotReal, type TelegramLine } from './payloads.ts';
 import { livePaths, paths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 import type { Hypocenter } from '../../gd/types.ts';
@@ -24,9 +24,14 @@ const timeOf = (iso: string) =>
 const notRealText = (notReal: NotReal, text: LiveText) =>
   notReal === 'training' ? text.notRealTraining : notReal === 'test' ? text.notRealTest : null;
 
+/** The words of a cancellation's or correction's mark, as the script also writes them. */
+const amendsText = (amends: Amends, text: LiveText) =>
+  amends === 'cancelled' ? text.amendsCancelled : amends === 'corrected' ? text.amendsCorrected : null;
+
 function telegramLine(t: TelegramLine, text: LiveText): SafeHtml {
   const mark = notRealText(t.notReal, text);
-  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${mark ? markup`<span class="not-real">${mark}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${formatTime(new Date(t.receivedTime), { seconds: true })}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
+  const amends = amendsText(t.amends, text);
+  return markup`<li class="telegram" data-serial="${t.serial}"><a href="${t.href}">${t.title}</a><span class="type">${t.type}</span>${amends ? markup`<span class="amends">${amends}</span>` : null}${mark ? markup`<span class="not-real">${mark}</span>` : null}<time class="muted" datetime="${t.receivedTime}">${formatTime(new Date(t.receivedTime), { seconds: true })}</time>${t.headline ? markup`<p class="headline">${t.headline}</p>` : null}</li>`;
 }
 
 function areaList(title: string, areas: AreaIntensity[], lang: Lang): SafeHtml | null {
@@ -145,6 +150,8 @@ export function renderLivePage(v: LiveView): string {
     reconnecting: text.reconnecting,
     notRealTraining: text.notRealTraining,
     notRealTest: text.notRealTest,
+    amendsCancelled: text.amendsCancelled,
+    amendsCorrected: text.amendsCorrected,
     eewLabel: text.eewLabel,
     eewWarning: text.eewWarning,
     eewForecast: text.eewForecast,

@@ -22,6 +22,15 @@ export type NotReal = 'training' | 'test' | null;
 export const notRealOf = (status: string | null | undefined): NotReal =>
   status === '訓練' ? 'training' : status === '試験' ? 'test' : null;
 
+/**
+ * A telegram that withdraws or corrects an earlier one (`Head/InfoType` 取消, 訂正): its line says so
+ * first, since a cancellation may repeat the title and headline of what it withdraws.
+ */
+export type Amends = 'cancelled' | 'corrected' | null;
+
+const amendsOf = (infoType: string | undefined): Amends =>
+  infoType === '取消' ? 'cancelled' : infoType === '訂正' ? 'corrected' : null;
+
 export interface TelegramLine {
   serial: number;
   type: string;
@@ -30,6 +39,7 @@ export interface TelegramLine {
   headline: string | null;
   receivedTime: string;
   notReal: NotReal;
+  amends: Amends;
   href: string;
 }
 
@@ -96,6 +106,7 @@ export function payloadOf(record: Shown): LivePayload | null {
         headline: report?.head.headline ?? null,
         receivedTime: record.receivedTime,
         notReal: notRealOf(report?.control.status),
+        amends: amendsOf(report?.head.infoType),
         href,
       },
     };
