@@ -190,13 +190,17 @@ function admissionRefusal(refused: Exclude<Admission, { ok: true }>): Refusal {
   };
 }
 
+/** The parameters the public streams read: the others are ignored, repeated or not, as on the stream. */
+const READ_PARAMS = new Set(Object.keys(PublicStreamQuery.properties));
+
 /**
  * The upgrade request's query as the stream's route has it after validation, or the documented
- * message of the first field that is wrong (only `areas` may be repeated).
+ * message of the first field that is wrong (of those read, only `areas` may be repeated).
  */
 function queryOf(params: URLSearchParams): PublicStreamQueryValue | { invalid: string } {
   const query: Record<string, string | string[]> = {};
   for (const name of new Set(params.keys())) {
+    if (!READ_PARAMS.has(name)) continue;
     const values = params.getAll(name);
     if (values.length > 1 && name !== 'areas') return { invalid: catalogueMessage('UNEXPECTED_QUERY', name) };
     query[name] = values.length > 1 ? values : values[0]!;

@@ -101,13 +101,15 @@ export const notPublicMessage = (publicOnes: readonly string[]) =>
 
 /**
  * The delivery a public stream's query asks for: its classifications (every public one by default)
- * must all be public; the other fields are the stream's.
+ * must all be public; the other fields are the stream's. An `appName`, which the query does not
+ * define (so it may come repeated, or of any length), is not read.
  */
 export function publicStreamSpec(
   query: PublicStreamQueryValue,
   publicOnes: readonly string[],
 ): SessionSpec | { invalid: string } {
-  const spec = streamSpec({ ...query, classifications: query.classifications ?? publicOnes.join(',') });
+  const classifications = query.classifications ?? publicOnes.join(',');
+  const spec = streamSpec({ ...query, classifications, appName: undefined });
   if ('invalid' in spec) return spec;
   if (spec.classifications.some((c) => !publicOnes.includes(c)))
     return { invalid: notPublicMessage(publicOnes) };
