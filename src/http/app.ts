@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { authentication } from './authentication.ts';
-import { clientErrorHandler } from './client-errors.ts';
+import { clientErrorHandler, connectHandler } from './client-errors.ts';
 import { errorBody } from './envelope.ts';
 import { catalogueMessage, errorCatalogue, type CodedError, type ErrorCode } from '../errors.ts';
 import { describeError } from './errors.ts';
@@ -53,6 +53,11 @@ export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): 
     // Request and header time-outs are enforced on this period; Node's default is 30 s.
     http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.server.on(
+    'connect',
+    connectHandler(() => ctx.clock.now()),
+  );
 
   const methods = new MethodTable();
   app.addHook('onRoute', (route) => {

@@ -101,6 +101,13 @@ export async function liveArea(area: App, { ctx, live }: { ctx: AppContext; live
     const visit = await findVisit(ctx, request);
     if (!visit) return sendErrorPage(reply, 401, 'Sign in to follow the live view.', { messageLang: 'en' });
     const { account, session } = visit;
+    if (request.method === 'HEAD') {
+      // The stream's headers and no stream (a HEAD's writes are dropped, so its headers would never
+      // leave): no slot taken, no feed opened.
+      openStream(reply);
+      reply.raw.end();
+      return;
+    }
     // Taken before anything else is awaited, and given back when the request ends however it ends.
     const slot = live.feed.reserve({
       accountId: account.id,
