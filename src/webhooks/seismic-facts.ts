@@ -1,7 +1,7 @@
 // The facts of earthquake early warnings, earthquake reports and tsunami telegrams (summary.ts),
 // read from their JSON conversions (schemas eew-information, earthquake-information, tsunami-information).
-import { intensityRank } from './intensity.ts';
-import type { AreaGroup, DocumentHead, Facts, Hypocentre } from './types.ts';
+import { intensityRank, longPeriodRank } from './intensity.ts';
+import type { AreaGroup, ClassRange, DocumentHead, Facts, Hypocentre, LongPeriod } from './types.ts';
 import { list, namesOf, path, record, text, type Json } from './read.ts';
 
 /** How many intensity classes of regions an earthquake report lists. */
@@ -19,12 +19,16 @@ function hypocentreOf(earthquake: Json | null): Hypocentre {
   };
 }
 
+/** JMA's forecast range (`{from, to}`), or null. */
+function rangeOf(value: Json | null): ClassRange | null {
+  const from = text(value?.from);
+  const to = text(value?.to);
+  return from !== null && to !== null ? { from, to } : null;
+}
+
 export function eewFacts(doc: DocumentHead): Facts {
   const body = doc.body;
   const earthquake = record(body.earthquake);
-  const forecast = path(body, 'intensity', 'forecastMaxInt');
-  const from = text(forecast?.from);
-  const to = text(forecast?.to);
   const warning = body.isWarning === true;
   const assumed = earthquake?.condition === '仮定震源要素';
   return {
@@ -33,7 +37,8 @@ export function eewFacts(doc: DocumentHead): Facts {
     serial: doc.serialNo,
     final: body.isLastInfo === true,
     assumed,
-    maxIntensity: from !== null && to !== null ? { from, to } : null,
+    maxIntensity: rangeOf(path(body, 'intensity', 'forecastMaxInt')),
+    maxLongPeriod: rangeOf(path(body, 'intensity', 'forecastMaxLgInt')),
     areas: warning ? namesOf(list(body.regions)) : [],
     ...hypocentreOf(earthquake),
     // An assumed hypocentre (the PLUM method) is not estimated: JMA writes M1.0 and 10 km for it.
@@ -46,28 +51,59 @@ export function eewFacts(doc: DocumentHead): Facts {
 export function earthquakeFacts(doc: DocumentHead): Facts {
   const body = doc.body;
   const intensity = record(body.intensity);
+  const longPeriod = longPeriodOf(intensity);
   return {
     kind: 'earthquake',
     maxIntensity: text(intensity?.maxInt),
-    strongest: strongestRegions(list(intensity?.regions)),
+    strongest: longPeriod ? [] : strongestRegions(list(intensity?.regions)),
+    longPeriod,
     tsunami: text(path(body, 'comments', 'forecast')?.text),
     ...hypocentreOf(record(body.earthquake)),
   };
 }
 
 /** Regions grouped by their maximum intensity, strongest first, at most STRONGEST_CLASSES groups. */
-function strongestRegions(regions: Json[]): AreaGroup[] {
-  const byIntensity = new Map<string, string[]>();
+const strongestRegions = (regions: Json[]) => groupByClass(regions, 'maxInt', intensityRank);
+
+/** Regions grouped by the class in `key`, strongest first, at most STRONGEST_CLASSES groups of rank `min` or more. */
+function groupByClass(regions: Json[], key: string, rank: (cls: string) => number, min = 0): AreaGroup[] {
+  const byClass = new Map<string, string[]>();
   for (const region of regions) {
-    const intensity = text(region.maxInt);
+    const cls = text(region[key]);
     const name = text(region.name);
-    if (intensity === null || name === null || intensityRank(intensity) < 0) continue;
-    byIntensity.set(intensity, [...(byIntensity.get(intensity) ?? []), name]);
+    if (cls === null || name === null || rank(cls) < min) continue;
+    byClass.set(cls, [...(byClass.get(cls) ?? []), name]);
   }
-  return [...byIntensity.entries()]
-    .sort(([a], [b]) => intensityRank(b) - intensityRank(a))
+  return [...byClass.entries()]
+    .sort(([a], [b]) => rank(b) - rank(a))
     .slice(0, STRONGEST_CLASSES)
     .map(([name, areas]) => ({ name, code: null, areas }));
+}
+
+/** JMA's LgCategory that names regions of a notable class with an intensity of 4 or less: that class. */
+const LOW_INTENSITY_FROM: Record<string, string> = { '2': '1', '4': '3' };
+
+/** The observed long-period ground motion of a VXSE62 (`maxLgInt` present), else null. */
+function longPeriodOf(intensity: Json | null): LongPeriod | null {
+  const max = text(intensity?.maxLgInt);
+  if (max === null || longPeriodRank(max) < 0) return null;
+  const regions = list(intensity?.regions);
+  const category = text(intensity?.lgCategory) ?? '';
+  const from = Object.hasOwn(LOW_INTENSITY_FROM, category) ? LOW_INTENSITY_FROM[category]! : null;
+  const lowIntensity = (region: Json) => {
+    const rank = intensityRank(text(region.maxInt));
+    return rank >= 0 && rank <= intensityRank('4');
+  };
+  const low =
+    from === null
+      ? []
+      : regions.filter((r) => longPeriodRank(text(r.maxLgInt)) >= Number(from) && lowIntensity(r));
+  return {
+    max,
+    // Class 0 (less than 1) is no notable shaking: JMA's headline lists classes 1 to 4.
+    strongest: groupByClass(regions, 'maxLgInt', longPeriodRank, 1),
+    lowIntensity: from !== null && low.length > 0 ? { from, areas: namesOf(low) } : null,
+  };
 }
 
 /** Tsunami classes in order of severity (JMA's codes); a class not listed comes after them. */

@@ -5,7 +5,7 @@
 import type { TelegramRecord } from '../telegrams/record.ts';
 import { earthquakeFacts, eewFacts, tsunamiFacts } from './seismic-facts.ts';
 import { volcanoFacts, weatherFacts } from './area-facts.ts';
-import { intensityRank } from './intensity.ts';
+import { intensityRank, longPeriodRank } from './intensity.ts';
 import type { AreaGroup, Category, DocumentHead, Facts, Mark, Severity, TelegramSummary } from './types.ts';
 
 export type { TelegramSummary } from './types.ts';
@@ -138,7 +138,8 @@ function severityOf(summary: Omit<TelegramSummary, 'severity'>): Severity {
       return facts.warning ? 'high' : 'default';
     case 'earthquake': {
       const rank = intensityRank(facts.maxIntensity);
-      return rank >= intensityRank('5-')
+      // Long-period class 3 (非常に大きな揺れ in high-rise buildings) or more is high at any intensity.
+      return rank >= intensityRank('5-') || longPeriodRank(facts.longPeriod?.max) >= 3
         ? 'high'
         : rank >= intensityRank('3') || rank < 0
           ? 'default'

@@ -32,9 +32,31 @@ export interface Hypocentre {
   originTime: string | null;
 }
 
+/** A class as JMA forecasts it: from == to for one class, to "over" for "from or more", 不明 unknown. */
+export interface ClassRange {
+  from: string;
+  to: string;
+}
+
+/** The long-period ground motion (長周期地震動階級, classes 0…4) that a VXSE62 reports as observed. */
+export interface LongPeriod {
+  /** The maximum class observed (Observation/MaxLgInt). */
+  max: string;
+  /** The regions of the strongest classes (1 or more), strongest first (at most three classes). */
+  strongest: AreaGroup[];
+  /**
+   * Where JMA's LgCategory says that a notable class came with an intensity of 4 or less (2: class
+   * 1 or more, 4: class 3 or more), those regions and that class; else null.
+   */
+  lowIntensity: { from: string; areas: string[] } | null;
+}
+
 /** Areas named under one heading: a warning class, an intensity, a kind of warning. */
 export interface AreaGroup {
-  /** The heading as JMA names it (Japanese): "大津波警報", "大雨警報"; an intensity for `strongest`. */
+  /**
+   * The heading as JMA names it (Japanese): "大津波警報", "大雨警報"; an intensity or a long-period
+   * class for `strongest`.
+   */
   name: string;
   /** JMA's code of the heading where it has one (tsunami class "52"), else null. */
   code: string | null;
@@ -49,16 +71,23 @@ export type Facts =
       final: boolean;
       /** The epicentre is assumed (仮定震源要素: PLUM or a level method). */
       assumed: boolean;
-      /** Forecast maximum intensity, as JMA's range: from == to for one class; to "over" for "from or more". */
-      maxIntensity: { from: string; to: string } | null;
+      /** Forecast maximum intensity, as JMA's range. */
+      maxIntensity: ClassRange | null;
+      /** Forecast maximum long-period ground motion class (ForecastLgInt), where JMA gives one. */
+      maxLongPeriod: ClassRange | null;
       /** Regions under the warning (warnings only). */
       areas: string[];
     } & Hypocentre)
   | ({
       kind: 'earthquake';
       maxIntensity: Intensity | null;
-      /** The regions of the strongest intensities, strongest first (at most three classes). */
+      /**
+       * The regions of the strongest intensities, strongest first (at most three classes); none for
+       * a VXSE62, whose regions are those with a long-period class, not every region of an intensity.
+       */
       strongest: AreaGroup[];
+      /** The observed long-period ground motion (VXSE62 only), else null. */
+      longPeriod: LongPeriod | null;
       /** JMA's tsunami comment ("この地震による津波の心配はありません。"), one sentence per line. */
       tsunami: string | null;
     } & Hypocentre)

@@ -2,9 +2,9 @@
 // TelegramSummary to a title, a one-line gist, the headline and labelled fields, which each format
 // (formats/) lays out as its service expects. Place names and JMA's headlines exist only in
 // Japanese: English posts keep them as JMA writes them.
-import { intensityText } from './intensity.ts';
+import { intensityText, longPeriodText } from './intensity.ts';
 import { japanTime } from './time.ts';
-import type { AreaGroup, Depth, Facts, Magnitude, TelegramSummary } from './types.ts';
+import type { AreaGroup, ClassRange, Depth, Facts, LongPeriod, Magnitude, TelegramSummary } from './types.ts';
 import { englishKind, englishSentences, englishTitle } from './english.ts';
 
 export type Lang = 'ja' | 'en';
@@ -38,7 +38,11 @@ const MARKS = {
 const LABELS = {
   ja: {
     forecastMax: '最大予測震度',
+    forecastLongPeriod: '予想最大長周期地震動階級',
     max: '最大震度',
+    maxLongPeriod: '最大長周期地震動階級',
+    longPeriodClass: (cls: string) => `長周期地震動階級${cls}`,
+    lowIntensity: (from: string) => `震度4以下で長周期地震動階級${from}以上`,
     epicentre: '震源',
     magnitude: '規模',
     depth: '深さ',
@@ -59,7 +63,11 @@ const LABELS = {
   },
   en: {
     forecastMax: 'Max forecast intensity',
+    forecastLongPeriod: 'Max forecast long-period class',
     max: 'Max intensity',
+    maxLongPeriod: 'Max long-period class',
+    longPeriodClass: (cls: string) => `Long-period class ${cls}`,
+    lowIntensity: (from: string) => `Long-period class ${from} or more at Shindo 4 or less`,
     epicentre: 'Epicentre',
     magnitude: 'Magnitude',
     depth: 'Depth',
@@ -138,14 +146,17 @@ function gistOf(facts: Facts, lang: Lang): string {
   if (facts.magnitude !== null && facts.magnitude.value !== null) parts.push(`M${facts.magnitude.value}`);
   // Japanese runs the label into the class (最大震度5弱); English names the scale (Max intensity Shindo 5-).
   const bare = lang === 'ja';
+  const labelled = (label: string, value: string) =>
+    lang === 'ja' ? `${label}${value}` : `${label} ${value}`;
+  // A VXSE62 is about its long-period class: it comes first.
+  if (facts.kind === 'earthquake' && facts.longPeriod !== null) {
+    parts.push(labelled(LABELS[lang].maxLongPeriod, longPeriodText(facts.longPeriod.max, lang, true)));
+  }
   const max =
     facts.kind === 'eew'
-      ? forecastText(facts.maxIntensity, lang, bare)
+      ? rangeText(facts.maxIntensity, lang, intensityText, bare)
       : facts.maxIntensity && intensityText(facts.maxIntensity, lang, bare);
-  if (max) {
-    const label = LABELS[lang][facts.kind === 'eew' ? 'forecastMax' : 'max'];
-    parts.push(lang === 'ja' ? `${label}${max}` : `${label} ${max}`);
-  }
+  if (max) parts.push(labelled(LABELS[lang][facts.kind === 'eew' ? 'forecastMax' : 'max'], max));
   return parts.join(lang === 'ja' ? ' ' : ', ');
 }
 
@@ -157,7 +168,8 @@ function fieldsOf(facts: Facts, lang: Lang): Field[] {
   };
   switch (facts.kind) {
     case 'eew':
-      add(words.forecastMax, forecastText(facts.maxIntensity, lang));
+      add(words.forecastMax, rangeText(facts.maxIntensity, lang, intensityText));
+      add(words.forecastLongPeriod, rangeText(facts.maxLongPeriod, lang, longPeriodText));
       add(
         words.epicentre,
         facts.epicentre === null ? null : facts.epicentre + (facts.assumed ? words.assumed : ''),
@@ -168,6 +180,7 @@ function fieldsOf(facts: Facts, lang: Lang): Field[] {
       add(words.warningAreas, facts.areas.join(words.separator));
       break;
     case 'earthquake':
+      if (facts.longPeriod !== null) add(words.maxLongPeriod, longPeriodText(facts.longPeriod.max, lang));
       add(words.max, facts.maxIntensity === null ? null : intensityText(facts.maxIntensity, lang));
       add(words.epicentre, facts.epicentre);
       add(words.magnitude, magnitudeText(facts.magnitude, lang));
@@ -175,6 +188,7 @@ function fieldsOf(facts: Facts, lang: Lang): Field[] {
       add(words.origin, facts.originTime === null ? null : japanTime(facts.originTime, lang));
       for (const group of facts.strongest)
         add(intensityText(group.name, lang), group.areas.join(words.separator));
+      if (facts.longPeriod !== null) longPeriodFields(facts.longPeriod, lang, add);
       add(
         words.tsunami,
         facts.tsunami === null ? null : lang === 'ja' ? facts.tsunami : englishSentences(facts.tsunami),
@@ -192,17 +206,38 @@ function fieldsOf(facts: Facts, lang: Lang): Field[] {
   return fields;
 }
 
+/** A VXSE62's regions of each strongest long-period class, and those where it came with a low intensity. */
+function longPeriodFields(
+  longPeriod: LongPeriod,
+  lang: Lang,
+  add: (name: string, value: string | null) => void,
+) {
+  const words = LABELS[lang];
+  for (const group of longPeriod.strongest)
+    add(words.longPeriodClass(group.name), group.areas.join(words.separator));
+  const low = longPeriod.lowIntensity;
+  if (low !== null) add(words.lowIntensity(low.from), low.areas.join(words.separator));
+}
+
 const groupName = (group: AreaGroup, lang: Lang) => (lang === 'ja' ? group.name : englishKind(group.name));
 
-/** JMA's forecast range: one class ("震度6弱"), a range ("震度5弱〜6弱"), "or more", or unknown. */
-function forecastText(range: { from: string; to: string } | null, lang: Lang, bare = false): string | null {
+/**
+ * JMA's forecast range of intensities or long-period classes (`classText` writes one): one class
+ * ("震度6弱"), a range ("震度5弱〜6弱"), "or more" ("震度6弱以上"), or unknown (不明).
+ */
+function rangeText(
+  range: ClassRange | null,
+  lang: Lang,
+  classText: (cls: string, lang: Lang, bare?: boolean) => string,
+  bare = false,
+): string | null {
   if (range === null) return null;
-  const unknown = lang === 'ja' ? '不明' : 'unknown';
-  if (range.from === '不明') return unknown;
-  const from = intensityText(range.from, lang, bare);
+  if (range.from === '不明') return lang === 'ja' ? '不明' : 'unknown';
+  const from = classText(range.from, lang, bare);
   if (range.to === 'over') return lang === 'ja' ? `${from}以上` : `${from} or more`;
   if (range.to === range.from || range.to === '不明') return from;
-  return lang === 'ja' ? `${from}〜${intensityText(range.to, lang, true)}` : `${from} to ${range.to}`;
+  const to = classText(range.to, lang, true);
+  return lang === 'ja' ? `${from}〜${to}` : `${from} to ${to}`;
 }
 
 function magnitudeText(magnitude: Magnitude | null, lang: Lang): string | null {
