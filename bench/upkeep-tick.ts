@@ -3,6 +3,8 @@
 // many open sessions, alive, spread over --processes; this process holds its share. Times each of
 // the tick's statements (the missed changes, the pongs recorded, the cut-off asked again) over
 // --ticks ticks, after one tick that finds the account (a process checks an account it holds first).
+// Between two of its pong recordings the other processes record theirs, as in a deployment (the
+// pages hold the row versions a deployment's do). On PostgreSQL each statement's WAL is measured too.
 // Usage: node --import tsx bench/upkeep-tick.ts [--sessions 100000] [--processes 10] [--ticks 20]
 //   embedded PGlite by default; NAMAZU_BENCH_DATABASE_URL=postgres://… for PostgreSQL (a fresh
 //   database is created and dropped).
@@ -61,21 +63,54 @@ try {
     [account!.id, SESSIONS, processIds, PROCESSES],
   );
   await db.exec('ANALYZE');
-  const held = (
-    await db.query<{ id: number }>(`SELECT id FROM socket_sessions WHERE process_id = $1`, [self])
-  ).map((r) => Number(r.id));
-
+  /** The sessions each process holds. */
+  const heldBy = new Map<string, number[]>(processIds.map((id) => [id, []]));
+  for (const r of await db.query<{ id: number; process_id: string }>(
+    `SELECT id, process_id FROM socket_sessions`,
+  ))
+    heldBy.get(r.process_id)!.push(Number(r.id));
+  const held = heldBy.get(self)!;
+  /** The other processes' pong recordings between two of this one's (untimed). */
+  const othersTick = async () => {
+    for (const [id, ids] of heldBy) if (id !== self) await recordPings(db, ids, Date.now());
+  };
+  /** Where the WAL is written now: PostgreSQL only (the embedded engine's is not measured). */
+  const walPosition = async () =>
+    adminUrl
+      ? (await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn'))[0]!.lsn
+      : null;
+  /** The WAL bytes written since `from`. */
+  const walSince = async (from: string | null) =>
+    from === null
+      ? null
+      : Number(
+          (
+            await db.query<{ bytes: string }>(
+              `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes`,
+              [from],
+            )
+          )[0]!.bytes,
+        );
   const checks = new LimitChecks();
-  const timed = async (run: () => Promise<unknown>) => {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const timed = async (run: () => Promise<unknown>, between: () => Promise<unknown> = async () => {}) => {
     const ms: number[] = [];
+    const wal: number[] = [];
     for (let i = 0; i < TICKS; i++) {
       await recordAlive(db, self);
+      const from = await walPosition();
       const start = performance.now();
       await run();
       ms.push(performance.now() - start);
+      const bytes = await walSince(from);
+      if (bytes !== null) wal.push(bytes);
+      await between();
     }
-    ms.sort((a, b) => a - b);
-    return { medianMs: ms[Math.floor(ms.length / 2)]!, maxMs: ms[ms.length - 1]! };
+    return {
+      medianMs: median(ms),
+      maxMs: Math.max(...ms),
+      ...(wal.length ? { medianWalBytes: median(wal) } : {}),
+    };
   };
   const firstStart = performance.now();
   const first = await missedChanges(db, held, checks);
@@ -85,7 +120,7 @@ try {
   const results = {
     missedChangesFirst: { ms: firstMs },
     missedChanges: await timed(() => missedChanges(db, held, checks)),
-    recordPings: await timed(() => recordPings(db, held, Date.now())),
+    recordPings: await timed(() => recordPings(db, held, Date.now()), othersTick),
     cutOffSessions: await timed(() => cutOffSessions(db, held)),
   };
   console.log(

@@ -727,7 +727,11 @@ export async function closeSessionsBeyondLimit(
   });
 }
 
-/** Records the latest valid pong of many sessions at once (one statement per heartbeat). */
+/**
+ * Records the latest valid pong of many sessions at once (one statement per heartbeat). The rows are
+ * updated in place (HOT) as long as no index holds `ping_at`, with the room the table's fillfactor
+ * keeps on each page (migration 166): indexing it would make every tick rewrite the indexes.
+ */
 export async function recordPings(q: Queryable, ids: readonly number[], at: number): Promise<void> {
   if (ids.length === 0) return;
   await q.query(`UPDATE socket_sessions SET ping_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'open'`, [
