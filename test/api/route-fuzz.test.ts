@@ -15,7 +15,7 @@ import FindMyWay from 'find-my-way';
 import { socketStartMessages, telegramListV2Messages } from '../../src/api/schemas.ts';
 import { errorCatalogue } from '../../src/errors.ts';
 import { NOT_JSON_MESSAGE } from '../../src/http/json-body.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { registeredRoutes, startTestServer, type TestServer } from '../support/server.ts';
 import { fixture } from '../support/fixtures.ts';
 import { assertResponseSchema } from '../support/schemas.ts';
 import { CHAIN_2008, ingestNamed, REAL_2021 } from './gd-support.ts';
@@ -48,22 +48,6 @@ interface Answer {
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
   json: any;
-}
-
-/** Routes as Fastify lists them (`printRoutes`): full path and methods. */
-function registeredRoutes(server: TestServer): { path: string; methods: string[] }[] {
-  const routes: { path: string; methods: string[] }[] = [];
-  const stack: string[] = [];
-  for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*) \(([^)]*)\)$/.exec(line);
-    if (!m) continue;
-    const depth = m[1]!.length / 4;
-    stack.length = depth;
-    const path = (stack[depth - 1] ?? '') + m[2]!;
-    stack[depth] = path;
-    routes.push({ path, methods: m[3]!.split(', ') });
-  }
-  return routes;
 }
 
 /** The request's query string from pairs whose values are sent as they are when already encoded. */

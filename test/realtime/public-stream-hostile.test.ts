@@ -12,10 +12,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
 import { WebSocket } from 'ws';
-import { defaults } from '../../src/config.ts';
-import { startServer } from '../../src/server.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
-import { createTestDatabase } from '../support/database.ts';
 import { SseClient } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -111,19 +108,11 @@ test('a start with an early-warning classification public logs the documented wa
         done();
       },
     });
-    const database = await createTestDatabase();
-    const server = await startServer(
-      {
-        ...defaults(),
-        port: 0,
-        host: '127.0.0.1',
-        dataDir: database.dataDir,
-        databaseUrl: database.databaseUrl,
-        demo: false,
-        publicClassifications: [...publicOnes],
-      },
-      { logger: pino({ level: 'info' }, sink), listen: false },
-    );
+    const server = await startTestServer({
+      config: { publicClassifications: [...publicOnes] },
+      logger: pino({ level: 'info' }, sink),
+      listen: false,
+    });
     try {
       const warning = lines.find(
         (l) => l.level === 40 && String(l.msg).startsWith('early warnings are public'),
@@ -132,7 +121,6 @@ test('a start with an early-warning classification public logs the documented wa
       if (warning) assert.deepEqual(warning.classifications, ['eew.forecast']);
     } finally {
       await server.close();
-      await database.drop();
     }
   }
 });

@@ -5,7 +5,7 @@ import type { Bus } from '../../src/bus/types.ts';
 import type { Clock } from '../../src/clock.ts';
 import { defaults, type Config } from '../../src/config.ts';
 import type { AppPlugin } from '../../src/http/surface.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { serveByInjection } from './fetch.ts';
@@ -42,6 +42,8 @@ export async function startTestServer(
     bus?: Bus;
     /** Plugins registered after the surfaces (startServer's `plugins`). */
     plugins?: readonly AppPlugin[];
+    /** Where the server logs (a test that reads its lines); else silent, or NAMAZU_TEST_LOG_LEVEL. */
+    logger?: Logger;
   } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
@@ -60,7 +62,7 @@ export async function startTestServer(
     clock: options.clock,
     bus: options.bus,
     plugins: options.plugins,
-    logger: createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(process.env.NAMAZU_TEST_LOG_LEVEL ?? 'silent'),
     listen,
   });
   const { db, pepper } = server.ctx;
@@ -111,4 +113,20 @@ export function heldStop(): { plugin: AppPlugin; holding(): boolean; release(): 
     holding: () => holding,
     release,
   };
+}
+
+/** Routes as Fastify lists them (`printRoutes`): full path and methods. */
+export function registeredRoutes(server: TestServer): { path: string; methods: string[] }[] {
+  const routes: { path: string; methods: string[] }[] = [];
+  const stack: string[] = [];
+  for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*) \(([^)]*)\)$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    const path = (stack[depth - 1] ?? '') + m[2]!;
+    stack[depth] = path;
+    routes.push({ path, methods: m[3]!.split(', ') });
+  }
+  return routes;
 }
