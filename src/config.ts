@@ -103,6 +103,11 @@ export interface Config {
   /** New public connections one client address may open per minute, counted across every process. */
   publicConnectsPerMinute: number;
   /**
+   * Most stored telegrams an anonymous connection of the public streams catches up on when it
+   * resumes (within `resumeMaxTelegrams`; docs/realtime.md "Public streams").
+   */
+  publicResumeMaxTelegrams: number;
+  /**
    * This node queues and sends webhook deliveries (docs/webhooks.md "Which nodes deliver"); off, it
    * only serves the webhook API and test events, and nodes that deliver do the rest.
    */
@@ -347,6 +352,7 @@ export const settings = [
   setting('publicMaxConnections', 'NAMAZU_PUBLIC_MAX_CONNECTIONS', int(1, 1_000_000)),
   setting('publicMaxPerAddress', 'NAMAZU_PUBLIC_MAX_PER_ADDRESS', int(1, 1_000_000)),
   setting('publicConnectsPerMinute', 'NAMAZU_PUBLIC_CONNECTS_PER_MINUTE', int(1, 1_000_000)),
+  setting('publicResumeMaxTelegrams', 'NAMAZU_PUBLIC_RESUME_MAX_TELEGRAMS', int(0, 1_000_000)),
   setting('webhookDelivery', 'NAMAZU_WEBHOOK_DELIVERY', bool),
   setting('webhookAllowPrivate', 'NAMAZU_WEBHOOK_ALLOW_PRIVATE', bool),
   setting('webhookTimeoutMs', 'NAMAZU_WEBHOOK_TIMEOUT_MS', int(100, 60_000)),
@@ -415,6 +421,7 @@ export function defaults(): Config {
     publicMaxConnections: 10_000,
     publicMaxPerAddress: 20,
     publicConnectsPerMinute: 60,
+    publicResumeMaxTelegrams: 1000,
     webhookDelivery: true,
     webhookAllowPrivate: false,
     webhookTimeoutMs: 10_000,

@@ -3,8 +3,9 @@
  * with NAMAZU_PUBLIC_CLASSIFICATIONS, read without credentials. `GET /v2/public/stream` is
  * `GET /v2/stream` as server-sent events, and `/v2/public/websocket` speaks the `service.v2`
  * messages without a ticket; both take the stream's filters and resume point as query
- * parameters. Anonymous connections are no sessions: `public-admission.ts` bounds them. With no
- * public classification the stream answers 404, and the WebSocket path is unknown.
+ * parameters. Anonymous connections are no sessions: `public-admission.ts` bounds them, and a
+ * resume catches up on NAMAZU_PUBLIC_RESUME_MAX_TELEGRAMS at most. With no public classification
+ * the stream answers 404, and the WebSocket path is unknown.
  */
 import { Compile } from 'typebox/compile';
 import type { AppContext } from '../context.ts';
@@ -13,10 +14,19 @@ import { HttpError, documentedValidation } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
 import { FailureLimiter } from '../security/failure-limiter.ts';
 import type { SessionSpec } from '../sessions/socket-sessions.ts';
+import { queryTelegrams, type TelegramQuery } from '../telegrams/store.ts';
+import { publicResumeMessages } from '../telegrams/resume-point.ts';
 import { deliveryFilterOf, type OpenedSession, type PublicSocketGate, type Refusal } from './gate.ts';
 import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
-import { answerHead, answeredAsRetry, resumeSerial, type Streams } from './stream.ts';
+import {
+  answerHead,
+  answeredAsRetry,
+  resumeSerial,
+  type PositionOf,
+  type ResumeRule,
+  type Streams,
+} from './stream.ts';
 import {
   PublicStreamQuery,
   publicStreamSpec,
@@ -51,7 +61,9 @@ export function registerPublicStreams(
 ): PublicSocketGate | undefined {
   const publicOnes = ctx.config.publicClassifications;
   const admission = publicAdmission(ctx);
+  const resume = publicResume(ctx);
   if (publicOnes.length > 0) warnOfEarlyWarnings(ctx, publicOnes);
+  const positionOf = publicOnes.length > 0 ? publicPosition(ctx, publicOnes) : undefined;
 
   app.get<{ Querystring: PublicStreamQueryValue }>(
     PUBLIC_STREAM_PATH,
@@ -74,7 +86,7 @@ export function registerPublicStreams(
         // Before the admission: a HEAD takes no slot and no count of the address's rate.
         if (request.method === 'HEAD') return answerHead(reply);
         const { after } = request.query;
-        const opened = await admitAnonymous(ctx, admission, {
+        const opened = await admitAnonymous(ctx, admission, resume, {
           spec,
           address: request.ip,
           transport: 'stream',
@@ -82,7 +94,7 @@ export function registerPublicStreams(
           after,
         });
         if ('reason' in opened) throw admissionError(opened);
-        streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId));
+        streams.serve(reply, opened, ': public\n\n', (conn) => admission.release(conn.socketId), positionOf);
       } catch (err) {
         if (!answeredAsRetry(request, reply, err, ctx.clock.now())) throw err;
       }
@@ -98,7 +110,7 @@ export function registerPublicStreams(
       const spec = publicStreamSpec(query, publicOnes);
       if ('invalid' in spec) return { code: INVALID_QUERY, message: spec.invalid };
       try {
-        const opened = await admitAnonymous(ctx, admission, {
+        const opened = await admitAnonymous(ctx, admission, resume, {
           spec,
           address: ipAddress ?? 'unknown',
           transport: 'websocket',
@@ -134,10 +146,55 @@ function publicAdmission(ctx: AppContext): PublicAdmission {
   );
 }
 
+/**
+ * How far back an anonymous connection resumes: the public bound, within the server's own. Any
+ * client can name a telegram (or an unknown id, which a `Last-Event-ID` turns into "as far back as
+ * it goes"), and each catch-up reads and sends what lies between; one that dropped for a moment
+ * needs the last minutes, which the telegram cache holds (docs/realtime.md "Public streams").
+ */
+function publicResume(ctx: AppContext): ResumeRule {
+  const { publicResumeMaxTelegrams, resumeMaxTelegrams } = ctx.config;
+  return {
+    maxBehind: Math.min(publicResumeMaxTelegrams, resumeMaxTelegrams),
+    messages: publicResumeMessages,
+  };
+}
+
+/**
+ * A public stream's position: the newest telegram of a public classification up to the serial
+ * handed out, not the newest of any (which would show an anonymous client the ids and times of
+ * telegrams it may not read). Resuming after it is exact: whatever the stream's filter, no telegram
+ * it could receive lies between it and the serial handed out. The telegram cache answers (one
+ * look-up per serial handed out, for every public stream); the newest one it saw is kept when the
+ * cache holds none, and the store gives it once at the start, a public telegram being maybe days old.
+ */
+function publicPosition(ctx: AppContext, publicOnes: readonly string[]): PositionOf {
+  const query: TelegramQuery = { classifications: publicOnes, test: 'including', limit: 1 };
+  let newest: { serial: number; id: string } | undefined;
+  let stored: { serial: number; id: string } | undefined;
+  let lookedUp = -1;
+  const keep = (t: { serial: number; id: string } | undefined) => {
+    if (t && (!newest || t.serial > newest.serial)) newest = { serial: t.serial, id: t.id };
+  };
+  void queryTelegrams(ctx.db, query)
+    .then(([t]) => (stored = t))
+    .catch(() => {});
+  return (handedOut) => {
+    if (handedOut !== lookedUp) {
+      lookedUp = handedOut;
+      keep(ctx.telegrams.query({ ...query, before: handedOut + 1 })?.[0]);
+    }
+    // Committed maybe after the serial handed out: named only once the stream may have received it.
+    if (stored && stored.serial <= handedOut) keep(stored);
+    return newest?.id;
+  };
+}
+
 /** Admits the connection and reads its resume point: what the hub and the catch-up need. */
 async function admitAnonymous(
   ctx: AppContext,
   admission: PublicAdmission,
+  resume: ResumeRule,
   request: {
     spec: SessionSpec;
     address: string;
@@ -154,7 +211,7 @@ async function admitAnonymous(
       socketId: admitted.socketId,
       filter: deliveryFilterOf(spec),
       appName: null,
-      resumeAfter: await resumeSerial(ctx, request.lastEventId, request.after),
+      resumeAfter: await resumeSerial(ctx, request.lastEventId, request.after, resume),
     };
   } catch (err) {
     admission.release(admitted.socketId);

@@ -17,7 +17,7 @@ import { HttpError, describeError, documentedValidation } from '../http/errors.t
 import { requireClassificationScopes, startSessionFor } from '../http/session-start.ts';
 import type { App } from '../http/surface.ts';
 import { endSessions, type SessionSpec, type SessionStore } from '../sessions/socket-sessions.ts';
-import { resumePoint } from '../telegrams/resume-point.ts';
+import { resumeMessages, resumePoint, type ResumeMessages } from '../telegrams/resume-point.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { OpenedSession, Refusal, SessionGate } from './gate.ts';
 import { compileFilter } from './filter.ts';
@@ -59,6 +59,12 @@ export interface StreamOptions {
   closeGraceMs: number;
 }
 
+/**
+ * The id a stream's position line names, given the last serial the process handed out (undefined:
+ * no line): the telegram the stream resumes after should it drop while it receives nothing.
+ */
+export type PositionOf = (handedOut: number) => string | undefined;
+
 export interface Streams {
   /** Stops the keep-alive and refuses new streams (shutdown; the hub's connections are closed apart). */
   close(): void;
@@ -67,13 +73,15 @@ export interface Streams {
   /**
    * Takes the response over and delivers the opened connection's telegrams to it as to a socket,
    * after `greeting` (a comment line); `ended` runs once the response closed. Once shutting down,
-   * `ended` runs at once and it throws BUSY (503) instead.
+   * `ended` runs at once and it throws BUSY (503) instead. `positionOf` names its position (by
+   * default the telegram handed out last, of any classification).
    */
   serve(
     reply: FastifyReply,
     opened: OpenedSession,
     greeting: string,
     ended: (conn: SseConnection) => void,
+    positionOf?: PositionOf,
   ): void;
 }
 
@@ -178,7 +186,8 @@ async function openSession(
 
 /** The process's open streams: their keep-alive, and the hand-over of a response to the hub. */
 function createStreams(ctx: AppContext, options: StreamOptions): Streams {
-  const open = new Set<SseConnection>();
+  /** Each open stream, with what names its position. */
+  const open = new Map<SseConnection, PositionOf>();
   let accepting = true;
   /**
    * An `id:` line without data: it dispatches no event, but sets the client's Last-Event-ID (as the
@@ -186,17 +195,26 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
    * that received no event yet (or none for a long time) resumes from there after a drop instead of
    * going live and missing what came meanwhile. Only for a connection handed everything up to it
    * (`hub.isSettled`); the telegram may be of any classification, and tells no more than that one
-   * was stored.
+   * was stored (a public stream's names a public one: public-stream.ts).
    */
-  const positionLine = (): string | null => {
-    const id = ctx.telegrams.get(options.catchUp.position)?.id;
+  const handedOutLast: PositionOf = (handedOut) => ctx.telegrams.get(handedOut)?.id;
+  const positionLine = (positionOf: PositionOf): string | null => {
+    const id = positionOf(options.catchUp.position);
     return id === undefined ? null : `id: ${id}\n\n`;
   };
   const keepAlive = setInterval(
     () => {
-      const position = positionLine();
-      const block = position === null ? undefined : Buffer.from(`: keep-alive\n${position}`);
-      for (const conn of open) conn.keepAlive(block && options.hub.isSettled(conn) ? block : undefined);
+      // One block per kind of position, built once for every stream of that kind.
+      const blocks = new Map<PositionOf, Buffer | undefined>();
+      const blockOf = (positionOf: PositionOf) => {
+        if (!blocks.has(positionOf)) {
+          const position = positionLine(positionOf);
+          blocks.set(positionOf, position === null ? undefined : Buffer.from(`: keep-alive\n${position}`));
+        }
+        return blocks.get(positionOf);
+      };
+      for (const [conn, positionOf] of open)
+        conn.keepAlive(options.hub.isSettled(conn) ? blockOf(positionOf) : undefined);
     },
     keepAliveInterval(ctx.config, ctx.config.pingIntervalMs),
   );
@@ -207,6 +225,7 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
     opened: OpenedSession,
     greeting: string,
     ended: (conn: SseConnection) => void,
+    positionOf: PositionOf = handedOutLast,
   ): void {
     const res = reply.raw;
     const conn = new SseConnection(
@@ -232,7 +251,7 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
     res.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...STREAM_HEADERS });
     // Headers and a first line at once: a client sees the stream open before the first telegram.
     res.write(greeting);
-    open.add(conn);
+    open.set(conn, positionOf);
     res.once('close', () => {
       open.delete(conn);
       options.hub.remove(conn);
@@ -242,7 +261,7 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
     if (after === null) {
       options.hub.add(conn);
       // Its position from the start (in the same turn as joining: nothing is broadcast between).
-      const position = options.hub.isSettled(conn) ? positionLine() : null;
+      const position = options.hub.isSettled(conn) ? positionLine(positionOf) : null;
       if (position !== null) res.write(position);
     } else void options.catchUp.start(conn, after);
   }
@@ -259,17 +278,24 @@ function createStreams(ctx: AppContext, options: StreamOptions): Streams {
   };
 }
 
+/** How far back a stream resumes, and the messages of the `after` it refuses. */
+export interface ResumeRule {
+  maxBehind: number;
+  messages: ResumeMessages;
+}
+
 /** The serial to resume after: `Last-Event-ID` first (a browser's own reconnect), else `after`. */
 export async function resumeSerial(
   ctx: AppContext,
   lastEventId: string | string[] | undefined,
   after: string | undefined,
+  rule: ResumeRule = { maxBehind: ctx.config.resumeMaxTelegrams, messages: resumeMessages },
 ): Promise<number | null> {
   // An `EventSource` that has seen no event sends none (an empty one is the same).
   const [field, id] = lastEventId ? ['Last-Event-ID', String(lastEventId)] : ['after', after];
   if (id === undefined) return null;
-  const maxBehind = ctx.config.resumeMaxTelegrams;
-  const point = await resumePoint(ctx.db, ctx.telegrams, field, id, maxBehind);
+  const { maxBehind } = rule;
+  const point = await resumePoint(ctx.db, ctx.telegrams, field, id, maxBehind, rule.messages);
   if (point.ok) return point.serial;
   // An EventSource's own reconnect: refused, it would never try again (a browser retries no
   // refusal), and a quiet page's last telegram falls behind the bound within days. It resumes from
