@@ -36,7 +36,7 @@ test('a 14 MiB binary telegram, then a small one, reach a client that reads them
   const socket = (client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
   socket.pause();
   const before = await delivered();
-  const large = Buffer.concat([Buffer.from('IXAC41 RJTD 110000\r\r\n'), randomBytes(14 * 1024 * 1024)]);
+  const large = Buffer.concat([Buffer.from('IXAC41 RJTD 110000\r\r\nBUFR'), randomBytes(14 * 1024 * 1024)]);
   const small = Buffer.from('IXAC41 RJTD 110001\r\r\nBUFR\x00\x01');
   const ids: string[] = [];
   for (const raw of [large, small]) {
