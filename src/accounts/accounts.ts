@@ -139,9 +139,13 @@ export async function resetPassword(db: Db, email: string, next: string): Promis
   });
 }
 
-/** How the first administrator is created: the server prints it at start, the sign-up page shows it. */
-export const FIRST_ADMINISTRATOR_COMMAND =
-  'npx namazu account create --email you@example.com --password "a long password" --admin';
+/**
+ * How the first administrator is created: the server prints it at start with its `target` (demo.ts
+ * `commandTarget`: the `--data-dir` of an embedded database elsewhere than ./data); the sign-up page
+ * shows it without, as a public page does not name the server's directories.
+ */
+export const firstAdministratorCommand = (target = '') =>
+  `npx namazu account create --email you@example.com --password "a long password" --admin${target}`;
 
 /** Whether any active administrator exists (none: the operator is told how to create the first). */
 export async function hasAdministrator(q: Queryable): Promise<boolean> {

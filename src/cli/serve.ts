@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { findAccountByEmail, FIRST_ADMINISTRATOR_COMMAND, hasAdministrator } from '../accounts/accounts.ts';
+import { findAccountByEmail, firstAdministratorCommand, hasAdministrator } from '../accounts/accounts.ts';
 import type { AppContext } from '../context.ts';
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/open.ts';
@@ -147,10 +147,11 @@ const besideTheServer = fp(
  */
 async function tellOperator(ctx: AppContext, demoShownNow: boolean, target: string): Promise<void> {
   if (!(await hasAdministrator(ctx.db))) {
-    ctx.log.warn({ create: FIRST_ADMINISTRATOR_COMMAND }, 'no administrator yet');
+    const create = firstAdministratorCommand(target);
+    ctx.log.warn({ create }, 'no administrator yet');
     process.stderr.write(
       `namazu: no administrator yet. Create the first one (then sign in to the console at /account):\n` +
-        `  ${FIRST_ADMINISTRATOR_COMMAND}\n`,
+        `  ${create}\n`,
     );
     return;
   }

@@ -15,9 +15,9 @@ import { NAMAZU_BIN } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
 import { cleanEnv } from '../support/processes.ts';
 
-/** `namazu args…` with `input` on its standard input (a pipe, not a terminal). */
-function withInput(args: string[], env: Record<string, string>, input: string) {
-  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], { env: cleanEnv(env) });
+/** `namazu args…` with `input` on its standard input (a pipe, not a terminal), in `cwd` when given. */
+function withInput(args: string[], env: Record<string, string>, input: string, cwd?: string) {
+  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], { env: cleanEnv(env), cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -36,14 +36,32 @@ test('without an administrator the server and the sign-up page say how to create
     await migratedDataDir(env.NAMAZU_DATA_DIR);
     node = await serveNode(env);
     const command = 'npx namazu account create --email you@example.com --password "a long password" --admin';
-    // Said once the server listens: its output comes through a pipe.
-    await waitFor(() => node!.output().includes(`\n  ${command}\n`), { message: 'the notice' });
+    // Said once the server listens (its output comes through a pipe), with the server's directory:
+    // the data directory is not ./data.
+    const printed = `${command} --data-dir ${env.NAMAZU_DATA_DIR}`;
+    await waitFor(() => node!.output().includes(`\n  ${printed}\n`), { message: 'the notice' });
     assert.ok(node.output().includes(`namazu: no administrator yet.`), node.output());
     // The log line comes through the logger's own stream, after or before the plain notice.
     await waitFor(() => /"msg":"no administrator yet"/.test(node!.output()), { message: 'the log line' });
+    // The public page shows the command without the server's directories.
     const page = await (await fetch(`${node.url}/account/signup`)).text();
     assert.ok(page.includes(command.replaceAll('"', '&quot;')) || page.includes(command), page);
+    assert.ok(!page.includes(env.NAMAZU_DATA_DIR), page);
     assert.doesNotMatch(page, /Ask an administrator/);
+
+    // The printed command, run as printed from another directory, creates the administrator.
+    const words = printed
+      .replace(/^npx namazu /, '')
+      .match(/"[^"]*"|\S+/g)!
+      .map((w) => w.replace(/^"(.*)"$/, '$1'));
+    const elsewhere = tempDir('namazu-first-admin-cwd-');
+    try {
+      const asPrinted = await withInput(words, { NAMAZU_DEMO: 'false' }, '', elsewhere.path);
+      assert.equal(asPrinted.code, 0, asPrinted.stderr);
+    } finally {
+      elsewhere.remove();
+    }
+    assert.match(await (await fetch(`${node.url}/account/signup`)).text(), /Ask an administrator/);
 
     const created = await runNamazu(
       ['account', 'create', '--email', 'ops@example.test', '--password', 'first password', '--admin'],

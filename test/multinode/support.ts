@@ -17,6 +17,7 @@ import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { cleanEnv } from '../support/processes.ts';
 import { waitFor as sharedWaitFor } from '../support/wait.ts';
 
 const FIXTURES =
@@ -82,12 +83,6 @@ export async function freePort(): Promise<number> {
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-/** The environment without the test's own NAMAZU_* variables: each process gets only what it is given. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_')));
-  return { ...env, ...extra };
 }
 
 /** Runs `namazu <args>` to its end; resolves with its exit code and output. */

@@ -1,4 +1,4 @@
-import { FIRST_ADMINISTRATOR_COMMAND } from '../../accounts/accounts.ts';
+import { firstAdministratorCommand } from '../../accounts/accounts.ts';
 import type { Lang, Messages } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
 import { fieldError, invalidAttrs, notice } from '../layout.ts';
@@ -34,7 +34,7 @@ export const accountFormText: Messages<Key> = {
     closed:
       'Accounts are created by invitation only. Ask an administrator of this service for an invitation link.',
     noAdministrator:
-      'This service has no administrator yet. Whoever runs it creates the first one on the server, in its directory:',
+      'This service has no administrator yet. Whoever runs it creates the first one on the server, in its directory (the server prints the exact command, with its data directory, when it starts):',
     name: 'Name (optional)',
     nameHint: 'Up to 100 characters.',
     email: 'E-mail address',
@@ -54,7 +54,7 @@ export const accountFormText: Messages<Key> = {
     invited: 'アカウント作成に招待されています。',
     closed: 'アカウントは招待制です。このサービスの管理者に招待リンクを依頼してください。',
     noAdministrator:
-      'このサービスにはまだ管理者がいません。運用者がサーバー上（Namazu のディレクトリ）で最初の管理者を作成します：',
+      'このサービスにはまだ管理者がいません。運用者がサーバー上（Namazu のディレクトリ）で最初の管理者を作成します（データディレクトリを含む正確なコマンドは、サーバーの起動時に表示されます）：',
     name: '名前（任意）',
     nameHint: '100文字以内。',
     email: 'メールアドレス',
@@ -93,7 +93,7 @@ export function renderSignupPage(v: SignupView): string {
   const body = v.closed
     ? v.noAdministrator && !e.invitation
       ? markup`<p class="alert" role="alert">${t.noAdministrator}</p>
-<pre><code>${FIRST_ADMINISTRATOR_COMMAND}</code></pre>`
+<pre><code>${firstAdministratorCommand()}</code></pre>`
       : markup`<p class="alert" role="alert">${e.invitation ?? t.closed}</p>`
     : markup`${v.invitation ? markup`<p class="notice">${t.invited}</p>` : null}
 ${e.invitation ? markup`<p class="alert" role="alert">${e.invitation}</p>` : null}
