@@ -72,6 +72,20 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
     };
   },
   /**
+   * JMA's schema gives every seismic telegram's Comments the same children, and the production
+   * service lists `comments.var` for the whole schema; the package leaves it out of VXSE51/52. A
+   * VarComment there is admitted as VXSE53's.
+   */
+  'earthquake-information_1.1.0': (schema) => {
+    const comments = (name: string) =>
+      schema.definitions?.[`EarthquakeInformation.${name}`]?.properties as
+        Record<string, unknown> | undefined;
+    const vxse53 = comments('CommentsVXSE53');
+    const vxse51Or52 = comments('CommentsVXSE51Or52');
+    if (!vxse53?.var || !vxse51Or52) throw new Error('schema amendment: earthquake-information comments');
+    vxse51Or52.var = vxse53.var;
+  },
+  /**
    * JMA's sample set of December 2024 (revision 241226, VPWW56 島根県土砂災害警報・注意報) titles the
    * 土砂災害 warning `気象警報・注意報（Ｒ０６）（土砂災害）`; its revisions before and after write
    * `…（土砂）`, the only title the package allows. `type` is `Control/Title` as written, so the
