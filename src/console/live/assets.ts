@@ -73,8 +73,32 @@ export const LIVE_SCRIPT = `'use strict';
       .replace('%s', function () { return name(range.to); });
   }
 
-  // The banner of one early warning (payloads.ts EewBanner): each newer report replaces it.
+  // A report keeps the banner for the time the server says it has left (eew-now.ts inEffectMs),
+  // counted from its arrival here: this computer's clock may be wrong, but it runs. Checked every
+  // second rather than by one long timeout, which a computer's sleep would hold back.
+  var eewOver = document.getElementById('eew-over');
+  var eewEnds = 0;
+  var eewCheck = null;
+  // Its time over, the banner goes quietly: a polite status says so, not a second alert.
+  function endEew() {
+    clearInterval(eewCheck);
+    eewCheck = null;
+    banner.hidden = true;
+    banner.textContent = '';
+    banner.removeAttribute('data-event-id');
+    eewOver.textContent = text.eewOver;
+  }
+  function keepEew(ms) {
+    eewEnds = Date.now() + ms;
+    if (eewCheck === null) {
+      eewCheck = setInterval(function () { if (Date.now() >= eewEnds) endEew(); }, 1000);
+    }
+  }
+
+  // The banner of one early warning (eew-now.ts TimedEewBanner): each newer report replaces it.
   function showEew(w) {
+    keepEew(w.inEffectMs);
+    eewOver.textContent = '';
     banner.textContent = '';
     banner.hidden = false;
     banner.className = 'eew ' + (w.isCanceled ? 'canceled' : w.isWarning ? 'warning' : 'forecast');

@@ -1,18 +1,31 @@
 import type { Queryable } from '../../db/types.ts';
 import type { TelegramCache } from '../../telegrams/cache.ts';
 import { loadTelegram, queryTelegrams } from '../../telegrams/store.ts';
-import { payloadOf, type EewBanner } from './payloads.ts';
+import { EEW_TYPES, payloadOf, type EewBanner } from './payloads.ts';
 
 /**
- * How long an early warning stays in effect for a live view that opens after its newest report
- * (docs/console-live.md "EEW banner"). JMA's reports of one earthquake follow each other within
- * seconds and end within about two minutes of its detection; three minutes after the newest
- * report, its shaking has passed everywhere it warned of.
+ * How long an early warning stays in effect after its newest report was received, for a live view
+ * that opens then and one left open alike (docs/console-live.md "EEW banner"). JMA's reports of one
+ * earthquake follow each other within seconds and end within about two minutes of its detection;
+ * three minutes after the newest report, its shaking has passed everywhere it warned of.
  */
 export const EEW_IN_EFFECT_MS = 3 * 60_000;
 
-/** Early warnings the banner shows (VXSE42, the distribution test, and VXSE47 are not warnings). */
-const EEW_TYPES = ['VXSE43', 'VXSE44', 'VXSE45'];
+/**
+ * A report's banner as a page receives it, with the time it has left by the server's clock: the page
+ * counts that down and never reads its own clock, which may be wrong.
+ */
+export interface TimedEewBanner extends EewBanner {
+  /** Milliseconds from now until EEW_IN_EFFECT_MS after the report was received. */
+  inEffectMs: number;
+}
+
+/** The report's banner with the time it has left at `now`; null once that time is over. */
+export function inEffectAt(banner: EewBanner, now: number): TimedEewBanner | null {
+  const inEffectMs = Date.parse(banner.receivedTime) + EEW_IN_EFFECT_MS - now;
+  return inEffectMs > 0 ? { ...banner, inEffectMs } : null;
+}
+
 const EEW_CLASSIFICATIONS = ['eew.forecast', 'eew.warning'];
 /** Reports read at most: two or three events' worth, at a report every second or two. */
 const RECENT_REPORTS = 200;
@@ -29,7 +42,7 @@ export async function eewInEffect(
   contracted: ReadonlySet<string>,
   position: number,
   now: number,
-): Promise<EewBanner | null> {
+): Promise<TimedEewBanner | null> {
   const classifications = EEW_CLASSIFICATIONS.filter((c) => contracted.has(c));
   if (classifications.length === 0) return null;
   const reports = await queryTelegrams(q, {
@@ -50,7 +63,7 @@ export async function eewInEffect(
     events.add(event);
     const record = cache.get(report.serial) ?? (await loadTelegram(q, report.serial));
     const payload = record ? payloadOf(record) : null;
-    if (payload?.event === 'eew' && !payload.data.isCanceled) return payload.data;
+    if (payload?.event === 'eew' && !payload.data.isCanceled) return inEffectAt(payload.data, now);
   }
   return null;
 }

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { Clock } from '../../clock.ts';
 import type { TelegramCache } from '../../telegrams/cache.ts';
 import type { TelegramRecord } from '../../telegrams/record.ts';
+import { inEffectAt } from './eew-now.ts';
 import { payloadOf, type LivePayload } from './payloads.ts';
 import { StreamSlots, type SlotHolder, type SlotLimits, type StreamSlot } from './slots.ts';
 
@@ -61,6 +63,8 @@ export class LiveFeed {
 
   constructor(
     private readonly cache: TelegramCache,
+    /** The clock of the early warnings' time (eew-now.ts), the same as a page opening reads. */
+    private readonly clock: Clock,
     private readonly limits: FeedLimits,
     private readonly onError: (err: unknown) => void,
   ) {
@@ -185,7 +189,7 @@ export class LiveFeed {
       for (const record of batch) {
         if (record.serial <= conn.position) continue;
         conn.position = record.serial;
-        const payload = this.visible(conn, record) ? payloadOf(record) : null;
+        const payload = this.visible(conn, record) ? this.payloadOf(record) : null;
         if (payload) out += frame(record.serial, payload);
         skipped = !payload;
       }
@@ -198,6 +202,18 @@ export class LiveFeed {
       }
       if (batch.length < BATCH) return;
     }
+  }
+
+  /**
+   * What the stream says of the telegram. An early warning's report carries the time it has left,
+   * and one whose time is over (received long before it is sent: stored late, or sent again to a
+   * reconnecting browser) raises no banner: only its id is sent.
+   */
+  private payloadOf(record: TelegramRecord): LivePayload | null {
+    const payload = payloadOf(record);
+    if (payload?.event !== 'eew') return payload;
+    const banner = inEffectAt(payload.data, this.clock.now());
+    return banner && { event: 'eew', data: banner };
   }
 
   private visible(conn: Connection, record: TelegramRecord): boolean {

@@ -7,7 +7,8 @@ import { decodedBody } from './documents.ts';
 import { livePage } from '../live-frame.ts';
 import { intensityClass, renderMap, stationClass } from './map.ts';
 import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
-import { payloadOf, type Amends, type EewBanner, type NotReal, type TelegramLine } from './payloads.ts';
+import { payloadOf, type Amends, type NotReal, type TelegramLine } from './payloads.ts';
+import { EEW_IN_EFFECT_MS, type TimedEewBanner } from './eew-now.ts';
 import { livePaths, paths } from '../paths.ts';
 import type { AreaIntensity, QuakeView, StationIntensity } from './quake.ts';
 import type { Hypocenter } from '../../gd/types.ts';
@@ -136,7 +137,7 @@ export interface LiveView {
   /** Whether the account holds a contract; without one the page points to the Contracts page. */
   contracted: boolean;
   /** The early warning in effect when the page opens (eew-now.ts), shown by the script at once. */
-  eew: EewBanner | null;
+  eew: TimedEewBanner | null;
 }
 
 export function renderLivePage(v: LiveView): string {
@@ -159,6 +160,7 @@ export function renderLivePage(v: LiveView): string {
     eewReport: text.eewReport,
     eewFinal: text.eewFinal,
     eewAssumed: text.eewAssumed,
+    eewOver: text.eewOver.replace('%s', String(EEW_IN_EFFECT_MS / 60_000)),
     predictedMaxInt: text.predictedMaxInt,
     predictedMaxLgInt: text.predictedMaxLgInt,
     classOrAbove: text.classOrAbove,
@@ -182,6 +184,7 @@ export function renderLivePage(v: LiveView): string {
 <p id="live-status" role="status" class="muted">${text.connecting}</p>
 ${v.contracted ? null : markup`<div class="pointer" id="no-contract"><p>${text.noContract}</p><p><a href="${paths.contracts}"><strong>${text.toContracts}</strong></a></p></div>`}
 <div id="eew-banner" role="alert" aria-label="${text.eewLabel}"${v.eew ? markup` data-eew="${JSON.stringify(v.eew)}"` : null} hidden></div>
+<p id="eew-over" role="status" class="sr"></p>
 <div class="live-columns">
 <section id="telegrams" aria-labelledby="telegrams-heading"><h2 id="telegrams-heading">${text.newest}</h2>
 <p id="no-telegrams" ${lines.length > 0 ? markup`hidden` : null}>${text.noTelegrams}</p>

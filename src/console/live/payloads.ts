@@ -6,7 +6,7 @@ import { livePaths } from '../paths.ts';
 /**
  * What the live view's event stream says about one stored telegram (docs/console-live.md
  * "Events"): a `telegram` line for every telegram but JSON conversions, an `eew` banner from an
- * early warning's conversion, a wake-up `quake` from an earthquake report's conversion.
+ * early warning's conversion (VXSE43/44/45), a wake-up `quake` from an earthquake report's conversion.
  */
 export type LivePayload =
   | { event: 'telegram'; data: TelegramLine }
@@ -75,6 +75,13 @@ export interface EewBanner {
   href: string;
 }
 
+/**
+ * Early warnings, the data types of the banner. The eew-information schema also converts VXSE42,
+ * JMA's 緊急地震速報配信テスト (a test of the warnings' delivery, Status 試験, no earthquake in it): it
+ * is listed as any telegram, but is no warning and raises no banner.
+ */
+export const EEW_TYPES: readonly string[] = ['VXSE43', 'VXSE44', 'VXSE45'];
+
 const EARTHQUAKE_SCHEMAS = new Set(['earthquake-information', 'earthquake-hypocenter-update']);
 
 type Json = Record<string, unknown>;
@@ -112,7 +119,7 @@ export function payloadOf(record: Shown): LivePayload | null {
     };
   }
   const schema = record.conversion?.schema.type;
-  if (schema === 'eew-information') {
+  if (schema === 'eew-information' && EEW_TYPES.includes(record.head.type)) {
     const doc = documentOf(record);
     if (!doc) return null;
     const body = obj(doc.body);

@@ -51,7 +51,7 @@ export interface LiveView {
 export async function openLiveView(app: App, ctx: AppContext): Promise<LiveView> {
   const cache = ctx.telegrams;
   const { stations } = ctx;
-  const feed = new LiveFeed(cache, defaultFeedLimits, (err) =>
+  const feed = new LiveFeed(cache, ctx.clock, defaultFeedLimits, (err) =>
     ctx.log.error({ err }, 'live view stream failed'),
   );
   const timers = [

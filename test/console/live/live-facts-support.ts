@@ -40,19 +40,23 @@ export class LiveFacts {
     await this.server?.close();
   }
 
-  /** Ingests the XML through the pipeline; its serial. */
-  async ingest(xml: string, fileName: string): Promise<number> {
-    const outcome = await ingestTelegram(this.server.ctx, Buffer.from(xml), {
-      receivedTime: Date.now(),
-      fileName,
-    });
+  /** Ingests the XML through the pipeline, as received at `receivedTime` (now by default); its serial. */
+  async ingest(xml: string, fileName: string, receivedTime = Date.now()): Promise<number> {
+    const outcome = await ingestTelegram(this.server.ctx, Buffer.from(xml), { receivedTime, fileName });
     if (!outcome.ok) throw new Error(`not ingested: ${outcome.reason}`);
     return outcome.stored.serial;
   }
 
-  /** Signed in through the sign-in page with the keyboard only, on the live view. */
-  async signedIn(lang: 'en' | 'ja'): Promise<{ page: Page; close(): Promise<void> }> {
+  /**
+   * Signed in through the sign-in page with the keyboard only, on the live view. With `clock`, the
+   * page's time is Playwright's (`page.clock`): it flows, and a test can move it on at will.
+   */
+  async signedIn(
+    lang: 'en' | 'ja',
+    options: { clock?: boolean } = {},
+  ): Promise<{ page: Page; close(): Promise<void> }> {
     const context = await this.browser.newContext({ locale: lang === 'ja' ? 'ja-JP' : 'en-US' });
+    if (options.clock) await context.clock.install();
     const page = await context.newPage();
     await page.goto(`${this.server.url}/console/live`);
     await page.locator('#email').focus();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { busCodecs } from '../../../src/bus/codecs.ts';
 import { createMemoryBus } from '../../../src/bus/memory.ts';
+import { systemClock } from '../../../src/clock.ts';
 import type { Bus } from '../../../src/bus/types.ts';
 import { defaultFeedLimits, LiveFeed } from '../../../src/console/live/feed.ts';
 import type { Db } from '../../../src/db/types.ts';
@@ -43,7 +44,7 @@ describe('the live view stream reads the database only for commits its cache doe
     const started = await TelegramCache.start(db, bus);
     stopCache = started.stop;
     cache = started.cache;
-    feed = new LiveFeed(started.cache, defaultFeedLimits, (err) => errors.push(err));
+    feed = new LiveFeed(started.cache, systemClock, defaultFeedLimits, (err) => errors.push(err));
     // As the console wires it (console/live/routes.ts): after the cache's own subscription.
     await busCodecs.telegram.subscribe(bus, feed.wake);
     server = createServer((_req, res) => {
