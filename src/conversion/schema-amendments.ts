@@ -86,6 +86,31 @@ export const schemaAmendments: Record<string, (schema: JsonSchema) => void> = {
     vxse51Or52.var = vxse53.var;
   },
   /**
+   * VTSE52 estimations: JMA always gives the coast's estimated arrival (`FirstHeight/ArrivalTime`)
+   * and adds `Condition` 早いところでは既に津波到達と推定 only when the coast may be reached before
+   * it; the production service documents `arrivalTime` as always present and `condition` as
+   * conditional. The package requires `condition`; the amendment admits the arrival time without it.
+   */
+  'tsunami-information_1.1.0': (schema) => {
+    const definitions = schema.definitions;
+    const firstHeight = definitions?.['TsunamiInformation.TsunamiEstimationFirstHeight'];
+    const properties = firstHeight?.properties as Record<string, unknown> | undefined;
+    if (!definitions || !properties?.arrivalTime || !properties.revise) {
+      throw new Error('schema amendment: TsunamiEstimationFirstHeight');
+    }
+    definitions['TsunamiInformation.TsunamiEstimationFirstHeight'] = {
+      anyOf: [
+        firstHeight,
+        {
+          type: 'object',
+          properties: { arrivalTime: properties.arrivalTime, revise: properties.revise },
+          additionalProperties: false,
+          required: ['arrivalTime'],
+        },
+      ],
+    };
+  },
+  /**
    * JMA's sample set of December 2024 (revision 241226, VPWW56 島根県土砂災害警報・注意報) titles the
    * 土砂災害 warning `気象警報・注意報（Ｒ０６）（土砂災害）`; its revisions before and after write
    * `…（土砂）`, the only title the package allows. `type` is `Control/Title` as written, so the

@@ -231,11 +231,13 @@ function convertObservedHeight(height: XmlElement): ObservationHeight {
 function convertEstimation(item: XmlElement): Estimation {
   const firstHeight = item.child('FirstHeight');
   const arrivalTime = childText(firstHeight, 'ArrivalTime');
-  const converted: EstimationFirstHeight = {
+  // JMA adds the Condition only when the coast may be reached before the estimated time.
+  const condition = childText(firstHeight, 'Condition') as EstimationFirstHeight['condition'] | undefined;
+  const converted = {
     ...(arrivalTime !== undefined ? { arrivalTime } : {}),
-    condition: childText(firstHeight, 'Condition') as EstimationFirstHeight['condition'],
+    ...(condition !== undefined ? { condition } : {}),
     ...(firstHeight ? revise(firstHeight) : {}),
-  };
+  } as EstimationFirstHeight;
   const maxHeight = item.child('MaxHeight');
   return {
     ...codeName(item.child('Area')),

@@ -21,13 +21,13 @@ interface Kind {
 }
 
 /** An area (municipality, sea area) with every kind the telegram names for it. */
-/** A volcano as `target`/`targets[]` write it (the coordinate is left out where the XML has none). */
+/** A volcano as `target`/`targets[]` write it. */
 type VolcanoCoordinate = ReturnType<typeof convertCoordinate>;
 
 interface Target {
   code: string;
   name: string;
-  coordinate?: VolcanoCoordinate;
+  coordinate: VolcanoCoordinate;
   areaFromMark?: string;
   crater?: { name: string | null; coordinate?: VolcanoCoordinate };
   kind: Kind;
@@ -103,8 +103,10 @@ function convertBody(source: ConversionSource): object {
       break;
     case 'VFVO56': {
       const eventDateTime = convertEruption(body, volcanoInfo).eventDateTime;
+      // 噴火速報's target is the volcano and its kind alone (production's schema has nothing else).
+      const { code, name, kind } = firstTarget(volcanoInfo);
       parts = {
-        target: firstTarget(volcanoInfo),
+        target: { code, name, kind },
         cities: areaKinds(withType('（対象市町村等）')),
         eruption: eventDateTime ? { eventDateTime } : {},
         comments: convertComments(body),
@@ -162,14 +164,14 @@ function firstTarget(info: XmlElement | undefined): Target {
 }
 
 function convertTarget(area: XmlElement, kind: Kind): Target {
-  const coordinate = area.child('Coordinate');
   const areaFromMark = trimmedText(area.child('AreaFromMark'));
   const craterName = trimmedText(area.child('CraterName'));
   const craterCoordinate = area.child('CraterCoordinate');
   return {
     code: trimmedText(area.child('Code')),
     name: trimmedText(area.child('Name')),
-    ...(coordinate !== undefined ? { coordinate: convertCoordinate(coordinate) } : {}),
+    // jmx_volc's Area may omit Coordinate: the schema's target always has one, so 不明 stands in.
+    coordinate: convertCoordinate(area.child('Coordinate')),
     ...(areaFromMark !== '' ? { areaFromMark } : {}),
     ...(craterName !== '' || craterCoordinate !== undefined
       ? {
