@@ -29,6 +29,10 @@ export const errorCatalogue = {
   REAL_SCENARIO_REFUSED: { status: 409, message: 'A live source is enabled: `asReal` is refused.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type.' },
+  UPGRADE_REQUIRED: {
+    status: 426,
+    message: 'This is a WebSocket endpoint: connect with a WebSocket client.',
+  },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request header fields too large.' },
   SERVER_ERROR: { status: 500, message: 'Server error.' },

@@ -6,18 +6,18 @@ export const NOT_JSON_MESSAGE = 'The body of the request is not json.';
 
 /**
  * Parses every body of the scope as JSON whatever its Content-Type (or none), as the production
- * service does for `POST /v2/socket`: browser samples send text/plain. A body that is not JSON is a
- * 400 with the documented message.
+ * service does for `POST /v2/socket`: browser samples send text/plain. Fastify's own parser reads
+ * it, so that a `__proto__` or `constructor.prototype` key is refused as it refuses them elsewhere.
+ * A body that is not JSON, or holds those keys, is a 400 with the documented message.
  */
 export function acceptJsonWhateverType(scope: App): void {
+  const parse = scope.getDefaultJsonParser('error', 'error');
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new HttpError('INVALID_FIELD', { detail: NOT_JSON_MESSAGE }));
-    }
-  });
+  scope.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) =>
+    parse(req, body as string, (err, value) =>
+      err ? done(new HttpError('INVALID_FIELD', { detail: NOT_JSON_MESSAGE })) : done(null, value),
+    ),
+  );
 }
 
 /**

@@ -2,8 +2,8 @@
  * The WebSocket endpoint `{websocket_url}/v2/websocket?ticket=…` (and the public WebSocket) on the
  * app's HTTP server: the routing of upgrade requests. The handshake of an upgrade to one of its
  * paths always completes (so that a refusal can carry its close code) and the connection is
- * welcomed (welcome.ts); any other upgrade, or one during shutdown, is answered by the app as the
- * ordinary request it also is.
+ * welcomed (welcome.ts); any other upgrade (another path or protocol), or one during shutdown, is
+ * answered by the app as the ordinary request it also is.
  */
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -58,7 +58,9 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     if (!URL.canParse(target, 'http://localhost')) return options.passOn(req, socket);
     const url = new URL(target, 'http://localhost');
     const isPublic = publicSocket !== undefined && url.pathname === publicSocket.path;
-    if ((url.pathname !== WEBSOCKET_PATH && !isPublic) || !accepting) return options.passOn(req, socket);
+    // Another protocol (`Upgrade: h2c`) is the app's too: it answers 426, as to a request without any.
+    const ours = (url.pathname === WEBSOCKET_PATH || isPublic) && isWebSocketUpgrade(req);
+    if (!ours || !accepting) return options.passOn(req, socket);
     const ip = options.clientAddress(req);
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (isPublic) {
@@ -75,6 +77,10 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     },
   };
 }
+
+/** Whether the request's `Upgrade` asks for a WebSocket (it may list other protocols beside it). */
+const isWebSocketUpgrade = (req: IncomingMessage) =>
+  (req.headers.upgrade ?? '').split(',').some((p) => p.trim().toLowerCase() === 'websocket');
 
 /**
  * An upgrade the endpoint does not take (another path, or shutting down) is answered by `handle`

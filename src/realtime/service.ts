@@ -9,7 +9,7 @@ import { clientAddress } from '../http/client-address.ts';
 import { onLocalSocketClose } from '../http/local-sockets.ts';
 import { onStop } from '../http/stop.ts';
 import type { App, Surface } from '../http/surface.ts';
-import { endSessions, sessionStore } from '../sessions/socket-sessions.ts';
+import { endSessions, sessionStore, WEBSOCKET_PATH } from '../sessions/socket-sessions.ts';
 import { CatchUp } from './catch-up.ts';
 import { ContractChanges, narrowToContracts } from './contract-change.ts';
 import { CutOffTracker } from './cut-off.ts';
@@ -22,6 +22,7 @@ import { registerPublicStreams } from './public-stream.ts';
 import { sessionIds } from './session-ids.ts';
 import { registerStream, type Streams } from './stream.ts';
 import { TicketGate } from './ticket-gate.ts';
+import { registerUpgradeRequired } from './upgrade-required.ts';
 import { SessionUpkeep } from './upkeep.ts';
 import { listenForWakeUps } from './wake-ups.ts';
 
@@ -96,6 +97,9 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
   const maxBufferedBytes = MAX_BUFFERED_BYTES + 2 * config.maxTelegramBytes;
   const closeGraceMs = CLOSE_GRACE_MS;
   const streams = registerStream(app, ctx, { hub, gate, catchUp, store, maxBufferedBytes, closeGraceMs });
+  const publicSocket = registerPublicStreams(app, ctx, streams);
+  const webSocketPaths = publicSocket ? [WEBSOCKET_PATH, publicSocket.path] : [WEBSOCKET_PATH];
+  registerUpgradeRequired(app, webSocketPaths, ctx.stopping);
   const endpoint = attachWebSocketEndpoint(app.server, {
     hub,
     heartbeat: upkeep.heartbeat,
@@ -108,7 +112,7 @@ async function startRealtime(app: App, ctx: AppContext): Promise<() => Promise<v
     maxClientMessageBytes: MAX_CLIENT_MESSAGE_BYTES,
     clientAddress: (req) => clientAddress(req, config.trustProxy),
     passOn: answerAsRequest((req, res) => app.routing(req, res)),
-    publicSocket: registerPublicStreams(app, ctx, streams),
+    publicSocket,
   });
 
   upkeep.start();

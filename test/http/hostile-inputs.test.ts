@@ -562,12 +562,8 @@ describe('hostile inputs on every route', () => {
       );
   }
 
-  function walkable() {
-    const routes = registeredRoutes(server).filter((r) => r.path !== '*');
-    // The raw upgrade paths are no Fastify route: walked as plain requests too.
-    routes.push({ path: '/v2/websocket', methods: [] }, { path: '/v2/public/websocket', methods: [] });
-    return routes;
-  }
+  // The WebSocket paths are routes too (426 to a plain request), walked with the rest.
+  const walkable = () => registeredRoutes(server).filter((r) => r.path !== '*');
 
   /**
    * Console forms whose fields are all optional: with the session's token, any body is a valid
@@ -756,6 +752,23 @@ describe('hostile inputs on every route', () => {
     assert.match(answer, /\r\nconnection: close\r\n/i);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
     assert.deepEqual(body.error, { message: 'Method not allowed.', code: 405 });
+  });
+
+  it('a WebSocket path asked without a WebSocket upgrade (none, or h2c) is a 426 envelope saying so', async () => {
+    for (const path of ['/v2/websocket?ticket=x', '/v2/public/websocket']) {
+      for (const upgrade of ['', 'Connection: Upgrade\r\nUpgrade: h2c\r\n']) {
+        const answer = await exchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+        const where = `${path} ${JSON.stringify(upgrade)}: ${answer.slice(0, 300)}`;
+        assert.match(answer, /^HTTP\/1\.1 426 /, where);
+        assert.match(answer, /\r\nupgrade: websocket\r\n/i, where);
+        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
+        assert.deepEqual(
+          body.error,
+          { message: 'This is a WebSocket endpoint: connect with a WebSocket client.', code: 426 },
+          where,
+        );
+      }
+    }
   });
 
   it('a query string of 100 KB is a 431 envelope', async () => {

@@ -109,6 +109,17 @@ test('every validation error of POST /v2/socket has its message and stores nothi
     ['', 'text/plain', 'The body of the request is not json.'],
     ['[1,2]', 'application/json', 'The body of the request is not json.'],
     ['null', 'application/json', 'The body of the request is not json.'],
+    // As Fastify's own parser: keys that would set an object's prototype if the body were merged.
+    [
+      '{"classifications":["telegram.earthquake"],"__proto__":{"types":["x"]}}',
+      'application/json',
+      'The body of the request is not json.',
+    ],
+    [
+      '{"classifications":["telegram.earthquake"],"constructor":{"prototype":{"test":"including"}}}',
+      'application/json',
+      'The body of the request is not json.',
+    ],
     [{}, 'application/json', 'At least one element of `classifications` is required.'],
     [{ classifications: [] }, 'application/json', 'At least one element of `classifications` is required.'],
     [
