@@ -13,7 +13,8 @@
  * waits for the connection to take what was written, and pages are read only once the hub has written
  * no broadcast for `LIVE_QUIET_MS`, so that a catch-up neither holds live delivery to others nor
  * takes the machine from the clients reading it (at most `MAX_YIELD_MS` per page: a busy stream
- * slows a catch-up, it does not stop it).
+ * slows a catch-up, it does not stop it). All catch-ups together write at most `BYTES_PER_TURN` in
+ * one turn of the event loop, however many resume at once.
  */
 import type { Clock } from '../clock.ts';
 import type { TelegramSource } from './dispatcher.ts';
@@ -23,11 +24,18 @@ import type { Hub } from './hub.ts';
 import { Outgoing } from './outgoing.ts';
 import { closeCodes, closeMessages, dataMessage } from './protocol.ts';
 import type { Subscriber } from './subscriber.ts';
+import { TurnBudget } from './turn-budget.ts';
 
 /** Telegrams read per page. */
 const PAGE = 100;
 /** A message is written once the connection has at most this much queued (back-pressure, not a cut-off). */
 const LOW_WATER_BYTES = 256 * 1024;
+/**
+ * What all catch-ups of the process may write in one turn of the event loop (turn-budget.ts): a
+ * message costs its body's bytes and a fixed part (building it, its frame, the write).
+ */
+const BYTES_PER_TURN = 512 * 1024;
+const MESSAGE_COST_BYTES = 2048;
 /** Live delivery goes first: a page waits until no broadcast was written for this long… */
 const LIVE_QUIET_MS = 50;
 /** …or this long at most. */
@@ -44,6 +52,8 @@ export interface StreamPosition {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class CatchUp {
+  private readonly budget = new TurnBudget(BYTES_PER_TURN);
+
   constructor(
     private readonly hub: Hub,
     private readonly dispatcher: StreamPosition,
@@ -97,8 +107,11 @@ export class CatchUp {
         if (record.serial > target) break;
         cursor = record.serial;
         if (!matches(conn.filter, record)) continue;
-        // A page may outgrow the slow-consumer bound: each message waits for the low-water mark.
+        // A page may outgrow the slow-consumer bound: each message waits for the low-water mark,
+        // and for room in this turn beside the process's other catch-ups.
         await conn.drained(LOW_WATER_BYTES);
+        await this.budget.take(record.body.length + MESSAGE_COST_BYTES);
+        if (conn.closing) return;
         const passing = passingOf(record, this.serverName, this.clock.now());
         if (!conn.deliver(new Outgoing(dataMessage(record, passing), record.id))) return;
       }
