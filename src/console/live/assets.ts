@@ -136,7 +136,13 @@ export const LIVE_SCRIPT = `'use strict';
     link.href = w.href;
     banner.appendChild(link);
   }
-  source.addEventListener('eew', function (e) { showEew(JSON.parse(e.data)); });
+  source.addEventListener('eew', function (e) {
+    var w = JSON.parse(e.data);
+    // A cancellation names its own event: another event's warning on show stays (as on opening).
+    var showing = banner.hidden ? null : banner.getAttribute('data-event-id');
+    if (w.isCanceled && showing !== null && showing !== w.eventId) return;
+    showEew(w);
+  });
   // The early warning in effect when the page was rendered (eew-now.ts).
   if (banner.hasAttribute('data-eew')) showEew(JSON.parse(banner.getAttribute('data-eew')));
 

@@ -199,6 +199,28 @@ test('each newer report of the event restarts the time; a cancellation (取消) 
   }
 });
 
+test('a cancellation of another event leaves the warning shown, as a page opened then shows it', async () => {
+  const { page, close } = await live.signedIn('en');
+  try {
+    const shownEvent = String(++event);
+    await live.ingest(withEvent(WARNING, shownEvent), 'VXSE43.xml');
+    await shown(page, shownEvent);
+    // Another earthquake's warning, withdrawn: JMA's cancellation names that event alone.
+    await live.ingest(withEvent(WARNING_CANCEL), 'VXSE43.xml');
+    await fence(page);
+    await assertShows(page, shownEvent, 'after the cancellation of another event');
+    assert.equal(await banner(page).getAttribute('class'), 'eew warning');
+    const reopened = await live.signedIn('en');
+    try {
+      await shown(reopened.page, shownEvent);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await close();
+  }
+});
+
 test('a banner shown on opening clears when its time is over, as a page opened then would show none', async () => {
   const eventId = String(++event);
   const received = Date.now() - 120_000;
