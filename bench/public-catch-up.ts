@@ -198,6 +198,16 @@ for (const n of sizes) {
   console.log(
     `\nN=${n}: window refilled, ${maxBehind} serials (${f1(filled.xmlBytes / MiB)} MiB of XML, with the conversions); RSS ${f1(process.memoryUsage().rss / MiB)} MiB`,
   );
+  /** The N streams, each asking for the longest catch-up, reading it or not. */
+  const askCatchUps = (read: boolean) =>
+    clients.send({
+      type: 'catch-up',
+      url: streamUrl,
+      count: n,
+      lastEventId: oldest,
+      untilId: filled.newest,
+      read,
+    });
   const reference = await phase(referenceProbes, async () => undefined);
   console.log(`  reference (no catch-up): ${phaseLine(reference)}`);
 
@@ -209,14 +219,7 @@ for (const n of sizes) {
       bytes: number;
       events: number;
     }>('caught-up');
-    clients.send({
-      type: 'catch-up',
-      url: streamUrl,
-      count: n,
-      lastEventId: oldest,
-      untilId: filled.newest,
-      read: true,
-    });
+    askCatchUps(true);
     return caughtUp;
   });
   const r = reading.result;
@@ -229,14 +232,7 @@ for (const n of sizes) {
 
   const held = await phase(Math.ceil(holdMs / probeEveryMs), async () => {
     const opened = next<{ statuses: Record<string, number> }>('held');
-    clients.send({
-      type: 'catch-up',
-      url: streamUrl,
-      count: n,
-      lastEventId: oldest,
-      untilId: filled.newest,
-      read: false,
-    });
+    askCatchUps(false);
     const answer = await opened;
     await sleep(holdMs);
     const closed = next('closed');
