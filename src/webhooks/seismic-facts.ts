@@ -4,6 +4,9 @@ import { intensityRank, longPeriodRank } from './intensity.ts';
 import type { AreaGroup, ClassRange, DocumentHead, Facts, Hypocentre, LongPeriod } from './types.ts';
 import { list, namesOf, path, record, text, type Json } from './read.ts';
 
+/** A city's condition when an intensity of 5弱 or more may have been observed but has not come in. */
+const NOT_RECEIVED = '震度５弱以上未入電';
+
 /** How many intensity classes of regions an earthquake report lists. */
 const STRONGEST_CLASSES = 3;
 
@@ -41,9 +44,14 @@ export function eewFacts(doc: DocumentHead): Facts {
     maxLongPeriod: rangeOf(path(body, 'intensity', 'forecastMaxLgInt')),
     areas: warning ? namesOf(list(body.regions)) : [],
     ...hypocentreOf(earthquake),
-    // An assumed hypocentre (the PLUM method) is not estimated: JMA writes M1.0 and 10 km for it.
+    // An assumed hypocentre (the PLUM method) is not estimated: JMA writes M1.0, 10 km and the time
+    // it assumes for it, which the post leaves out as the live view's banner does.
     ...(assumed
-      ? { magnitude: { value: null, condition: null }, depth: { value: null, condition: null } }
+      ? {
+          magnitude: { value: null, condition: null },
+          depth: { value: null, condition: null },
+          originTime: null,
+        }
       : {}),
   };
 }
@@ -57,6 +65,7 @@ export function earthquakeFacts(doc: DocumentHead): Facts {
     maxIntensity: text(intensity?.maxInt),
     strongest: longPeriod ? [] : strongestRegions(list(intensity?.regions)),
     longPeriod,
+    unreceived: namesOf(list(intensity?.cities).filter((city) => city.condition === NOT_RECEIVED)),
     tsunami: text(path(body, 'comments', 'forecast')?.text),
     ...hypocentreOf(record(body.earthquake)),
   };

@@ -88,6 +88,11 @@ export type Facts =
       strongest: AreaGroup[];
       /** The observed long-period ground motion (VXSE62 only), else null. */
       longPeriod: LongPeriod | null;
+      /**
+       * The cities JMA lists as 震度５弱以上未入電: an intensity of 5弱 or more may have been observed
+       * there but has not come in, so no intensity field holds them.
+       */
+      unreceived: string[];
       /** JMA's tsunami comment ("この地震による津波の心配はありません。"), one sentence per line. */
       tsunami: string | null;
     } & Hypocentre)

@@ -43,6 +43,7 @@ const LABELS = {
     maxLongPeriod: '最大長周期地震動階級',
     longPeriodClass: (cls: string) => `長周期地震動階級${cls}`,
     lowIntensity: (from: string) => `震度4以下で長周期地震動階級${from}以上`,
+    unreceived: '震度5弱以上未入電',
     epicentre: '震源',
     magnitude: '規模',
     depth: '深さ',
@@ -68,6 +69,7 @@ const LABELS = {
     maxLongPeriod: 'Max long-period class',
     longPeriodClass: (cls: string) => `Long-period class ${cls}`,
     lowIntensity: (from: string) => `Long-period class ${from} or more at Shindo 4 or less`,
+    unreceived: 'Shindo 5- or more, not yet received',
     epicentre: 'Epicentre',
     magnitude: 'Magnitude',
     depth: 'Depth',
@@ -188,6 +190,7 @@ function fieldsOf(facts: Facts, lang: Lang): Field[] {
       add(words.origin, facts.originTime === null ? null : japanTime(facts.originTime, lang));
       for (const group of facts.strongest)
         add(intensityText(group.name, lang), group.areas.join(words.separator));
+      add(words.unreceived, facts.unreceived.join(words.separator));
       if (facts.longPeriod !== null) longPeriodFields(facts.longPeriod, lang, add);
       add(
         words.tsunami,
