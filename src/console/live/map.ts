@@ -108,6 +108,8 @@ export interface MapStation {
   code: string;
   name: string;
   int: string;
+  /** The intensity in the page's words (its symbol's name for pointers and screen readers). */
+  said: string;
   point: MapPoint;
 }
 
@@ -177,6 +179,6 @@ function stationSymbols(stations: readonly MapStation[]): SafeHtml[] {
     .sort((a, b) => rank(a.int) - rank(b.int))
     .map(
       (s) =>
-        markup`<circle class="station" cx="${s.point.x}" cy="${s.point.y}" r="2.4" fill="${stationColour(s.int)}" data-code="${s.code}" data-int="${s.int}"><title>${s.name} ${s.int}</title></circle>`,
+        markup`<circle class="station" cx="${s.point.x}" cy="${s.point.y}" r="2.4" fill="${stationColour(s.int)}" data-code="${s.code}" data-int="${s.int}"><title>${s.name} ${s.said}</title></circle>`,
     );
 }

@@ -4,8 +4,14 @@ import type { Lang, Messages } from '../i18n.ts';
 export const INTENSITY_ORDER = ['1', '2', '3', '4', '5-', '5+', '6-', '6+', '7'] as const;
 
 const intensityWords: Record<Lang, Record<string, string>> = {
-  ja: { '5-': '5弱', '5+': '5強', '6-': '6弱', '6+': '6強' },
-  en: { '5-': '5 Lower', '5+': '5 Upper', '6-': '6 Lower', '6+': '6 Upper' },
+  ja: { '5-': '5弱', '5+': '5強', '6-': '6弱', '6+': '6強', '!5-': '震度５弱以上未入電' },
+  en: {
+    '5-': '5 Lower',
+    '5+': '5 Upper',
+    '6-': '6 Lower',
+    '6+': '6 Upper',
+    '!5-': '5- or above, not yet reported',
+  },
 };
 
 /** An intensity class as a reader of the language writes it (`5-` → 5弱, 5 Lower); others as given. */
@@ -34,7 +40,7 @@ const en = {
   stationCredit: 'Station positions: Japan Meteorological Agency (出典：気象庁).',
   legend: 'Seismic intensity of the stations',
   intensity: 'Intensity',
-  unreported: '5- or above, not yet reported',
+  unreported: intensityWords.en['!5-']!,
   unplacedStations: 'Stations without a known position',
   unplacedMore: 'more stations are not listed here; the JSON conversion of the report holds them all.',
   eewLabel: 'Earthquake Early Warning',
@@ -115,7 +121,7 @@ export const liveMessages: Messages<keyof typeof en> = {
     stationCredit: '観測点の位置：出典：気象庁（震度観測点一覧を加工して作成）。',
     legend: '観測点の震度',
     intensity: '震度',
-    unreported: '震度５弱以上未入電',
+    unreported: intensityWords.ja['!5-']!,
     unplacedStations: '位置が分からない観測点',
     unplacedMore: '地点はここに表示していません。報告の JSON 変換にすべて含まれています。',
     eewLabel: '緊急地震速報',

@@ -5,7 +5,7 @@ import type { TelegramRecord } from '../../telegrams/record.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import { decodedBody } from './documents.ts';
 import { livePage } from '../live-frame.ts';
-import { intensityClass, renderMap, stationClass } from './map.ts';
+import { renderMap, stationClass } from './map.ts';
 import { intensityName, INTENSITY_ORDER, liveMessages, type LiveText } from './messages.ts';
 import { payloadOf, type Amends, type NotReal, type TelegramLine } from './payloads.ts';
 import { EEW_IN_EFFECT_MS, type TimedEewBanner } from './eew-now.ts';
@@ -41,7 +41,7 @@ function areaList(title: string, areas: AreaIntensity[], lang: Lang): SafeHtml |
   return markup`<h3>${title}</h3>
 <ul class="areas">${areas.map(
     (a) =>
-      markup`<li data-code="${a.code}"><span class="chip ${intensityClass(a.maxInt)}" aria-hidden="true"></span>${a.name} <span class="sr">${text.maxInt}</span> <strong>${intensityName(a.maxInt, lang)}</strong></li>`,
+      markup`<li data-code="${a.code}"><span class="chip ${stationClass(a.maxInt)}" aria-hidden="true"></span>${a.name} <span class="sr">${text.maxInt}</span> <strong>${intensityName(a.maxInt, lang)}</strong></li>`,
   )}</ul>`;
 }
 
@@ -108,7 +108,9 @@ ${renderMap(
     : null,
   quake.prefectures,
   text.mapLabel,
-  quake.stations.flatMap((s) => (s.point ? [{ ...s, point: s.point }] : [])),
+  quake.stations.flatMap((s) =>
+    s.point ? [{ ...s, said: intensityName(s.int, lang), point: s.point }] : [],
+  ),
 )}${quake.stations.length > 0 ? legend(lang) : null}${mapCredit(text)}
 <dl class="facts">
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>

@@ -21,8 +21,11 @@ import { project, onMap, type MapPoint } from './map.ts';
 export interface AreaIntensity {
   code: string;
   name: string;
+  /** JMA's intensity class, or `!5-` (none came in: 5-lower or above, not yet reported). */
   maxInt: string;
 }
+
+const UNREPORTED = '!5-';
 
 /** One station of the newest intensity report, placed on the map where its position is known. */
 export interface StationIntensity {
@@ -58,13 +61,17 @@ const coordinate = (value: unknown): number | null => {
   return Number.isFinite(n) ? n : null;
 };
 
+/**
+ * The areas with their maximum intensity. An area without one is listed in the report only for
+ * stations whose 5弱 or above has not come in (JMA's Condition 震度５弱以上未入電, which the
+ * conversion leaves out with its MaxInt): it reads `!5-`, as such a station does.
+ */
 function areas(value: unknown): AreaIntensity[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((a: unknown) => {
     const { code, name, maxInt } = (a ?? {}) as Record<string, unknown>;
-    return typeof code === 'string' && typeof name === 'string' && typeof maxInt === 'string'
-      ? [{ code, name, maxInt }]
-      : [];
+    if (typeof code !== 'string' || typeof name !== 'string') return [];
+    return [{ code, name, maxInt: typeof maxInt === 'string' ? maxInt : UNREPORTED }];
   });
 }
 

@@ -79,6 +79,39 @@ test('an intensity flash alone (VXSE51) does not call its observation time the o
   }
 });
 
+test('a region whose stations have all not yet reported 5弱 or above is listed as such, and so are such stations', async () => {
+  // JMA leaves out an area's MaxInt when none of its stations' intensities came in, only
+  // 震度５弱以上未入電 (production: "入電した震度がない場合は出現しない"); no sample has one, so a
+  // real report's region is made so.
+  const source = fixture('jma-official-samples', '32-35_06_03_240613_VXSE53.xml');
+  const region = '<Area><Name>秋田県内陸南部</Name><Code>233</Code>';
+  const xml = source
+    .replace(`${region}<MaxInt>5+</MaxInt>`, `${region}<Condition>震度５弱以上未入電</Condition>`)
+    .replace(/<EventID>[^<]+<\/EventID>/, '<EventID>20991231235959</EventID>');
+  assert.notEqual(xml, source);
+  assert.match(xml, /<Int>震度５弱以上未入電<\/Int>/, 'stations not yet reported');
+  await ingest(xml, 'unreported_VXSE53.xml');
+  for (const [lang, words] of [
+    ['en', '5- or above, not yet reported'],
+    ['ja', '震度５弱以上未入電'],
+  ] as const) {
+    const { page, close } = await signedIn(lang);
+    try {
+      await page.goto(`${live.server.url}/console/earthquakes/20991231235959`);
+      const listed = page.locator('#quake ul.areas li[data-code="233"]');
+      assert.equal(await listed.count(), 1, `${lang}: the region is listed`);
+      assert.match((await listed.textContent()) ?? '', new RegExp(`秋田県内陸南部.*${words}`));
+      // Its stations, and the report's others not yet reported: nowhere a raw code, in the lists
+      // nor in the names of the map's symbols.
+      const section = (await page.locator('#quake').textContent()) ?? '';
+      assert.doesNotMatch(section, /!5-/, lang);
+      await assertAccessible(page, `unreported region (${lang})`);
+    } finally {
+      await close();
+    }
+  }
+});
+
 test('a cancelled (取消) report takes its earthquake off the live view', async () => {
   const issued = fixture('jma-official-samples', '32-35_06_01_240613_VXSE52.xml');
   const cancel = fixture('jma-official-samples', '32-35_06_02_100915_VXSE52.xml');
