@@ -17,6 +17,7 @@ import { MethodTable } from './method-table.ts';
 import { localSockets } from './local-sockets.ts';
 import { pathErrorRenderer, pathErrors } from './path-errors.ts';
 import type { App, AppPlugin } from './surface.ts';
+import { closeSilentConnectionsAtStop } from './silent-connections.ts';
 import { uploadLimit } from './upload-limit.ts';
 import { trustedHops } from './client-address.ts';
 
@@ -127,6 +128,7 @@ export async function buildApp(ctx: AppContext, plugins: readonly AppPlugin[]): 
   app.setNotFoundHandler(noRoute);
 
   for (const plugin of plugins) await app.register(plugin, { ctx });
+  closeSilentConnectionsAtStop(app);
   return app;
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { connect } from 'node:net';
 import { WebSocket } from 'ws';
 import { heldStop, startTestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -32,4 +33,18 @@ test('during a stop, a request is answered with Connection: close, and a WebSock
     stop.release();
     await closed;
   }
+});
+
+test('a connection that has sent nothing (a speculative one) does not hold a stop', async () => {
+  // The idle time-out a silent connection would otherwise be held for: far past the check below.
+  const server = await startTestServer({ config: { idleTimeoutMs: 120_000 } });
+  const silent = connect(server.port, '127.0.0.1');
+  silent.on('error', () => {});
+  await new Promise((resolve) => silent.once('connect', resolve));
+  const closedBy = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+  const began = Date.now();
+  await server.close();
+  const took = Date.now() - began;
+  assert.ok(took < 10_000, `the stop took ${took} ms`);
+  await closedBy;
 });
