@@ -282,7 +282,9 @@ describe('retention over a year of telegrams', () => {
       YEAR_SLOTS,
       YEAR_SLOTS + Math.floor((firstKeptSlot(180) + firstKeptSlot(30)) / SYNTHETIC.length),
     );
-    assert.ok((await heap()) <= before * 1.05, `heap grew from ${before} to ${await heap()} bytes`);
+    // Without the reuse the heap would grow by a third (the deleted share of a year's rows); with
+    // it, PostgreSQL may still add a few pages while its free-space map catches up (5.3 % once).
+    assert.ok((await heap()) <= before * 1.15, `heap grew from ${before} to ${await heap()} bytes`);
   });
 });
 
