@@ -10,7 +10,9 @@ const INTENSITY_ORDER: readonly string[] = ['7', '6+', '6-', '5+', '5-', '4', '3
 const LG_INTENSITY_CLASSES: ReadonlySet<string> = new Set(['0', '1', '2', '3', '4']);
 const REVISIONS: ReadonlySet<string> = new Set(['上方修正', '下方修正', '追加']);
 /** JMA's `Int`/`Condition` for a station (or city) expected at 5- or more whose value has not arrived. */
-const NOT_RECEIVED = '震度５弱以上未入電';
+export const NOT_RECEIVED = '震度５弱以上未入電';
+/** A station's `int` for NOT_RECEIVED, as production writes it. */
+export const NOT_RECEIVED_INT = '!5-';
 
 const trimmedText = (element: XmlElement, name: string) => element.child(name)?.text.trim() ?? '';
 
@@ -79,7 +81,7 @@ function station(element: XmlElement): EarthquakeInformation.v1_1_0.IntensitySta
   const out = {
     code: trimmedText(element, 'Code'),
     name: trimmedText(element, 'Name'),
-    int: notReceived ? '!5-' : int,
+    int: notReceived ? NOT_RECEIVED_INT : int,
   } as EarthquakeInformation.v1_1_0.IntensityStation;
   const revise = revision(element);
   if (revise) out.revise = revise;

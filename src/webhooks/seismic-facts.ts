@@ -1,11 +1,9 @@
 // The facts of earthquake early warnings, earthquake reports and tsunami telegrams (summary.ts),
 // read from their JSON conversions (schemas eew-information, earthquake-information, tsunami-information).
+import { NOT_RECEIVED } from '../conversion/intensity-observation.ts';
 import { intensityRank, longPeriodRank } from './intensity.ts';
 import type { AreaGroup, ClassRange, DocumentHead, Facts, Hypocentre, LongPeriod } from './types.ts';
 import { list, namesOf, path, record, text, type Json } from './read.ts';
-
-/** A city's condition when an intensity of 5弱 or more may have been observed but has not come in. */
-const NOT_RECEIVED = '震度５弱以上未入電';
 
 /** How many intensity classes of regions an earthquake report lists. */
 const STRONGEST_CLASSES = 3;

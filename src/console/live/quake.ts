@@ -1,3 +1,4 @@
+import { NOT_RECEIVED_INT } from '../../conversion/intensity-observation.ts';
 import type { Queryable } from '../../db/types.ts';
 import { earthquakeEvent, listEarthquakeEvents } from '../../gd/earthquake-store.ts';
 import {
@@ -24,8 +25,6 @@ export interface AreaIntensity {
   /** JMA's intensity class, or `!5-` (none came in: 5-lower or above, not yet reported). */
   maxInt: string;
 }
-
-const UNREPORTED = '!5-';
 
 /** One station of the newest intensity report, placed on the map where its position is known. */
 export interface StationIntensity {
@@ -71,7 +70,7 @@ function areas(value: unknown): AreaIntensity[] {
   return value.flatMap((a: unknown) => {
     const { code, name, maxInt } = (a ?? {}) as Record<string, unknown>;
     if (typeof code !== 'string' || typeof name !== 'string') return [];
-    return [{ code, name, maxInt: typeof maxInt === 'string' ? maxInt : UNREPORTED }];
+    return [{ code, name, maxInt: typeof maxInt === 'string' ? maxInt : NOT_RECEIVED_INT }];
   });
 }
 
