@@ -63,6 +63,8 @@ const en = {
   originTime: 'Origin time',
   shakingTime: 'Shaking observed at',
   maxInt: 'Maximum intensity',
+  /** JMA's 遠地地震に関する情報 carries no intensity: none of 1 or more was observed in Japan. */
+  maxIntDistant: 'none observed (a distant earthquake)',
   areas: 'Maximum intensity by area',
   prefectures: 'Prefectures',
   regions: 'Regions',
@@ -144,6 +146,7 @@ export const liveMessages: Messages<keyof typeof en> = {
     originTime: '発生時刻',
     shakingTime: '揺れを観測した時刻',
     maxInt: '最大震度',
+    maxIntDistant: '観測なし（遠地地震）',
     areas: '地域ごとの最大震度',
     prefectures: '都道府県',
     regions: '地域',

@@ -90,6 +90,16 @@ function depthText(depth: Hypocenter['depth'] | undefined, text: LiveText): stri
   return value === undefined || value === null ? text.unknown : `${value} km`;
 }
 
+/**
+ * The event's maximum intensity: none observed for a distant earthquake (JMA reports those only when
+ * no intensity of 1 or more was observed in Japan), unknown while no intensity report has come.
+ */
+function maxIntText(event: QuakeView['event'], lang: Lang): string {
+  const text = liveMessages[lang];
+  if (event.maxInt) return intensityName(event.maxInt, lang);
+  return event.type === 'distant' ? text.maxIntDistant : text.unknown;
+}
+
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
 export function quakeSection(quake: QuakeView | null, lang: Lang, heading: string): SafeHtml {
   const text = liveMessages[lang];
@@ -116,7 +126,7 @@ ${renderMap(
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
 <dt>${text.depth}</dt><dd id="quake-depth">${depthText(hypo?.depth, text)}</dd>
 <dt>${text.magnitude}</dt><dd id="quake-magnitude">${event.magnitude?.value ?? event.magnitude?.condition ?? text.unknown}</dd>
-<dt>${text.maxInt}</dt><dd id="quake-maxint">${event.maxInt ? intensityName(event.maxInt, lang) : text.unknown}</dd>
+<dt>${text.maxInt}</dt><dd id="quake-maxint">${maxIntText(event, lang)}</dd>
 ${event.originTime ? markup`<dt>${text.originTime}</dt><dd>${timeOf(event.originTime)}</dd>` : markup`<dt>${text.shakingTime}</dt><dd>${timeOf(event.arrivalTime)}</dd>`}
 </dl>
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}

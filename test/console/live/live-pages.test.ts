@@ -92,3 +92,24 @@ test('times are Japan time with the zone named', () => {
   const html = String(quakeSection(quake([]), 'en', 'Latest earthquake'));
   assert.match(html, /<time datetime="2024-01-01T16:10:00\+09:00">2024-01-01 16:10:00 JST<\/time>/);
 });
+
+test('a distant earthquake, which JMA reports without intensities, says none was observed, not "unknown"', () => {
+  const distant = quake([]);
+  distant.event = { ...distant.event, type: 'distant', maxInt: null };
+  distant.prefectures = [];
+  assert.match(
+    String(quakeSection(distant, 'en', 'Latest earthquake')),
+    /<dd id="quake-maxint">none observed \(a distant earthquake\)<\/dd>/,
+  );
+  assert.match(
+    String(quakeSection(distant, 'ja', '最新の地震')),
+    /<dd id="quake-maxint">観測なし（遠地地震）<\/dd>/,
+  );
+  // A domestic event with no intensity yet (a 震源に関する情報 alone) still says it is not known.
+  const notYet = quake([]);
+  notYet.event = { ...notYet.event, maxInt: null };
+  assert.match(
+    String(quakeSection(notYet, 'en', 'Latest earthquake')),
+    /<dd id="quake-maxint">unknown<\/dd>/,
+  );
+});
