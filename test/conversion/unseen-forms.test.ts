@@ -100,6 +100,18 @@ test('VFVO56: a volcano Area with a Coordinate still converts; the target is cod
   });
 });
 
+test('VFVO52: a plume direction written as its heights are when unknown (condition 不明, no text) is 流向不明', () => {
+  // The same ColorPlume writes its unknown heights as condition="不明" with no text; jmx_eb allows the
+  // direction that form too. Production's direction value: the eight points, 直上, 流向不明 or 噴煙なし.
+  const xml = edited(
+    '43_01_01_200522_VFVO52.xml',
+    '<jmx_eb:PlumeDirection type="噴煙の流向" unit="漢字" description="流向不明">流向不明</jmx_eb:PlumeDirection>',
+    '<jmx_eb:PlumeDirection type="噴煙の流向" unit="漢字" condition="不明" description="流向不明" />',
+  );
+  const plume = converted<Vfvo52>(xml, 'VFVO52').body.eruption.colorPlume;
+  assert.deepEqual(plume?.direction, { type: '噴煙の流向', unit: '漢字', value: '流向不明' });
+});
+
 test('VPWW54: an area whose every warning is lifted (Kinds all 解除, no LastKind), and no time series', () => {
   // No VPWW54 sample lifts anything; the VPWW53 samples of 2013/2016 (the same Warning blocks) lift
   // everything in 奈良県 and 大和郡山市. Production: status 解除 is one of the kind's values, and

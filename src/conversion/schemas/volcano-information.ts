@@ -286,8 +286,15 @@ function plumeValue(height: XmlElement): { value: string | null; condition?: str
   return { value: value === '' ? null : value, ...(condition ? { condition } : {}) };
 }
 
+/**
+ * The plume's direction: its text (eight points, 直上, 流向不明); an unknown one written as JMA writes
+ * unknown heights (condition 不明, no text) is 流向不明; no text otherwise, or 噴煙なし, is no plume.
+ */
 function plumeDirection(direction: XmlElement): EruptionPlume['direction'] {
   const value = direction.text.trim();
+  if (value === '' && direction.attr('condition') === '不明') {
+    return { type: '噴煙の流向', unit: '漢字', value: '流向不明' };
+  }
   if (value === '' || value === '噴煙なし' || direction.attr('condition') === '噴煙なし') {
     return { type: '噴煙の流向', unit: '漢字', value: null, condition: '噴煙なし' };
   }
