@@ -65,6 +65,8 @@ const en = {
   maxInt: 'Maximum intensity',
   /** JMA's 遠地地震に関する情報 carries no intensity: none of 1 or more was observed in Japan. */
   maxIntDistant: 'none observed (a distant earthquake)',
+  /** A 震源・震度に関する情報 with no intensities: JMA observed none of 1 or more. */
+  maxIntNone: 'none of 1 or more observed',
   areas: 'Maximum intensity by area',
   prefectures: 'Prefectures',
   regions: 'Regions',
@@ -147,6 +149,7 @@ export const liveMessages: Messages<keyof typeof en> = {
     shakingTime: '揺れを観測した時刻',
     maxInt: '最大震度',
     maxIntDistant: '観測なし（遠地地震）',
+    maxIntNone: '震度1以上の観測なし',
     areas: '地域ごとの最大震度',
     prefectures: '都道府県',
     regions: '地域',

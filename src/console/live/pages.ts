@@ -91,13 +91,19 @@ function depthText(depth: Hypocenter['depth'] | undefined, text: LiveText): stri
 }
 
 /**
- * The event's maximum intensity: none observed for a distant earthquake (JMA reports those only when
- * no intensity of 1 or more was observed in Japan), unknown while no intensity report has come.
+ * The event's maximum intensity. Without one: none observed for a distant earthquake (JMA's
+ * 遠地地震に関する情報 comes only when no intensity of 1 or more was observed in Japan) or when a
+ * 震源・震度に関する情報 (VXSE53) stands with no intensities (an early warning issued, nothing of 1
+ * or more observed); unknown while no intensity report has come.
  */
-function maxIntText(event: QuakeView['event'], lang: Lang): string {
+function maxIntText(quake: QuakeView, lang: Lang): string {
   const text = liveMessages[lang];
-  if (event.maxInt) return intensityName(event.maxInt, lang);
-  return event.type === 'distant' ? text.maxIntDistant : text.unknown;
+  if (quake.event.maxInt) return intensityName(quake.event.maxInt, lang);
+  if (quake.event.type === 'distant') return text.maxIntDistant;
+  const reported = quake.telegrams.some(
+    (t) => t.head.type === 'VXSE53' && t.xmlReport?.head.infoType !== '取消',
+  );
+  return reported ? text.maxIntNone : text.unknown;
 }
 
 /** The earthquake section: map, facts and area intensities (the live view replaces it in place). */
@@ -126,7 +132,7 @@ ${renderMap(
 <dt>${text.hypocentre}</dt><dd id="quake-hypocentre">${hypo?.name ?? text.unknown}${quake.latitude !== null && quake.longitude !== null ? ` (${quake.latitude}, ${quake.longitude})` : ''}</dd>
 <dt>${text.depth}</dt><dd id="quake-depth">${depthText(hypo?.depth, text)}</dd>
 <dt>${text.magnitude}</dt><dd id="quake-magnitude">${event.magnitude?.value ?? event.magnitude?.condition ?? text.unknown}</dd>
-<dt>${text.maxInt}</dt><dd id="quake-maxint">${maxIntText(event, lang)}</dd>
+<dt>${text.maxInt}</dt><dd id="quake-maxint">${maxIntText(quake, lang)}</dd>
 ${event.originTime ? markup`<dt>${text.originTime}</dt><dd>${timeOf(event.originTime)}</dd>` : markup`<dt>${text.shakingTime}</dt><dd>${timeOf(event.arrivalTime)}</dd>`}
 </dl>
 ${quake.point === null && quake.latitude !== null ? markup`<p id="quake-off-map">${text.offMap}</p>` : null}

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { formatTime } from '../../../src/console/layout.ts';
 import { quakeSection, UNPLACED_SHOWN } from '../../../src/console/live/pages.ts';
 import type { QuakeView, StationIntensity } from '../../../src/console/live/quake.ts';
+import type { TelegramSummary } from '../../../src/telegrams/store.ts';
 
 function quake(stations: StationIntensity[]): QuakeView {
   return {
@@ -29,6 +30,10 @@ function quake(stations: StationIntensity[]): QuakeView {
     training: false,
   };
 }
+
+/** The part of a stored report the section reads: its type and JMA's InfoType. */
+const report = (type: string, infoType: string) =>
+  ({ head: { type }, xmlReport: { head: { infoType } } }) as unknown as TelegramSummary;
 
 const station = (i: number, int: string, placed = false): StationIntensity => ({
   code: String(1700000 + i),
@@ -108,8 +113,26 @@ test('a distant earthquake, which JMA reports without intensities, says none was
   // A domestic event with no intensity yet (a 震源に関する情報 alone) still says it is not known.
   const notYet = quake([]);
   notYet.event = { ...notYet.event, maxInt: null };
+  notYet.telegrams = [report('VXSE52', '発表')];
   assert.match(
     String(quakeSection(notYet, 'en', 'Latest earthquake')),
+    /<dd id="quake-maxint">unknown<\/dd>/,
+  );
+  // A 震源・震度に関する情報 without intensities (an early warning issued, no intensity of 1 or more
+  // observed): production's page for the schema names this case; none was observed.
+  const noneObserved = { ...notYet, telegrams: [report('VXSE52', '発表'), report('VXSE53', '発表')] };
+  assert.match(
+    String(quakeSection(noneObserved, 'en', 'Latest earthquake')),
+    /<dd id="quake-maxint">none of 1 or more observed<\/dd>/,
+  );
+  assert.match(
+    String(quakeSection(noneObserved, 'ja', '最新の地震')),
+    /<dd id="quake-maxint">震度1以上の観測なし<\/dd>/,
+  );
+  // A withdrawn one (取消) is no report.
+  const withdrawn = { ...notYet, telegrams: [report('VXSE52', '発表'), report('VXSE53', '取消')] };
+  assert.match(
+    String(quakeSection(withdrawn, 'en', 'Latest earthquake')),
     /<dd id="quake-maxint">unknown<\/dd>/,
   );
 });
