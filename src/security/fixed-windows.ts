@@ -8,6 +8,13 @@ const DIGEST_PREFIXES = { failure_windows: 'failures', signin_attempts: 'signin'
 
 export type WindowTable = keyof typeof COUNT_COLUMNS;
 
+/**
+ * How often a count also deletes the windows that have ended. An ended window counts for nothing
+ * (the count starts it afresh), so deleting them at every count only doubled the statements of a
+ * storm of public connections (one count per batch of openings: bench/scale.ts).
+ */
+const PRUNE_EVERY_MS = 10_000;
+
 /** One key's window as the shared count has it; a key never counted is `{ count: 0, endsAt: 0 }`. */
 export interface KeyWindow {
   count: number;
@@ -39,6 +46,8 @@ export function overLimitFor(window: KeyWindow, limit: number, now: number, wind
  */
 export class FixedWindows {
   private readonly count: string;
+  /** When (ms since the epoch) this instance's counts last deleted the ended windows. */
+  private prunedAt = -Infinity;
 
   constructor(
     private readonly db: Queryable,
@@ -87,8 +96,12 @@ export class FixedWindows {
     const now = new Date(nowMs);
     const end = new Date(nowMs + windowMs);
     const { table, count } = this;
-    // Windows that have ended are deleted by the next count: the table does not grow without bound.
-    await this.db.query(`DELETE FROM ${table} WHERE window_end <= $1`, [now]);
+    // Windows that have ended are deleted by a count every PRUNE_EVERY_MS: the table holds the
+    // windows of those seconds and the running ones, never more.
+    if (nowMs - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = nowMs;
+      await this.db.query(`DELETE FROM ${table} WHERE window_end <= $1`, [now]);
+    }
     const rows = await this.db.query<WindowRow>(
       `INSERT INTO ${table} (key_digest, window_start, window_end, ${count})
          SELECT k, $2, $3, n FROM unnest($1::text[], $4::int[]) AS u(k, n)

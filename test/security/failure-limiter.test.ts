@@ -169,3 +169,38 @@ test('takeEach() answers a batch as if taken one after another, in one count per
     await server.close();
   }
 });
+
+test('counts close together delete the ended windows once: a storm of public connections costs one statement per batch, not two', async () => {
+  const server = await startTestServer({ listen: false });
+  try {
+    const clock = new ManualClock(30_000_000);
+    const statements: string[] = [];
+    const counted: Queryable = {
+      query: (sql, params) => {
+        statements.push(sql.trim().split(/\s+/)[0]!);
+        return server.ctx.db.query(sql, params);
+      },
+      exec: (sql) => server.ctx.db.exec(sql),
+    };
+    const limiter = new FailureLimiter(
+      counted,
+      server.ctx.pepper,
+      'public',
+      { limit: 100, windowMs: 60_000 },
+      clock,
+    );
+    for (let i = 0; i < 50; i++) {
+      await limiter.takeEach([`192.0.2.${i}`]);
+      clock.advance(100);
+    }
+    assert.equal(statements.filter((s) => s === 'DELETE').length, 1, 'the ended windows deleted once in 5 s');
+    assert.equal(statements.filter((s) => s === 'INSERT').length, 50);
+    // Later the ended ones go as before: the table does not grow without bound.
+    clock.advance(2 * 60_000);
+    await limiter.takeEach(['198.51.100.1']);
+    const left = await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM failure_windows');
+    assert.equal(left[0]!.n, 1);
+  } finally {
+    await server.close();
+  }
+});
