@@ -6,6 +6,17 @@ import { digestSecret } from '../../src/security/secrets.ts';
 import type { Queryable } from '../../src/db/types.ts';
 import { startTestServer } from '../support/server.ts';
 
+/** The database, each statement's text recorded in `queries` as it is sent. */
+function recording(db: Queryable, queries: string[]): Queryable {
+  return {
+    query: (sql, params) => {
+      queries.push(sql);
+      return db.query(sql, params);
+    },
+    exec: (sql) => db.exec(sql),
+  };
+}
+
 test('a key is blocked after `limit` failures until its window ends', async () => {
   const server = await startTestServer({ listen: false });
   try {
@@ -69,13 +80,7 @@ test('a "not blocked" answer is held briefly: the check costs no query on every 
   try {
     const clock = new ManualClock(9_000_000);
     const queries: string[] = [];
-    const counted: Queryable = {
-      query: (sql, params) => {
-        queries.push(sql);
-        return server.ctx.db.query(sql, params);
-      },
-      exec: (sql) => server.ctx.db.exec(sql),
-    };
+    const counted = recording(server.ctx.db, queries);
     const options = { limit: 3, windowMs: 60_000 };
     const here = new FailureLimiter(counted, server.ctx.pepper, 'token-ip', options, clock);
     const elsewhere = new FailureLimiter(server.ctx.db, server.ctx.pepper, 'token-ip', options, clock);
@@ -174,14 +179,9 @@ test('counts close together delete the ended windows once: a storm of public con
   const server = await startTestServer({ listen: false });
   try {
     const clock = new ManualClock(30_000_000);
-    const statements: string[] = [];
-    const counted: Queryable = {
-      query: (sql, params) => {
-        statements.push(sql.trim().split(/\s+/)[0]!);
-        return server.ctx.db.query(sql, params);
-      },
-      exec: (sql) => server.ctx.db.exec(sql),
-    };
+    const queries: string[] = [];
+    const counted = recording(server.ctx.db, queries);
+    const statements = () => queries.map((sql) => sql.trim().split(/\s+/)[0]);
     const limiter = new FailureLimiter(
       counted,
       server.ctx.pepper,
@@ -193,8 +193,12 @@ test('counts close together delete the ended windows once: a storm of public con
       await limiter.takeEach([`192.0.2.${i}`]);
       clock.advance(100);
     }
-    assert.equal(statements.filter((s) => s === 'DELETE').length, 1, 'the ended windows deleted once in 5 s');
-    assert.equal(statements.filter((s) => s === 'INSERT').length, 50);
+    assert.equal(
+      statements().filter((s) => s === 'DELETE').length,
+      1,
+      'the ended windows deleted once in 5 s',
+    );
+    assert.equal(statements().filter((s) => s === 'INSERT').length, 50);
     // Later the ended ones go as before: the table does not grow without bound.
     clock.advance(2 * 60_000);
     await limiter.takeEach(['198.51.100.1']);
