@@ -21,7 +21,10 @@ export const errorCatalogue = {
   SOCKET_NOT_FOUND: { status: 404, message: 'Socket ID not found.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook ID not found.' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery ID not found.' },
-  WEBHOOK_DISABLED: { status: 409, message: 'The webhook is disabled: delete it and create it again.' },
+  WEBHOOK_DISABLED: {
+    status: 409,
+    message: 'The webhook is disabled: enable it again first (POST /v2/webhook/:id/enable).',
+  },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   REQUEST_TIMEOUT: { status: 408, message: 'Request timeout.' },
   SOCKETS_FULL: { status: 409, message: 'The maximum number of simultaneous connections is full.' },

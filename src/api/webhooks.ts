@@ -1,8 +1,8 @@
 /**
  * Webhook subscriptions on the data API (docs/webhooks.md "Subscriptions"): POST /v2/webhook
  * (create; the signing secret is shown once), GET /v2/webhook (list), GET /v2/webhook/:id (settings,
- * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test and
- * POST /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the
+ * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test, POST
+ * /v2/webhook/:id/enable (a disabled one again) and POST /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the
  * process's webhook delivery (webhooks/service.ts).
  */
 import { Type, type Static, type TSchema } from 'typebox';
@@ -31,6 +31,7 @@ import {
   WEBHOOK_FORMATS,
   createSubscription,
   deleteSubscription,
+  enableSubscription,
   findSubscription,
   listSubscriptions,
   type Subscription,
@@ -255,7 +256,7 @@ function registerReads(app: App, ctx: AppContext): void {
   });
 }
 
-/** `DELETE /v2/webhook/:id`, its test event and the redelivery of one delivery. */
+/** `DELETE /v2/webhook/:id`, its test event, enabling it again and the redelivery of one delivery. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
     ignoreBodies(app);
@@ -289,6 +290,12 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
       },
       ctx.clock.now(),
     );
+  });
+  app.post('/v2/webhook/:id/enable', { config, schema: idParams }, async (request) => {
+    const id = positiveInt(request.params.id);
+    const enabled = id === null ? null : await enableSubscription(ctx.db, request.principal.accountId, id);
+    if (!enabled) throw new HttpError('WEBHOOK_NOT_FOUND');
+    return okBody(view(enabled), ctx.clock.now());
   });
   const redeliverParams = { params: Type.Object({ id: Type.String(), deliveryId: Type.String() }) };
   app.post(

@@ -24,6 +24,7 @@ export const paths = {
   webhook: '/account/webhooks/:id',
   webhookTest: '/account/webhooks/:id/test',
   webhookRedeliver: '/account/webhooks/:id/redeliver',
+  webhookEnable: '/account/webhooks/:id/enable',
   webhookDelete: '/account/webhooks/:id/delete',
   contracts: '/account/contracts',
   sessions: '/account/sessions',

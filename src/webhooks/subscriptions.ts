@@ -213,6 +213,30 @@ export async function findSubscription(
   return rows[0] ? toSubscription(rows[0]) : null;
 }
 
+/**
+ * Enables one of the account's subscriptions again (a no-op on an active one); null when there is
+ * none. It starts a new failing streak and receives the telegrams committed from now on, as a new
+ * subscription does: none of those committed while it was disabled is queued for it.
+ */
+export async function enableSubscription(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<Subscription | null> {
+  return db.tx(async (q) => {
+    // The version first, as at creation: no queuer moves past a telegram committed after `from_serial`.
+    await subscriptionsChanged(q);
+    const rows = await q.query<Row>(
+      `UPDATE webhook_subscriptions SET state = 'active', disabled_reason = NULL, failing_since = NULL,
+         from_serial = (SELECT coalesce(max(serial), 0) FROM telegrams)
+       WHERE account_id = $1 AND id = $2 AND state = 'disabled'
+       RETURNING ${COLUMNS}`,
+      [accountId, id],
+    );
+    return rows[0] ? toSubscription(rows[0]) : findSubscription(q, accountId, id);
+  });
+}
+
 /** Times a deletion is tried when the database chose it as a deadlock's victim. */
 const DELETE_TRIES = 3;
 

@@ -272,7 +272,10 @@ test('a test event whose webhook is deleted while it is posted answers 404; a di
       },
     );
     assert.equal(redelivered.status, 409);
-    assert.equal(redelivered.body.error.message, 'The webhook is disabled: delete it and create it again.');
+    assert.equal(
+      redelivered.body.error.message,
+      'The webhook is disabled: enable it again first (POST /v2/webhook/:id/enable).',
+    );
     const [row] = await server.ctx.db.query<{ state: string }>(
       'SELECT state FROM webhook_deliveries WHERE id = $1',
       [delivery!.id],

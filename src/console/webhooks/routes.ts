@@ -7,6 +7,7 @@ import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
   deleteSubscription,
+  enableSubscription,
   findSubscription,
   insertSubscription,
   listSubscriptions,
@@ -173,9 +174,9 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
   });
 }
 
-/** One webhook: its page, the test event, a redelivery, the deletion. */
+/** One webhook: its page, the test event, a redelivery, enabling it again, the deletion. */
 function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): void {
-  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered'> }>(
+  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered' | 'enabled'> }>(
     paths.webhook,
     async (request, reply) => {
       const { visit, query } = request;
@@ -183,7 +184,9 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
       if (!s) return reply;
       const testedId = rowId(query.tested);
       const [tested] = testedId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, testedId);
-      const notice = query.redelivered === '1' ? webhooksText[visit.lang].redelivered : undefined;
+      const t = webhooksText[visit.lang];
+      const notice =
+        query.redelivered === '1' ? t.redelivered : query.enabled === '1' ? t.enabled : undefined;
       return showWebhook(ctx, reply, 200, visit, s, { tested, notice });
     },
   );
@@ -209,6 +212,14 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     if (!found || found.serial === null)
       return sendErrorPage(reply, 404, webhooksText[visit.lang].noDelivery);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?redelivered=1`);
+  });
+
+  area.post<WebhookParams>(paths.webhookEnable, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const id = rowId(request.params.id);
+    const enabled = id === null ? null : await enableSubscription(ctx.db, visit.account.id, id);
+    if (!enabled) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, enabled.id)}?enabled=1`);
   });
 
   area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {

@@ -51,6 +51,7 @@ type Key =
   | 'active'
   | 'disabled'
   | 'failingSince'
+  | 'disabledFailing'
   | 'lastDelivery'
   | 'created'
   | 'secret'
@@ -86,7 +87,10 @@ type Key =
   | 'sentAlreadyLink'
   | 'noWebhook'
   | 'noDelivery'
-  | 'disabledNoRedelivery';
+  | 'disabledNoRedelivery'
+  | 'enable'
+  | 'enableHint'
+  | 'enabled';
 
 export const webhooksText: Messages<Key> = {
   en: {
@@ -141,6 +145,7 @@ export const webhooksText: Messages<Key> = {
     active: 'Active',
     disabled: 'Disabled',
     failingSince: 'failing since',
+    disabledFailing: 'every delivery failed since',
     lastDelivery: 'Last delivery',
     created: 'Created',
     secret: 'Signing secret (verify the webhook-signature header with it)',
@@ -179,7 +184,11 @@ export const webhooksText: Messages<Key> = {
     noDelivery:
       'No such delivery of this webhook that can be redelivered (a test event is sent again by another test).',
     disabledNoRedelivery:
-      'This webhook is disabled: nothing is delivered to it. Delete it and create it again.',
+      'This webhook is disabled: nothing is delivered to it. Enable it again first, on its page.',
+    enable: 'Enable again',
+    enableHint:
+      'It receives the telegrams received from now on, signed with the same secret; those received while it was disabled are not sent. Its failed deliveries can then be redelivered below, one by one. Send a test first to see that the receiver answers.',
+    enabled: 'The webhook is enabled again: it receives the telegrams received from now on.',
   },
   ja: {
     title: 'Webhook',
@@ -233,6 +242,7 @@ export const webhooksText: Messages<Key> = {
     active: '有効',
     disabled: '無効',
     failingSince: '失敗継続中、開始',
+    disabledFailing: '配信の失敗が継続したため、開始',
     lastDelivery: '最後の配信',
     created: '作成日時',
     secret: '署名シークレット（webhook-signature ヘッダーの検証に使います）',
@@ -271,6 +281,10 @@ export const webhooksText: Messages<Key> = {
     noDelivery:
       'このWebhookに再配信できるそのような配信はありません（テストイベントはもう一度テスト送信してください）。',
     disabledNoRedelivery:
-      'このWebhookは無効になっているため配信されません。削除してから作成し直してください。',
+      'このWebhookは無効になっているため配信されません。先にWebhookのページで再び有効にしてください。',
+    enable: '再び有効にする',
+    enableHint:
+      'これから受信する電文を、同じシークレットで署名して配信します。無効だった間に受信した電文は送られません。失敗した配信は、有効にした後で下の一覧から1件ずつ再配信できます。先にテスト送信で受信側が応答することを確かめてください。',
+    enabled: 'Webhookを再び有効にしました。これから受信する電文を配信します。',
   },
 };

@@ -68,8 +68,9 @@ function deliveryTable(v: WebhookView): SafeHtml {
   const hidden = markup`<input type="hidden" name="csrf" value="${v.csrf}">`;
   const rows = v.deliveries.map((d) => {
     const what = d.serial === null ? t.testEvent : (d.telegramId ?? `#${d.serial}`);
+    // A disabled webhook redelivers nothing: it is enabled again first (its form above).
     const again =
-      d.serial !== null && d.state !== 'pending'
+      d.serial !== null && d.state !== 'pending' && v.subscription.state === 'active'
         ? markup`<form method="post" action="${v.origin + pathOf(paths.webhookRedeliver, v.subscription.id)}">${hidden}<input type="hidden" name="delivery" value="${d.id}"><button type="submit" class="secondary" aria-label="${t.redeliver} #${d.id}">${t.redeliver}</button></form>`
         : null;
     return markup`<tr id="delivery-${d.id}">
@@ -84,6 +85,15 @@ function deliveryTable(v: WebhookView): SafeHtml {
   if (rows.length === 0) return markup`<p>${t.noDeliveries}</p>`;
   return markup`<div class="table-wrap"><table class="stack" id="deliveries"><thead><tr><th>${t.delivery}</th><th>${t.state}</th><th>${t.attempts}</th><th>${t.response}</th><th>${t.time}</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+}
+
+/** A disabled webhook's way back: enabled again by its owner (docs/webhooks.md "Subscriptions"). */
+function enableForm(v: WebhookView): SafeHtml | null {
+  if (v.subscription.state !== 'disabled') return null;
+  const t = webhooksText[v.lang];
+  return markup`<h2>${t.enable}</h2>
+<form method="post" action="${v.origin + pathOf(paths.webhookEnable, v.subscription.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+<p class="muted" id="enable-hint">${t.enableHint}</p><button type="submit" aria-describedby="enable-hint">${t.enable}</button></form>`;
 }
 
 /** The test event's outcome, announced: a notice when delivered, an alert when not. */
@@ -108,6 +118,7 @@ ${testOutcome(v)}
 ${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}
 <h2>${t.settings}</h2>
 ${settings(v)}
+${enableForm(v)}
 <h2>${t.sendTest}</h2>
 <form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
 <p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>

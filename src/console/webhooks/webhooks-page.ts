@@ -36,6 +36,9 @@ export function shownUrl(raw: string): string {
 /** The state of a subscription in words: active (failing since…), or disabled with its reason. */
 export function stateText(s: Subscription, lang: Lang): string {
   const t = webhooksText[lang];
+  // Disabled by its failing streak (the one reason there is), said in the page's language and time.
+  if (s.state === 'disabled' && s.failingSince)
+    return `${t.disabled}: ${t.disabledFailing} ${formatTime(s.failingSince)}`;
   if (s.state === 'disabled') return `${t.disabled}: ${s.disabledReason ?? '—'}`;
   return s.failingSince ? `${t.active} (${t.failingSince} ${formatTime(s.failingSince)})` : t.active;
 }

@@ -160,6 +160,89 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
   }
 });
 
+test('a disabled webhook is enabled again from its page by keyboard, in Japanese; the next telegram arrives', async () => {
+  const { context, page } = await signedIn({ ...SIZES[0], lang: 'ja' });
+  const service = server.app.webhooks;
+  const created = await createSubscription(
+    server.ctx.db,
+    service.box,
+    person.id,
+    {
+      url: receiver.url,
+      classifications: ['telegram.earthquake'],
+      types: null,
+      test: 'no',
+      formatMode: 'raw',
+      areas: null,
+      minIntensity: null,
+      format: 'namazu',
+      lang: 'ja',
+      token: null,
+      visibility: null,
+      localOnly: false,
+    },
+    '127.0.0.1',
+  );
+  assert.ok(created.ok);
+  const id = created.subscription.id;
+  try {
+    // Disabled as days of failures leave it (docs/webhooks.md "Delivery and retries"), with a failed delivery.
+    const xml = readFileSync(QUAKE_FILE, 'utf8').replace('<Status>訓練</Status>', '<Status>通常</Status>');
+    const before = await ingestTelegram(server.ctx, Buffer.from(`${xml}\n<!-- before -->\n`), {
+      receivedTime: Date.now(),
+    });
+    assert.ok(before.ok);
+    await waitFor(
+      () => receiver.received.some((r) => r.headers['webhook-id'] === `msg_${id}_${before.stored.serial}`),
+      {
+        message: 'the first telegram at the receiver',
+      },
+    );
+    await server.ctx.db.query(
+      `UPDATE webhook_subscriptions SET state = 'disabled', failing_since = '2026-11-20T00:00:00Z',
+         disabled_reason = 'every delivery failed since 2026-11-20T00:00:00Z' WHERE id = $1`,
+      [id],
+    );
+    await page.goto(`${server.url}/account/webhooks/${id}`);
+    // The reason in the page's language and time zone (JST), as the console's other times.
+    assert.equal(
+      await page.locator('#webhook-state').innerText(),
+      '無効: 配信の失敗が継続したため、開始 2026-11-20 09:00 JST',
+    );
+    assert.equal(await page.locator('#deliveries button').count(), 0, 'no redelivery offered while disabled');
+    await assertAccessible(page, 'disabled webhook');
+    await page.screenshot({ path: join(SHOTS, 'webhook-disabled-phone-ja.png'), fullPage: true });
+
+    await pressOn(page, 'button:has-text("再び有効にする")', 'Enter');
+    assert.equal(new URL(page.url()).pathname, `/account/webhooks/${id}`);
+    assert.match(await page.locator('.notice').innerText(), /再び有効にしました/);
+    assert.equal(await page.locator('#webhook-state').innerText(), '有効');
+    assert.equal(await page.getByRole('button', { name: '再び有効にする' }).count(), 0);
+    assert.equal(
+      await page.locator('#deliveries button').count(),
+      1,
+      'the delivery can be redelivered again',
+    );
+    await assertAccessible(page, 'webhook enabled again');
+
+    const next = await ingestTelegram(server.ctx, Buffer.from(`${xml}\n<!-- after -->\n`), {
+      receivedTime: Date.now(),
+    });
+    assert.ok(next.ok);
+    await waitFor(
+      () => receiver.received.some((r) => r.headers['webhook-id'] === `msg_${id}_${next.stored.serial}`),
+      {
+        timeout: 15_000,
+        message: 'the next telegram at the receiver',
+      },
+    );
+  } finally {
+    await context.close();
+    await server.ctx.db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
+    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  }
+});
+
 test('forms without their CSRF token are refused (403) and change nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   const service = server.app.webhooks;
@@ -200,6 +283,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
       const posts: [string, Record<string, string>][] = [
         ['/account/webhooks', form],
         [`/account/webhooks/${id}/test`, {}],
+        [`/account/webhooks/${id}/enable`, {}],
         [`/account/webhooks/${id}/delete`, {}],
       ];
       for (const [path, fields] of posts) {

@@ -1,0 +1,133 @@
+// A webhook disabled by days of failed deliveries is enabled again by its owner (docs/webhooks.md
+// "Subscriptions"): the same secret, the telegrams committed from then on, the failed deliveries
+// redeliverable by hand under their webhook-id; only with `webhook.manage`, only one's own.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { ingestTelegram } from '../../src/telegrams/ingest.ts';
+import { getJson } from '../support/data-api.ts';
+import { fixture } from '../support/fixtures.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { startReceiver } from './receiver.ts';
+
+const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
+
+/** Another telegram each time: the sample with a comment of its own (a telegram is its bytes). */
+let made = 0;
+async function ingest(server: TestServer): Promise<number> {
+  const xml = Buffer.concat([QUAKE, Buffer.from(`\n<!-- enable test ${++made} -->\n`)]);
+  const out = await ingestTelegram(server.ctx, xml, { receivedTime: Date.now() });
+  assert.ok(out.ok, JSON.stringify(out));
+  return out.stored.serial;
+}
+
+async function apiKey(server: TestServer, accountId: number, scopes: string[]) {
+  const key = await server.createApiKey(accountId, scopes);
+  return { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` };
+}
+
+test('a webhook disabled by its failing streak is enabled again: same secret, new telegrams, failed ones redeliverable', async () => {
+  const receiver = await startReceiver({ status: 500 });
+  const server = await startTestServer({
+    listen: false,
+    config: { webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 },
+  });
+  try {
+    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const manage = await apiKey(server, account.id, [
+      'webhook.manage',
+      'webhook.list',
+      'telegram.get.earthquake',
+    ]);
+    const listOnly = await apiKey(server, account.id, ['webhook.list']);
+    const created = await getJson(server, '/v2/webhook', {
+      method: 'POST',
+      headers: { ...manage, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const id = created.body.id as number;
+    const secret = created.body.secret as string;
+    const read = async () => (await getJson(server, `/v2/webhook/${id}`, { headers: manage })).body;
+    const enable = (headers: Record<string, string>, which: number | string = id) =>
+      getJson(server, `/v2/webhook/${which}/enable`, { method: 'POST', headers });
+
+    // Enabling an active webhook changes nothing.
+    const already = await enable(manage);
+    assert.equal(already.status, 200, JSON.stringify(already.body));
+    assert.equal(already.body.state, 'active');
+
+    // Five days and more of failures (their time set in the table), then one more: disabled.
+    await server.ctx.db.query(
+      `UPDATE webhook_subscriptions SET failing_since = now() - interval '6 days',
+         last_failed_at = now() - interval '1 minute' WHERE id = $1`,
+      [id],
+    );
+    const failedSerial = await ingest(server);
+    await waitFor(async () => (await read()).state === 'disabled', { message: 'disabled by the failure' });
+    const disabled = await read();
+    assert.match(disabled.disabledReason, /^every delivery failed since /);
+    const failed = disabled.deliveries.find((d: { telegramId: string | null }) => d.telegramId !== null);
+    assert.equal(failed.state, 'failed');
+    assert.equal(receiver.received.length, 1);
+    const failedWebhookId = receiver.received[0]!.headers['webhook-id'];
+
+    // A telegram committed while it is disabled is not delivered, then or after.
+    const whileDisabled = await ingest(server);
+    assert.ok(whileDisabled > failedSerial);
+
+    // Only with webhook.manage, only one's own, only a webhook that exists.
+    assert.equal((await enable(listOnly)).status, 403);
+    const other = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const stranger = await apiKey(server, other.account.id, ['webhook.manage']);
+    const notTheirs = await enable(stranger);
+    assert.equal(notTheirs.status, 404);
+    assert.equal(notTheirs.body.error.message, 'Webhook ID not found.');
+    assert.equal((await enable(manage, 'abc')).status, 404);
+    assert.equal((await enable(manage, 999_999)).status, 404);
+    assert.equal((await read()).state, 'disabled', 'nothing changed by the refusals');
+
+    receiver.answer({ status: 204 });
+    const enabled = await enable(manage);
+    assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
+    assert.equal(enabled.body.state, 'active');
+    assert.equal(enabled.body.disabledReason, null);
+    assert.equal(enabled.body.failingSince, null);
+    assert.equal(enabled.body.secret, undefined, 'the secret is not shown again');
+
+    // The next telegram arrives, signed with the secret given at creation.
+    const afterSerial = await ingest(server);
+    await waitFor(() => receiver.accepted.length === 1, { message: 'the next telegram delivered' });
+    const arrived = receiver.accepted[0]!;
+    const payload = new Webhook(secret).verify(arrived.body, arrived.headers) as { body?: unknown };
+    assert.ok(payload);
+    const [queued] = await server.ctx.db.query<{ serial: number }>(
+      'SELECT serial FROM webhook_deliveries WHERE message_id = $1',
+      [arrived.headers['webhook-id']!],
+    );
+    assert.equal(Number(queued!.serial), afterSerial);
+
+    // The failed delivery is redelivered by hand, under its webhook-id.
+    const again = await getJson(server, `/v2/webhook/${id}/deliveries/${failed.id}/redeliver`, {
+      method: 'POST',
+      headers: manage,
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    await waitFor(() => receiver.accepted.length === 2, { message: 'the failed delivery redelivered' });
+    assert.equal(receiver.accepted[1]!.headers['webhook-id'], failedWebhookId);
+
+    // Nothing of the telegram committed while disabled was queued or sent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ofIt = await server.ctx.db.query(
+      'SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND serial = $2',
+      [id, whileDisabled],
+    );
+    assert.equal(ofIt.length, 0);
+    assert.equal(receiver.received.length, 3);
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
