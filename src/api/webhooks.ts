@@ -32,6 +32,9 @@ import {
   createSubscription,
   deleteSubscription,
   enableSubscription,
+  rotateSecret,
+  MAX_PREVIOUS_SECRET_MS,
+  DEFAULT_PREVIOUS_SECRET_MS,
   findSubscription,
   listSubscriptions,
   type Subscription,
@@ -57,7 +60,17 @@ export const webhookMessages = {
   token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
   visibility: `The \`visibility\` is one of ${MISSKEY_VISIBILITIES.join(', ')}, and only with format \`misskey\`.`,
   localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
+  previousValidSeconds: `The \`previousValidSeconds\` is a whole number of seconds from 0 to ${MAX_PREVIOUS_SECRET_MS / 1000} (7 days).`,
 } as const;
+
+/** How long a rotated-out secret goes on signing: the query's seconds, a day when not given. */
+function previousValidMs(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_PREVIOUS_SECRET_MS;
+  const seconds = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(seconds * 1000 <= MAX_PREVIOUS_SECRET_MS))
+    throw new HttpError('INVALID_FIELD', { detail: webhookMessages.previousValidSeconds });
+  return seconds * 1000;
+}
 
 /** Why a URL was refused, in the message that names the `url` field. */
 const urlRefusals = {
@@ -155,7 +168,8 @@ function subscriptionSpec(
   return { spec, host: url.host };
 }
 
-function view(s: Subscription) {
+/** A subscription as the API shows it (`now`: whether a rotated-out secret still signs). */
+function view(s: Subscription, now: number) {
   return {
     id: s.id,
     url: s.url,
@@ -173,6 +187,11 @@ function view(s: Subscription) {
     disabledReason: s.disabledReason,
     failingSince: s.failingSince?.toISOString() ?? null,
     createdAt: s.createdAt.toISOString(),
+    secretFrom: s.secretFrom.toISOString(),
+    previousSecretUntil:
+      s.previousSecretUntil && s.previousSecretUntil.getTime() > now
+        ? s.previousSecretUntil.toISOString()
+        : null,
   };
 }
 
@@ -228,7 +247,8 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
         throw created.reason === 'full'
           ? new HttpError('WEBHOOKS_FULL', { message: `at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhooks` })
           : new HttpError('NO_CONTRACT');
-      return okBody({ ...view(created.subscription), secret: created.secret }, ctx.clock.now());
+      const now = ctx.clock.now();
+      return okBody({ ...view(created.subscription, now), secret: created.secret }, now);
     });
   });
 }
@@ -247,12 +267,14 @@ function registerReads(app: App, ctx: AppContext): void {
   const config = { scopes: ['webhook.list'] };
   app.get('/v2/webhook', { config }, async (request) => {
     const items = await listSubscriptions(ctx.db, request.principal.accountId);
-    return okBody({ items: items.map(view) }, ctx.clock.now());
+    const now = ctx.clock.now();
+    return okBody({ items: items.map((s) => view(s, now)) }, now);
   });
   app.get('/v2/webhook/:id', { config, schema: idParams }, async (request) => {
     const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
     const deliveries = await recentDeliveries(ctx.db, s.id, RECENT_DELIVERIES);
-    return okBody({ ...view(s), deliveries: deliveries.map(deliveryView) }, ctx.clock.now());
+    const now = ctx.clock.now();
+    return okBody({ ...view(s, now), deliveries: deliveries.map(deliveryView) }, now);
   });
 }
 
@@ -295,8 +317,24 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
     const id = positiveInt(request.params.id);
     const enabled = id === null ? null : await enableSubscription(ctx.db, request.principal.accountId, id);
     if (!enabled) throw new HttpError('WEBHOOK_NOT_FOUND');
-    return okBody(view(enabled), ctx.clock.now());
+    const now = ctx.clock.now();
+    return okBody(view(enabled, now), now);
   });
+  app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
+    '/v2/webhook/:id/secret',
+    { config, schema: idParams },
+    async (request) => {
+      const previousMs = previousValidMs(request.query.previousValidSeconds);
+      const id = positiveInt(request.params.id);
+      const rotated =
+        id === null
+          ? null
+          : await rotateSecret(ctx.db, service.box, request.principal.accountId, id, previousMs);
+      if (!rotated?.ok) throw new HttpError('WEBHOOK_NOT_FOUND');
+      const now = ctx.clock.now();
+      return okBody({ ...view(rotated.subscription, now), secret: rotated.secret }, now);
+    },
+  );
   const redeliverParams = { params: Type.Object({ id: Type.String(), deliveryId: Type.String() }) };
   app.post(
     '/v2/webhook/:id/deliveries/:deliveryId/redeliver',

@@ -25,6 +25,7 @@ export const paths = {
   webhookTest: '/account/webhooks/:id/test',
   webhookRedeliver: '/account/webhooks/:id/redeliver',
   webhookEnable: '/account/webhooks/:id/enable',
+  webhookSecret: '/account/webhooks/:id/secret',
   webhookDelete: '/account/webhooks/:id/delete',
   contracts: '/account/contracts',
   sessions: '/account/sessions',

@@ -94,6 +94,9 @@ export interface DeliveryTarget {
   lang: 'ja' | 'en';
   secretSealed: string;
   tokenSealed: string | null;
+  /** The secret a rotation replaced, and until when it signs beside `secretSealed`. */
+  previousSecretSealed: string | null;
+  previousSecretUntil: Date | null;
   /** The `misskey` format's note options. */
   visibility: MisskeyVisibility | null;
   localOnly: boolean;
@@ -107,6 +110,8 @@ interface TargetRow {
   lang: 'ja' | 'en';
   secret_sealed: string;
   token_sealed: string | null;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
   visibility: MisskeyVisibility | null;
   local_only: boolean;
 }
@@ -118,6 +123,8 @@ const toTarget = (r: TargetRow): DeliveryTarget => ({
   lang: r.lang,
   secretSealed: r.secret_sealed,
   tokenSealed: r.token_sealed,
+  previousSecretSealed: r.previous_secret_sealed,
+  previousSecretUntil: r.previous_secret_until,
   visibility: r.visibility,
   localOnly: r.local_only,
 });
@@ -182,7 +189,8 @@ export async function claimDue(
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
-       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.visibility, s.local_only`,
+       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.previous_secret_sealed,
+       s.previous_secret_until, s.visibility, s.local_only`,
     [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],
   );
   return rows.map(toClaimed).sort(byPriorityThenId);

@@ -221,8 +221,11 @@ export class Queuer {
       let group = byKey.get(filter.key);
       if (!group) byKey.set(filter.key, (group = { filter, subscriptions: [] }));
       group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
+      // What an attempt needs of it: the DeliveryTarget fields, and no others of the subscription.
       const { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly } = s;
-      targets.set(s.id, { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly });
+      const { previousSecretSealed, previousSecretUntil } = s;
+      const sealed = { secretSealed, tokenSealed, previousSecretSealed, previousSecretUntil };
+      targets.set(s.id, { url, host, format, lang, ...sealed, visibility, localOnly });
     }
     this.groups = [...byKey.values()];
     this.targets = targets;

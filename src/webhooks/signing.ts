@@ -16,21 +16,25 @@ export function signingKey(secret: string): Buffer {
   );
 }
 
-/** The Standard Webhooks headers of one attempt. */
+/**
+ * The Standard Webhooks headers of one attempt: a signature under each key, space-separated (the
+ * current secret's first, then the one a rotation replaced while it still signs); a receiver
+ * accepts the attempt when any of them verifies.
+ */
 export function signedHeaders(
-  key: Buffer,
+  keys: readonly Buffer[],
   messageId: string,
   body: Buffer,
   at: Date,
 ): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
-  const signature = createHmac('sha256', key)
-    .update(`${messageId}.${timestamp}.`)
-    .update(body)
-    .digest('base64');
+  const signatures = keys.map(
+    (key) =>
+      `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.`).update(body).digest('base64')}`,
+  );
   return {
     'webhook-id': messageId,
     'webhook-timestamp': timestamp,
-    'webhook-signature': `v1,${signature}`,
+    'webhook-signature': signatures.join(' '),
   };
 }

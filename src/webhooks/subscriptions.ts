@@ -52,6 +52,10 @@ export interface Subscription {
   failingSince: Date | null;
   fromSerial: number;
   createdAt: Date;
+  /** Since when the signing secret is the one it is (its creation, or its latest rotation). */
+  secretFrom: Date;
+  /** Until when the secret its latest rotation replaced still signs beside it; null when none does. */
+  previousSecretUntil: Date | null;
 }
 
 interface Row {
@@ -74,10 +78,13 @@ interface Row {
   failing_since: Date | null;
   from_serial: number;
   created_at: Date;
+  secret_from: Date;
+  previous_secret_until: Date | null;
 }
 
 const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
-  format, lang, visibility, local_only, state, disabled_reason, failing_since, from_serial, created_at`;
+  format, lang, visibility, local_only, state, disabled_reason, failing_since, from_serial, created_at,
+  secret_from, previous_secret_until`;
 
 function toSubscription(r: Row): Subscription {
   return {
@@ -102,6 +109,8 @@ function toSubscription(r: Row): Subscription {
     failingSince: r.failing_since,
     fromSerial: r.from_serial,
     createdAt: r.created_at,
+    secretFrom: r.secret_from,
+    previousSecretUntil: r.previous_secret_until,
   };
 }
 
@@ -237,6 +246,46 @@ export async function enableSubscription(
   });
 }
 
+/** How long a rotated-out secret goes on signing beside the new one: a day unless told, a week at most. */
+export const DEFAULT_PREVIOUS_SECRET_MS = 86_400_000;
+export const MAX_PREVIOUS_SECRET_MS = 7 * 86_400_000;
+
+export type RotateOutcome =
+  { ok: true; subscription: Subscription; secret: string } | { ok: false; reason: 'not-found' | 'rotated' };
+
+/**
+ * Gives one of the account's subscriptions a new signing secret (returned, to be shown once). The
+ * secret it replaces goes on signing beside it for `previousValidMs` (none when 0), so that every
+ * attempt meanwhile verifies with either; a secret rotated out before is dropped. With `secretFrom`,
+ * only the secret of that time is replaced (`rotated` when it was already: a form sent again).
+ */
+export async function rotateSecret(
+  db: Db,
+  box: SecretBox,
+  accountId: number,
+  id: number,
+  previousValidMs: number,
+  secretFrom?: Date,
+): Promise<RotateOutcome> {
+  const secret = newSigningSecret();
+  return db.tx(async (q) => {
+    // The version first: every queuer reads the subscriptions again, with the new secret. The form's
+    // time is a JavaScript Date's, to the millisecond: compared at that precision.
+    await subscriptionsChanged(q);
+    const rows = await q.query<Row>(
+      `UPDATE webhook_subscriptions SET secret_sealed = $3, secret_from = now(),
+         previous_secret_sealed = CASE WHEN $4 > 0 THEN secret_sealed END,
+         previous_secret_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END
+       WHERE account_id = $1 AND id = $2 AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', secret_from) = $5)
+       RETURNING ${COLUMNS}`,
+      [accountId, id, box.seal(secret), previousValidMs, secretFrom?.toISOString() ?? null],
+    );
+    if (rows[0]) return { ok: true, subscription: toSubscription(rows[0]), secret } as const;
+    const found = await findSubscription(q, accountId, id);
+    return { ok: false, reason: found ? 'rotated' : 'not-found' } as const;
+  });
+}
+
 /** Times a deletion is tried when the database chose it as a deadlock's victim. */
 const DELETE_TRIES = 3;
 
@@ -286,6 +335,7 @@ export async function subscriptionsChanged(q: Queryable): Promise<void> {
 export interface ActiveSubscription extends Subscription {
   secretSealed: string;
   tokenSealed: string | null;
+  previousSecretSealed: string | null;
 }
 
 /**
@@ -294,11 +344,16 @@ export interface ActiveSubscription extends Subscription {
  */
 export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscription[]> {
   const rows = await q.query<
-    Row & { plan_ids: number[]; secret_sealed: string; token_sealed: string | null }
+    Row & {
+      plan_ids: number[];
+      secret_sealed: string;
+      token_sealed: string | null;
+      previous_secret_sealed: string | null;
+    }
   >(
     `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
        s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.state, s.disabled_reason, s.failing_since, s.from_serial,
-       s.created_at, s.secret_sealed, s.token_sealed,
+       s.created_at, s.secret_from, s.previous_secret_until, s.secret_sealed, s.token_sealed, s.previous_secret_sealed,
        ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids
      FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
      WHERE s.state = 'active' AND a.disabled_at IS NULL
@@ -315,23 +370,39 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
     const classifications = sub.filter.classifications.filter((c) => contracted.has(c));
     if (classifications.length === 0) return [];
     const filter = { ...sub.filter, classifications };
-    return [{ ...sub, filter, secretSealed: r.secret_sealed, tokenSealed: r.token_sealed }];
+    const sealed = {
+      secretSealed: r.secret_sealed,
+      tokenSealed: r.token_sealed,
+      previousSecretSealed: r.previous_secret_sealed,
+    };
+    return [{ ...sub, filter, ...sealed }];
   });
 }
 
-/** The subscription's signing secret and token, opened; null for one sealed under another pepper. */
+/**
+ * The subscription's signing secret, the one its latest rotation replaced while that still signs,
+ * and its token, opened; a secret sealed under another pepper is null.
+ */
 export async function secretsOf(
   q: Queryable,
   box: SecretBox,
   id: number,
-): Promise<{ secret: string | null; token: string | null } | null> {
-  const rows = await q.query<{ secret_sealed: string; token_sealed: string | null }>(
-    'SELECT secret_sealed, token_sealed FROM webhook_subscriptions WHERE id = $1',
+): Promise<{ secret: string | null; previousSecret: string | null; token: string | null } | null> {
+  const rows = await q.query<{
+    secret_sealed: string;
+    previous_sealed: string | null;
+    token_sealed: string | null;
+  }>(
+    `SELECT secret_sealed, token_sealed,
+       CASE WHEN previous_secret_until > now() THEN previous_secret_sealed END AS previous_sealed
+     FROM webhook_subscriptions WHERE id = $1`,
     [id],
   );
   if (!rows[0]) return null;
+  const { secret_sealed, previous_sealed, token_sealed } = rows[0];
   return {
-    secret: box.open(rows[0].secret_sealed),
-    token: rows[0].token_sealed === null ? null : box.open(rows[0].token_sealed),
+    secret: box.open(secret_sealed),
+    previousSecret: previous_sealed === null ? null : box.open(previous_sealed),
+    token: token_sealed === null ? null : box.open(token_sealed),
   };
 }

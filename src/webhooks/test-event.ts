@@ -44,7 +44,12 @@ export async function sendTestEvent(
     const headers = {
       ...post.headers,
       'user-agent': 'Namazu-Webhooks/1',
-      ...signedHeaders(signingKey(secrets.secret), messageId, body, now),
+      ...signedHeaders(
+        [secrets.secret, secrets.previousSecret].flatMap((s) => (s === null ? [] : [signingKey(s)])),
+        messageId,
+        body,
+        now,
+      ),
     };
     outcome = await sender.send({ url: subscription.url, headers, body });
   }

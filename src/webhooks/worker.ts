@@ -443,10 +443,17 @@ export class DeliveryWorker {
       return failed('payload could not be built');
     }
     if (payload === null) return failed('telegram no longer stored');
+    const now = new Date();
+    // The secret a rotation replaced signs too while it may (an unreadable one does not).
+    const previous =
+      d.previousSecretSealed !== null && d.previousSecretUntil !== null && d.previousSecretUntil > now
+        ? this.openSealed(d.previousSecretSealed)
+        : null;
+    const keys = previous === null ? [secret.key] : [secret.key, previous.key];
     const headers = {
       ...payload.headers,
       'user-agent': USER_AGENT,
-      ...signedHeaders(secret.key, d.messageId, payload.body, new Date()),
+      ...signedHeaders(keys, d.messageId, payload.body, now),
     };
     return { post: { url: d.url, headers, body: payload.body } };
   }

@@ -16,7 +16,7 @@ test('signatures are those of the standardwebhooks package, and its verify accep
         const secret = newSigningSecret();
         const body = Buffer.from(JSON.stringify({ text }));
         const at = new Date();
-        const headers = signedHeaders(signingKey(secret), messageId, body, at);
+        const headers = signedHeaders([signingKey(secret)], messageId, body, at);
         const wh = new Webhook(secret);
         assert.equal(headers['webhook-signature'], wh.sign(messageId, at, body));
         assert.equal(headers['webhook-id'], messageId);
@@ -26,5 +26,25 @@ test('signatures are those of the standardwebhooks package, and its verify accep
       },
     ),
     { numRuns: 200 },
+  );
+});
+
+test('during a rotation each secret, the new and the one it replaced, verifies alone; a third does not', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 500 }), (text) => {
+      const [current, previous] = [newSigningSecret(), newSigningSecret()];
+      const body = Buffer.from(JSON.stringify({ text }));
+      const at = new Date();
+      const headers = signedHeaders([signingKey(current), signingKey(previous)], 'msg_1_2', body, at);
+      const signatures = headers['webhook-signature']!.split(' ');
+      assert.deepEqual(signatures, [
+        new Webhook(current).sign('msg_1_2', at, body),
+        new Webhook(previous).sign('msg_1_2', at, body),
+      ]);
+      assert.deepEqual(new Webhook(current).verify(body, headers), { text });
+      assert.deepEqual(new Webhook(previous).verify(body, headers), { text });
+      assert.throws(() => new Webhook(newSigningSecret()).verify(body, headers));
+    }),
+    { numRuns: 100 },
   );
 });

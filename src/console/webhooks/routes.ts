@@ -8,6 +8,8 @@ import type { WebhookService } from '../../webhooks/service.ts';
 import {
   deleteSubscription,
   enableSubscription,
+  rotateSecret,
+  DEFAULT_PREVIOUS_SECRET_MS,
   findSubscription,
   insertSubscription,
   listSubscriptions,
@@ -99,6 +101,7 @@ async function showWebhook(
       origin: visit.origin,
       csrf: visit.csrf,
       subscription,
+      now: ctx.clock.now(),
       deliveries: await recentDeliveries(ctx.db, subscription.id, RECENT_DELIVERIES),
       ...extra,
     }),
@@ -220,6 +223,27 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const enabled = id === null ? null : await enableSubscription(ctx.db, visit.account.id, id);
     if (!enabled) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, enabled.id)}?enabled=1`);
+  });
+
+  area.post<WebhookParams>(paths.webhookSecret, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const t = webhooksText[visit.lang];
+    const form = checkedForm(request);
+    const previous = singleValue(form, 'previous');
+    const secretFrom = new Date(singleValue(form, 'secretFrom') ?? '');
+    const id = rowId(request.params.id);
+    if (id === null) return sendErrorPage(reply, 404, t.noWebhook);
+    if ((previous !== 'day' && previous !== 'none') || Number.isNaN(secretFrom.getTime()))
+      return sendErrorPage(reply, 400, t.rotateMalformed);
+    const previousMs = previous === 'day' ? DEFAULT_PREVIOUS_SECRET_MS : 0;
+    const rotated = await rotateSecret(ctx.db, service.box, visit.account.id, id, previousMs, secretFrom);
+    if (!rotated.ok && rotated.reason === 'rotated') return sendErrorPage(reply, 409, t.rotatedAlready);
+    if (!rotated.ok) return sendErrorPage(reply, 404, t.noWebhook);
+    // The new secret appears only in this answer (not cached, never in a URL).
+    return showWebhook(ctx, reply, 200, visit, rotated.subscription, {
+      secret: rotated.secret,
+      notice: t.rotatedNotice,
+    });
   });
 
   area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {

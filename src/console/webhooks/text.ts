@@ -90,7 +90,17 @@ type Key =
   | 'disabledNoRedelivery'
   | 'enable'
   | 'enableHint'
-  | 'enabled';
+  | 'enabled'
+  | 'rotate'
+  | 'rotateHint'
+  | 'secretSince'
+  | 'previousUntil'
+  | 'previousLegend'
+  | 'previousDay'
+  | 'previousNone'
+  | 'rotatedNotice'
+  | 'rotatedAlready'
+  | 'rotateMalformed';
 
 export const webhooksText: Messages<Key> = {
   en: {
@@ -189,6 +199,18 @@ export const webhooksText: Messages<Key> = {
     enableHint:
       'It receives the telegrams received from now on, signed with the same secret; those received while it was disabled are not sent. Its failed deliveries can then be redelivered below, one by one. Send a test first to see that the receiver answers.',
     enabled: 'The webhook is enabled again: it receives the telegrams received from now on.',
+    rotate: 'Rotate the signing secret',
+    rotateHint:
+      'A new secret is made and shown once. Give it to your receiver; meanwhile every attempt carries a signature under each secret, and the receiver accepts either.',
+    secretSince: 'The current secret since',
+    previousUntil: 'the secret it replaced signs beside it until',
+    previousLegend: 'The current secret',
+    previousDay: 'goes on signing beside the new one for a day (the receiver moves over meanwhile)',
+    previousNone: 'stops at once (it may have leaked)',
+    rotatedNotice: 'The signing secret was rotated. The new secret is below, shown only this once.',
+    rotateMalformed: "The form was malformed: nothing was rotated. Use the form on the webhook's page.",
+    rotatedAlready:
+      "This form was sent already and the secret rotated; the new secret was shown then and is not shown again. Nothing was rotated now. To rotate again, use the form on the webhook's page.",
   },
   ja: {
     title: 'Webhook',
@@ -286,5 +308,18 @@ export const webhooksText: Messages<Key> = {
     enableHint:
       'これから受信する電文を、同じシークレットで署名して配信します。無効だった間に受信した電文は送られません。失敗した配信は、有効にした後で下の一覧から1件ずつ再配信できます。先にテスト送信で受信側が応答することを確かめてください。',
     enabled: 'Webhookを再び有効にしました。これから受信する電文を配信します。',
+    rotate: '署名シークレットを更新',
+    rotateHint:
+      '新しいシークレットを作成し、1度だけ表示します。受信側に設定してください。その間の配信にはそれぞれのシークレットによる署名が付き、受信側はどちらでも検証できます。',
+    secretSince: '現在のシークレットの開始',
+    previousUntil: '置き換えたシークレットも署名する期限',
+    previousLegend: '現在のシークレットは',
+    previousDay: '新しいシークレットと並んで1日間署名を続ける（その間に受信側を切り替える）',
+    previousNone: 'すぐに使えなくする（漏れたおそれがある）',
+    rotatedNotice: '署名シークレットを更新しました。新しいシークレットは下に、この1度だけ表示されます。',
+    rotateMalformed:
+      'フォームの形式が正しくないため、何も更新していません。Webhookのページのフォームを使ってください。',
+    rotatedAlready:
+      'このフォームは送信済みで、シークレットは更新されています。新しいシークレットはそのときに表示したもので、再び表示されることはありません。今回は何も更新していません。もう一度更新する場合は、Webhookのページのフォームを使ってください。',
   },
 };

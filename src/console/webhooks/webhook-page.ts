@@ -17,8 +17,10 @@ export interface WebhookView {
   csrf: string;
   subscription: Subscription;
   deliveries: DeliveryView[];
-  /** The signing secret, only in the answer to the creation. */
+  /** The signing secret, only in the answer to the creation or a rotation. */
   secret?: string;
+  /** The time of the answer (a rotated-out secret's end is shown while it is ahead). */
+  now: number;
   notice?: string;
   /** The outcome of the test event just sent, announced (role=alert when it failed). */
   tested?: DeliveryView;
@@ -96,6 +98,27 @@ function enableForm(v: WebhookView): SafeHtml | null {
 <p class="muted" id="enable-hint">${t.enableHint}</p><button type="submit" aria-describedby="enable-hint">${t.enable}</button></form>`;
 }
 
+/**
+ * The signing secret: since when it is the current one (and until when the one it replaced still
+ * signs), and its rotation. The form carries the secret's time: sent again, it rotates nothing.
+ */
+function secretSection(v: WebhookView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const s = v.subscription;
+  const previous =
+    s.previousSecretUntil && s.previousSecretUntil.getTime() > v.now ? s.previousSecretUntil : null;
+  const choice = (value: string, label: string, checked: boolean) =>
+    markup`<label for="previous-${value}"><input type="radio" id="previous-${value}" name="previous" value="${value}"${checked ? markup` checked` : null}> ${label}</label>`;
+  return markup`<h2>${t.rotate}</h2>
+<p id="secret-since">${t.secretSince} ${formatTime(s.secretFrom)}${previous ? markup`; ${t.previousUntil} ${formatTime(previous)}` : null}</p>
+<form method="post" action="${v.origin + pathOf(paths.webhookSecret, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="secretFrom" value="${s.secretFrom.toISOString()}">
+<p class="muted" id="rotate-hint">${t.rotateHint}</p>
+<fieldset id="previous"><legend>${t.previousLegend}</legend>
+${choice('day', t.previousDay, true)}
+${choice('none', t.previousNone, false)}</fieldset>
+<button type="submit" aria-describedby="rotate-hint">${t.rotate}</button></form>`;
+}
+
 /** The test event's outcome, announced: a notice when delivered, an alert when not. */
 function testOutcome(v: WebhookView): SafeHtml | null {
   const d = v.tested;
@@ -124,6 +147,7 @@ ${enableForm(v)}
 <p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>
 <h2>${t.deliveries}</h2>
 ${deliveryTable(v)}
+${secretSection(v)}
 <h2>${t.delete}</h2>
 <p class="muted">${t.deleteHint}</p>
 <p><a href="${pathOf(paths.webhookDelete, s.id)}" id="delete-link">${t.delete}</a></p>`,

@@ -243,6 +243,82 @@ test('a disabled webhook is enabled again from its page by keyboard, in Japanese
   }
 });
 
+test('the signing secret is rotated from the page by keyboard: shown once, both secrets sign for a day; a form sent again rotates nothing', async () => {
+  const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
+  const service = server.app.webhooks;
+  const created = await createSubscription(
+    server.ctx.db,
+    service.box,
+    person.id,
+    {
+      url: receiver.url,
+      classifications: ['telegram.earthquake'],
+      types: null,
+      test: 'no',
+      formatMode: 'raw',
+      areas: null,
+      minIntensity: null,
+      format: 'namazu',
+      lang: 'en',
+      token: null,
+      visibility: null,
+      localOnly: false,
+    },
+    '127.0.0.1',
+  );
+  assert.ok(created.ok);
+  const id = created.subscription.id;
+  const first = created.secret;
+  try {
+    await page.goto(`${server.url}/account/webhooks/${id}`);
+    assert.match(
+      await page.locator('#secret-since').innerText(),
+      /^The current secret since \d{4}-\d\d-\d\d \d\d:\d\d JST$/,
+    );
+    assert.ok(await page.locator('#previous-day').isChecked(), 'a day of overlap is the default');
+    await pressOn(page, 'button:has-text("Rotate the signing secret")', 'Enter');
+    assert.match(await page.locator('.notice').innerText(), /rotated/);
+    const second = await page.locator('#new-secret').innerText();
+    assert.match(second, /^whsec_[A-Za-z0-9+/]+=*$/);
+    assert.notEqual(second, first);
+    assert.match(
+      await page.locator('#secret-since').innerText(),
+      /the secret it replaced signs beside it until/,
+    );
+    await assertAccessible(page, 'secret rotated');
+
+    // Sent again (a reload of the answer): nothing rotated, no secret shown.
+    const again = await page.reload();
+    assert.equal(again?.status(), 409);
+    assert.match(await page.locator('#main').innerText(), /sent already/);
+    assert.ok(!(await page.content()).includes('whsec_'));
+
+    // A test event from the page: both secrets verify it.
+    await page.goto(`${server.url}/account/webhooks/${id}`);
+    const heard = receiver.received.length;
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    const test = receiver.received[heard]!;
+    new Webhook(first).verify(test.body, test.headers);
+    new Webhook(second).verify(test.body, test.headers);
+
+    // The old secret stopped at once: only the newest verifies.
+    await page.locator('#previous-none').focus();
+    await page.keyboard.press('Space');
+    await pressOn(page, 'button:has-text("Rotate the signing secret")', 'Enter');
+    const third = await page.locator('#new-secret').innerText();
+    assert.doesNotMatch(await page.locator('#secret-since').innerText(), /replaced/);
+    await page.goto(`${server.url}/account/webhooks/${id}`);
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    const last = receiver.received.at(-1)!;
+    new Webhook(third).verify(last.body, last.headers);
+    assert.throws(() => new Webhook(second).verify(last.body, last.headers));
+  } finally {
+    await context.close();
+    await server.ctx.db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
+    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+  }
+});
+
 test('forms without their CSRF token are refused (403) and change nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   const service = server.app.webhooks;
@@ -284,6 +360,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
         ['/account/webhooks', form],
         [`/account/webhooks/${id}/test`, {}],
         [`/account/webhooks/${id}/enable`, {}],
+        [`/account/webhooks/${id}/secret`, { previous: 'none', secretFrom: new Date().toISOString() }],
         [`/account/webhooks/${id}/delete`, {}],
       ];
       for (const [path, fields] of posts) {
