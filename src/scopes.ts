@@ -24,7 +24,8 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'socket.list': 'See your WebSocket connections',
   'socket.close': 'Close your WebSocket connections',
   'webhook.list': 'See your webhooks and their deliveries',
-  'webhook.manage': 'Create, test, enable again, rotate the secrets of and delete webhooks that receive telegrams',
+  'webhook.manage':
+    'Create, test, enable again, rotate the secrets of and delete webhooks that receive telegrams',
   'admin.telegram.ingest': 'Submit telegrams to this server (administrators only)',
 };
 
