@@ -57,6 +57,39 @@ const overflowOf = (page: Page) =>
 
 const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
 
+/** A webhook of the person's to the receiver, made directly: the tests that use it are about its page. */
+async function madeWebhook(lang: 'ja' | 'en') {
+  const spec = {
+    url: receiver.url,
+    classifications: ['telegram.earthquake'],
+    types: null,
+    test: 'no' as const,
+    formatMode: 'raw' as const,
+    areas: null,
+    minIntensity: null,
+    format: 'namazu' as const,
+    lang,
+    token: null,
+    visibility: null,
+    localOnly: false,
+  };
+  const created = await createSubscription(
+    server.ctx.db,
+    server.app.webhooks.box,
+    person.id,
+    spec,
+    '127.0.0.1',
+  );
+  assert.ok(created.ok);
+  return created;
+}
+
+/** Removes a webhook made by `madeWebhook`, with its deliveries. */
+async function dropWebhook(id: number) {
+  await server.ctx.db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
+  await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+}
+
 test('create by keyboard, the secret once, a test event and a telegram arriving, redeliver, delete', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   try {
@@ -162,28 +195,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
 
 test('a disabled webhook is enabled again from its page by keyboard, in Japanese; the next telegram arrives', async () => {
   const { context, page } = await signedIn({ ...SIZES[0], lang: 'ja' });
-  const service = server.app.webhooks;
-  const created = await createSubscription(
-    server.ctx.db,
-    service.box,
-    person.id,
-    {
-      url: receiver.url,
-      classifications: ['telegram.earthquake'],
-      types: null,
-      test: 'no',
-      formatMode: 'raw',
-      areas: null,
-      minIntensity: null,
-      format: 'namazu',
-      lang: 'ja',
-      token: null,
-      visibility: null,
-      localOnly: false,
-    },
-    '127.0.0.1',
-  );
-  assert.ok(created.ok);
+  const created = await madeWebhook('ja');
   const id = created.subscription.id;
   try {
     // Disabled as days of failures leave it (docs/webhooks.md "Delivery and retries"), with a failed delivery.
@@ -238,35 +250,13 @@ test('a disabled webhook is enabled again from its page by keyboard, in Japanese
     );
   } finally {
     await context.close();
-    await server.ctx.db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
-    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    await dropWebhook(id);
   }
 });
 
 test('the signing secret is rotated from the page by keyboard: shown once, both secrets sign for a day; a form sent again rotates nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
-  const service = server.app.webhooks;
-  const created = await createSubscription(
-    server.ctx.db,
-    service.box,
-    person.id,
-    {
-      url: receiver.url,
-      classifications: ['telegram.earthquake'],
-      types: null,
-      test: 'no',
-      formatMode: 'raw',
-      areas: null,
-      minIntensity: null,
-      format: 'namazu',
-      lang: 'en',
-      token: null,
-      visibility: null,
-      localOnly: false,
-    },
-    '127.0.0.1',
-  );
-  assert.ok(created.ok);
+  const created = await madeWebhook('en');
   const id = created.subscription.id;
   const first = created.secret;
   try {
@@ -314,35 +304,13 @@ test('the signing secret is rotated from the page by keyboard: shown once, both 
     assert.throws(() => new Webhook(second).verify(last.body, last.headers));
   } finally {
     await context.close();
-    await server.ctx.db.query('DELETE FROM webhook_deliveries WHERE subscription_id = $1', [id]);
-    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    await dropWebhook(id);
   }
 });
 
 test('forms without their CSRF token are refused (403) and change nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
-  const service = server.app.webhooks;
-  const created = await createSubscription(
-    server.ctx.db,
-    service.box,
-    person.id,
-    {
-      url: receiver.url,
-      classifications: ['telegram.earthquake'],
-      types: null,
-      test: 'no',
-      formatMode: 'raw',
-      areas: null,
-      minIntensity: null,
-      format: 'namazu',
-      lang: 'ja',
-      token: null,
-      visibility: null,
-      localOnly: false,
-    },
-    '127.0.0.1',
-  );
-  assert.ok(created.ok);
+  const created = await madeWebhook('ja');
   const id = created.subscription.id;
   const heard = receiver.received.length;
   try {
@@ -375,7 +343,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
     assert.equal(receiver.received.length, heard, 'no test event sent');
   } finally {
     await context.close();
-    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    await dropWebhook(id);
   }
 });
 
@@ -475,6 +443,6 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
       }
     }
   } finally {
-    await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+    await dropWebhook(id);
   }
 });
