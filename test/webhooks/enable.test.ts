@@ -5,23 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
+import { ingestVariant } from '../support/ingest-variant.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { startReceiver } from './receiver.ts';
 
 const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
-
-/** Another telegram each time: the sample with a comment of its own (a telegram is its bytes). */
-let made = 0;
-async function ingest(server: TestServer): Promise<number> {
-  const xml = Buffer.concat([QUAKE, Buffer.from(`\n<!-- enable test ${++made} -->\n`)]);
-  const out = await ingestTelegram(server.ctx, xml, { receivedTime: Date.now() });
-  assert.ok(out.ok, JSON.stringify(out));
-  return out.stored.serial;
-}
 
 async function apiKey(server: TestServer, accountId: number, scopes: string[]) {
   const key = await server.createApiKey(accountId, scopes);
@@ -65,7 +56,7 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
          last_failed_at = now() - interval '1 minute' WHERE id = $1`,
       [id],
     );
-    const failedSerial = await ingest(server);
+    const failedSerial = await ingestVariant(server, QUAKE);
     await waitFor(async () => (await read()).state === 'disabled', { message: 'disabled by the failure' });
     const disabled = await read();
     assert.match(disabled.disabledReason, /^every delivery failed since /);
@@ -75,7 +66,7 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
     const failedWebhookId = receiver.received[0]!.headers['webhook-id'];
 
     // A telegram committed while it is disabled is not delivered, then or after.
-    const whileDisabled = await ingest(server);
+    const whileDisabled = await ingestVariant(server, QUAKE);
     assert.ok(whileDisabled > failedSerial);
 
     // Only with webhook.manage, only one's own, only a webhook that exists.
@@ -98,7 +89,7 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
     assert.equal(enabled.body.secret, undefined, 'the secret is not shown again');
 
     // The next telegram arrives, signed with the secret given at creation.
-    const afterSerial = await ingest(server);
+    const afterSerial = await ingestVariant(server, QUAKE);
     await waitFor(() => receiver.accepted.length === 1, { message: 'the next telegram delivered' });
     const arrived = receiver.accepted[0]!;
     const payload = new Webhook(secret).verify(arrived.body, arrived.headers) as { body?: unknown };

@@ -6,21 +6,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ingestVariant } from '../support/ingest-variant.ts';
+import { startTestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { startReceiver, type Received } from './receiver.ts';
 
 const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
-
-let made = 0;
-async function ingest(server: TestServer): Promise<void> {
-  const xml = Buffer.concat([QUAKE, Buffer.from(`\n<!-- rotation test ${++made} -->\n`)]);
-  const out = await ingestTelegram(server.ctx, xml, { receivedTime: Date.now() });
-  assert.ok(out.ok, JSON.stringify(out));
-}
 
 /** Whether the secret verifies the request as received. */
 function verifies(secret: string, r: Received): boolean {
@@ -57,7 +50,7 @@ async function setUp() {
   /** A telegram and a test event, as the receiver gets them. */
   const nextTwo = async (): Promise<Received[]> => {
     const from = receiver.received.length;
-    await ingest(server);
+    await ingestVariant(server, QUAKE);
     await waitFor(() => receiver.received.length === from + 1, { message: 'the telegram delivered' });
     const tested = await getJson(server, `/v2/webhook/${created.body.id}/test`, { method: 'POST', headers });
     assert.equal(tested.body.delivery.delivered, true, JSON.stringify(tested.body));
