@@ -80,7 +80,11 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
     assert.equal((await enable(manage, 999_999)).status, 404);
     assert.equal((await read()).state, 'disabled', 'nothing changed by the refusals');
 
+    // A test event still goes to a disabled webhook: whether the receiver answers again, before enabling.
     receiver.answer({ status: 204 });
+    const tested = await getJson(server, `/v2/webhook/${id}/test`, { method: 'POST', headers: manage });
+    assert.equal(tested.body.delivery.delivered, true, JSON.stringify(tested.body));
+    assert.equal((await read()).state, 'disabled', 'a test event enables nothing');
     const enabled = await enable(manage);
     assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
     assert.equal(enabled.body.state, 'active');
@@ -90,8 +94,8 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
 
     // The next telegram arrives, signed with the secret given at creation.
     const afterSerial = await ingestVariant(server, QUAKE);
-    await waitFor(() => receiver.accepted.length === 1, { message: 'the next telegram delivered' });
-    const arrived = receiver.accepted[0]!;
+    await waitFor(() => receiver.accepted.length === 2, { message: 'the next telegram delivered' });
+    const arrived = receiver.accepted[1]!;
     const payload = new Webhook(secret).verify(arrived.body, arrived.headers) as { body?: unknown };
     assert.ok(payload);
     const [queued] = await server.ctx.db.query<{ serial: number }>(
@@ -106,8 +110,8 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
       headers: manage,
     });
     assert.equal(again.status, 200, JSON.stringify(again.body));
-    await waitFor(() => receiver.accepted.length === 2, { message: 'the failed delivery redelivered' });
-    assert.equal(receiver.accepted[1]!.headers['webhook-id'], failedWebhookId);
+    await waitFor(() => receiver.accepted.length === 3, { message: 'the failed delivery redelivered' });
+    assert.equal(receiver.accepted[2]!.headers['webhook-id'], failedWebhookId);
 
     // Nothing of the telegram committed while disabled was queued or sent.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -116,7 +120,7 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
       [id, whileDisabled],
     );
     assert.equal(ofIt.length, 0);
-    assert.equal(receiver.received.length, 3);
+    assert.equal(receiver.received.length, 4);
   } finally {
     await server.close();
     await receiver.close();
