@@ -2,8 +2,10 @@
  * Webhook subscriptions on the data API (docs/webhooks.md "Subscriptions"): POST /v2/webhook
  * (create; the signing secret is shown once), GET /v2/webhook (list), GET /v2/webhook/:id (settings,
  * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test, POST
- * /v2/webhook/:id/enable (a disabled one again) and POST /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the
- * process's webhook delivery (webhooks/service.ts).
+ * /v2/webhook/:id/secret (a new secret, the old one signing beside it for a while), POST
+ * /v2/webhook/:id/enable (a disabled one again) and POST
+ * /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the process's
+ * webhook delivery (webhooks/service.ts).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -278,7 +280,7 @@ function registerReads(app: App, ctx: AppContext): void {
   });
 }
 
-/** `DELETE /v2/webhook/:id`, its test event, enabling it again and the redelivery of one delivery. */
+/** `DELETE /v2/webhook/:id`, its test event, enabling it again, its secret's rotation and a redelivery. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
     ignoreBodies(app);

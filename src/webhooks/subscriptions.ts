@@ -232,18 +232,20 @@ export async function enableSubscription(
   accountId: number,
   id: number,
 ): Promise<Subscription | null> {
-  return db.tx(async (q) => {
-    // The version first, as at creation: no queuer moves past a telegram committed after `from_serial`.
-    await subscriptionsChanged(q);
-    const rows = await q.query<Row>(
-      `UPDATE webhook_subscriptions SET state = 'active', disabled_reason = NULL, failing_since = NULL,
+  return triedPastDeadlocks(() =>
+    db.tx(async (q) => {
+      // The version first, as at creation: no queuer moves past a telegram committed after `from_serial`.
+      await subscriptionsChanged(q);
+      const rows = await q.query<Row>(
+        `UPDATE webhook_subscriptions SET state = 'active', disabled_reason = NULL, failing_since = NULL,
          from_serial = (SELECT coalesce(max(serial), 0) FROM telegrams)
        WHERE account_id = $1 AND id = $2 AND state = 'disabled'
        RETURNING ${COLUMNS}`,
-      [accountId, id],
-    );
-    return rows[0] ? toSubscription(rows[0]) : findSubscription(q, accountId, id);
-  });
+        [accountId, id],
+      );
+      return rows[0] ? toSubscription(rows[0]) : findSubscription(q, accountId, id);
+    }),
+  );
 }
 
 /** How long a rotated-out secret goes on signing beside the new one: a day unless told, a week at most. */
@@ -268,42 +270,53 @@ export async function rotateSecret(
   secretFrom?: Date,
 ): Promise<RotateOutcome> {
   const secret = newSigningSecret();
-  return db.tx(async (q) => {
-    // The version first: every queuer reads the subscriptions again, with the new secret. The form's
-    // time is a JavaScript Date's, to the millisecond: compared at that precision.
-    await subscriptionsChanged(q);
-    const rows = await q.query<Row>(
-      `UPDATE webhook_subscriptions SET secret_sealed = $3, secret_from = now(),
+  const sealed = box.seal(secret);
+  return triedPastDeadlocks(() =>
+    db.tx(async (q) => {
+      // The version first: every queuer reads the subscriptions again, with the new secret. The form's
+      // time is a JavaScript Date's, to the millisecond: compared at that precision.
+      await subscriptionsChanged(q);
+      const rows = await q.query<Row>(
+        `UPDATE webhook_subscriptions SET secret_sealed = $3, secret_from = now(),
          previous_secret_sealed = CASE WHEN $4 > 0 THEN secret_sealed END,
          previous_secret_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END
        WHERE account_id = $1 AND id = $2 AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', secret_from) = $5)
        RETURNING ${COLUMNS}`,
-      [accountId, id, box.seal(secret), previousValidMs, secretFrom?.toISOString() ?? null],
-    );
-    if (rows[0]) return { ok: true, subscription: toSubscription(rows[0]), secret } as const;
-    const found = await findSubscription(q, accountId, id);
-    return { ok: false, reason: found ? 'rotated' : 'not-found' } as const;
-  });
+        [accountId, id, sealed, previousValidMs, secretFrom?.toISOString() ?? null],
+      );
+      if (rows[0]) return { ok: true, subscription: toSubscription(rows[0]), secret } as const;
+      const found = await findSubscription(q, accountId, id);
+      return { ok: false, reason: found ? 'rotated' : 'not-found' } as const;
+    }),
+  );
 }
 
-/** Times a deletion is tried when the database chose it as a deadlock's victim. */
-const DELETE_TRIES = 3;
+/** Times a change of a subscription is tried when the database chose it as a deadlock's victim. */
+const DEADLOCK_TRIES = 3;
+
+/**
+ * A change that takes the queuer's lock, then the subscription's row: an attempt whose failure
+ * disables the subscription holds that row when it asks for the lock. The database breaks that
+ * deadlock, and a change chosen as its victim is tried again.
+ */
+async function triedPastDeadlocks<T>(change: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await change();
+    } catch (err) {
+      if (tries === DEADLOCK_TRIES || (err as { code?: unknown }).code !== '40P01') throw err;
+    }
+  }
+}
 
 /**
  * Deletes one of the account's subscriptions with its deliveries; false when there was none. The
  * deliveries go first: recording an attempt locks its delivery, then the subscription, and taking
- * them in the same order here leaves no deadlock with an attempt under way. An attempt whose failure
- * disables the subscription takes the queuer's lock after those, which the deletion took first: the
- * database breaks that deadlock, and a deletion chosen as its victim is tried again.
+ * them in the same order here leaves no deadlock with an attempt under way; one whose failure
+ * disables the subscription is the deadlock `triedPastDeadlocks` outlives.
  */
 export async function deleteSubscription(db: Db, accountId: number, id: number): Promise<boolean> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await deleteOnce(db, accountId, id);
-    } catch (err) {
-      if (tries === DELETE_TRIES || (err as { code?: unknown }).code !== '40P01') throw err;
-    }
-  }
+  return triedPastDeadlocks(() => deleteOnce(db, accountId, id));
 }
 
 async function deleteOnce(db: Db, accountId: number, id: number): Promise<boolean> {

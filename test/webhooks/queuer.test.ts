@@ -28,7 +28,7 @@ import {
 } from '../../src/webhooks/deliveries.ts';
 import { QUEUE_LOCK_KEY, Queuer } from '../../src/webhooks/queuer.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
-import { createSubscription, deleteSubscription } from '../../src/webhooks/subscriptions.ts';
+import { createSubscription, deleteSubscription, rotateSecret } from '../../src/webhooks/subscriptions.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { heldTransaction, lockWaiters } from '../support/races.ts';
 import { fixture } from '../support/fixtures.ts';
@@ -290,7 +290,14 @@ async function withDatabase(
 /** One account subscribed to early warnings at `count` receivers, and the EEW stored. */
 function withSubscriptions(
   count: number,
-  run: (ctx: { db: Db; accountId: number; subs: number[]; serial: number; hold: Hold }) => Promise<void>,
+  run: (ctx: {
+    db: Db;
+    box: SecretBox;
+    accountId: number;
+    subs: number[];
+    serial: number;
+    hold: Hold;
+  }) => Promise<void>,
 ) {
   return withDatabase(async ({ db, bus, box, hold }) => {
     const accountId = await eewAccount(db, 'changes@example.test');
@@ -299,7 +306,7 @@ function withSubscriptions(
       subs.push(await subscribeOne(db, box, accountId, `http://127.0.0.${i + 1}:9/hook`));
     const stored = await ingestTelegram({ db, bus }, EEW, { receivedTime: Date.now() });
     assert.ok(stored.ok);
-    await run({ db, accountId, subs, serial: stored.stored.serial, hold });
+    await run({ db, box, accountId, subs, serial: stored.stored.serial, hold });
   });
 }
 
@@ -402,6 +409,38 @@ test(
       assert.equal(await deleting, true);
       const left = await db.query('SELECT id FROM webhook_subscriptions WHERE id = $1', [sub]);
       assert.deepEqual(left, []);
+    }),
+);
+
+test(
+  'a secret rotated while a failure that disables the subscription is recorded is rotated, whichever the database stops',
+  PG_ONLY,
+  () =>
+    withSubscriptions(1, async ({ db, box, accountId, subs, serial, hold }) => {
+      const [sub] = subs as [number];
+      await db.query(
+        "INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, 'msg_s', 0)",
+        [sub, serial],
+      );
+      // As recordFailure, the subscription's row and then the queuer's lock, which the rotation takes
+      // first and holds while it waits for the row.
+      const recording = hold(
+        (q) => q.query("UPDATE webhook_subscriptions SET state = 'disabled' WHERE id = $1", [sub]),
+        (q) => q.query('SELECT move_webhook_subscriptions_version()'),
+      );
+      await recording.started;
+      const rotating = rotateSecret(db, box, accountId, sub, 0);
+      await lockWaiters(db, 1);
+      recording.release();
+      // A deadlock: the database stops one of them after its deadlock_timeout.
+      await recording.done.catch((err: { code?: string }) => assert.equal(err.code, '40P01'));
+      const rotated = await rotating;
+      assert.ok(rotated.ok);
+      const [row] = await db.query<{ secret_from: Date }>(
+        'SELECT secret_from FROM webhook_subscriptions WHERE id = $1',
+        [sub],
+      );
+      assert.equal(row!.secret_from.getTime(), rotated.subscription.secretFrom.getTime());
     }),
 );
 
