@@ -11,6 +11,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { planByClassification } from '../accounts/plans.ts';
 import { requireScope } from '../access/authenticate.ts';
+import type { Principal } from '../access/principal.ts';
 import type { AppContext } from '../context.ts';
 import { okBody } from '../http/envelope.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
@@ -35,6 +36,7 @@ import {
   deleteSubscription,
   enableSubscription,
   rotateSecret,
+  updateSubscription,
   MAX_PREVIOUS_SECRET_MS,
   DEFAULT_PREVIOUS_SECRET_MS,
   findSubscription,
@@ -123,6 +125,40 @@ export const WebhookCreateBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** A change of a subscription: any of the creation's fields, each as there (`null` is its default). */
+export const WebhookUpdateBody = Type.Partial(WebhookCreateBody, { additionalProperties: true });
+type WebhookUpdate = Static<typeof WebhookUpdateBody>;
+
+/** Stands for the stored Misskey token in a change's check (the token is sealed: never read back). */
+const KEPT_TOKEN = 'kept';
+
+/**
+ * The creation body a change describes: the fields given over the subscription's own. A Misskey
+ * subscription that stays one keeps its token and note options unless given others; one that leaves
+ * Misskey drops them.
+ */
+function changedBody(s: Subscription, change: WebhookUpdate) {
+  const format = change.format === undefined ? s.format : change.format;
+  const staysMisskey = format === 'misskey' && s.format === 'misskey';
+  const keepToken = staysMisskey && change.token === undefined;
+  // The stored settings passed the creation's checks; what is checked again is this whole body.
+  const body = {
+    url: s.url,
+    classifications: [...s.filter.classifications],
+    types: s.filter.types === null ? null : [...s.filter.types],
+    test: s.filter.test,
+    formatMode: s.filter.formatMode,
+    areas: s.filter.areas ? [...s.filter.areas] : null,
+    minIntensity: s.filter.minIntensity ?? null,
+    format: s.format,
+    lang: s.lang,
+    ...(staysMisskey ? { visibility: s.visibility, localOnly: s.localOnly } : {}),
+    ...change,
+    ...(keepToken ? { token: KEPT_TOKEN } : {}),
+  } as Static<typeof WebhookCreateBody>;
+  return { body, keepToken };
+}
 
 /** Validates without coercion: a JSON body holds real strings and arrays (as POST /v2/socket). */
 function strictValidator({ schema }: { schema: unknown }) {
@@ -241,9 +277,7 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
     scope.post('/v2/webhook', options, async (request) => {
       const { principal } = request;
       const { spec, host } = subscriptionSpec(request.body, ctx.config.webhookAllowPrivate);
-      for (const c of spec.classifications) {
-        if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
-      }
+      requireClassScopes(principal, spec.classifications);
       const created = await createSubscription(ctx.db, service.box, principal.accountId, spec, host);
       if (!created.ok)
         throw created.reason === 'full'
@@ -252,7 +286,30 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
       const now = ctx.clock.now();
       return okBody({ ...view(created.subscription, now), secret: created.secret }, now);
     });
+    const changeOptions = { ...options, schema: { ...idParams, body: WebhookUpdateBody } };
+    scope.patch('/v2/webhook/:id', changeOptions, async (request) => {
+      const { principal } = request;
+      const s = await ownSubscription(ctx, principal.accountId, request.params.id);
+      const { body, keepToken } = changedBody(s, request.body);
+      const { spec, host } = subscriptionSpec(body, ctx.config.webhookAllowPrivate);
+      // All of them, given or kept: the URL it changes receives their telegrams.
+      requireClassScopes(principal, spec.classifications);
+      const newClassifications = request.body.classifications !== undefined;
+      const change = { spec, host, newClassifications, keepToken };
+      const updated = await updateSubscription(ctx.db, service.box, principal.accountId, s.id, change);
+      if (!updated.ok)
+        throw new HttpError(updated.reason === 'no-contract' ? 'NO_CONTRACT' : 'WEBHOOK_NOT_FOUND');
+      const now = ctx.clock.now();
+      return okBody(view(updated.subscription, now), now);
+    });
   });
+}
+
+/** Each delivered classification needs its class scope (as a socket start does). */
+function requireClassScopes(principal: Principal, classifications: readonly string[]): void {
+  for (const c of classifications) {
+    if (planByClassification(c)?.delivers) requireScope(principal, classScope(c));
+  }
 }
 
 const idParams = { params: Type.Object({ id: Type.String() }) };

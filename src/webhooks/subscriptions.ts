@@ -248,6 +248,68 @@ export async function enableSubscription(
   );
 }
 
+export type UpdateOutcome =
+  { ok: true; subscription: Subscription } | { ok: false; reason: 'not-found' | 'no-contract' };
+
+/**
+ * Changes one of the account's subscriptions to `spec` in place: its id, secret, state and deliveries
+ * stay, and the telegrams the queuer matches from then on are matched with the new settings. With
+ * `newClassifications`, those the account has no contract for are dropped (`no-contract` when none
+ * is left), as at creation; otherwise they are kept as they are (a contract that ended meanwhile
+ * stops their deliveries, and one that returns starts them again). With `keepToken`, the Misskey
+ * token stays the stored one.
+ */
+export async function updateSubscription(
+  db: Db,
+  box: SecretBox,
+  accountId: number,
+  id: number,
+  change: { spec: SubscriptionSpec; host: string; newClassifications: boolean; keepToken: boolean },
+): Promise<UpdateOutcome> {
+  const { spec, host, newClassifications, keepToken } = change;
+  const token = keepToken || spec.token === null ? null : box.seal(spec.token);
+  return triedPastDeadlocks(() =>
+    db.tx(async (q) => {
+      let classifications = [...new Set(spec.classifications)];
+      if (newClassifications) {
+        const contracted = await contractedClassifications(q, accountId);
+        classifications = classifications.filter((c) => contracted.has(c));
+        if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
+      }
+      // The version first: every queuer matches the next telegram with the new settings.
+      await subscriptionsChanged(q);
+      const rows = await q.query<Row>(
+        `UPDATE webhook_subscriptions SET url = $3, host = $4, classifications = $5, types = $6, test = $7,
+           format_mode = $8, areas = $9, min_intensity = $10, format = $11, lang = $12,
+           token_sealed = CASE WHEN $13 THEN token_sealed ELSE $14 END, visibility = $15, local_only = $16
+         WHERE account_id = $1 AND id = $2
+         RETURNING ${COLUMNS}`,
+        [
+          accountId,
+          id,
+          spec.url,
+          host,
+          classifications,
+          spec.types,
+          spec.test,
+          spec.formatMode,
+          spec.areas,
+          spec.minIntensity,
+          spec.format,
+          spec.lang,
+          keepToken,
+          token,
+          spec.visibility,
+          spec.localOnly,
+        ],
+      );
+      return rows[0]
+        ? ({ ok: true, subscription: toSubscription(rows[0]) } as const)
+        : ({ ok: false, reason: 'not-found' } as const);
+    }),
+  );
+}
+
 /** How long a rotated-out secret goes on signing beside the new one: a day unless told, a week at most. */
 export const DEFAULT_PREVIOUS_SECRET_MS = 86_400_000;
 export const MAX_PREVIOUS_SECRET_MS = 7 * 86_400_000;
