@@ -27,7 +27,7 @@ import {
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
 import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
-import { MAX_TOKEN_LENGTH, checkNoteOptions } from '../webhooks/note-options.ts';
+import { KEPT_TOKEN, MAX_TOKEN_LENGTH, checkNoteOptions } from '../webhooks/note-options.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
@@ -129,9 +129,6 @@ export const WebhookCreateBody = Type.Object(
 /** A change of a subscription: any of the creation's fields, each as there (`null` is its default). */
 export const WebhookUpdateBody = Type.Partial(WebhookCreateBody, { additionalProperties: true });
 type WebhookUpdate = Static<typeof WebhookUpdateBody>;
-
-/** Stands for the stored Misskey token in a change's check (the token is sealed: never read back). */
-const KEPT_TOKEN = 'kept';
 
 /**
  * The creation body a change describes: the fields given over the subscription's own. A Misskey

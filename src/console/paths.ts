@@ -26,6 +26,7 @@ export const paths = {
   webhookRedeliver: '/account/webhooks/:id/redeliver',
   webhookEnable: '/account/webhooks/:id/enable',
   webhookSecret: '/account/webhooks/:id/secret',
+  webhookEdit: '/account/webhooks/:id/edit',
   webhookDelete: '/account/webhooks/:id/delete',
   contracts: '/account/contracts',
   sessions: '/account/sessions',

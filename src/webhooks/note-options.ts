@@ -11,6 +11,12 @@ import type { SubscriptionSpec } from './subscriptions.ts';
 /** The longest access token accepted. */
 export const MAX_TOKEN_LENGTH = 512;
 
+/**
+ * Stands for a Misskey subscription's stored token in the check of a change that keeps it (the
+ * token is sealed and never read back): the rules ask for a token, and the stored one is it.
+ */
+export const KEPT_TOKEN = 'kept';
+
 /** The options as asked for; `undefined` or `null` is "not given". */
 export interface NoteOptionsInput {
   format: string;

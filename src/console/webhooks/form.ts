@@ -2,7 +2,12 @@ import type { Params } from '../../http/form.ts';
 import { singleValue } from '../../http/form.ts';
 import { parsePlaceFilters } from '../../telegrams/place-filters.ts';
 import { MAX_TOKEN_LENGTH, checkNoteOptions, type NoteOptionProblem } from '../../webhooks/note-options.ts';
-import { WEBHOOK_FORMATS, type SubscriptionSpec, type WebhookFormat } from '../../webhooks/subscriptions.ts';
+import {
+  WEBHOOK_FORMATS,
+  type Subscription,
+  type SubscriptionSpec,
+  type WebhookFormat,
+} from '../../webhooks/subscriptions.ts';
 import { MAX_URL_LENGTH, checkWebhookUrl, type UrlCheck } from '../../webhooks/url-check.ts';
 import type { Lang, Messages } from '../i18n.ts';
 
@@ -125,6 +130,24 @@ export const webhookRules: Messages<RuleKey> = {
     check: 'この項目を確認してください:',
   },
 };
+
+/** A subscription's settings as the form shows them to be changed (never its token). */
+export function webhookFormValuesOf(s: Subscription): WebhookFormValues {
+  return {
+    url: s.url,
+    format: s.format,
+    token: '',
+    visibility: s.visibility ?? 'public',
+    localOnly: s.localOnly,
+    lang: s.lang,
+    classifications: [...s.filter.classifications],
+    types: s.filter.types?.join(' ') ?? '',
+    test: s.filter.test,
+    formatMode: s.filter.formatMode,
+    areas: s.filter.areas?.join(' ') ?? '',
+    minIntensity: s.filter.minIntensity ?? '',
+  };
+}
 
 /** The form as submitted (kept to show again beside the errors). */
 export function webhookFormValues(form: Params): WebhookFormValues {

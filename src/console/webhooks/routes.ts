@@ -4,11 +4,13 @@ import type { AppContext } from '../../context.ts';
 import { singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
+import { KEPT_TOKEN } from '../../webhooks/note-options.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
   deleteSubscription,
   enableSubscription,
   rotateSecret,
+  updateSubscription,
   DEFAULT_PREVIOUS_SECRET_MS,
   findSubscription,
   insertSubscription,
@@ -24,6 +26,7 @@ import {
   checkWebhookForm,
   emptyWebhookForm,
   webhookFormValues,
+  webhookFormValuesOf,
   webhookRules,
   type WebhookFormValues,
   type WebhookProblems,
@@ -64,7 +67,12 @@ async function showForm(
   reply: FastifyReply,
   status: number,
   visit: Visit,
-  form: { values: WebhookFormValues; problems?: WebhookProblems; alert?: string | SafeHtml },
+  form: {
+    values: WebhookFormValues;
+    problems?: WebhookProblems;
+    alert?: string | SafeHtml;
+    edit?: { id: number; keepsToken: boolean };
+  },
 ) {
   const contracted = await contractedClassifications(ctx.db, visit.account.id);
   return sendPage(
@@ -72,7 +80,10 @@ async function showForm(
     status,
     renderWebhookFormPage({
       lang: visit.lang,
-      header: visit.header('webhooks', paths.webhookNew),
+      header: visit.header(
+        'webhooks',
+        form.edit ? pathOf(paths.webhookEdit, form.edit.id) : paths.webhookNew,
+      ),
       origin: visit.origin,
       csrf: visit.csrf,
       values: form.values,
@@ -80,6 +91,7 @@ async function showForm(
       newest: await newestId(ctx.db, 'webhook_subscriptions', visit.account.id),
       problems: form.problems ?? {},
       alert: form.alert,
+      edit: form.edit,
     }),
   );
 }
@@ -113,6 +125,7 @@ export async function webhooksArea(area: App, { ctx }: { ctx: AppContext }): Pro
   guardVisits(area, ctx);
   listRoutes(area, ctx, service);
   webhookRoutes(area, ctx, service);
+  settingsRoutes(area, ctx, service);
 }
 
 /** The list, the creation form and the creation. */
@@ -177,9 +190,9 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
   });
 }
 
-/** One webhook: its page, the test event, a redelivery, enabling it again, the deletion. */
+/** One webhook: its page, the test event, a redelivery, the deletion. */
 function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): void {
-  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered' | 'enabled'> }>(
+  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered' | 'enabled' | 'updated'> }>(
     paths.webhook,
     async (request, reply) => {
       const { visit, query } = request;
@@ -188,9 +201,9 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
       const testedId = rowId(query.tested);
       const [tested] = testedId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, testedId);
       const t = webhooksText[visit.lang];
-      const notice =
-        query.redelivered === '1' ? t.redelivered : query.enabled === '1' ? t.enabled : undefined;
-      return showWebhook(ctx, reply, 200, visit, s, { tested, notice });
+      const notices = { redelivered: t.redelivered, enabled: t.enabled, updated: t.updated } as const;
+      const notice = (Object.keys(notices) as (keyof typeof notices)[]).find((k) => query[k] === '1');
+      return showWebhook(ctx, reply, 200, visit, s, { tested, notice: notice && notices[notice] });
     },
   );
 
@@ -217,12 +230,66 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?redelivered=1`);
   });
 
+  area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const header = visit.header('webhooks', pathOf(paths.webhookDelete, s.id));
+    const { lang, origin, csrf } = visit;
+    return sendPage(reply, 200, renderDeleteWebhookPage({ lang, header, origin, csrf, subscription: s }));
+  });
+
+  area.post<WebhookParams>(paths.webhookDelete, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const id = rowId(request.params.id);
+    if (id === null || !(await deleteSubscription(ctx.db, visit.account.id, id)))
+      return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
+    return sendRedirect(reply, `${visit.origin}${paths.webhooks}?deleted=1`);
+  });
+}
+
+/** A webhook's settings: changed, its secret rotated, enabled again. */
+function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): void {
   area.post<WebhookParams>(paths.webhookEnable, onWebhook, async (request, reply) => {
     const { visit } = request;
     const id = rowId(request.params.id);
     const enabled = id === null ? null : await enableSubscription(ctx.db, visit.account.id, id);
     if (!enabled) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, enabled.id)}?enabled=1`);
+  });
+
+  area.get<WebhookParams>(paths.webhookEdit, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const edit = { id: s.id, keepsToken: s.format === 'misskey' };
+    return showForm(ctx, reply, 200, visit, { values: webhookFormValuesOf(s), edit });
+  });
+
+  area.post<WebhookParams>(paths.webhookEdit, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const edit = { id: s.id, keepsToken: s.format === 'misskey' };
+    const values = webhookFormValues(checkedForm(request));
+    // A Misskey webhook that stays one keeps its stored token when none is typed.
+    const keepToken = edit.keepsToken && values.format === 'misskey' && values.token === '';
+    const contracted = await contractedClassifications(ctx.db, visit.account.id);
+    const checked = checkWebhookForm(
+      keepToken ? { ...values, token: KEPT_TOKEN } : values,
+      contracted,
+      ctx.config.webhookAllowPrivate,
+      visit.lang,
+    );
+    if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems, edit });
+    const change = { spec: checked.spec, host: checked.host, newClassifications: true, keepToken };
+    const updated = await updateSubscription(ctx.db, service.box, visit.account.id, s.id, change);
+    if (!updated.ok && updated.reason === 'no-contract') {
+      const problems = { classifications: webhookRules[visit.lang].notContracted };
+      return showForm(ctx, reply, 400, visit, { values, problems, edit });
+    }
+    if (!updated.ok) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?updated=1`);
   });
 
   area.post<WebhookParams>(paths.webhookSecret, onWebhook, async (request, reply) => {
@@ -244,22 +311,5 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
       secret: rotated.secret,
       notice: t.rotatedNotice,
     });
-  });
-
-  area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {
-    const { visit } = request;
-    const s = await ownWebhook(ctx, reply, visit, request.params.id);
-    if (!s) return reply;
-    const header = visit.header('webhooks', pathOf(paths.webhookDelete, s.id));
-    const { lang, origin, csrf } = visit;
-    return sendPage(reply, 200, renderDeleteWebhookPage({ lang, header, origin, csrf, subscription: s }));
-  });
-
-  area.post<WebhookParams>(paths.webhookDelete, onWebhook, async (request, reply) => {
-    const { visit } = request;
-    const id = rowId(request.params.id);
-    if (id === null || !(await deleteSubscription(ctx.db, visit.account.id, id)))
-      return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
-    return sendRedirect(reply, `${visit.origin}${paths.webhooks}?deleted=1`);
   });
 }

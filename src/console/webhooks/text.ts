@@ -100,7 +100,12 @@ type Key =
   | 'previousNone'
   | 'rotatedNotice'
   | 'rotatedAlready'
-  | 'rotateMalformed';
+  | 'rotateMalformed'
+  | 'edit'
+  | 'editTitle'
+  | 'save'
+  | 'tokenKeep'
+  | 'updated';
 
 export const webhooksText: Messages<Key> = {
   en: {
@@ -209,6 +214,11 @@ export const webhooksText: Messages<Key> = {
     previousNone: 'stops at once (it may have leaked)',
     rotatedNotice: 'The signing secret was rotated. The new secret is below, shown only this once.',
     rotateMalformed: "The form was malformed: nothing was rotated. Use the form on the webhook's page.",
+    edit: 'Change the settings',
+    editTitle: 'Change a webhook',
+    save: 'Save the settings',
+    tokenKeep: 'Misskey only. Leave it empty to keep the token stored; a token typed replaces it.',
+    updated: 'The settings were saved. The next telegram goes where and as they say; the secret is the same.',
     rotatedAlready:
       "This form was sent already and the secret rotated; the new secret was shown then and is not shown again. Nothing was rotated now. To rotate again, use the form on the webhook's page.",
   },
@@ -319,6 +329,12 @@ export const webhooksText: Messages<Key> = {
     rotatedNotice: '署名シークレットを更新しました。新しいシークレットは下に、この1度だけ表示されます。',
     rotateMalformed:
       'フォームの形式が正しくないため、何も更新していません。Webhookのページのフォームを使ってください。',
+    edit: '設定を変更',
+    editTitle: 'Webhookの変更',
+    save: '設定を保存',
+    tokenKeep:
+      'Misskeyのみ。空のままにすると保存済みのトークンを使い続けます。入力するとそのトークンに置き換えます。',
+    updated: '設定を保存しました。次の電文から新しい設定で送ります。シークレットは変わりません。',
     rotatedAlready:
       'このフォームは送信済みで、シークレットは更新されています。新しいシークレットはそのときに表示したもので、再び表示されることはありません。今回は何も更新していません。もう一度更新する場合は、Webhookのページのフォームを使ってください。',
   },

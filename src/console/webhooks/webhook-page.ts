@@ -141,6 +141,7 @@ ${testOutcome(v)}
 ${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}
 <h2>${t.settings}</h2>
 ${settings(v)}
+<p><a href="${pathOf(paths.webhookEdit, s.id)}" id="edit-link">${t.edit}</a></p>
 ${enableForm(v)}
 <h2>${t.sendTest}</h2>
 <form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">

@@ -103,6 +103,8 @@ export interface WebhookFormView {
   newest: number;
   /** A problem of the whole form (the account's cap, the form sent already). */
   alert?: string | SafeHtml;
+  /** The form changes this webhook rather than creating one; `keepsToken`: a Misskey one's token is stored. */
+  edit?: { id: number; keepsToken: boolean };
 }
 
 /** A group of radio buttons, one per value, labelled by `label(value)`. */
@@ -211,12 +213,13 @@ ${fieldError('localOnly', error)}`;
 export function renderWebhookFormPage(v: WebhookFormView): string {
   const t = webhooksText[v.lang];
   const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
-  const form = markup`<form method="post" action="${v.origin + paths.webhooks}" novalidate>
+  const action = v.edit ? pathOf(paths.webhookEdit, v.edit.id) : paths.webhooks;
+  const form = markup`<form method="post" action="${v.origin + action}" novalidate>
 <input type="hidden" name="csrf" value="${v.csrf}">
-${newestField(v.newest)}
+${v.edit ? null : newestField(v.newest)}
 ${textField(v, 'url', t.url, t.urlHint, 'url')}
 ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
-${textField(v, 'token', t.token, t.tokenHint, 'password')}
+${textField(v, 'token', t.token, v.edit?.keepsToken ? t.tokenKeep : t.tokenHint, 'password')}
 ${visibilityField(v)}
 ${localOnlyField(v)}
 ${radios(v, 'lang', t.lang, ['ja', 'en'], (l) => (l === 'ja' ? t['lang-ja'] : t['lang-en']))}
@@ -227,11 +230,12 @@ ${radios(v, 'test', t.test, ['no', 'including'], (x) => (x === 'no' ? t['test-no
 ${radios(v, 'formatMode', t.formatMode, ['raw', 'json'], (m) => m, t.formatModeHint)}
 ${textField(v, 'areas', t.areas, t.areasHint)}
 ${intensityField(v)}
-<button type="submit">${t.submit}</button>
+<button type="submit">${v.edit ? t.save : t.submit}</button>
 </form>`;
+  const title = v.edit ? `${t.editTitle} #${v.edit.id}` : t.newTitle;
   return page(
-    t.newTitle,
-    markup`<h1>${t.newTitle}</h1>
+    title,
+    markup`<h1>${title}</h1>
 ${formAlert(v.alert)}
 <div class="card">${form}</div>`,
     { lang: v.lang, header: v.header },

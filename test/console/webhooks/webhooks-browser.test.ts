@@ -18,7 +18,7 @@ import { createSubscription, listSubscriptions } from '../../../src/webhooks/sub
 import { assertAccessible, launchChromium, signedInPage } from '../../support/chromium.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
-import { fillWebhookForm, pressOn, submit } from '../../support/webhook-form.ts';
+import { fillWebhookForm, pressOn, submit, typeInto } from '../../support/webhook-form.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 
 const SHOTS = join('test-output', 'screenshots');
@@ -308,6 +308,46 @@ test('the signing secret is rotated from the page by keyboard: shown once, both 
   }
 });
 
+test("a webhook's settings are changed by keyboard: refused input shown beside its field, then saved; the secret stays", async () => {
+  const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
+  const created = await madeWebhook('ja');
+  const id = created.subscription.id;
+  try {
+    await page.goto(`${server.url}/account/webhooks/${id}`);
+    await page.getByRole('link', { name: 'Change the settings' }).click();
+    await page.waitForURL((u) => u.pathname === `/account/webhooks/${id}/edit`);
+    assert.equal(await page.locator('#url').inputValue(), receiver.url, 'the form holds the settings');
+    assert.ok(await page.locator('#lang-ja').isChecked());
+    await assertAccessible(page, 'webhook settings form');
+
+    await typeInto(page, '#url', 'not a url');
+    await typeInto(page, '#areas', '130');
+    await submit(page);
+    assert.match(await page.locator('#url-error').innerText(), /absolute URL/);
+    assert.equal(await page.locator('#areas').inputValue(), '130', 'what was typed is kept');
+    assert.equal((await subscriptions()).find((s) => s.id === id)!.url, receiver.url, 'nothing changed');
+
+    await typeInto(page, '#url', receiver.url);
+    await page.locator('#lang-en').focus();
+    await page.keyboard.press('Space');
+    await submit(page);
+    assert.equal(new URL(page.url()).pathname, `/account/webhooks/${id}`);
+    assert.match(await page.locator('.notice').innerText(), /settings were saved/);
+    const [changed] = (await subscriptions()).filter((s) => s.id === id);
+    assert.equal(changed!.lang, 'en');
+    assert.deepEqual(changed!.filter.areas, ['130']);
+
+    // The same secret signs the next delivery.
+    const heard = receiver.received.length;
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    const test = receiver.received[heard]!;
+    new Webhook(created.secret).verify(test.body, test.headers);
+  } finally {
+    await context.close();
+    await dropWebhook(id);
+  }
+});
+
 test('forms without their CSRF token are refused (403) and change nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   const created = await madeWebhook('ja');
@@ -328,6 +368,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
         ['/account/webhooks', form],
         [`/account/webhooks/${id}/test`, {}],
         [`/account/webhooks/${id}/enable`, {}],
+        [`/account/webhooks/${id}/edit`, form],
         [`/account/webhooks/${id}/secret`, { previous: 'none', secretFrom: new Date().toISOString() }],
         [`/account/webhooks/${id}/delete`, {}],
       ];
@@ -387,6 +428,21 @@ test('a Misskey webhook made by keyboard posts Home, local-only notes; the choic
     await pressOn(page, 'button:has-text("テスト送信")', 'Enter');
     const note = JSON.parse(receiver.received.at(-1)!.body);
     assert.deepEqual([note.i, note.visibility, note.localOnly], ['misskey-token-typed', 'home', true]);
+
+    // Its settings changed with the token field left empty: the token stays, the rest changes.
+    await page.getByRole('link', { name: '設定を変更' }).click();
+    assert.equal(await page.locator('#token').inputValue(), '', 'the token is never shown');
+    await localOnly.focus();
+    await page.keyboard.press('Space');
+    await submit(page);
+    assert.match(await page.locator('.notice').innerText(), /設定を保存しました/);
+    await pressOn(page, 'button:has-text("テスト送信")', 'Enter');
+    const changed = JSON.parse(receiver.received.at(-1)!.body);
+    // Federated again: Misskey's default, so `localOnly` is left out of the note.
+    assert.deepEqual(
+      [changed.i, changed.visibility, 'localOnly' in changed],
+      ['misskey-token-typed', 'home', false],
+    );
   } finally {
     await context.close();
     if (id !== null) await server.ctx.db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
