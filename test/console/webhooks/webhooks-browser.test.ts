@@ -473,6 +473,7 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
     '/account/webhooks',
     '/account/webhooks/new',
     `/account/webhooks/${id}`,
+    `/account/webhooks/${id}/edit`,
     `/account/webhooks/${id}/delete`,
   ];
   try {
