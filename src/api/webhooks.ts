@@ -27,7 +27,12 @@ import {
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
 import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
-import { KEPT_TOKEN, MAX_TOKEN_LENGTH, checkNoteOptions } from '../webhooks/note-options.ts';
+import {
+  KEPT_TOKEN,
+  MAX_TOKEN_LENGTH,
+  checkNoteOptions,
+  keepsStoredToken,
+} from '../webhooks/note-options.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
@@ -138,7 +143,7 @@ type WebhookUpdate = Static<typeof WebhookUpdateBody>;
 function changedBody(s: Subscription, change: WebhookUpdate) {
   const format = change.format === undefined ? s.format : change.format;
   const staysMisskey = format === 'misskey' && s.format === 'misskey';
-  const keepToken = staysMisskey && change.token === undefined;
+  const keepToken = keepsStoredToken(s.format, format ?? 'namazu', change.token !== undefined);
   // The stored settings passed the creation's checks; what is checked again is this whole body.
   const body = {
     url: s.url,

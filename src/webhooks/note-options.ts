@@ -17,6 +17,11 @@ export const MAX_TOKEN_LENGTH = 512;
  */
 export const KEPT_TOKEN = 'kept';
 
+/** Whether a change keeps the stored token: a Misskey subscription that stays one, given no token. */
+export function keepsStoredToken(from: string, to: string, tokenGiven: boolean): boolean {
+  return from === 'misskey' && to === 'misskey' && !tokenGiven;
+}
+
 /** The options as asked for; `undefined` or `null` is "not given". */
 export interface NoteOptionsInput {
   format: string;

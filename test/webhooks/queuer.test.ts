@@ -31,6 +31,7 @@ import { WEBHOOK_SECRET_PURPOSE } from '../../src/webhooks/service.ts';
 import { createSubscription, deleteSubscription, rotateSecret } from '../../src/webhooks/subscriptions.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { heldTransaction, lockWaiters } from '../support/races.ts';
+import { webhookSpec } from '../support/webhook-spec.ts';
 import { fixture } from '../support/fixtures.ts';
 
 const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
@@ -39,20 +40,7 @@ const SUBSCRIPTIONS = 140;
 
 /** Subscribes the account to early warnings at `url`; returns the subscription's id. */
 async function subscribeOne(db: Db, box: SecretBox, accountId: number, url: string): Promise<number> {
-  const spec = {
-    url,
-    classifications: ['eew.forecast', 'eew.warning'],
-    types: null,
-    test: 'no' as const,
-    formatMode: 'raw' as const,
-    areas: null,
-    minIntensity: null,
-    format: 'namazu' as const,
-    lang: 'ja' as const,
-    token: null,
-    visibility: null,
-    localOnly: false,
-  };
+  const spec = webhookSpec(url, { classifications: ['eew.forecast', 'eew.warning'] });
   const created = await createSubscription(db, box, accountId, spec, new URL(url).hostname);
   assert.ok(created.ok);
   return created.subscription.id;

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
 import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
-import { KEPT_TOKEN } from '../../webhooks/note-options.ts';
+import { KEPT_TOKEN, keepsStoredToken } from '../../webhooks/note-options.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
   deleteSubscription,
@@ -258,22 +258,23 @@ function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): vo
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, enabled.id)}?enabled=1`);
   });
 
+  /** The settings form of `s`: a Misskey webhook's token is stored, and kept when none is typed. */
+  const editOf = (s: Subscription) => ({ id: s.id, keepsToken: s.format === 'misskey' });
+
   area.get<WebhookParams>(paths.webhookEdit, async (request, reply) => {
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
-    const edit = { id: s.id, keepsToken: s.format === 'misskey' };
-    return showForm(ctx, reply, 200, visit, { values: webhookFormValuesOf(s), edit });
+    return showForm(ctx, reply, 200, visit, { values: webhookFormValuesOf(s), edit: editOf(s) });
   });
 
   area.post<WebhookParams>(paths.webhookEdit, onWebhook, async (request, reply) => {
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
-    const edit = { id: s.id, keepsToken: s.format === 'misskey' };
+    const edit = editOf(s);
     const values = webhookFormValues(checkedForm(request));
-    // A Misskey webhook that stays one keeps its stored token when none is typed.
-    const keepToken = edit.keepsToken && values.format === 'misskey' && values.token === '';
+    const keepToken = keepsStoredToken(s.format, values.format, values.token !== '');
     const contracted = await contractedClassifications(ctx.db, visit.account.id);
     const checked = checkWebhookForm(
       keepToken ? { ...values, token: KEPT_TOKEN } : values,

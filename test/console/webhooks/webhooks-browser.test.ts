@@ -19,6 +19,7 @@ import { assertAccessible, launchChromium, signedInPage } from '../../support/ch
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
 import { fillWebhookForm, pressOn, submit, typeInto } from '../../support/webhook-form.ts';
+import { webhookSpec } from '../../support/webhook-spec.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 
 const SHOTS = join('test-output', 'screenshots');
@@ -59,20 +60,7 @@ const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
 
 /** A webhook of the person's to the receiver, made directly: the tests that use it are about its page. */
 async function madeWebhook(lang: 'ja' | 'en') {
-  const spec = {
-    url: receiver.url,
-    classifications: ['telegram.earthquake'],
-    types: null,
-    test: 'no' as const,
-    formatMode: 'raw' as const,
-    areas: null,
-    minIntensity: null,
-    format: 'namazu' as const,
-    lang,
-    token: null,
-    visibility: null,
-    localOnly: false,
-  };
+  const spec = webhookSpec(receiver.url, { lang });
   const created = await createSubscription(
     server.ctx.db,
     server.app.webhooks.box,
