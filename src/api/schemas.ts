@@ -350,8 +350,8 @@ export const SocketStartBody = Type.Object(
 
 export const MAX_APP_NAME_BYTES = 24;
 
-/** `limit` of the merged earthquake and early-warning lists: 1–100 (default 20). */
-const gdLimit = telegramLimit('Items per page, 1–100 (default 20)');
+/** `limit` of the merged earthquake and early-warning lists and of the webhook deliveries: 1–100 (default 20). */
+export const pageLimit = telegramLimit('Items per page, 1–100 (default 20)');
 
 export const GdEarthquakeListQuery = Type.Object(
   {
@@ -371,7 +371,7 @@ export const GdEarthquakeListQuery = Type.Object(
         description: 'yyyy-MM-dd: the Japan date of the detection time (a time part is ignored)',
       }),
     ),
-    limit: Type.Optional(gdLimit),
+    limit: Type.Optional(pageLimit),
     cursorToken: Type.Optional(
       Type.String({
         maxLength: 100,
@@ -391,7 +391,7 @@ export const GdEewListQuery = Type.Object(
         description: 'Reception time range of the final report `start~end` (Japan time), end exclusive',
       }),
     ),
-    limit: Type.Optional(gdLimit),
+    limit: Type.Optional(pageLimit),
     cursorToken: Type.Optional(Type.String({ maxLength: 100, description: 'A nextToken value' })),
     key: Type.Optional(apiKey),
   },

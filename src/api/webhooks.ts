@@ -3,9 +3,8 @@
  * (create; the signing secret is shown once), GET /v2/webhook (list), GET /v2/webhook/:id (settings,
  * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test, POST
  * /v2/webhook/:id/secret (a new secret, the old one signing beside it for a while), POST
- * /v2/webhook/:id/enable (a disabled one again) and POST
- * /v2/webhook/:id/deliveries/:deliveryId/redeliver. Registering this surface starts the process's
- * webhook delivery (webhooks/service.ts).
+ * /v2/webhook/:id/enable (a disabled one again), and its deliveries (webhook-deliveries.ts).
+ * Registering this surface starts the process's webhook delivery (webhooks/service.ts).
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -25,7 +24,7 @@ import {
   parsePlaceFilters,
   placeFilterMessages,
 } from '../telegrams/place-filters.ts';
-import { recentDeliveries, redeliver, type DeliveryView } from '../webhooks/deliveries.ts';
+import { recentDeliveries } from '../webhooks/deliveries.ts';
 import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
 import {
   KEPT_TOKEN,
@@ -44,7 +43,6 @@ import {
   updateSubscription,
   MAX_PREVIOUS_SECRET_MS,
   DEFAULT_PREVIOUS_SECRET_MS,
-  findSubscription,
   listSubscriptions,
   type Subscription,
   type SubscriptionSpec,
@@ -52,6 +50,8 @@ import {
 } from '../webhooks/subscriptions.ts';
 import { MAX_URL_LENGTH, checkWebhookUrl } from '../webhooks/url-check.ts';
 import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
+import { deliveryView, registerDeliveryList, registerRedeliveries } from './webhook-deliveries.ts';
+import { idParams, ownSubscription, positiveInt } from './webhook-params.ts';
 
 /** Deliveries shown with one subscription, newest first. */
 const RECENT_DELIVERIES = 20;
@@ -168,12 +168,6 @@ function strictValidator({ schema }: { schema: unknown }) {
   return (data: unknown) => (check.Check(data) ? { value: data } : { error: check.Errors(data) });
 }
 
-const positiveInt = (raw: string): number | null => {
-  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : null;
-};
-
 /** The subscription a create request asks for, checked beyond the schema; throws a 400 naming the field. */
 function subscriptionSpec(
   body: Static<typeof WebhookCreateBody>,
@@ -235,24 +229,6 @@ function view(s: Subscription, now: number) {
   };
 }
 
-function deliveryView(d: DeliveryView) {
-  return {
-    id: d.id,
-    webhookId: d.messageId,
-    telegramId: d.telegramId,
-    kind: d.serial === null ? 'test' : 'telegram',
-    state: d.state,
-    attempts: d.attempts,
-    status: d.lastStatus,
-    error: d.lastError,
-    durationMs: d.lastDurationMs,
-    lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
-    nextAttemptAt: d.nextAt?.toISOString() ?? null,
-    createdAt: d.createdAt.toISOString(),
-    deliveredAt: d.deliveredAt?.toISOString() ?? null,
-  };
-}
-
 /** `/v2/webhook`: subscriptions, through the process's one webhook delivery. */
 export const webhookApi = surfacePlugin('namazu-webhook-api', registerWebhookApi, [
   sharedPlugins.authentication,
@@ -263,6 +239,7 @@ async function registerWebhookApi(app: App, ctx: AppContext): Promise<void> {
   const service = app.webhooks;
   await registerCreate(app, ctx, service);
   registerReads(app, ctx);
+  registerDeliveryList(app, ctx);
   await registerChanges(app, ctx, service);
 }
 
@@ -314,15 +291,6 @@ function requireClassScopes(principal: Principal, classifications: readonly stri
   }
 }
 
-const idParams = { params: Type.Object({ id: Type.String() }) };
-
-async function ownSubscription(ctx: AppContext, accountId: number, raw: string): Promise<Subscription> {
-  const id = positiveInt(raw);
-  const found = id === null ? null : await findSubscription(ctx.db, accountId, id);
-  if (!found) throw new HttpError('WEBHOOK_NOT_FOUND');
-  return found;
-}
-
 /** `GET /v2/webhook` and `GET /v2/webhook/:id`. */
 function registerReads(app: App, ctx: AppContext): void {
   const config = { scopes: ['webhook.list'] };
@@ -333,17 +301,18 @@ function registerReads(app: App, ctx: AppContext): void {
   });
   app.get('/v2/webhook/:id', { config, schema: idParams }, async (request) => {
     const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
-    const deliveries = await recentDeliveries(ctx.db, s.id, RECENT_DELIVERIES);
+    const deliveries = await recentDeliveries(ctx.db, s.id, { limit: RECENT_DELIVERIES });
     const now = ctx.clock.now();
     return okBody({ ...view(s, now), deliveries: deliveries.map(deliveryView) }, now);
   });
 }
 
-/** `DELETE /v2/webhook/:id`, its test event, enabling it again, its secret's rotation and a redelivery. */
+/** `DELETE /v2/webhook/:id`, its test event, enabling it again, its secret's rotation; redeliveries. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
     ignoreBodies(app);
     registerChangeRoutes(app, ctx, service);
+    registerRedeliveries(app, ctx, service);
   });
 }
 
@@ -394,21 +363,6 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
       if (!rotated?.ok) throw new HttpError('WEBHOOK_NOT_FOUND');
       const now = ctx.clock.now();
       return okBody({ ...view(rotated.subscription, now), secret: rotated.secret }, now);
-    },
-  );
-  const redeliverParams = { params: Type.Object({ id: Type.String(), deliveryId: Type.String() }) };
-  app.post(
-    '/v2/webhook/:id/deliveries/:deliveryId/redeliver',
-    { config, schema: redeliverParams },
-    async (request) => {
-      const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
-      if (s.state === 'disabled') throw new HttpError('WEBHOOK_DISABLED');
-      const deliveryId = positiveInt(request.params.deliveryId);
-      if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
-      const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);
-      // A test event is not redelivered: it is sent again by another test.
-      if (!found || found.serial === null) throw new HttpError('WEBHOOK_DELIVERY_NOT_FOUND');
-      return okBody({ delivery: deliveryView(found) }, ctx.clock.now());
     },
   );
 }

@@ -24,6 +24,7 @@ export const paths = {
   webhook: '/account/webhooks/:id',
   webhookTest: '/account/webhooks/:id/test',
   webhookRedeliver: '/account/webhooks/:id/redeliver',
+  webhookRecover: '/account/webhooks/:id/recover',
   webhookEnable: '/account/webhooks/:id/enable',
   webhookSecret: '/account/webhooks/:id/secret',
   webhookEdit: '/account/webhooks/:id/edit',

@@ -329,12 +329,21 @@ export interface DeliveryView {
   deliveredAt: Date | null;
 }
 
-/** The subscription's newest deliveries, newest first; with `onlyId`, that one delivery of it (or none). */
+/** Which of a subscription's deliveries a read asks for; newest first, `limit` of them. */
+export interface DeliveryQuery {
+  limit: number;
+  /** That one delivery (or none). */
+  id?: number;
+  state?: DeliveryView['state'];
+  /** Only those older than this delivery (the next page of a list). */
+  beforeId?: number;
+}
+
+/** The subscription's deliveries the query asks for, newest first. */
 export async function recentDeliveries(
   q: Queryable,
   subscriptionId: number,
-  limit: number,
-  onlyId: number | null = null,
+  query: DeliveryQuery,
 ): Promise<DeliveryView[]> {
   const rows = await q.query<{
     id: number;
@@ -354,8 +363,10 @@ export async function recentDeliveries(
     `SELECT d.id, d.serial, t.id AS telegram_id, d.message_id, d.state, d.attempts, d.last_status, d.last_error,
        d.last_duration_ms, d.last_attempt_at, d.next_at, d.created_at, d.delivered_at
      FROM webhook_deliveries d LEFT JOIN telegrams t ON t.serial = d.serial
-     WHERE d.subscription_id = $1 AND ($3::int8 IS NULL OR d.id = $3) ORDER BY d.id DESC LIMIT $2`,
-    [subscriptionId, limit, onlyId],
+     WHERE d.subscription_id = $1 AND ($3::int8 IS NULL OR d.id = $3) AND ($4::text IS NULL OR d.state = $4)
+       AND ($5::int8 IS NULL OR d.id < $5)
+     ORDER BY d.id DESC LIMIT $2`,
+    [subscriptionId, query.limit, query.id ?? null, query.state ?? null, query.beforeId ?? null],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -374,10 +385,23 @@ export async function recentDeliveries(
   }));
 }
 
+/** The subscription's failed telegram deliveries still kept: how many, and when the oldest was queued. */
+export async function failedDeliveries(
+  q: Queryable,
+  subscriptionId: number,
+): Promise<{ count: number; oldest: Date | null }> {
+  const [row] = await q.query<{ count: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS count, min(created_at) AS oldest FROM webhook_deliveries
+     WHERE subscription_id = $1 AND state = 'failed' AND serial IS NOT NULL`,
+    [subscriptionId],
+  );
+  return { count: row!.count, oldest: row!.oldest };
+}
+
 /**
  * Queues one of the subscription's telegram deliveries again, now, with a fresh retry window and
  * the same `webhook-id`. False when there is no such delivery, it is a test event, it is pending, or
- * the subscription is disabled (deleted and created again, docs/webhooks.md). An attempt of it still
+ * the subscription is disabled (it is enabled again first, docs/webhooks.md). An attempt of it still
  * under way records nothing (no lease): the redelivery is an attempt of its own.
  */
 export async function redeliver(q: Queryable, subscriptionId: number, deliveryId: number): Promise<boolean> {
@@ -389,6 +413,45 @@ export async function redeliver(q: Queryable, subscriptionId: number, deliveryId
     [deliveryId, subscriptionId],
   );
   return rows.length > 0;
+}
+
+/** Deliveries queued again per statement: a recovery of days of failures leaves the connection to others between them. */
+const RECOVERY_BATCH = 500;
+
+/**
+ * Queues again, now, every failed telegram delivery of the subscription queued in [`from`,
+ * `before`) — what a receiver down longer than the retries missed (docs/webhooks.md "Recovering
+ * failed deliveries") — each with a fresh retry window and its own `webhook-id`, oldest first, in
+ * batches. They go after fresh early warnings: days late, none is urgent any more. None when the
+ * subscription is disabled, checked under a share lock of its row, so that a disabling meanwhile
+ * waits for the batch and then fails what it queued. Returns how many were queued.
+ */
+export async function recoverFailed(
+  q: Queryable,
+  subscriptionId: number,
+  range: { from?: Date; before?: Date },
+): Promise<number> {
+  let recovered = 0;
+  let afterId = 0;
+  for (;;) {
+    const rows = await q.query<{ id: number }>(
+      `UPDATE webhook_deliveries SET state = 'pending', next_at = now(), retry_from = now(), lease_until = NULL,
+         priority = ${PRIORITY_OTHER}
+       WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE subscription_id = $1 AND state = 'failed' AND serial IS NOT NULL AND id > $2
+             AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
+           ORDER BY id LIMIT $5)
+         AND state = 'failed'
+         AND EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = $1 AND state = 'active' FOR SHARE)
+       RETURNING id`,
+      [subscriptionId, afterId, range.from ?? null, range.before ?? null, RECOVERY_BATCH],
+    );
+    // None left (or the subscription disabled meanwhile); a row that changed under a batch is skipped.
+    if (rows.length === 0) return recovered;
+    recovered += rows.length;
+    afterId = Math.max(...rows.map((r) => Number(r.id)));
+  }
 }
 
 /**

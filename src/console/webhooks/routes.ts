@@ -3,7 +3,7 @@ import { contractedClassifications } from '../../accounts/contracts.ts';
 import type { AppContext } from '../../context.ts';
 import { singleValue } from '../../http/form.ts';
 import type { App } from '../../http/surface.ts';
-import { recentDeliveries, redeliver } from '../../webhooks/deliveries.ts';
+import { failedDeliveries, recentDeliveries, recoverFailed, redeliver } from '../../webhooks/deliveries.ts';
 import { KEPT_TOKEN, keepsStoredToken } from '../../webhooks/note-options.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
@@ -31,7 +31,14 @@ import {
   type WebhookFormValues,
   type WebhookProblems,
 } from './form.ts';
-import { renderDeleteWebhookPage, renderWebhookPage, type WebhookView } from './webhook-page.ts';
+import {
+  RECOVERY_PERIODS,
+  renderDeleteWebhookPage,
+  renderWebhookPage,
+  type DeliveryList,
+  type RecoveryPeriod,
+  type WebhookView,
+} from './webhook-page.ts';
 import { renderWebhookFormPage, renderWebhooksPage } from './webhooks-page.ts';
 import { webhooksText } from './text.ts';
 import { sendErrorPage, sendPage, sendRedirect } from '../web.ts';
@@ -103,7 +110,15 @@ async function showWebhook(
   visit: Visit,
   subscription: Subscription,
   extra: Pick<WebhookView, 'secret' | 'notice' | 'tested'> = {},
+  list: DeliveryList = { failedOnly: false, beforeId: null },
 ) {
+  // One more than the page: whether an older page follows.
+  const found = await recentDeliveries(ctx.db, subscription.id, {
+    limit: RECENT_DELIVERIES + 1,
+    ...(list.failedOnly ? { state: 'failed' as const } : {}),
+    ...(list.beforeId === null ? {} : { beforeId: list.beforeId }),
+  });
+  const deliveries = found.slice(0, RECENT_DELIVERIES);
   return sendPage(
     reply,
     status,
@@ -114,7 +129,10 @@ async function showWebhook(
       csrf: visit.csrf,
       subscription,
       now: ctx.clock.now(),
-      deliveries: await recentDeliveries(ctx.db, subscription.id, RECENT_DELIVERIES),
+      deliveries,
+      list,
+      olderThan: found.length > RECENT_DELIVERIES ? deliveries[deliveries.length - 1]!.id : null,
+      failed: await failedDeliveries(ctx.db, subscription.id),
       ...extra,
     }),
   );
@@ -136,7 +154,7 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
     // At most the account's cap of subscriptions, one short read each.
     const items = await Promise.all(
       subscriptions.map(async (subscription) => {
-        const [last] = await recentDeliveries(ctx.db, subscription.id, 1);
+        const [last] = await recentDeliveries(ctx.db, subscription.id, { limit: 1 });
         return { subscription, last: last ?? null };
       }),
     );
@@ -190,22 +208,32 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
   });
 }
 
-/** One webhook: its page, the test event, a redelivery, the deletion. */
+/** What a webhook's page is asked: the notice of what was just done, and which deliveries to list. */
+type PageQuery = 'tested' | 'redelivered' | 'recovered' | 'enabled' | 'updated' | 'deliveries' | 'before';
+
+/** The notice of what was just done, which the redirect after it names. */
+function pageNotice(query: QueryOf<PageQuery>, lang: Visit['lang']): string | undefined {
+  const t = webhooksText[lang];
+  const recovered = rowId(query.recovered);
+  if (query.recovered === '0') return t.recoveredNone;
+  if (recovered !== null) return t.recovered.replace('%s', () => String(recovered));
+  const notices = { redelivered: t.redelivered, enabled: t.enabled, updated: t.updated } as const;
+  const notice = (Object.keys(notices) as (keyof typeof notices)[]).find((k) => query[k] === '1');
+  return notice && notices[notice];
+}
+
+/** One webhook: its page, the test event, a redelivery or recovery, the deletion. */
 function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): void {
-  area.get<WebhookParams & { Querystring: QueryOf<'tested' | 'redelivered' | 'enabled' | 'updated'> }>(
-    paths.webhook,
-    async (request, reply) => {
-      const { visit, query } = request;
-      const s = await ownWebhook(ctx, reply, visit, request.params.id);
-      if (!s) return reply;
-      const testedId = rowId(query.tested);
-      const [tested] = testedId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, testedId);
-      const t = webhooksText[visit.lang];
-      const notices = { redelivered: t.redelivered, enabled: t.enabled, updated: t.updated } as const;
-      const notice = (Object.keys(notices) as (keyof typeof notices)[]).find((k) => query[k] === '1');
-      return showWebhook(ctx, reply, 200, visit, s, { tested, notice: notice && notices[notice] });
-    },
-  );
+  area.get<WebhookParams & { Querystring: QueryOf<PageQuery> }>(paths.webhook, async (request, reply) => {
+    const { visit, query } = request;
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    const testedId = rowId(query.tested);
+    const [tested] =
+      testedId === null ? [] : await recentDeliveries(ctx.db, s.id, { limit: 1, id: testedId });
+    const list = { failedOnly: query.deliveries === 'failed', beforeId: rowId(query.before) };
+    return showWebhook(ctx, reply, 200, visit, s, { tested, notice: pageNotice(query, visit.lang) }, list);
+  });
 
   area.post<WebhookParams>(paths.webhookTest, onWebhook, async (request, reply) => {
     const { visit } = request;
@@ -224,10 +252,26 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
       return sendErrorPage(reply, 409, webhooksText[visit.lang].disabledNoRedelivery);
     const deliveryId = rowId(singleValue(checkedForm(request), 'delivery') ?? undefined);
     if (deliveryId !== null && (await redeliver(ctx.db, s.id, deliveryId))) service.wake();
-    const [found] = deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, 1, deliveryId);
+    const [found] =
+      deliveryId === null ? [] : await recentDeliveries(ctx.db, s.id, { limit: 1, id: deliveryId });
     if (!found || found.serial === null)
       return sendErrorPage(reply, 404, webhooksText[visit.lang].noDelivery);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?redelivered=1`);
+  });
+
+  area.post<WebhookParams>(paths.webhookRecover, onWebhook, async (request, reply) => {
+    const { visit } = request;
+    const t = webhooksText[visit.lang];
+    const s = await ownWebhook(ctx, reply, visit, request.params.id);
+    if (!s) return reply;
+    if (s.state === 'disabled') return sendErrorPage(reply, 409, t.disabledNoRedelivery);
+    const period = singleValue(checkedForm(request), 'period') ?? '';
+    if (!Object.hasOwn(RECOVERY_PERIODS, period)) return sendErrorPage(reply, 400, t.recoverMalformed);
+    const back = RECOVERY_PERIODS[period as RecoveryPeriod];
+    const from = back === null ? {} : { from: new Date(ctx.clock.now() - back) };
+    const recovered = await recoverFailed(ctx.db, s.id, from);
+    if (recovered > 0) service.wake();
+    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?recovered=${recovered}`);
   });
 
   area.get<WebhookParams>(paths.webhookDelete, async (request, reply) => {

@@ -76,6 +76,25 @@ type Key =
   | 'nextAttempt'
   | 'redeliver'
   | 'redelivered'
+  | 'showDeliveries'
+  | 'allDeliveries'
+  | 'failedDeliveries'
+  | 'olderDeliveries'
+  | 'newestDeliveries'
+  | 'noFailedDeliveries'
+  | 'recover'
+  | 'recoverHint'
+  | 'failedKept'
+  | 'recoverPeriod'
+  | 'period-1h'
+  | 'period-6h'
+  | 'period-24h'
+  | 'period-3d'
+  | 'period-7d'
+  | 'period-all'
+  | 'recovered'
+  | 'recoveredNone'
+  | 'recoverMalformed'
   | 'delete'
   | 'deleteHint'
   | 'deleteConfirm'
@@ -172,7 +191,7 @@ export const webhooksText: Messages<Key> = {
     sendTestHint: 'Posts a signed test event to the URL now and shows what the receiver answered.',
     tested: 'The test event was delivered',
     testFailed: 'The test event was not delivered',
-    deliveries: 'Recent deliveries',
+    deliveries: 'Deliveries',
     noDeliveries: 'Nothing was delivered yet.',
     delivery: 'Delivery',
     testEvent: 'test event',
@@ -185,6 +204,27 @@ export const webhooksText: Messages<Key> = {
     nextAttempt: 'next attempt',
     redeliver: 'Redeliver',
     redelivered: 'The delivery is queued again, with the same webhook-id; it is sent within seconds.',
+    showDeliveries: 'Show',
+    allDeliveries: 'all deliveries',
+    failedDeliveries: 'failed ones only',
+    olderDeliveries: 'Older deliveries',
+    newestDeliveries: 'Newest deliveries',
+    noFailedDeliveries: 'No delivery failed.',
+    recover: 'Redeliver failed deliveries',
+    recoverHint:
+      'When the receiver was down for longer than the day of retries: every failed delivery of a telegram received in the chosen time is queued again, each with its own webhook-id and a new day of retries, oldest first and after fresh early warnings.',
+    failedKept: 'Failed deliveries kept: %s, the oldest of a telegram received %s.',
+    recoverPeriod: 'Those of telegrams received in the last',
+    'period-1h': 'hour',
+    'period-6h': '6 hours',
+    'period-24h': '24 hours',
+    'period-3d': '3 days',
+    'period-7d': '7 days',
+    'period-all': '30 days (all kept)',
+    recovered:
+      'Failed deliveries queued again: %s. Each keeps its webhook-id; they are sent over the next minutes.',
+    recoveredNone: 'No failed delivery of a telegram received in that time: nothing was queued.',
+    recoverMalformed: "The form was malformed: nothing was queued. Use the form on the webhook's page.",
     delete: 'Delete this webhook',
     deleteHint: 'Its queued deliveries are dropped; nothing more is posted to its URL.',
     deleteConfirm: 'Delete webhook',
@@ -202,7 +242,7 @@ export const webhooksText: Messages<Key> = {
       'This webhook is disabled: nothing is delivered to it. Enable it again first, on its page.',
     enable: 'Enable again',
     enableHint:
-      'It receives the telegrams received from now on, signed with the same secret; those received while it was disabled are not sent. Its failed deliveries can then be redelivered below, one by one. Send a test first to see that the receiver answers.',
+      'It receives the telegrams received from now on, signed with the same secret; those received while it was disabled are not sent. Its failed deliveries can then be redelivered below, one by one or all those of a time. Send a test first to see that the receiver answers.',
     enabled: 'The webhook is enabled again: it receives the telegrams received from now on.',
     rotate: 'Rotate the signing secret',
     rotateHint:
@@ -286,7 +326,7 @@ export const webhooksText: Messages<Key> = {
     sendTestHint: '署名付きのテストイベントを今すぐURLへ送り、受信側の応答を表示します。',
     tested: 'テストイベントを配信しました',
     testFailed: 'テストイベントを配信できませんでした',
-    deliveries: '最近の配信',
+    deliveries: '配信',
     noDeliveries: 'まだ配信はありません。',
     delivery: '配信',
     testEvent: 'テストイベント',
@@ -299,6 +339,28 @@ export const webhooksText: Messages<Key> = {
     nextAttempt: '次の試行',
     redeliver: '再配信',
     redelivered: '配信を同じ webhook-id で再びキューに入れました。数秒以内に送信されます。',
+    showDeliveries: '表示',
+    allDeliveries: 'すべての配信',
+    failedDeliveries: '失敗した配信のみ',
+    olderDeliveries: 'さらに古い配信',
+    newestDeliveries: '最新の配信',
+    noFailedDeliveries: '失敗した配信はありません。',
+    recover: '失敗した配信をまとめて再配信',
+    recoverHint:
+      '受信側が1日間の再送期間より長く止まっていたときに。選んだ期間に受信した電文の失敗した配信を、それぞれ同じ webhook-id と新たな1日間の再送期間で再びキューに入れます。古いものから順に、新しい緊急地震速報の後に送ります。',
+    failedKept: '保存されている失敗した配信: %s件（最も古いものは %s に受信した電文）。',
+    recoverPeriod: '対象とする電文の受信時刻',
+    'period-1h': '直近1時間',
+    'period-6h': '直近6時間',
+    'period-24h': '直近24時間',
+    'period-3d': '直近3日間',
+    'period-7d': '直近7日間',
+    'period-all': '直近30日間（保存されているすべて）',
+    recovered:
+      '失敗した配信%s件を、それぞれ同じ webhook-id で再びキューに入れました。これから数分のうちに送信されます。',
+    recoveredNone: 'その期間に受信した電文の失敗した配信はないため、何もキューに入れていません。',
+    recoverMalformed:
+      'フォームの形式が正しくないため、何もキューに入れていません。Webhookのページのフォームを使ってください。',
     delete: 'このWebhookを削除',
     deleteHint: 'キューにある配信は破棄され、このURLへはもう何も送られません。',
     deleteConfirm: 'Webhookを削除',
@@ -316,7 +378,7 @@ export const webhooksText: Messages<Key> = {
       'このWebhookは無効になっているため配信されません。先にWebhookのページで再び有効にしてください。',
     enable: '再び有効にする',
     enableHint:
-      'これから受信する電文を、同じシークレットで署名して配信します。無効だった間に受信した電文は送られません。失敗した配信は、有効にした後で下の一覧から1件ずつ再配信できます。先にテスト送信で受信側が応答することを確かめてください。',
+      'これから受信する電文を、同じシークレットで署名して配信します。無効だった間に受信した電文は送られません。失敗した配信は、有効にした後で下から1件ずつ、または期間を選んでまとめて再配信できます。先にテスト送信で受信側が応答することを確かめてください。',
     enabled: 'Webhookを再び有効にしました。これから受信する電文を配信します。',
     rotate: '署名シークレットを更新',
     rotateHint:

@@ -16,7 +16,14 @@ export interface WebhookView {
   origin: string;
   csrf: string;
   subscription: Subscription;
+  /** The page of deliveries shown, newest first. */
   deliveries: DeliveryView[];
+  /** Which deliveries: the failed ones only, older than a delivery (a later page). */
+  list: DeliveryList;
+  /** The id after which an older page follows, when one does. */
+  olderThan: number | null;
+  /** The failed telegram deliveries kept (the recovery's form shows them). */
+  failed: { count: number; oldest: Date | null };
   /** The signing secret, only in the answer to the creation or a rotation. */
   secret?: string;
   /** The time of the answer (a rotated-out secret's end is shown while it is ahead). */
@@ -25,6 +32,24 @@ export interface WebhookView {
   /** The outcome of the test event just sent, announced (role=alert when it failed). */
   tested?: DeliveryView;
 }
+
+/** The deliveries a webhook's page lists. */
+export interface DeliveryList {
+  failedOnly: boolean;
+  beforeId: number | null;
+}
+
+/** The recovery's choices: how far back the telegrams whose failed deliveries are queued again go. */
+export const RECOVERY_PERIODS = {
+  '1h': 3_600_000,
+  '6h': 6 * 3_600_000,
+  '24h': 24 * 3_600_000,
+  '3d': 3 * 24 * 3_600_000,
+  '7d': 7 * 24 * 3_600_000,
+  // Every delivery kept (docs/webhooks.md "Operations": 30 days).
+  all: null,
+} as const;
+export type RecoveryPeriod = keyof typeof RECOVERY_PERIODS;
 
 /** What the receiver answered to an attempt: its status, else why there was none. */
 function responseText(d: DeliveryView): string {
@@ -84,9 +109,60 @@ function deliveryTable(v: WebhookView): SafeHtml {
 <td>${again}</td>
 </tr>`;
   });
-  if (rows.length === 0) return markup`<p>${t.noDeliveries}</p>`;
+  if (rows.length === 0)
+    return markup`<p id="no-deliveries">${v.list.failedOnly ? t.noFailedDeliveries : t.noDeliveries}</p>`;
   return markup`<div class="table-wrap"><table class="stack" id="deliveries"><thead><tr><th>${t.delivery}</th><th>${t.state}</th><th>${t.attempts}</th><th>${t.response}</th><th>${t.time}</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+}
+
+/** The link to a page of the webhook's deliveries (its page, which lists them). */
+function listHref(v: WebhookView, failedOnly: boolean, beforeId: number | null): string {
+  const query = [failedOnly ? 'deliveries=failed' : null, beforeId === null ? null : `before=${beforeId}`];
+  const shown = query.filter((q) => q !== null).join('&');
+  return `${pathOf(paths.webhook, v.subscription.id)}${shown === '' ? '' : `?${shown}`}#deliveries-heading`;
+}
+
+/** Every delivery or the failed ones, and the pages before and after the one shown. */
+function deliveryList(v: WebhookView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const { failedOnly, beforeId } = v.list;
+  const choice = (only: boolean, label: string) =>
+    only === failedOnly
+      ? markup`<a href="${listHref(v, only, null)}" aria-current="page">${label}</a>`
+      : markup`<a href="${listHref(v, only, null)}">${label}</a>`;
+  const pages = [
+    beforeId === null
+      ? null
+      : markup`<a href="${listHref(v, failedOnly, null)}" id="newest-deliveries">${t.newestDeliveries}</a>`,
+    v.olderThan === null
+      ? null
+      : markup`<a href="${listHref(v, failedOnly, v.olderThan)}" id="older-deliveries">${t.olderDeliveries}</a>`,
+  ].filter((p) => p !== null);
+  return markup`<nav aria-labelledby="deliveries-heading"><p id="delivery-filter">${t.showDeliveries}: ${choice(false, t.allDeliveries)} · ${choice(true, t.failedDeliveries)}</p></nav>
+${deliveryTable(v)}
+${pages.length > 0 ? markup`<p id="delivery-pages">${pages.map((p, i) => (i === 0 ? p : markup` · ${p}`))}</p>` : null}`;
+}
+
+/**
+ * The failed deliveries queued again together, those of telegrams received in a chosen time: shown
+ * while the webhook is active and has some.
+ */
+function recoverForm(v: WebhookView): SafeHtml | null {
+  if (v.subscription.state !== 'active' || v.failed.count === 0) return null;
+  const t = webhooksText[v.lang];
+  const kept = t.failedKept
+    .replace('%s', () => String(v.failed.count))
+    .replace('%s', () => formatTime(v.failed.oldest));
+  const options = (Object.keys(RECOVERY_PERIODS) as RecoveryPeriod[]).map(
+    (p) => markup`<option value="${p}"${p === '24h' ? markup` selected` : null}>${t[`period-${p}`]}</option>`,
+  );
+  return markup`<h3 id="recover-heading">${t.recover}</h3>
+<form method="post" action="${v.origin + pathOf(paths.webhookRecover, v.subscription.id)}" aria-labelledby="recover-heading"><input type="hidden" name="csrf" value="${v.csrf}">
+<p id="failed-kept">${kept}</p>
+<p class="muted" id="recover-hint">${t.recoverHint}</p>
+<label for="recover-period">${t.recoverPeriod}</label>
+<select id="recover-period" name="period" aria-describedby="recover-hint">${options}</select>
+<button type="submit">${t.recover}</button></form>`;
 }
 
 /** A disabled webhook's way back: enabled again by its owner (docs/webhooks.md "Subscriptions"). */
@@ -146,8 +222,9 @@ ${enableForm(v)}
 <h2>${t.sendTest}</h2>
 <form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
 <p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>
-<h2>${t.deliveries}</h2>
-${deliveryTable(v)}
+<h2 id="deliveries-heading">${t.deliveries}</h2>
+${deliveryList(v)}
+${recoverForm(v)}
 ${secretSection(v)}
 <h2>${t.delete}</h2>
 <p class="muted">${t.deleteHint}</p>

@@ -242,6 +242,109 @@ test('a disabled webhook is enabled again from its page by keyboard, in Japanese
   }
 });
 
+test('failed deliveries are shown apart and redelivered together from the page by keyboard, each once under its webhook-id; the deliveries page by page', async () => {
+  const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
+  const down = await startReceiver({ status: 500 });
+  const spec = webhookSpec(down.url, { lang: 'en' });
+  const made = await createSubscription(server.ctx.db, server.app.webhooks.box, person.id, spec, '127.0.0.1');
+  assert.ok(made.ok);
+  const id = made.subscription.id;
+  const webhookPath = `/account/webhooks/${id}`;
+  try {
+    // Two telegrams whose deliveries fail for good (retried past the retry window: the worker's own
+    // path), one received three days ago.
+    const xml = readFileSync(QUAKE_FILE, 'utf8').replace('<Status>訓練</Status>', '<Status>通常</Status>');
+    const serials: number[] = [];
+    for (const which of ['old', 'new']) {
+      const out = await ingestTelegram(server.ctx, Buffer.from(`${xml}\n<!-- ${which} -->\n`), {
+        receivedTime: Date.now(),
+      });
+      assert.ok(out.ok);
+      serials.push(out.stored.serial);
+    }
+    await waitFor(() => down.received.length === 2, { timeout: 15_000, message: 'two first attempts' });
+    await server.ctx.db.query(
+      `UPDATE webhook_deliveries SET next_at = now(), retry_from = now() - interval '25 hours',
+         created_at = now() - CASE WHEN serial = $2 THEN interval '3 days' ELSE interval '1 minute' END
+       WHERE subscription_id = $1`,
+      [id, serials[0]!],
+    );
+    server.app.webhooks.wake();
+    await waitFor(
+      async () =>
+        (
+          await server.ctx.db.query(
+            `SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND state = 'failed'`,
+            [id],
+          )
+        ).length === 2,
+      { message: 'both failed' },
+    );
+
+    await page.goto(server.url + webhookPath);
+    assert.match(
+      await page.locator('#failed-kept').innerText(),
+      /^Failed deliveries kept: 2, the oldest of a telegram received \d{4}-\d\d-\d\d \d\d:\d\d JST\.$/,
+    );
+    await pressOn(page, '#delivery-filter a:has-text("failed ones only")', 'Enter');
+    assert.equal(new URL(page.url()).searchParams.get('deliveries'), 'failed');
+    assert.equal(await page.locator('#delivery-filter a[aria-current=page]').innerText(), 'failed ones only');
+    assert.equal(await page.locator('#deliveries tbody tr').count(), 2);
+    assert.equal(await page.locator('#deliveries tbody tr', { hasText: 'failed' }).count(), 2);
+    await assertAccessible(page, 'failed deliveries and their recovery');
+
+    // The receiver is back: the last 24 hours (the choice offered first) bring the newer one.
+    down.answer({ status: 204 });
+    assert.equal(await page.locator('#recover-period').inputValue(), '24h');
+    await pressOn(page, 'button:has-text("Redeliver failed deliveries")', 'Enter');
+    assert.equal(
+      await page.locator('.notice').innerText(),
+      'Failed deliveries queued again: 1. Each keeps its webhook-id; they are sent over the next minutes.',
+    );
+    await waitFor(() => down.accepted.length === 1, { message: 'the newer one at the receiver' });
+    assert.equal(down.accepted[0]!.headers['webhook-id'], `msg_${id}_${serials[1]}`);
+
+    // Chosen by keyboard: every failed delivery kept brings the older one; then none is left to offer.
+    await page.locator('#recover-period').focus();
+    await page.keyboard.press('End');
+    assert.equal(await page.locator('#recover-period').inputValue(), 'all');
+    await pressOn(page, 'button:has-text("Redeliver failed deliveries")', 'Enter');
+    assert.match(await page.locator('.notice').innerText(), /queued again: 1\./);
+    await waitFor(() => down.accepted.length === 2, { message: 'the older one at the receiver' });
+    assert.equal(down.accepted[1]!.headers['webhook-id'], `msg_${id}_${serials[0]}`);
+    await waitFor(
+      async () => {
+        await page.goto(`${server.url}${webhookPath}?deliveries=failed`);
+        return (await page.locator('#no-deliveries').count()) === 1;
+      },
+      { message: 'no failed delivery left' },
+    );
+    assert.equal(await page.locator('#no-deliveries').innerText(), 'No delivery failed.');
+    assert.equal(await page.locator('#recover-heading').count(), 0, 'nothing left to redeliver together');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Two first attempts, the two that failed them, one each recovered: none twice.
+    assert.equal(down.received.length, 6);
+    assert.equal(down.accepted.length, 2);
+
+    // More deliveries than a page: the older ones a link away, and back to the newest.
+    for (let i = 0; i < 20; i++) await server.app.webhooks.sendTest(made.subscription);
+    await page.goto(server.url + webhookPath);
+    assert.equal(await page.locator('#deliveries tbody tr').count(), 20);
+    assert.equal(await page.locator('#newest-deliveries').count(), 0);
+    await pressOn(page, '#older-deliveries', 'Enter');
+    assert.equal(await page.locator('#deliveries tbody tr').count(), 2);
+    // The two telegrams' deliveries, older than the twenty test events.
+    assert.equal(await page.locator('#deliveries tbody tr', { hasText: 'test event' }).count(), 0);
+    assert.equal(await page.locator('#older-deliveries').count(), 0);
+    await pressOn(page, '#newest-deliveries', 'Enter');
+    assert.equal(await page.locator('#deliveries tbody tr').count(), 20);
+  } finally {
+    await context.close();
+    await down.close();
+    await dropWebhook(id);
+  }
+});
+
 test('the signing secret is rotated from the page by keyboard: shown once, both secrets sign for a day; a form sent again rotates nothing', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   const created = await madeWebhook('en');
@@ -457,10 +560,17 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
   assert.ok(created.ok);
   await service.sendTest(created.subscription);
   const id = created.subscription.id;
+  // A failed telegram delivery, as a receiver down for days leaves it: the page offers its recovery.
+  await server.ctx.db.query(
+    `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, attempts, last_status)
+     SELECT $1::int8, max(serial), 'msg_' || $1::int8 || '_' || max(serial), 1, 'failed', 9, 503 FROM telegrams`,
+    [id],
+  );
   const pages = [
     '/account/webhooks',
     '/account/webhooks/new',
     `/account/webhooks/${id}`,
+    `/account/webhooks/${id}?deliveries=failed`,
     `/account/webhooks/${id}/edit`,
     `/account/webhooks/${id}/delete`,
   ];
@@ -476,7 +586,7 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
             assert.ok((await overflowOf(page)) <= 0, `${what}: ${await overflowOf(page)} px too wide`);
             assert.ok(!(await page.content()).includes('misskey-token-not-shown'), `${what}: no token`);
             await assertAccessible(page, what);
-            const name = path.replace(/^\/account\//, '').replace(/\//g, '-');
+            const name = path.replace(/^\/account\//, '').replace(/[/?=]/g, '-');
             await page.screenshot({ path: join(SHOTS, `${name}-${size.name}-${lang}.png`), fullPage: true });
           }
           // The list shows the host and path without the token-like segment.
