@@ -232,3 +232,52 @@ test('recovered early warnings, days late, do not take the lane of fresh ones', 
     await server.close();
   }
 });
+
+test('a recovery larger than a batch queues every failed delivery in its range once, and nothing else', async () => {
+  const server = await startTestServer({
+    listen: false,
+    config: { webhookAllowPrivate: true, webhookDelivery: false },
+  });
+  try {
+    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const spec = webhookSpec('http://127.0.0.1:9/hook');
+    const made = await createSubscription(
+      server.ctx.db,
+      server.app.webhooks.box,
+      account.id,
+      spec,
+      '127.0.0.1',
+    );
+    assert.ok(made.ok);
+    const id = made.subscription.id;
+    // 1,100 failed in the last day, 101 failed before it, 50 delivered in it (as a month of an
+    // outage leaves them; their telegrams need not be stored for the queue).
+    await server.ctx.db.query(
+      `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, attempts, created_at)
+       SELECT $1::int8, n, 'msg_' || $1::int8 || '_' || n, 1,
+         CASE WHEN n > 1201 THEN 'delivered' ELSE 'failed' END, 5,
+         now() - CASE WHEN n <= 101 THEN interval '2 days' ELSE interval '1 hour' END
+       FROM generate_series(1, 1251) AS n`,
+      [id],
+    );
+    const recovered = await recoverFailed(server.ctx.db, id, { from: new Date(Date.now() - 86_400_000) });
+    assert.equal(recovered, 1100);
+    const counts = await server.ctx.db.query<{ state: string; old: boolean; n: number }>(
+      `SELECT state, serial <= 101 AS old, count(*)::int AS n FROM webhook_deliveries
+       WHERE subscription_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [id],
+    );
+    assert.deepEqual(
+      counts.map((c) => [c.state, c.old, c.n]),
+      [
+        ['delivered', false, 50],
+        ['failed', true, 101],
+        ['pending', false, 1100],
+      ],
+    );
+    // Asked again, the pending ones are not queued twice.
+    assert.equal(await recoverFailed(server.ctx.db, id, {}), 101);
+  } finally {
+    await server.close();
+  }
+});
