@@ -25,7 +25,7 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'socket.close': 'Close your WebSocket connections',
   'webhook.list': 'See your webhooks and their deliveries',
   'webhook.manage':
-    'Create, test, enable again, rotate the secrets of and delete webhooks that receive telegrams',
+    'Create, change, test, disable and enable, redeliver to, rotate the secrets of and delete webhooks that receive telegrams',
   'admin.telegram.ingest': 'Submit telegrams to this server (administrators only)',
 };
 

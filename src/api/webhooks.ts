@@ -3,7 +3,7 @@
  * (create; the signing secret is shown once), GET /v2/webhook (list), GET /v2/webhook/:id (settings,
  * state, recent deliveries), DELETE /v2/webhook/:id, POST /v2/webhook/:id/test, POST
  * /v2/webhook/:id/secret (a new secret, the old one signing beside it for a while), POST
- * /v2/webhook/:id/enable (a disabled one again), and its deliveries (webhook-deliveries.ts).
+ * /v2/webhook/:id/enable and /disable (its owner's pause), and its deliveries (webhook-deliveries.ts).
  * Registering this surface starts the process's webhook delivery (webhooks/service.ts).
  */
 import { Type, type Static, type TSchema } from 'typebox';
@@ -38,6 +38,7 @@ import {
   WEBHOOK_FORMATS,
   createSubscription,
   deleteSubscription,
+  disableSubscription,
   enableSubscription,
   rotateSecret,
   updateSubscription,
@@ -307,7 +308,7 @@ function registerReads(app: App, ctx: AppContext): void {
   });
 }
 
-/** `DELETE /v2/webhook/:id`, its test event, enabling it again, its secret's rotation; redeliveries. */
+/** `DELETE /v2/webhook/:id`, its test event, disabling and enabling it, its secret's rotation; redeliveries. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
     ignoreBodies(app);
@@ -343,13 +344,18 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
       ctx.clock.now(),
     );
   });
-  app.post('/v2/webhook/:id/enable', { config, schema: idParams }, async (request) => {
-    const id = positiveInt(request.params.id);
-    const enabled = id === null ? null : await enableSubscription(ctx.db, request.principal.accountId, id);
-    if (!enabled) throw new HttpError('WEBHOOK_NOT_FOUND');
-    const now = ctx.clock.now();
-    return okBody(view(enabled, now), now);
-  });
+  for (const [path, change] of [
+    ['/v2/webhook/:id/enable', enableSubscription],
+    ['/v2/webhook/:id/disable', disableSubscription],
+  ] as const) {
+    app.post(path, { config, schema: idParams }, async (request) => {
+      const id = positiveInt(request.params.id);
+      const changed = id === null ? null : await change(ctx.db, request.principal.accountId, id);
+      if (!changed) throw new HttpError('WEBHOOK_NOT_FOUND');
+      const now = ctx.clock.now();
+      return okBody(view(changed, now), now);
+    });
+  }
   app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/v2/webhook/:id/secret',
     { config, schema: idParams },

@@ -26,6 +26,7 @@ export const paths = {
   webhookRedeliver: '/account/webhooks/:id/redeliver',
   webhookRecover: '/account/webhooks/:id/recover',
   webhookEnable: '/account/webhooks/:id/enable',
+  webhookDisable: '/account/webhooks/:id/disable',
   webhookSecret: '/account/webhooks/:id/secret',
   webhookEdit: '/account/webhooks/:id/edit',
   webhookDelete: '/account/webhooks/:id/delete',

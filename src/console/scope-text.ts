@@ -29,7 +29,8 @@ const japaneseDescriptions: Readonly<Record<string, string>> = {
   'socket.list': 'あなたのWebSocket接続の確認',
   'socket.close': 'あなたのWebSocket接続の切断',
   'webhook.list': 'あなたのWebhookとその配信状況の確認',
-  'webhook.manage': '電文を受け取るWebhookの作成・テスト・再有効化・シークレット更新・削除',
+  'webhook.manage':
+    '電文を受け取るWebhookの作成・変更・テスト・無効化と再有効化・再配信・シークレット更新・削除',
   'admin.telegram.ingest': 'このサーバーへの電文の投入（管理者のみ）',
 };
 

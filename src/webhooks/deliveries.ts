@@ -6,7 +6,7 @@
  */
 import type { Db, Queryable } from '../db/types.ts';
 import type { MisskeyVisibility } from './formats/misskey.ts';
-import { subscriptionsChanged } from './subscriptions.ts';
+import { failPending, subscriptionsChanged } from './subscriptions.ts';
 
 /** Early warnings go first (docs/webhooks.md "Order"). */
 export const PRIORITY_EEW = 0;
@@ -304,12 +304,7 @@ async function failing(
   if (sub?.disabled) {
     // Under the queuer's lock first: a slice written meanwhile is committed and failed below.
     await subscriptionsChanged(q);
-    await q.query(
-      `UPDATE webhook_deliveries SET state = 'failed', last_error = coalesce(last_error, 'subscription disabled'),
-         lease_until = NULL
-       WHERE subscription_id = $1 AND state = 'pending'`,
-      [subscriptionId],
-    );
+    await failPending(q, subscriptionId);
   }
 }
 

@@ -248,6 +248,50 @@ export async function enableSubscription(
   );
 }
 
+/** The reason a subscription disabled by its owner shows (the failing streak's names its start). */
+export const DISABLED_BY_OWNER = 'disabled by its owner';
+
+/**
+ * Disables one of the account's subscriptions at its owner's asking (docs/webhooks.md
+ * "Subscriptions"): nothing is queued for it or sent to it until it is enabled again, and its
+ * pending deliveries fail with it (they can be recovered once it is enabled). A disabled one is left
+ * as it is; null when there is none.
+ */
+export async function disableSubscription(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<Subscription | null> {
+  return triedPastDeadlocks(() =>
+    db.tx(async (q) => {
+      // The version first, as every change: a slice being written is committed, then failed below.
+      await subscriptionsChanged(q);
+      const rows = await q.query<Row>(
+        `UPDATE webhook_subscriptions SET state = 'disabled', disabled_reason = $3, failing_since = NULL
+         WHERE account_id = $1 AND id = $2 AND state = 'active'
+         RETURNING ${COLUMNS}`,
+        [accountId, id, DISABLED_BY_OWNER],
+      );
+      if (!rows[0]) return findSubscription(q, accountId, id);
+      await failPending(q, id);
+      return toSubscription(rows[0]);
+    }),
+  );
+}
+
+/**
+ * Fails the pending deliveries of a subscription just disabled (inside the disabling transaction,
+ * after the queuer's lock): an attempt under way records nothing more (no lease).
+ */
+export async function failPending(q: Queryable, subscriptionId: number): Promise<void> {
+  await q.query(
+    `UPDATE webhook_deliveries SET state = 'failed', last_error = coalesce(last_error, 'subscription disabled'),
+       lease_until = NULL
+     WHERE subscription_id = $1 AND state = 'pending'`,
+    [subscriptionId],
+  );
+}
+
 export type UpdateOutcome =
   { ok: true; subscription: Subscription } | { ok: false; reason: 'not-found' | 'no-contract' };
 

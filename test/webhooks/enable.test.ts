@@ -1,6 +1,6 @@
-// A webhook disabled by days of failed deliveries is enabled again by its owner (docs/webhooks.md
-// "Subscriptions"): the same secret, the telegrams committed from then on, the failed deliveries
-// redeliverable by hand under their webhook-id; only with `webhook.manage`, only one's own.
+// A webhook disabled by days of failed deliveries, or by its owner, is enabled again by its owner
+// (docs/webhooks.md "Subscriptions"): the same secret, the telegrams committed from then on, the failed
+// deliveries redeliverable by hand under their webhook-id; only with `webhook.manage`, only one's own.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -121,6 +121,96 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
     );
     assert.equal(ofIt.length, 0);
     assert.equal(receiver.received.length, 4);
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
+
+test('its owner disables a webhook: nothing is queued or sent until it is enabled again; its pending deliveries fail, and are recovered once it is', async () => {
+  const receiver = await startReceiver({ status: 500 });
+  const server = await startTestServer({
+    listen: false,
+    config: { webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 },
+  });
+  try {
+    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const manage = await apiKey(server, account.id, [
+      'webhook.manage',
+      'webhook.list',
+      'telegram.get.earthquake',
+    ]);
+    const created = await getJson(server, '/v2/webhook', {
+      method: 'POST',
+      headers: { ...manage, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
+    });
+    const id = created.body.id as number;
+    const change = (
+      what: 'enable' | 'disable',
+      headers: Record<string, string> = manage,
+      which: number | string = id,
+    ) => getJson(server, `/v2/webhook/${which}/${what}`, { method: 'POST', headers });
+    const stateOf = async (serial: number) =>
+      (
+        await server.ctx.db.query<{ state: string }>(
+          'SELECT state FROM webhook_deliveries WHERE subscription_id = $1 AND serial = $2',
+          [id, serial],
+        )
+      )[0]?.state;
+
+    // A delivery whose first attempt failed waits an hour for its next.
+    const pending = await ingestVariant(server, QUAKE);
+    await waitFor(() => receiver.received.length === 1, { message: 'the first attempt' });
+    await waitFor(
+      async () =>
+        (
+          await server.ctx.db.query(
+            'SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND attempts = 1 AND lease_until IS NULL',
+            [id],
+          )
+        ).length === 1,
+      { message: 'its failure recorded' },
+    );
+    assert.equal(await stateOf(pending), 'pending');
+
+    // Only with webhook.manage, only one's own.
+    const listOnly = await apiKey(server, account.id, ['webhook.list']);
+    assert.equal((await change('disable', listOnly)).status, 403);
+    const other = await server.createAccount({ contracts: ['telegram.earthquake'] });
+    const stranger = await apiKey(server, other.account.id, ['webhook.manage']);
+    assert.equal((await change('disable', stranger)).status, 404);
+    assert.equal((await change('disable', manage, 'x')).status, 404);
+
+    const disabled = await change('disable');
+    assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
+    assert.equal(disabled.body.state, 'disabled');
+    assert.equal(disabled.body.disabledReason, 'disabled by its owner');
+    assert.equal(await stateOf(pending), 'failed', 'its pending delivery fails with it');
+    const again = await change('disable');
+    assert.equal(again.status, 200);
+    assert.equal(again.body.state, 'disabled', 'a disabled one is left as it is');
+
+    // A telegram received while it is disabled is neither queued nor sent.
+    receiver.answer({ status: 204 });
+    const meanwhile = await ingestVariant(server, QUAKE);
+
+    const enabled = await change('enable');
+    assert.equal(enabled.body.state, 'active');
+    assert.equal(enabled.body.disabledReason, null);
+    const next = await ingestVariant(server, QUAKE);
+    await waitFor(() => receiver.accepted.length === 1, { message: 'the next telegram' });
+    assert.equal(receiver.accepted[0]!.headers['webhook-id'], `msg_${id}_${next}`);
+    const recovered = await getJson(server, `/v2/webhook/${id}/recover?datetime=2020-01-01T00:00:00Z~`, {
+      method: 'POST',
+      headers: manage,
+    });
+    assert.equal(recovered.body.recovered, 1);
+    await waitFor(() => receiver.accepted.length === 2, { message: 'the failed one recovered' });
+    assert.equal(receiver.accepted[1]!.headers['webhook-id'], `msg_${id}_${pending}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await stateOf(meanwhile), undefined, 'never queued');
+    assert.equal(receiver.received.length, 3);
   } finally {
     await server.close();
     await receiver.close();

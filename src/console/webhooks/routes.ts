@@ -8,6 +8,7 @@ import { KEPT_TOKEN, keepsStoredToken } from '../../webhooks/note-options.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import {
   deleteSubscription,
+  disableSubscription,
   enableSubscription,
   rotateSecret,
   updateSubscription,
@@ -209,7 +210,8 @@ function listRoutes(area: App, ctx: AppContext, service: WebhookService): void {
 }
 
 /** What a webhook's page is asked: the notice of what was just done, and which deliveries to list. */
-type PageQuery = 'tested' | 'redelivered' | 'recovered' | 'enabled' | 'updated' | 'deliveries' | 'before';
+type PageQuery =
+  'tested' | 'redelivered' | 'recovered' | 'enabled' | 'disabled' | 'updated' | 'deliveries' | 'before';
 
 /** The notice of what was just done, which the redirect after it names. */
 function pageNotice(query: QueryOf<PageQuery>, lang: Visit['lang']): string | undefined {
@@ -217,7 +219,12 @@ function pageNotice(query: QueryOf<PageQuery>, lang: Visit['lang']): string | un
   const recovered = rowId(query.recovered);
   if (query.recovered === '0') return t.recoveredNone;
   if (recovered !== null) return t.recovered.replace('%s', () => String(recovered));
-  const notices = { redelivered: t.redelivered, enabled: t.enabled, updated: t.updated } as const;
+  const notices = {
+    redelivered: t.redelivered,
+    enabled: t.enabled,
+    disabled: t.disabledNotice,
+    updated: t.updated,
+  } as const;
   const notice = (Object.keys(notices) as (keyof typeof notices)[]).find((k) => query[k] === '1');
   return notice && notices[notice];
 }
@@ -292,15 +299,20 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
   });
 }
 
-/** A webhook's settings: changed, its secret rotated, enabled again. */
+/** A webhook's settings: changed, its secret rotated, disabled and enabled again. */
 function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): void {
-  area.post<WebhookParams>(paths.webhookEnable, onWebhook, async (request, reply) => {
-    const { visit } = request;
-    const id = rowId(request.params.id);
-    const enabled = id === null ? null : await enableSubscription(ctx.db, visit.account.id, id);
-    if (!enabled) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
-    return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, enabled.id)}?enabled=1`);
-  });
+  for (const [path, change, done] of [
+    [paths.webhookEnable, enableSubscription, 'enabled'],
+    [paths.webhookDisable, disableSubscription, 'disabled'],
+  ] as const) {
+    area.post<WebhookParams>(path, onWebhook, async (request, reply) => {
+      const { visit } = request;
+      const id = rowId(request.params.id);
+      const changed = id === null ? null : await change(ctx.db, visit.account.id, id);
+      if (!changed) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
+      return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, changed.id)}?${done}=1`);
+    });
+  }
 
   /** The settings form of `s`: a Misskey webhook's token is stored, and kept when none is typed. */
   const editOf = (s: Subscription) => ({ id: s.id, keepsToken: s.format === 'misskey' });

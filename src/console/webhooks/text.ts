@@ -108,6 +108,10 @@ type Key =
   | 'noDelivery'
   | 'disabledNoRedelivery'
   | 'enable'
+  | 'disable'
+  | 'disableHint'
+  | 'disabledNotice'
+  | 'disabledByOwner'
   | 'enableHint'
   | 'enabled'
   | 'rotate'
@@ -240,6 +244,11 @@ export const webhooksText: Messages<Key> = {
       'No such delivery of this webhook that can be redelivered (a test event is sent again by another test).',
     disabledNoRedelivery:
       'This webhook is disabled: nothing is delivered to it. Enable it again first, on its page.',
+    disable: 'Disable',
+    disableHint:
+      'Pauses the webhook: nothing is posted to its URL until it is enabled again, and the telegrams received meanwhile are not sent. Its pending deliveries fail; once it is enabled again they can be redelivered.',
+    disabledNotice: 'The webhook is disabled: nothing is posted to its URL until it is enabled again.',
+    disabledByOwner: 'disabled by you',
     enable: 'Enable again',
     enableHint:
       'It receives the telegrams received from now on, signed with the same secret; those received while it was disabled are not sent. Its failed deliveries can then be redelivered below, one by one or all those of a time. Send a test first to see that the receiver answers.',
@@ -376,6 +385,11 @@ export const webhooksText: Messages<Key> = {
       'このWebhookに再配信できるそのような配信はありません（テストイベントはもう一度テスト送信してください）。',
     disabledNoRedelivery:
       'このWebhookは無効になっているため配信されません。先にWebhookのページで再び有効にしてください。',
+    disable: '無効にする',
+    disableHint:
+      'Webhookを一時停止します。再び有効にするまでURLへは何も送らず、その間に受信した電文も送りません。配信待ちの配信は失敗になり、再び有効にした後で再配信できます。',
+    disabledNotice: 'Webhookを無効にしました。再び有効にするまでURLへは何も送りません。',
+    disabledByOwner: 'あなたが無効にしました',
     enable: '再び有効にする',
     enableHint:
       'これから受信する電文を、同じシークレットで署名して配信します。無効だった間に受信した電文は送られません。失敗した配信は、有効にした後で下から1件ずつ、または期間を選んでまとめて再配信できます。先にテスト送信で受信側が応答することを確かめてください。',

@@ -165,13 +165,19 @@ function recoverForm(v: WebhookView): SafeHtml | null {
 <button type="submit">${t.recover}</button></form>`;
 }
 
-/** A disabled webhook's way back: enabled again by its owner (docs/webhooks.md "Subscriptions"). */
-function enableForm(v: WebhookView): SafeHtml | null {
-  if (v.subscription.state !== 'disabled') return null;
+/**
+ * A disabled webhook's way back, enabled again by its owner; an active one's pause (docs/webhooks.md
+ * "Subscriptions").
+ */
+function stateForm(v: WebhookView): SafeHtml {
   const t = webhooksText[v.lang];
-  return markup`<h2>${t.enable}</h2>
-<form method="post" action="${v.origin + pathOf(paths.webhookEnable, v.subscription.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
-<p class="muted" id="enable-hint">${t.enableHint}</p><button type="submit" aria-describedby="enable-hint">${t.enable}</button></form>`;
+  const disabled = v.subscription.state === 'disabled';
+  const [path, label, hint] = disabled
+    ? [paths.webhookEnable, t.enable, t.enableHint]
+    : [paths.webhookDisable, t.disable, t.disableHint];
+  return markup`<h2>${label}</h2>
+<form method="post" action="${v.origin + pathOf(path, v.subscription.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+<p class="muted" id="state-hint">${hint}</p><button type="submit"${disabled ? null : markup` class="secondary"`} aria-describedby="state-hint">${label}</button></form>`;
 }
 
 /**
@@ -218,7 +224,7 @@ ${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}
 <h2>${t.settings}</h2>
 ${settings(v)}
 <p><a href="${pathOf(paths.webhookEdit, s.id)}" id="edit-link">${t.edit}</a></p>
-${enableForm(v)}
+${s.state === 'disabled' ? stateForm(v) : null}
 <h2>${t.sendTest}</h2>
 <form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
 <p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>
@@ -226,6 +232,7 @@ ${enableForm(v)}
 ${deliveryList(v)}
 ${recoverForm(v)}
 ${secretSection(v)}
+${s.state === 'active' ? stateForm(v) : null}
 <h2>${t.delete}</h2>
 <p class="muted">${t.deleteHint}</p>
 <p><a href="${pathOf(paths.webhookDelete, s.id)}" id="delete-link">${t.delete}</a></p>`,

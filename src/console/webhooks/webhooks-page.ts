@@ -2,7 +2,7 @@ import { planByClassification } from '../../accounts/plans.ts';
 import { INTENSITIES } from '../../telegrams/facts.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
 import { MISSKEY_VISIBILITIES, type MisskeyVisibility } from '../../webhooks/formats/misskey.ts';
-import { WEBHOOK_FORMATS, type Subscription } from '../../webhooks/subscriptions.ts';
+import { DISABLED_BY_OWNER, WEBHOOK_FORMATS, type Subscription } from '../../webhooks/subscriptions.ts';
 import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
 import { fieldError, formatTime, invalidAttrs, notice } from '../layout.ts';
@@ -36,9 +36,11 @@ export function shownUrl(raw: string): string {
 /** The state of a subscription in words: active (failing since…), or disabled with its reason. */
 export function stateText(s: Subscription, lang: Lang): string {
   const t = webhooksText[lang];
-  // Disabled by its failing streak (the one reason there is), said in the page's language and time.
+  // Disabled by its failing streak or its owner, said in the page's language (and time).
   if (s.state === 'disabled' && s.failingSince)
     return `${t.disabled}: ${t.disabledFailing} ${formatTime(s.failingSince)}`;
+  if (s.state === 'disabled' && s.disabledReason === DISABLED_BY_OWNER)
+    return `${t.disabled}: ${t.disabledByOwner}`;
   if (s.state === 'disabled') return `${t.disabled}: ${s.disabledReason ?? '—'}`;
   return s.failingSince ? `${t.active} (${t.failingSince} ${formatTime(s.failingSince)})` : t.active;
 }

@@ -181,7 +181,7 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
   }
 });
 
-test('a disabled webhook is enabled again from its page by keyboard, in Japanese; the next telegram arrives', async () => {
+test('a disabled webhook is enabled again from its page by keyboard, in Japanese; the next telegram arrives; disabled again by its owner', async () => {
   const { context, page } = await signedIn({ ...SIZES[0], lang: 'ja' });
   const created = await madeWebhook('ja');
   const id = created.subscription.id;
@@ -236,6 +236,13 @@ test('a disabled webhook is enabled again from its page by keyboard, in Japanese
         message: 'the next telegram at the receiver',
       },
     );
+
+    // Its owner pauses it, by the button below the secret's; the page says so, and offers it back.
+    await pressOn(page, 'button:has-text("無効にする")', 'Enter');
+    assert.match(await page.locator('.notice').innerText(), /Webhookを無効にしました/);
+    assert.equal(await page.locator('#webhook-state').innerText(), '無効: あなたが無効にしました');
+    assert.equal(await page.getByRole('button', { name: '再び有効にする' }).count(), 1);
+    await assertAccessible(page, 'webhook disabled by its owner');
   } finally {
     await context.close();
     await dropWebhook(id);
@@ -459,6 +466,9 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
         ['/account/webhooks', form],
         [`/account/webhooks/${id}/test`, {}],
         [`/account/webhooks/${id}/enable`, {}],
+        [`/account/webhooks/${id}/disable`, {}],
+        [`/account/webhooks/${id}/recover`, { period: 'all' }],
+        [`/account/webhooks/${id}/redeliver`, { delivery: '1' }],
         [`/account/webhooks/${id}/edit`, form],
         [`/account/webhooks/${id}/secret`, { previous: 'none', secretFrom: new Date().toISOString() }],
         [`/account/webhooks/${id}/delete`, {}],
@@ -472,6 +482,7 @@ test('forms without their CSRF token are refused (403) and change nothing', asyn
       }
     }
     assert.equal((await subscriptions()).length, 1, 'nothing created or deleted');
+    assert.equal((await subscriptions())[0]!.state, 'active', 'not disabled');
     assert.equal(receiver.received.length, heard, 'no test event sent');
   } finally {
     await context.close();
