@@ -299,25 +299,32 @@ export type UpdateOutcome =
  * Changes one of the account's subscriptions to `spec` in place: its id, secret, state and deliveries
  * stay, and the telegrams the queuer matches from then on are matched with the new settings. With
  * `newClassifications`, those the account has no contract for are dropped (`no-contract` when none
- * is left), as at creation; otherwise they are kept as they are (a contract that ended meanwhile
- * stops their deliveries, and one that returns starts them again). With `keepToken`, the Misskey
- * token stays the stored one.
+ * is left), as at creation, but for those of `held` (the ones it holds that the change keeps);
+ * otherwise they are kept as they are (a contract that ended meanwhile stops their deliveries, and
+ * one that returns starts them again). With `keepToken`, the Misskey token stays the stored one.
  */
 export async function updateSubscription(
   db: Db,
   box: SecretBox,
   accountId: number,
   id: number,
-  change: { spec: SubscriptionSpec; host: string; newClassifications: boolean; keepToken: boolean },
+  change: {
+    spec: SubscriptionSpec;
+    host: string;
+    newClassifications: boolean;
+    keepToken: boolean;
+    /** Classifications the subscription holds that stay without a running contract (the console's form). */
+    held?: readonly string[];
+  },
 ): Promise<UpdateOutcome> {
-  const { spec, host, newClassifications, keepToken } = change;
+  const { spec, host, newClassifications, keepToken, held = [] } = change;
   const token = keepToken || spec.token === null ? null : box.seal(spec.token);
   return triedPastDeadlocks(() =>
     db.tx(async (q) => {
       let classifications = [...new Set(spec.classifications)];
       if (newClassifications) {
         const contracted = await contractedClassifications(q, accountId);
-        classifications = classifications.filter((c) => contracted.has(c));
+        classifications = classifications.filter((c) => contracted.has(c) || held.includes(c));
         if (classifications.length === 0) return { ok: false, reason: 'no-contract' } as const;
       }
       // The version first: every queuer matches the next telegram with the new settings.

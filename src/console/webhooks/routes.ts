@@ -70,6 +70,17 @@ async function ownWebhook(
   return found;
 }
 
+/** The webhook a settings form changes: `keepsToken`, a Misskey one's token is stored. */
+interface Edit {
+  id: number;
+  keepsToken: boolean;
+  classifications: readonly string[];
+}
+
+/** The classifications the webhook holds that no running contract delivers: kept while ticked. */
+const heldWithoutContract = (edit: Edit, contracted: ReadonlySet<string>) =>
+  edit.classifications.filter((c) => !contracted.has(c));
+
 async function showForm(
   ctx: AppContext,
   reply: FastifyReply,
@@ -79,19 +90,17 @@ async function showForm(
     values: WebhookFormValues;
     problems?: WebhookProblems;
     alert?: string | SafeHtml;
-    edit?: { id: number; keepsToken: boolean };
+    edit?: Edit;
   },
 ) {
   const contracted = await contractedClassifications(ctx.db, visit.account.id);
+  const edit = form.edit && { ...form.edit, held: heldWithoutContract(form.edit, contracted) };
   return sendPage(
     reply,
     status,
     renderWebhookFormPage({
       lang: visit.lang,
-      header: visit.header(
-        'webhooks',
-        form.edit ? pathOf(paths.webhookEdit, form.edit.id) : paths.webhookNew,
-      ),
+      header: visit.header('webhooks', edit ? pathOf(paths.webhookEdit, edit.id) : paths.webhookNew),
       origin: visit.origin,
       csrf: visit.csrf,
       values: form.values,
@@ -99,7 +108,7 @@ async function showForm(
       newest: await newestId(ctx.db, 'webhook_subscriptions', visit.account.id),
       problems: form.problems ?? {},
       alert: form.alert,
-      edit: form.edit,
+      edit,
     }),
   );
 }
@@ -315,7 +324,11 @@ function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): vo
   }
 
   /** The settings form of `s`: a Misskey webhook's token is stored, and kept when none is typed. */
-  const editOf = (s: Subscription) => ({ id: s.id, keepsToken: s.format === 'misskey' });
+  const editOf = (s: Subscription): Edit => ({
+    id: s.id,
+    keepsToken: s.format === 'misskey',
+    classifications: s.filter.classifications,
+  });
 
   area.get<WebhookParams>(paths.webhookEdit, async (request, reply) => {
     const { visit } = request;
@@ -332,14 +345,15 @@ function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): vo
     const values = webhookFormValues(checkedForm(request));
     const keepToken = keepsStoredToken(s.format, values.format, values.token !== '');
     const contracted = await contractedClassifications(ctx.db, visit.account.id);
+    const held = heldWithoutContract(edit, contracted);
     const checked = checkWebhookForm(
       keepToken ? { ...values, token: KEPT_TOKEN } : values,
-      contracted,
+      new Set([...contracted, ...held]),
       ctx.config.webhookAllowPrivate,
       visit.lang,
     );
     if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems, edit });
-    const change = { spec: checked.spec, host: checked.host, newClassifications: true, keepToken };
+    const change = { spec: checked.spec, host: checked.host, newClassifications: true, keepToken, held };
     const updated = await updateSubscription(ctx.db, service.box, visit.account.id, s.id, change);
     if (!updated.ok && updated.reason === 'no-contract') {
       const problems = { classifications: webhookRules[visit.lang].notContracted };

@@ -128,6 +128,7 @@ type Key =
   | 'editTitle'
   | 'save'
   | 'tokenKeep'
+  | 'heldNoContract'
   | 'updated';
 
 export const webhooksText: Messages<Key> = {
@@ -267,6 +268,7 @@ export const webhooksText: Messages<Key> = {
     editTitle: 'Change a webhook',
     save: 'Save the settings',
     tokenKeep: 'Misskey only. Leave it empty to keep the token stored; a token typed replaces it.',
+    heldNoContract: 'no running contract: delivered again when one is; kept while ticked',
     updated: 'The settings were saved. The next telegram goes where and as they say; the secret is the same.',
     rotatedAlready:
       "This form was sent already and the secret rotated; the new secret was shown then and is not shown again. Nothing was rotated now. To rotate again, use the form on the webhook's page.",
@@ -410,6 +412,7 @@ export const webhooksText: Messages<Key> = {
     save: '設定を保存',
     tokenKeep:
       'Misskeyのみ。空のままにすると保存済みのトークンを使い続けます。入力するとそのトークンに置き換えます。',
+    heldNoContract: '契約が終了しています。契約が再開すると再び配信します（チェックしている間は保持）',
     updated: '設定を保存しました。次の電文から新しい設定で送ります。シークレットは変わりません。',
     rotatedAlready:
       'このフォームは送信済みで、シークレットは更新されています。新しいシークレットはそのときに表示したもので、再び表示されることはありません。今回は何も更新していません。もう一度更新する場合は、Webhookのページのフォームを使ってください。',

@@ -105,8 +105,11 @@ export interface WebhookFormView {
   newest: number;
   /** A problem of the whole form (the account's cap, the form sent already). */
   alert?: string | SafeHtml;
-  /** The form changes this webhook rather than creating one; `keepsToken`: a Misskey one's token is stored. */
-  edit?: { id: number; keepsToken: boolean };
+  /**
+   * The form changes this webhook rather than creating one; `keepsToken`: a Misskey one's token is
+   * stored; `held`: its classifications that no running contract delivers (kept while ticked).
+   */
+  edit?: { id: number; keepsToken: boolean; held: readonly string[] };
 }
 
 /** A group of radio buttons, one per value, labelled by `label(value)`. */
@@ -155,14 +158,15 @@ ${fieldError(field, error)}`;
 function classificationField(v: WebhookFormView): SafeHtml {
   const t = webhooksText[v.lang];
   const error = v.problems.classifications;
-  const boxes = v.contracted.map(
+  const held = v.edit?.held ?? [];
+  const boxes = [...v.contracted, ...held].map(
     (c, i) =>
       markup`<label for="classification-${i}"><input type="checkbox" id="classification-${i}" name="classifications" value="${c}"${
         v.values.classifications.includes(c) ? markup` checked` : null
-      }> ${planByClassification(c)?.name ?? c} <code>${c}</code></label>`,
+      }> ${planByClassification(c)?.name ?? c} <code>${c}</code>${held.includes(c) ? markup` <span class="muted">(${t.heldNoContract})</span>` : null}</label>`,
   );
   const none =
-    v.contracted.length === 0
+    v.contracted.length === 0 && held.length === 0
       ? markup`<p class="pointer" id="no-contract">${t.noContract} <a href="${paths.contracts}">${t.contractsLink}</a></p>`
       : null;
   return markup`<fieldset id="classifications"${error ? markup` aria-describedby="classifications-error"` : null}><legend>${t.classifications}</legend>

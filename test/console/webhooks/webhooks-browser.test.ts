@@ -440,6 +440,31 @@ test("a webhook's settings are changed by keyboard: refused input shown beside i
     await pressOn(page, 'button:has-text("Send a test")', 'Enter');
     const test = receiver.received[heard]!;
     new Webhook(created.secret).verify(test.body, test.headers);
+
+    // A classification whose contract ended is offered ticked, marked so, and kept by a save; unticked, it goes.
+    await server.ctx.db.query(
+      `UPDATE webhook_subscriptions SET classifications = ARRAY['telegram.earthquake', 'telegram.volcano'] WHERE id = $1`,
+      [id],
+    );
+    const volcano = page.getByRole('checkbox', { name: /telegram\.volcano/ });
+    await page.goto(`${server.url}/account/webhooks/${id}/edit`);
+    assert.ok(await volcano.isChecked());
+    assert.match(
+      await page.locator('label', { hasText: 'telegram.volcano' }).innerText(),
+      /no running contract/,
+    );
+    await typeInto(page, '#areas', '');
+    await submit(page);
+    const classificationsNow = async () =>
+      (await subscriptions()).find((s) => s.id === id)!.filter.classifications;
+    assert.deepEqual(await classificationsNow(), ['telegram.earthquake', 'telegram.volcano']);
+    await page.goto(`${server.url}/account/webhooks/${id}/edit`);
+    await volcano.focus();
+    await page.keyboard.press('Space');
+    await submit(page);
+    assert.deepEqual(await classificationsNow(), ['telegram.earthquake']);
+    await page.goto(`${server.url}/account/webhooks/${id}/edit`);
+    assert.equal(await volcano.count(), 0, 'no longer offered');
   } finally {
     await context.close();
     await dropWebhook(id);
