@@ -33,6 +33,8 @@ import {
   keepsStoredToken,
 } from '../webhooks/note-options.ts';
 import type { WebhookService } from '../webhooks/service.ts';
+import { telegramForTest } from '../webhooks/test-event.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
 import {
   MAX_SUBSCRIPTIONS_PER_ACCOUNT,
   WEBHOOK_FORMATS,
@@ -70,6 +72,8 @@ export const webhookMessages = {
   token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
   visibility: `The \`visibility\` is one of ${MISSKEY_VISIBILITIES.join(', ')}, and only with format \`misskey\`.`,
   localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
+  telegramId:
+    'The `telegramId` names no stored telegram of a classification this webhook receives and the account has a contract for.',
   previousValidSeconds: `The \`previousValidSeconds\` is a whole number of seconds from 0 to ${MAX_PREVIOUS_SECRET_MS / 1000} (7 days).`,
 } as const;
 
@@ -308,6 +312,23 @@ function registerReads(app: App, ctx: AppContext): void {
   });
 }
 
+/**
+ * The stored telegram a test carries (`telegramId`), checked: one of the webhook's classifications
+ * that the account has a contract for, and that the key may read; undefined when none is asked.
+ */
+async function carriedTelegram(
+  ctx: AppContext,
+  principal: Principal,
+  s: Subscription,
+  raw: unknown,
+): Promise<TelegramRecord | undefined> {
+  if (raw === undefined) return undefined;
+  const found = typeof raw === 'string' ? await telegramForTest(ctx.db, s, raw) : null;
+  if (!found) throw new HttpError('INVALID_FIELD', { detail: webhookMessages.telegramId });
+  requireClassScopes(principal, [found.classification]);
+  return found;
+}
+
 /** `DELETE /v2/webhook/:id`, its test event, disabling and enabling it, its secret's rotation; redeliveries. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
@@ -325,25 +346,30 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
       throw new HttpError('WEBHOOK_NOT_FOUND');
     return reply.code(204).send();
   });
-  app.post('/v2/webhook/:id/test', { config, schema: idParams }, async (request) => {
-    const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
-    const tested = await service.sendTest(s);
-    if (!tested) throw new HttpError('WEBHOOK_NOT_FOUND');
-    const { deliveryId, messageId, outcome } = tested;
-    return okBody(
-      {
-        delivery: {
-          id: deliveryId,
-          webhookId: messageId,
-          delivered: outcome.ok,
-          status: outcome.status,
-          error: outcome.error,
-          durationMs: Math.round(outcome.durationMs),
+  app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
+    '/v2/webhook/:id/test',
+    { config, schema: idParams },
+    async (request) => {
+      const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
+      const telegram = await carriedTelegram(ctx, request.principal, s, request.query.telegramId);
+      const tested = await service.sendTest(s, telegram);
+      if (!tested) throw new HttpError('WEBHOOK_NOT_FOUND');
+      const { deliveryId, messageId, outcome } = tested;
+      return okBody(
+        {
+          delivery: {
+            id: deliveryId,
+            webhookId: messageId,
+            delivered: outcome.ok,
+            status: outcome.status,
+            error: outcome.error,
+            durationMs: Math.round(outcome.durationMs),
+          },
         },
-      },
-      ctx.clock.now(),
-    );
-  });
+        ctx.clock.now(),
+      );
+    },
+  );
   for (const [path, change] of [
     ['/v2/webhook/:id/enable', enableSubscription],
     ['/v2/webhook/:id/disable', disableSubscription],

@@ -261,10 +261,23 @@ export async function findStored(q: Queryable, t: PreparedTelegram): Promise<Sto
 }
 
 /** The full telegram with this serial (the real-time delivery reads it after the bus announces it). */
-export async function loadTelegram(q: Queryable, serial: number): Promise<TelegramRecord | null> {
+export function loadTelegram(q: Queryable, serial: number): Promise<TelegramRecord | null> {
+  return loadOne(q, 'serial', serial);
+}
+
+/** The full telegram of this id (the API's telegram id), or null. */
+export function loadTelegramById(q: Queryable, id: string): Promise<TelegramRecord | null> {
+  return loadOne(q, 'id', id);
+}
+
+async function loadOne(
+  q: Queryable,
+  key: 'serial' | 'id',
+  value: number | string,
+): Promise<TelegramRecord | null> {
   const rows = await q.query<Row>(
-    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams WHERE serial = $1`,
-    [serial],
+    `SELECT ${SUMMARY_COLUMNS}, ${BODY_COLUMN} FROM telegrams WHERE ${key} = $1`,
+    [value],
   );
   return rows[0] ? { ...toSummary(rows[0]), body: bodyOf(rows[0]) } : null;
 }

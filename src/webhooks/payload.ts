@@ -55,7 +55,7 @@ export function isPostFormat(format: string): format is PostFormat {
 }
 
 /** The JSON conversion's document of a telegram (itself when it is one), parsed; null when none. */
-async function documentOf(q: Queryable, record: TelegramRecord): Promise<unknown | null> {
+export async function documentOf(q: Queryable, record: TelegramRecord): Promise<unknown | null> {
   const conversion =
     record.format === 'json' ? record : record.head.xml ? await loadConversionOf(q, record.id) : null;
   if (!conversion) return null;

@@ -11,8 +11,9 @@ import { backlog, pruneEnded, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder } from './payload.ts';
 import { Queuer } from './queuer.ts';
 import { Sender } from './sender.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
 import type { Subscription } from './subscriptions.ts';
-import { sendTestEvent, type TestOutcome } from './test-event.ts';
+import { sendTestEvent, testTelegram, type TestOutcome } from './test-event.ts';
 import { DeliveryWorker } from './worker.ts';
 
 /** Attempts at once per process, and to one host. */
@@ -64,8 +65,8 @@ declare module 'fastify' {
 export interface WebhookService {
   readonly box: SecretBox;
   /** Sends a test event to the subscription now and records it. */
-  /** Null when the subscription was deleted meanwhile. */
-  sendTest(subscription: Subscription): Promise<TestOutcome | null>;
+  /** A test event, carrying `telegram`'s post when given; null when the subscription was deleted meanwhile. */
+  sendTest(subscription: Subscription, telegram?: TelegramRecord): Promise<TestOutcome | null>;
   /** A redelivery or a new subscription: look at the queue now. */
   wake(): void;
   /** Resolves once everything committed before the call is queued (tests, benchmarks); at once where this process does not deliver. */
@@ -95,7 +96,10 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const delivery = config.webhookDelivery ? await startDelivery(ctx, box, sender, onError) : null;
   return {
     box,
-    sendTest: (subscription) => sendTestEvent(db, box, sender, subscription),
+    sendTest: async (subscription, telegram) => {
+      const carried = telegram ? await testTelegram(db, telegram, processServerName(ctx)) : null;
+      return sendTestEvent(db, box, sender, subscription, carried);
+    },
     wake: () => delivery?.worker.wake(),
     settled: async () => {
       await delivery?.queuer.settled();

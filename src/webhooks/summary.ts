@@ -121,6 +121,11 @@ function markOf(status: string, title: string): Mark {
   return null;
 }
 
+/** A telegram's summary for a test of a webhook (docs/webhooks.md "Testing"): marked as a test, so never loud. */
+export function markedAsTest(summary: TelegramSummary): TelegramSummary {
+  return finish({ ...summary, mark: 'test' });
+}
+
 /** The summary with its severity: a training or test telegram is never louder than `default`. */
 function finish(summary: Omit<TelegramSummary, 'severity'>): TelegramSummary {
   const severity = severityOf(summary);

@@ -1,17 +1,81 @@
 /**
- * The test event of `POST /v2/webhook/:id/test` (docs/webhooks.md): sent at once to the
- * subscription, signed like a delivery, and recorded with its outcome (not redelivered).
+ * The test event of `POST /v2/webhook/:id/test` (docs/webhooks.md "Testing"): sent at once to the
+ * subscription, signed like a delivery, and recorded with its outcome (not redelivered). With a
+ * stored telegram, the test carries what that telegram's delivery would post, marked as a test.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/types.ts';
+import { contractedClassifications } from '../accounts/contracts.ts';
+import type { Db, Queryable } from '../db/types.ts';
+import { dataMessage } from '../realtime/protocol.ts';
 import type { SecretBox } from '../security/sealed.ts';
+import { TELEGRAM_ID_PATTERN } from '../telegrams/resume-point.ts';
+import type { TelegramRecord } from '../telegrams/record.ts';
+import { loadConversionOf, loadTelegram, loadTelegramById } from '../telegrams/store.ts';
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
 import { misskeyOptions, type MisskeyOptions } from './formats/misskey.ts';
-import { isPostFormat } from './payload.ts';
+import { documentOf, isPostFormat } from './payload.ts';
 import { renderPost } from './render.ts';
 import type { Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 import { secretsOf, type Subscription } from './subscriptions.ts';
+import { markedAsTest, summarize } from './summary.ts';
+import type { TelegramSummary } from './types.ts';
+
+const TELEGRAM_ID = new RegExp(TELEGRAM_ID_PATTERN);
+
+/**
+ * The stored telegram a test of the subscription may carry: one of its classifications that the
+ * account has a contract for; null otherwise, as for an id that names none.
+ */
+export async function telegramForTest(
+  q: Queryable,
+  subscription: Subscription,
+  telegramId: string,
+): Promise<TelegramRecord | null> {
+  if (!TELEGRAM_ID.test(telegramId)) return null;
+  const given = await loadTelegramById(q, telegramId);
+  if (!given || !subscription.filter.classifications.includes(given.classification)) return null;
+  const contracted = await contractedClassifications(q, subscription.accountId);
+  return contracted.has(given.classification) ? inMode(q, given, subscription.filter.formatMode) : null;
+}
+
+/**
+ * The telegram as the webhook's mode delivers it: the JSON mode an XML telegram's conversion, the raw
+ * mode a conversion's XML telegram (either id may be given); itself when it has no other form.
+ */
+async function inMode(
+  q: Queryable,
+  given: TelegramRecord,
+  mode: Subscription['filter']['formatMode'],
+): Promise<TelegramRecord> {
+  if (mode === 'json' && given.format === 'xml') {
+    const conversion = await loadConversionOf(q, given.id);
+    return (conversion && (await loadTelegram(q, conversion.serial))) ?? given;
+  }
+  if (mode === 'raw' && given.conversion)
+    return (await loadTelegramById(q, given.conversion.originalId)) ?? given;
+  return given;
+}
+
+/** A stored telegram a test carries, read for its post: its conversion's document and its `data` message. */
+export interface TestTelegram {
+  record: TelegramRecord;
+  document: unknown | null;
+  message: Buffer;
+}
+
+/** What a test of `record` posts, as this process (`serverName`) would deliver it. */
+export async function testTelegram(
+  q: Queryable,
+  record: TelegramRecord,
+  serverName: string,
+): Promise<TestTelegram> {
+  const message = dataMessage(record, [
+    { name: 'ingest', time: record.receivedTime },
+    { name: serverName, time: new Date().toISOString() },
+  ]);
+  return { record, document: await documentOf(q, record), message };
+}
 
 export interface TestOutcome {
   deliveryId: number;
@@ -19,12 +83,16 @@ export interface TestOutcome {
   outcome: AttemptOutcome;
 }
 
-/** Sends a test event to the subscription now and records it; null when it was deleted meanwhile. */
+/**
+ * Sends a test event to the subscription now (carrying `telegram`'s post when given) and records it;
+ * null when it was deleted meanwhile.
+ */
 export async function sendTestEvent(
   db: Db,
   box: SecretBox,
   sender: Sender,
   subscription: Subscription,
+  telegram: TestTelegram | null = null,
 ): Promise<TestOutcome | null> {
   const messageId = `msg_test_${randomBytes(12).toString('base64url')}`;
   const secrets = await secretsOf(db, box, subscription.id);
@@ -39,7 +107,8 @@ export async function sendTestEvent(
     };
   } else {
     const now = new Date();
-    const post = testBody(subscription, messageId, now, misskeyOptions(secrets.token, subscription));
+    const misskey = misskeyOptions(secrets.token, subscription);
+    const post = testBody(subscription, messageId, now, misskey, telegram);
     const body = Buffer.from(post.body);
     const headers = {
       ...post.headers,
@@ -57,12 +126,17 @@ export async function sendTestEvent(
   return deliveryId === null ? null : { deliveryId, messageId, outcome };
 }
 
-/** The body of a test event: the `data` format names it plainly, a ready-made post is marked as a test. */
+/**
+ * The body of a test event: the `data` format names it plainly (and holds the telegram's `data`
+ * message under `telegram`), a ready-made post is marked as a test (the telegram's post, or a line
+ * saying it is a test).
+ */
 function testBody(
   subscription: Subscription,
   messageId: string,
   now: Date,
   misskey: MisskeyOptions | null,
+  telegram: TestTelegram | null,
 ): { headers: Record<string, string>; body: string } {
   if (!isPostFormat(subscription.format)) {
     const body = {
@@ -71,22 +145,28 @@ function testBody(
       id: messageId,
       webhook: subscription.id,
       time: now.toISOString(),
+      ...(telegram ? { telegram: JSON.parse(telegram.message.toString('utf8')) as unknown } : {}),
     };
     return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
   }
-  const summary = {
+  const told = telegram && summarize(telegram.record, telegram.document);
+  const summary = told ? markedAsTest(told) : plainTest(subscription.lang, now);
+  return renderPost(subscription.format, summary, subscription.lang, misskey === null ? {} : { misskey });
+}
+
+/** The test event's own post: a line saying it is a test. */
+function plainTest(lang: 'ja' | 'en', now: Date): TelegramSummary {
+  return {
     type: 'TEST',
-    category: 'other' as const,
-    title: subscription.lang === 'ja' ? 'Namazu webhook のテスト' : 'Namazu webhook test',
-    mark: 'test' as const,
+    category: 'other',
+    title: lang === 'ja' ? 'Namazu webhook のテスト' : 'Namazu webhook test',
+    mark: 'test',
     infoType: '発表',
-    severity: 'low' as const,
+    severity: 'low',
     reportTime: now.toISOString(),
     eventId: null,
-    headline:
-      subscription.lang === 'ja' ? 'これは webhook のテスト送信です。' : 'This is a test of the webhook.',
+    headline: lang === 'ja' ? 'これは webhook のテスト送信です。' : 'This is a test of the webhook.',
     text: null,
-    facts: { kind: 'plain' as const },
+    facts: { kind: 'plain' },
   };
-  return renderPost(subscription.format, summary, subscription.lang, misskey === null ? {} : { misskey });
 }

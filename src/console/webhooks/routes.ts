@@ -6,6 +6,8 @@ import type { App } from '../../http/surface.ts';
 import { failedDeliveries, recentDeliveries, recoverFailed, redeliver } from '../../webhooks/deliveries.ts';
 import { KEPT_TOKEN, keepsStoredToken } from '../../webhooks/note-options.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
+import { telegramForTest } from '../../webhooks/test-event.ts';
+import { queryTelegrams } from '../../telegrams/store.ts';
 import {
   deleteSubscription,
   disableSubscription,
@@ -113,6 +115,23 @@ async function showForm(
   );
 }
 
+/** Stored telegrams a test of the webhook may carry, offered on its page. */
+const TEST_TELEGRAMS = 10;
+
+/** The newest stored telegrams (XML, tests included) of the webhook's classifications under contract. */
+async function telegramsToTestWith(ctx: AppContext, accountId: number, s: Subscription) {
+  const contracted = await contractedClassifications(ctx.db, accountId);
+  const classifications = s.filter.classifications.filter((c) => contracted.has(c));
+  if (classifications.length === 0) return [];
+  return queryTelegrams(ctx.db, {
+    classifications,
+    test: 'including',
+    formats: ['xml'],
+    limit: TEST_TELEGRAMS,
+    withXmlReport: true,
+  });
+}
+
 async function showWebhook(
   ctx: AppContext,
   reply: FastifyReply,
@@ -143,6 +162,7 @@ async function showWebhook(
       list,
       olderThan: found.length > RECENT_DELIVERIES ? deliveries[deliveries.length - 1]!.id : null,
       failed: await failedDeliveries(ctx.db, subscription.id),
+      testTelegrams: await telegramsToTestWith(ctx, visit.account.id, subscription),
       ...extra,
     }),
   );
@@ -255,7 +275,10 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
-    const tested = await service.sendTest(s);
+    const chosen = singleValue(checkedForm(request), 'telegram') ?? '';
+    const telegram = chosen === '' ? null : await telegramForTest(ctx.db, s, chosen);
+    if (chosen !== '' && !telegram) return sendErrorPage(reply, 400, webhooksText[visit.lang].noTestTelegram);
+    const tested = await service.sendTest(s, telegram ?? undefined);
     if (!tested) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${tested.deliveryId}`);
   });

@@ -61,6 +61,9 @@ type Key =
   | 'everywhere'
   | 'sendTest'
   | 'sendTestHint'
+  | 'testWhat'
+  | 'testEventOnly'
+  | 'noTestTelegram'
   | 'tested'
   | 'testFailed'
   | 'deliveries'
@@ -193,7 +196,12 @@ export const webhooksText: Messages<Key> = {
     all: 'all',
     everywhere: 'everywhere',
     sendTest: 'Send a test',
-    sendTestHint: 'Posts a signed test event to the URL now and shows what the receiver answered.',
+    sendTestHint:
+      'Posts a signed test event to the URL now and shows what the receiver answered. With a stored telegram chosen, the event carries what its delivery posts, marked as a test.',
+    testWhat: 'What to send',
+    testEventOnly: 'a test event',
+    noTestTelegram:
+      "No such stored telegram of this webhook's classifications: nothing was sent. Choose one on the webhook's page.",
     tested: 'The test event was delivered',
     testFailed: 'The test event was not delivered',
     deliveries: 'Deliveries',
@@ -334,7 +342,12 @@ export const webhooksText: Messages<Key> = {
     all: 'すべて',
     everywhere: '全国',
     sendTest: 'テスト送信',
-    sendTestHint: '署名付きのテストイベントを今すぐURLへ送り、受信側の応答を表示します。',
+    sendTestHint:
+      '署名付きのテストイベントを今すぐURLへ送り、受信側の応答を表示します。保存されている電文を選ぶと、その電文の配信で送る内容を、テストと分かる形で送ります。',
+    testWhat: '送る内容',
+    testEventOnly: 'テストイベント',
+    noTestTelegram:
+      'このWebhookの分類の電文として保存されているものではないため、何も送っていません。Webhookのページで選んでください。',
     tested: 'テストイベントを配信しました',
     testFailed: 'テストイベントを配信できませんでした',
     deliveries: '配信',

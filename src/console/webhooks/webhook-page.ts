@@ -1,5 +1,6 @@
 import { planByClassification } from '../../accounts/plans.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import type { TelegramSummary } from '../../telegrams/store.ts';
 import type { Subscription } from '../../webhooks/subscriptions.ts';
 import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
@@ -24,6 +25,8 @@ export interface WebhookView {
   olderThan: number | null;
   /** The failed telegram deliveries kept (the recovery's form shows them). */
   failed: { count: number; oldest: Date | null };
+  /** The newest stored telegrams of its classifications, which a test may carry. */
+  testTelegrams: TelegramSummary[];
   /** The signing secret, only in the answer to the creation or a rotation. */
   secret?: string;
   /** The time of the answer (a rotated-out secret's end is shown while it is ahead). */
@@ -201,6 +204,24 @@ ${choice('none', t.previousNone, false)}</fieldset>
 <button type="submit" aria-describedby="rotate-hint">${t.rotate}</button></form>`;
 }
 
+/** The test event, carrying one of the newest stored telegrams when one is chosen. */
+function testForm(v: WebhookView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const options = v.testTelegrams.map(
+    (r) =>
+      markup`<option value="${r.id}">${r.head.type} ${r.xmlReport?.head.title ?? ''} · ${formatTime(new Date(r.receivedTime))}</option>`,
+  );
+  const choice =
+    options.length === 0
+      ? null
+      : markup`<label for="test-telegram">${t.testWhat}</label>
+<select id="test-telegram" name="telegram" aria-describedby="send-test-hint"><option value="">${t.testEventOnly}</option>${options}</select>`;
+  return markup`<h2>${t.sendTest}</h2>
+<form method="post" action="${v.origin + pathOf(paths.webhookTest, v.subscription.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
+<p class="muted" id="send-test-hint">${t.sendTestHint}</p>${choice}
+<button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>`;
+}
+
 /** The test event's outcome, announced: a notice when delivered, an alert when not. */
 function testOutcome(v: WebhookView): SafeHtml | null {
   const d = v.tested;
@@ -225,9 +246,7 @@ ${v.secret ? secretBox('new-secret', t.secret, v.secret, v.lang) : null}
 ${settings(v)}
 <p><a href="${pathOf(paths.webhookEdit, s.id)}" id="edit-link">${t.edit}</a></p>
 ${s.state === 'disabled' ? stateForm(v) : null}
-<h2>${t.sendTest}</h2>
-<form method="post" action="${v.origin + pathOf(paths.webhookTest, s.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
-<p class="muted" id="send-test-hint">${t.sendTestHint}</p><button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>
+${testForm(v)}
 <h2 id="deliveries-heading">${t.deliveries}</h2>
 ${deliveryList(v)}
 ${recoverForm(v)}

@@ -167,6 +167,25 @@ test('create by keyboard, the secret once, a test event and a telegram arriving,
       { message: 'two attempts listed' },
     );
 
+    // A test carrying the stored telegram, chosen by keyboard: its data message inside a test event.
+    await page.locator('#test-telegram').focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.locator('#test-telegram').inputValue(), outcome.stored.id);
+    assert.match(
+      await page.locator('#test-telegram option:checked').innerText(),
+      /^VXSE53 震源・震度情報 · \d{4}-\d\d-\d\d \d\d:\d\d JST$/,
+    );
+    const heardBefore = receiver.received.length;
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.match(await page.locator('#test-outcome').innerText(), /delivered: HTTP 200/);
+    const carried = new Webhook(secret).verify(
+      receiver.received[heardBefore]!.body,
+      receiver.received[heardBefore]!.headers,
+    ) as { type: string; telegram: { id: string } };
+    assert.equal(carried.type, 'webhook.test');
+    assert.equal(carried.telegram.id, outcome.stored.id);
+    await assertAccessible(page, 'webhook after a test carrying a telegram');
+
     // Delete: a confirmation page first, then the webhook is gone.
     await page.getByRole('link', { name: 'Delete this webhook' }).click();
     await page.waitForURL((u) => u.pathname === `${webhookPath}/delete`);
@@ -285,7 +304,7 @@ test('failed deliveries are shown apart and redelivered together from the page b
             [id],
           )
         ).length === 2,
-      { message: 'both failed' },
+      { message: 'both failed', timeout: 15_000 },
     );
 
     await page.goto(server.url + webhookPath);
