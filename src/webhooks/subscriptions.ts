@@ -227,25 +227,8 @@ export async function findSubscription(
  * none. It starts a new failing streak and receives the telegrams committed from now on, as a new
  * subscription does: none of those committed while it was disabled is queued for it.
  */
-export async function enableSubscription(
-  db: Db,
-  accountId: number,
-  id: number,
-): Promise<Subscription | null> {
-  return triedPastDeadlocks(() =>
-    db.tx(async (q) => {
-      // The version first, as at creation: no queuer moves past a telegram committed after `from_serial`.
-      await subscriptionsChanged(q);
-      const rows = await q.query<Row>(
-        `UPDATE webhook_subscriptions SET state = 'active', disabled_reason = NULL, failing_since = NULL,
-         from_serial = (SELECT coalesce(max(serial), 0) FROM telegrams)
-       WHERE account_id = $1 AND id = $2 AND state = 'disabled'
-       RETURNING ${COLUMNS}`,
-        [accountId, id],
-      );
-      return rows[0] ? toSubscription(rows[0]) : findSubscription(q, accountId, id);
-    }),
-  );
+export function enableSubscription(db: Db, accountId: number, id: number): Promise<Subscription | null> {
+  return changeState(db, accountId, id, 'active');
 }
 
 /** The reason a subscription disabled by its owner shows (the failing streak's names its start). */
@@ -257,23 +240,35 @@ export const DISABLED_BY_OWNER = 'disabled by its owner';
  * pending deliveries fail with it (they can be recovered once it is enabled). A disabled one is left
  * as it is; null when there is none.
  */
-export async function disableSubscription(
+export function disableSubscription(db: Db, accountId: number, id: number): Promise<Subscription | null> {
+  return changeState(db, accountId, id, 'disabled');
+}
+
+async function changeState(
   db: Db,
   accountId: number,
   id: number,
+  to: 'active' | 'disabled',
 ): Promise<Subscription | null> {
   return triedPastDeadlocks(() =>
     db.tx(async (q) => {
-      // The version first, as every change: a slice being written is committed, then failed below.
+      // The version first, as every change: no queuer moves past a telegram committed after an
+      // enabled one's `from_serial`; a slice being written for a disabled one is committed, then failed below.
       await subscriptionsChanged(q);
       const rows = await q.query<Row>(
-        `UPDATE webhook_subscriptions SET state = 'disabled', disabled_reason = $3, failing_since = NULL
-         WHERE account_id = $1 AND id = $2 AND state = 'active'
-         RETURNING ${COLUMNS}`,
-        [accountId, id, DISABLED_BY_OWNER],
+        to === 'active'
+          ? `UPDATE webhook_subscriptions SET state = 'active', disabled_reason = NULL, failing_since = NULL,
+               from_serial = (SELECT coalesce(max(serial), 0) FROM telegrams)
+             WHERE account_id = $1 AND id = $2 AND state = 'disabled'
+             RETURNING ${COLUMNS}`
+          : `UPDATE webhook_subscriptions SET state = 'disabled', disabled_reason = '${DISABLED_BY_OWNER}',
+               failing_since = NULL
+             WHERE account_id = $1 AND id = $2 AND state = 'active'
+             RETURNING ${COLUMNS}`,
+        [accountId, id],
       );
       if (!rows[0]) return findSubscription(q, accountId, id);
-      await failPending(q, id);
+      if (to === 'disabled') await failPending(q, id);
       return toSubscription(rows[0]);
     }),
   );

@@ -8,16 +8,12 @@ import { Webhook } from 'standardwebhooks';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
 import { ingestVariant } from '../support/ingest-variant.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
+import { apiKey, ownedWebhook } from './owned-webhook.ts';
 import { startReceiver } from './receiver.ts';
 
 const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
-
-async function apiKey(server: TestServer, accountId: number, scopes: string[]) {
-  const key = await server.createApiKey(accountId, scopes);
-  return { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` };
-}
 
 test('a webhook disabled by its failing streak is enabled again: same secret, new telegrams, failed ones redeliverable', async () => {
   const receiver = await startReceiver({ status: 500 });
@@ -26,21 +22,8 @@ test('a webhook disabled by its failing streak is enabled again: same secret, ne
     config: { webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 },
   });
   try {
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    const manage = await apiKey(server, account.id, [
-      'webhook.manage',
-      'webhook.list',
-      'telegram.get.earthquake',
-    ]);
-    const listOnly = await apiKey(server, account.id, ['webhook.list']);
-    const created = await getJson(server, '/v2/webhook', {
-      method: 'POST',
-      headers: { ...manage, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const id = created.body.id as number;
-    const secret = created.body.secret as string;
+    const { accountId, manage, id, secret } = await ownedWebhook(server, receiver.url);
+    const listOnly = await apiKey(server, accountId, ['webhook.list']);
     const read = async () => (await getJson(server, `/v2/webhook/${id}`, { headers: manage })).body;
     const enable = (headers: Record<string, string>, which: number | string = id) =>
       getJson(server, `/v2/webhook/${which}/enable`, { method: 'POST', headers });
@@ -134,18 +117,7 @@ test('its owner disables a webhook: nothing is queued or sent until it is enable
     config: { webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 },
   });
   try {
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    const manage = await apiKey(server, account.id, [
-      'webhook.manage',
-      'webhook.list',
-      'telegram.get.earthquake',
-    ]);
-    const created = await getJson(server, '/v2/webhook', {
-      method: 'POST',
-      headers: { ...manage, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
-    });
-    const id = created.body.id as number;
+    const { accountId, manage, id } = await ownedWebhook(server, receiver.url);
     const change = (
       what: 'enable' | 'disable',
       headers: Record<string, string> = manage,
@@ -175,7 +147,7 @@ test('its owner disables a webhook: nothing is queued or sent until it is enable
     assert.equal(await stateOf(pending), 'pending');
 
     // Only with webhook.manage, only one's own.
-    const listOnly = await apiKey(server, account.id, ['webhook.list']);
+    const listOnly = await apiKey(server, accountId, ['webhook.list']);
     assert.equal((await change('disable', listOnly)).status, 403);
     const other = await server.createAccount({ contracts: ['telegram.earthquake'] });
     const stranger = await apiKey(server, other.account.id, ['webhook.manage']);

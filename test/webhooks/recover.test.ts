@@ -6,23 +6,18 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { PRIORITY_EEW, claimDue, recoverFailed } from '../../src/webhooks/deliveries.ts';
-import { createSubscription } from '../../src/webhooks/subscriptions.ts';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
 import { ingestVariant } from '../support/ingest-variant.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
-import { webhookSpec } from '../support/webhook-spec.ts';
+import { madeSubscription } from '../support/webhook-spec.ts';
+import { apiKey, ownedWebhook } from './owned-webhook.ts';
 import { startReceiver } from './receiver.ts';
 import { queueOne } from './worker-support.ts';
 
 const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
 const HOUR = 3_600_000;
-
-async function apiKey(server: TestServer, accountId: number, scopes: string[]) {
-  const key = await server.createApiKey(accountId, scopes);
-  return { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` };
-}
 
 /** The deliveries' state, as the table holds it, by serial. */
 async function statesOf(server: TestServer, id: number): Promise<Map<number, string>> {
@@ -40,17 +35,11 @@ test('failed deliveries are listed by state in pages, and those of a time range 
     config: { webhookAllowPrivate: true, webhookRetryBaseMs: HOUR },
   });
   try {
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    const manage = await apiKey(server, account.id, ['webhook.manage', 'telegram.get.earthquake']);
-    const list = await apiKey(server, account.id, ['webhook.list']);
-    const created = await getJson(server, '/v2/webhook', {
-      method: 'POST',
-      headers: { ...manage, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
-    });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const id = created.body.id as number;
-    const secret = created.body.secret as string;
+    const { accountId, manage, id, secret } = await ownedWebhook(server, receiver.url, [
+      'webhook.manage',
+      'telegram.get.earthquake',
+    ]);
+    const list = await apiKey(server, accountId, ['webhook.list']);
 
     // Three telegrams whose first attempts fail; the next attempt is an hour away.
     const serials: number[] = [];
@@ -192,24 +181,23 @@ test('failed deliveries are listed by state in pages, and those of a time range 
   }
 });
 
-test('recovered early warnings, days late, do not take the lane of fresh ones', async () => {
-  // No delivery of its own: the queue is filled and claimed here, as a delivering process would.
+/**
+ * A server that delivers nothing itself (the queue is filled and claimed by the test, as a delivering
+ * process would) and a subscription of a new account to a port nothing listens on.
+ */
+async function quietSubscription() {
   const server = await startTestServer({
     listen: false,
     config: { webhookAllowPrivate: true, webhookDelivery: false },
   });
+  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
+  const made = await madeSubscription(server, account.id, 'http://127.0.0.1:9/hook');
+  return { server, subscriptionId: made.subscription.id };
+}
+
+test('recovered early warnings, days late, do not take the lane of fresh ones', async () => {
+  const { server, subscriptionId } = await quietSubscription();
   try {
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    const spec = webhookSpec('http://127.0.0.1:9/hook');
-    const made = await createSubscription(
-      server.ctx.db,
-      server.app.webhooks.box,
-      account.id,
-      spec,
-      '127.0.0.1',
-    );
-    assert.ok(made.ok);
-    const subscriptionId = made.subscription.id;
     const late = await ingestVariant(server, QUAKE);
     const fresh = await ingestVariant(server, QUAKE);
     const lateId = await queueOne(server.ctx.db, subscriptionId, late, PRIORITY_EEW);
@@ -234,22 +222,8 @@ test('recovered early warnings, days late, do not take the lane of fresh ones', 
 });
 
 test('a recovery larger than a batch queues every failed delivery in its range once, and nothing else', async () => {
-  const server = await startTestServer({
-    listen: false,
-    config: { webhookAllowPrivate: true, webhookDelivery: false },
-  });
+  const { server, subscriptionId: id } = await quietSubscription();
   try {
-    const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-    const spec = webhookSpec('http://127.0.0.1:9/hook');
-    const made = await createSubscription(
-      server.ctx.db,
-      server.app.webhooks.box,
-      account.id,
-      spec,
-      '127.0.0.1',
-    );
-    assert.ok(made.ok);
-    const id = made.subscription.id;
     // 1,100 failed in the last day, 101 failed before it, 50 delivered in it (as a month of an
     // outage leaves them; their telegrams need not be stored for the queue).
     await server.ctx.db.query(

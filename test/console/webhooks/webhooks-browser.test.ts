@@ -19,7 +19,7 @@ import { assertAccessible, launchChromium, signedInPage } from '../../support/ch
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { waitFor } from '../../support/wait.ts';
 import { fillWebhookForm, pressOn, submit, typeInto } from '../../support/webhook-form.ts';
-import { webhookSpec } from '../../support/webhook-spec.ts';
+import { madeSubscription } from '../../support/webhook-spec.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 
 const SHOTS = join('test-output', 'screenshots');
@@ -59,17 +59,8 @@ const overflowOf = (page: Page) =>
 const subscriptions = () => listSubscriptions(server.ctx.db, person.id);
 
 /** A webhook of the person's to the receiver, made directly: the tests that use it are about its page. */
-async function madeWebhook(lang: 'ja' | 'en') {
-  const spec = webhookSpec(receiver.url, { lang });
-  const created = await createSubscription(
-    server.ctx.db,
-    server.app.webhooks.box,
-    person.id,
-    spec,
-    '127.0.0.1',
-  );
-  assert.ok(created.ok);
-  return created;
+function madeWebhook(lang: 'ja' | 'en') {
+  return madeSubscription(server, person.id, receiver.url, { lang });
 }
 
 /** Removes a webhook made by `madeWebhook`, with its deliveries. */
@@ -271,9 +262,7 @@ test('a disabled webhook is enabled again from its page by keyboard, in Japanese
 test('failed deliveries are shown apart and redelivered together from the page by keyboard, each once under its webhook-id; the deliveries page by page', async () => {
   const { context, page } = await signedIn({ ...SIZES[1], lang: 'en' });
   const down = await startReceiver({ status: 500 });
-  const spec = webhookSpec(down.url, { lang: 'en' });
-  const made = await createSubscription(server.ctx.db, server.app.webhooks.box, person.id, spec, '127.0.0.1');
-  assert.ok(made.ok);
+  const made = await madeSubscription(server, person.id, down.url, { lang: 'en' });
   const id = made.subscription.id;
   const webhookPath = `/account/webhooks/${id}`;
   try {
