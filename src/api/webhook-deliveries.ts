@@ -36,6 +36,7 @@ export function deliveryView(d: DeliveryView) {
     attempts: d.attempts,
     status: d.lastStatus,
     error: d.lastError,
+    response: d.lastResponse,
     durationMs: d.lastDurationMs,
     lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
     nextAttemptAt: d.nextAt?.toISOString() ?? null,

@@ -363,6 +363,7 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
             delivered: outcome.ok,
             status: outcome.status,
             error: outcome.error,
+            response: outcome.response ?? null,
             durationMs: Math.round(outcome.durationMs),
           },
         },

@@ -206,6 +206,8 @@ export interface AttemptOutcome {
   durationMs: number;
   /** The receiver's Retry-After, in milliseconds from now. */
   retryAfterMs: number | null;
+  /** The start of a refusing response's body, as text (response-excerpt.ts). */
+  response?: string | null;
 }
 
 export interface RetryPolicy {
@@ -258,7 +260,7 @@ export async function recordFailure(
                OR serial IS NULL THEN 'failed'
              ELSE 'pending' END,
          next_at = now() + $6 * interval '1 millisecond', lease_until = NULL,
-         last_status = $3, last_error = $4, last_duration_ms = $5
+         last_status = $3, last_error = $4, last_duration_ms = $5, last_response = $8
        WHERE id = $1 AND attempts = $2 AND state = 'pending' AND lease_until IS NOT NULL
        RETURNING CASE state WHEN 'pending' THEN 'retry' ELSE state END AS state`,
       [
@@ -269,6 +271,7 @@ export async function recordFailure(
         Math.round(outcome.durationMs),
         waitMs,
         policy.windowMs,
+        outcome.response ?? null,
       ],
     );
     if (!rows[0]) return 'stale';
@@ -317,6 +320,8 @@ export interface DeliveryView {
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
+  /** The start of the last refusing response's body (none once delivered). */
+  lastResponse: string | null;
   lastDurationMs: number | null;
   lastAttemptAt: Date | null;
   nextAt: Date | null;
@@ -349,6 +354,7 @@ export async function recentDeliveries(
     attempts: number;
     last_status: number | null;
     last_error: string | null;
+    last_response: string | null;
     last_duration_ms: number | null;
     last_attempt_at: Date | null;
     next_at: Date;
@@ -356,7 +362,7 @@ export async function recentDeliveries(
     delivered_at: Date | null;
   }>(
     `SELECT d.id, d.serial, t.id AS telegram_id, d.message_id, d.state, d.attempts, d.last_status, d.last_error,
-       d.last_duration_ms, d.last_attempt_at, d.next_at, d.created_at, d.delivered_at
+       d.last_response, d.last_duration_ms, d.last_attempt_at, d.next_at, d.created_at, d.delivered_at
      FROM webhook_deliveries d LEFT JOIN telegrams t ON t.serial = d.serial
      WHERE d.subscription_id = $1 AND ($3::int8 IS NULL OR d.id = $3) AND ($4::text IS NULL OR d.state = $4)
        AND ($5::int8 IS NULL OR d.id < $5)
@@ -372,6 +378,7 @@ export async function recentDeliveries(
     attempts: r.attempts,
     lastStatus: r.last_status,
     lastError: r.last_error,
+    lastResponse: r.last_response,
     lastDurationMs: r.last_duration_ms,
     lastAttemptAt: r.last_attempt_at,
     nextAt: r.state === 'pending' ? r.next_at : null,
@@ -461,8 +468,8 @@ export async function recordTestEvent(
 ): Promise<number | null> {
   const rows = await q.query<{ id: number }>(
     `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state, attempts, last_status,
-       last_error, last_duration_ms, last_attempt_at, delivered_at)
-     SELECT s.id, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END
+       last_error, last_duration_ms, last_attempt_at, delivered_at, last_response)
+     SELECT s.id, NULL, $2, 0, $3, 1, $4, $5, $6, now(), CASE WHEN $3 = 'delivered' THEN now() END, $7
      FROM webhook_subscriptions s WHERE s.id = $1 FOR KEY SHARE
      RETURNING id`,
     [
@@ -472,6 +479,7 @@ export async function recordTestEvent(
       outcome.status,
       outcome.error,
       Math.round(outcome.durationMs),
+      outcome.response ?? null,
     ],
   );
   return rows[0]?.id ?? null;
@@ -524,7 +532,7 @@ export async function recordDelivered(
     `WITH recorded AS (
        UPDATE webhook_deliveries d
        SET state = 'delivered', delivered_at = now(), lease_until = NULL, last_status = x.status,
-         last_error = NULL, last_duration_ms = x.ms
+         last_error = NULL, last_response = NULL, last_duration_ms = x.ms
        FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[]) AS x(id, attempt, status, ms)
        WHERE d.id = x.id AND d.attempts = x.attempt AND d.state = 'pending' AND d.lease_until IS NOT NULL
        RETURNING d.id, d.subscription_id),

@@ -1,6 +1,7 @@
 /**
  * One HTTP attempt of a delivery, bounded (docs/webhooks.md "Safety"): the whole exchange within a
- * time limit, the response body read up to a few KiB and then dropped, redirects not followed (a 3xx
+ * time limit, the response body read up to a few KiB and then dropped (but for the start of a
+ * refusal's), redirects not followed (a 3xx
  * is a failed attempt), connections only to addresses the address guard allows. Posted with undici,
  * which posts faster than Node's http client (bench/webhook-client.ts): it follows no redirect
  * unless told to, passes the guard's `lookup` to each connection, and keeps connections alive per
@@ -9,6 +10,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { AddressResolver, refusedHost, type NameSources } from './address-guard.ts';
 import type { AttemptOutcome } from './deliveries.ts';
+import { excerptOf } from './response-excerpt.ts';
 
 export interface SenderOptions {
   /** The whole attempt: connection, request, status line and the response read (10 s). */
@@ -124,9 +126,11 @@ export class Sender {
       clearTimeout(timer);
       return fail(abort.signal.aborted ? 'timeout' : failureOf(err));
     }
-    // The status decides the attempt at once; the body is read only to keep the connection, up to
-    // the byte limit and within the attempt's time (the timer still runs), and is not kept.
+    // The status decides the attempt; the body is read only to keep the connection, up to the byte
+    // limit and within the attempt's time (the timer still runs), and is not kept but for the start
+    // of a refusal's, which says why.
     const { statusCode: status, body } = response;
+    const refusal = status >= 200 && status < 300 ? null : excerptOf(body);
     let read = 0;
     body.on('data', (chunk: Buffer) => {
       read += chunk.length;
@@ -134,10 +138,11 @@ export class Sender {
     });
     body.on('close', () => clearTimeout(timer));
     body.on('error', () => {});
-    if (status >= 200 && status < 300)
+    if (!refusal)
       return { ok: true, status, error: null, durationMs: performance.now() - started, retryAfterMs: null };
     const why = status >= 300 && status < 400 ? 'redirect not followed' : `HTTP ${status}`;
-    return fail(why, status, retryAfterMs(response.headers['retry-after'], Date.now()));
+    const retryAfter = retryAfterMs(response.headers['retry-after'], Date.now());
+    return { ...fail(why, status, retryAfter), response: await refusal.text() };
   }
 
   close(): void {

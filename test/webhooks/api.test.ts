@@ -255,11 +255,13 @@ test('a test event whose webhook is deleted while it is posted answers 404; a di
     );
     assert.ok(stored.ok);
     const telegram = stored.stored.serial;
+    // Its delivery, queued by the queuer (waited for), failed as days of failures leave it.
+    await server.app.webhooks.settled();
     const [delivery] = await server.ctx.db.query<{ id: number }>(
-      `INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority, state)
-       VALUES ($1, $2, 'msg_failed', 1, 'failed') RETURNING id`,
+      `UPDATE webhook_deliveries SET state = 'failed' WHERE subscription_id = $1 AND serial = $2 RETURNING id`,
       [disabled, telegram],
     );
+    assert.ok(delivery, 'the delivery queued');
     await server.ctx.db.query("UPDATE webhook_subscriptions SET state = 'disabled' WHERE id = $1", [
       disabled,
     ]);

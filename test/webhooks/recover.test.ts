@@ -74,6 +74,8 @@ test('failed deliveries are listed by state in pages, and those of a time range 
       'the test event, then the three telegrams, newest first',
     );
     assert.equal(failed.body.nextToken, undefined);
+    // Each shows what the receiver answered: its status, and the start of its body.
+    for (const d of failed.body.items) assert.deepEqual([d.status, d.response], [500, 'ok']);
     const first = await deliveries('?state=failed&limit=2');
     assert.equal(first.body.items.length, 2);
     const second = await deliveries(`?state=failed&limit=2&cursorToken=${first.body.nextToken}`);
@@ -152,6 +154,15 @@ test('failed deliveries are listed by state in pages, and those of a time range 
       message: 'recorded as delivered',
     });
     assert.equal((await statesOf(server, id)).get(oldest), 'failed', 'the older one is outside the range');
+    const delivered = (await deliveries('?state=delivered')).body.items;
+    assert.deepEqual(
+      delivered.map((d: { status: number; response: string | null }) => [d.status, d.response]),
+      [
+        [204, null],
+        [204, null],
+      ],
+      'a delivered one shows no refusal',
+    );
 
     // Asked again, nothing more: those two are delivered. The range before a day ago holds the oldest.
     assert.equal((await recover(`?datetime=${since}~`)).body.recovered, 0);

@@ -4,11 +4,12 @@
 // post that a kept-alive connection closed under is posted again once, one on a new connection not.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { MAX_ATTEMPTS_IN_FLIGHT } from '../../src/webhooks/service.ts';
 import { Sender } from '../../src/webhooks/sender.ts';
+import { EXCERPT_BYTES, EXCERPT_WAIT_MS } from '../../src/webhooks/response-excerpt.ts';
 import { waitFor } from '../support/wait.ts';
 
 test('idle connections to many hosts do not hold an attempt to another host', async () => {
@@ -115,7 +116,7 @@ async function oneConnectionTo(handler: RequestListener) {
   };
 }
 
-test("a refusal's Retry-After and status are the outcome; its body is not kept", async () => {
+test("a refusal's Retry-After and status are the outcome, with the start of its body", async () => {
   const { url, sender, stop } = await oneConnectionTo((req, res) =>
     req.resume().on('end', () => res.writeHead(429, { 'retry-after': '7' }).end('x'.repeat(100_000))),
   );
@@ -125,6 +126,45 @@ test("a refusal's Retry-After and status are the outcome; its body is not kept",
       { ok: outcome.ok, status: outcome.status, error: outcome.error, retryAfterMs: outcome.retryAfterMs },
       { ok: false, status: 429, error: 'HTTP 429', retryAfterMs: 7000 },
     );
+    assert.equal(outcome.response, 'x'.repeat(EXCERPT_BYTES), 'the first KiB of the body');
+  } finally {
+    stop();
+  }
+});
+
+test("a refusal's body is kept as text: whole when short, cut on a character, controls dropped; none for a success or a body that never comes", async () => {
+  const bodies: Record<string, (res: ServerResponse) => void> = {
+    '/discord': (res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end('{"message": "Invalid Webhook Token", "code": 50027}'),
+    // 1,023 ASCII bytes, then a character of three: it does not fit whole.
+    '/cut': (res) => res.writeHead(400).end(`${'a'.repeat(1023)}地震`),
+    '/controls': (res) => res.writeHead(502).end('bad\u0000 gate\u001b[31mway\r\nline two\t.'),
+    '/ok': (res) => res.writeHead(200).end('fine'),
+    // The status line now, the body never.
+    '/stalled': (res) => {
+      res.writeHead(503, { 'content-length': '100' });
+      res.flushHeaders();
+    },
+  };
+  const { url, sender, stop } = await oneConnectionTo((req, res) =>
+    req.resume().on('end', () => bodies[new URL(req.url!, 'http://x').pathname]!(res)),
+  );
+  const send = (path: string) =>
+    sender.send({ url: url.replace(/\/hook$/, path), headers: {}, body: Buffer.from('{}') });
+  try {
+    assert.equal((await send('/discord')).response, '{"message": "Invalid Webhook Token", "code": 50027}');
+    assert.equal((await send('/cut')).response, 'a'.repeat(1023));
+    assert.equal((await send('/controls')).response, 'bad gate[31mway\r\nline two\t.');
+    const ok = await send('/ok');
+    assert.equal(ok.ok, true);
+    assert.equal(ok.response, undefined);
+    const started = performance.now();
+    const stalled = await send('/stalled');
+    const waited = performance.now() - started;
+    assert.deepEqual([stalled.status, stalled.response], [503, null]);
+    assert.ok(waited >= EXCERPT_WAIT_MS - 20 && waited < 2000, `waited ${waited} ms, not the attempt's 3 s`);
   } finally {
     stop();
   }

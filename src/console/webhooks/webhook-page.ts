@@ -1,4 +1,5 @@
 import { planByClassification } from '../../accounts/plans.ts';
+import { clip } from '../../webhooks/clip.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import type { Subscription } from '../../webhooks/subscriptions.ts';
@@ -62,6 +63,15 @@ function responseText(d: DeliveryView): string {
   return said === '' ? '—' : `${said}${took}`;
 }
 
+/** Characters of a refusing response's body shown in the page (the API gives its first KiB). */
+const SHOWN_RESPONSE = 300;
+
+/** What the receiver answered, and the start of its refusal's body when it sent one. */
+function responseShown(d: DeliveryView): SafeHtml {
+  const excerpt = d.lastResponse === null ? null : clip(d.lastResponse, SHOWN_RESPONSE);
+  return markup`${responseText(d)}${excerpt === null ? null : markup`<br><code class="response-body">${excerpt}</code>`}`;
+}
+
 /** A Misskey webhook's note options (the other formats have none: no visibility). */
 function noteSettings(s: Subscription, lang: Lang): SafeHtml | null {
   if (s.visibility === null) return null;
@@ -107,7 +117,7 @@ function deliveryTable(v: WebhookView): SafeHtml {
 <td data-label="${t.delivery}" class="long">#${d.id} <span class="muted">${what}</span></td>
 <td data-label="${t.state}">${deliveryStateText(d, v.lang)}</td>
 <td data-label="${t.attempts}">${d.attempts}</td>
-<td data-label="${t.response}" class="long">${responseText(d)}</td>
+<td data-label="${t.response}" class="long">${responseShown(d)}</td>
 <td data-label="${t.time}">${formatTime(d.lastAttemptAt, { seconds: true })}</td>
 <td>${again}</td>
 </tr>`;
@@ -229,7 +239,7 @@ function testOutcome(v: WebhookView): SafeHtml | null {
   const t = webhooksText[v.lang];
   return d.state === 'delivered'
     ? markup`<p class="notice" role="status" id="test-outcome">${t.tested}: ${responseText(d)}</p>`
-    : markup`<p class="alert" role="alert" id="test-outcome">${t.testFailed}: ${responseText(d)}</p>`;
+    : markup`<p class="alert" role="alert" id="test-outcome">${t.testFailed}: ${responseShown(d)}</p>`;
 }
 
 export function renderWebhookPage(v: WebhookView): string {

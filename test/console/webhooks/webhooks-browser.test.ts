@@ -306,6 +306,8 @@ test('failed deliveries are shown apart and redelivered together from the page b
     assert.equal(await page.locator('#delivery-filter a[aria-current=page]').innerText(), 'failed ones only');
     assert.equal(await page.locator('#deliveries tbody tr').count(), 2);
     assert.equal(await page.locator('#deliveries tbody tr', { hasText: 'failed' }).count(), 2);
+    // What the receiver said, beside its status: the start of its body.
+    assert.deepEqual(await page.locator('#deliveries code.response-body').allInnerTexts(), ['ok', 'ok']);
     await assertAccessible(page, 'failed deliveries and their recovery');
 
     // The receiver is back: the last 24 hours (the choice offered first) bring the newer one.
