@@ -70,6 +70,7 @@ type Methods = string | readonly string[];
 /** Paths of the data API and the health checks (every method they serve), with their group. */
 const API_PATHS: [RegExp, string][] = [
   [/^\/v2\/(socket|stream)/, 'Real-time'],
+  [/^\/v2\/webhook/, 'Webhooks'],
   [/^\/v2\/gd\//, 'Earthquakes and early warnings'],
   [/^\/v2\/parameter\//, 'Stations'],
   [/^\/(v[12]|telegram\/v1)\//, 'Telegrams'],

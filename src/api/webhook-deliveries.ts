@@ -14,7 +14,7 @@ import type { WebhookService } from '../webhooks/service.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseDatetimeRange } from './datetime-range.ts';
 import { pageLimit } from './schemas.ts';
-import { idParams, ownSubscription, positiveInt } from './webhook-params.ts';
+import { about, idParams, ownSubscription, positiveInt } from './webhook-params.ts';
 
 /** Deliveries of a page when the client names no `limit`. */
 const DEFAULT_PAGE = 20;
@@ -60,7 +60,11 @@ const DeliveriesQuery = Type.Object(
 
 /** `GET /v2/webhook/:id/deliveries`: a page of the subscription's kept deliveries, newest first. */
 export function registerDeliveryList(app: App, ctx: AppContext): void {
-  const schema = { ...idParams, querystring: DeliveriesQuery };
+  const schema = {
+    ...about("A webhook's deliveries kept, newest first, in pages", 'webhook.list'),
+    ...idParams,
+    querystring: DeliveriesQuery,
+  };
   app.get<{ Params: { id: string }; Querystring: Static<typeof DeliveriesQuery> }>(
     '/v2/webhook/:id/deliveries',
     { config: { scopes: ['webhook.list'] }, schema },
@@ -94,7 +98,10 @@ export function registerDeliveryList(app: App, ctx: AppContext): void {
 /** The redelivery of one delivery and the recovery of a time range's failed ones (`webhook.manage`). */
 export function registerRedeliveries(app: App, ctx: AppContext, service: WebhookService): void {
   const config = { scopes: ['webhook.manage'] };
-  const redeliverParams = { params: Type.Object({ id: Type.String(), deliveryId: Type.String() }) };
+  const redeliverParams = {
+    ...about('Redeliver one delivery now, under its webhook-id', 'webhook.manage'),
+    params: Type.Object({ id: Type.String(), deliveryId: Type.String() }),
+  };
   app.post(
     '/v2/webhook/:id/deliveries/:deliveryId/redeliver',
     { config, schema: redeliverParams },
@@ -112,7 +119,17 @@ export function registerRedeliveries(app: App, ctx: AppContext, service: Webhook
   );
   app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/v2/webhook/:id/recover',
-    { config, schema: idParams },
+    {
+      config,
+      schema: {
+        ...about(
+          'Redeliver the failed deliveries of a time range',
+          'webhook.manage',
+          'Query `datetime` (required): `<start>~<end>` of the reception times, either side optional, Japan time without an offset.',
+        ),
+        ...idParams,
+      },
+    },
     async (request) => {
       const raw = request.query.datetime;
       if (raw === undefined || raw === '')

@@ -6,6 +6,12 @@ import { findSubscription, type Subscription } from '../webhooks/subscriptions.t
 /** The path of a route about one webhook: its id, as the client wrote it. */
 export const idParams = { params: Type.Object({ id: Type.String() }) };
 
+/** A webhook route's entry in the API reference (/openapi.json): what it does, and its scope. */
+export const about = (summary: string, scope: 'webhook.list' | 'webhook.manage', more = '') => ({
+  summary,
+  description: `${more}${more ? ' ' : ''}Scope \`${scope}\`. docs/webhooks.md.`,
+});
+
 /** A row id written in a path (digits, no sign, no leading zero), or null. */
 export const positiveInt = (raw: string): number | null => {
   if (!/^[1-9]\d{0,15}$/.test(raw)) return null;

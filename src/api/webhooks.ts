@@ -54,7 +54,7 @@ import {
 import { MAX_URL_LENGTH, checkWebhookUrl } from '../webhooks/url-check.ts';
 import { sharedPlugins, surfacePlugin } from '../http/plugins.ts';
 import { deliveryView, registerDeliveryList, registerRedeliveries } from './webhook-deliveries.ts';
-import { idParams, ownSubscription, positiveInt } from './webhook-params.ts';
+import { about, idParams, ownSubscription, positiveInt } from './webhook-params.ts';
 
 /** Deliveries shown with one subscription, newest first. */
 const RECENT_DELIVERIES = 20;
@@ -255,7 +255,14 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
     scope.setValidatorCompiler(strictValidator);
     const options = {
       config: { scopes: ['webhook.manage'] },
-      schema: { body: WebhookCreateBody },
+      schema: {
+        ...about(
+          'Create a webhook',
+          'webhook.manage',
+          'Answers the subscription and its signing `secret` (`whsec_…`), shown only here.',
+        ),
+        body: WebhookCreateBody,
+      },
       schemaErrorFormatter: documentedValidation(webhookMessages, NOT_JSON_MESSAGE),
     };
     scope.post('/v2/webhook', options, async (request) => {
@@ -270,7 +277,18 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
       const now = ctx.clock.now();
       return okBody({ ...view(created.subscription, now), secret: created.secret }, now);
     });
-    const changeOptions = { ...options, schema: { ...idParams, body: WebhookUpdateBody } };
+    const changeOptions = {
+      ...options,
+      schema: {
+        ...about(
+          "Change a webhook's settings",
+          'webhook.manage',
+          'Any of the creation fields; `null` sets one to its default.',
+        ),
+        ...idParams,
+        body: WebhookUpdateBody,
+      },
+    };
     scope.patch('/v2/webhook/:id', changeOptions, async (request) => {
       const { principal } = request;
       const s = await ownSubscription(ctx, principal.accountId, request.params.id);
@@ -299,12 +317,17 @@ function requireClassScopes(principal: Principal, classifications: readonly stri
 /** `GET /v2/webhook` and `GET /v2/webhook/:id`. */
 function registerReads(app: App, ctx: AppContext): void {
   const config = { scopes: ['webhook.list'] };
-  app.get('/v2/webhook', { config }, async (request) => {
-    const items = await listSubscriptions(ctx.db, request.principal.accountId);
-    const now = ctx.clock.now();
-    return okBody({ items: items.map((s) => view(s, now)) }, now);
-  });
-  app.get('/v2/webhook/:id', { config, schema: idParams }, async (request) => {
+  app.get(
+    '/v2/webhook',
+    { config, schema: about("The account's webhooks", 'webhook.list') },
+    async (request) => {
+      const items = await listSubscriptions(ctx.db, request.principal.accountId);
+      const now = ctx.clock.now();
+      return okBody({ items: items.map((s) => view(s, now)) }, now);
+    },
+  );
+  const one = { ...about('A webhook, with its 20 newest deliveries', 'webhook.list'), ...idParams };
+  app.get('/v2/webhook/:id', { config, schema: one }, async (request) => {
     const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
     const deliveries = await recentDeliveries(ctx.db, s.id, { limit: RECENT_DELIVERIES });
     const now = ctx.clock.now();
@@ -334,21 +357,27 @@ async function registerChanges(parent: App, ctx: AppContext, service: WebhookSer
   await parent.register(async (app: App) => {
     ignoreBodies(app);
     registerChangeRoutes(app, ctx, service);
+    registerTest(app, ctx, service);
     registerRedeliveries(app, ctx, service);
   });
 }
 
-function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService): void {
+/** `POST /v2/webhook/:id/test`: a test event now, carrying a stored telegram's post when asked. */
+function registerTest(app: App, ctx: AppContext, service: WebhookService): void {
   const config = { scopes: ['webhook.manage'] };
-  app.delete('/v2/webhook/:id', { config, schema: idParams }, async (request, reply) => {
-    const id = positiveInt(request.params.id);
-    if (id === null || !(await deleteSubscription(ctx.db, request.principal.accountId, id)))
-      throw new HttpError('WEBHOOK_NOT_FOUND');
-    return reply.code(204).send();
-  });
   app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/v2/webhook/:id/test',
-    { config, schema: idParams },
+    {
+      config,
+      schema: {
+        ...about(
+          'Send a test event now',
+          'webhook.manage',
+          "Query `telegramId`: the event carries what that stored telegram's delivery posts, marked as a test.",
+        ),
+        ...idParams,
+      },
+    },
     async (request) => {
       const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
       const telegram = await carriedTelegram(ctx, request.principal, s, request.query.telegramId);
@@ -371,21 +400,46 @@ function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService
       );
     },
   );
-  for (const [path, change] of [
-    ['/v2/webhook/:id/enable', enableSubscription],
-    ['/v2/webhook/:id/disable', disableSubscription],
+}
+
+function registerChangeRoutes(app: App, ctx: AppContext, service: WebhookService): void {
+  const config = { scopes: ['webhook.manage'] };
+  const deletion = { ...about('Delete a webhook and its deliveries', 'webhook.manage'), ...idParams };
+  app.delete('/v2/webhook/:id', { config, schema: deletion }, async (request, reply) => {
+    const id = positiveInt(request.params.id);
+    if (id === null || !(await deleteSubscription(ctx.db, request.principal.accountId, id)))
+      throw new HttpError('WEBHOOK_NOT_FOUND');
+    return reply.code(204).send();
+  });
+  for (const [path, change, summary] of [
+    ['/v2/webhook/:id/enable', enableSubscription, 'Enable a disabled webhook again'],
+    ['/v2/webhook/:id/disable', disableSubscription, 'Disable a webhook'],
   ] as const) {
-    app.post(path, { config, schema: idParams }, async (request) => {
-      const id = positiveInt(request.params.id);
-      const changed = id === null ? null : await change(ctx.db, request.principal.accountId, id);
-      if (!changed) throw new HttpError('WEBHOOK_NOT_FOUND');
-      const now = ctx.clock.now();
-      return okBody(view(changed, now), now);
-    });
+    app.post(
+      path,
+      { config, schema: { ...about(summary, 'webhook.manage'), ...idParams } },
+      async (request) => {
+        const id = positiveInt(request.params.id);
+        const changed = id === null ? null : await change(ctx.db, request.principal.accountId, id);
+        if (!changed) throw new HttpError('WEBHOOK_NOT_FOUND');
+        const now = ctx.clock.now();
+        return okBody(view(changed, now), now);
+      },
+    );
   }
   app.post<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/v2/webhook/:id/secret',
-    { config, schema: idParams },
+    {
+      config,
+      schema: {
+        ...about(
+          'Rotate the signing secret',
+          'webhook.manage',
+          'Query `previousValidSeconds` (0–604800, default 86400): how long the replaced secret signs beside the new one.',
+        ),
+        ...idParams,
+      },
+    },
     async (request) => {
       const previousMs = previousValidMs(request.query.previousValidSeconds);
       const id = positiveInt(request.params.id);

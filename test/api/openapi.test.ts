@@ -51,6 +51,18 @@ describe('OpenAPI document and reference page', () => {
     const v1 = names('/telegram/v1/list');
     assert.deepEqual(v1, ['limit', 'newCatch', 'nextToken', 'test', 'type', 'type[]', 'xml']);
     assert.equal(paths['/openapi.json'], undefined, 'the document itself is not listed');
+    // Every webhook route in a group of its own, each saying what it does and its scope.
+    const webhookPaths = Object.keys(paths).filter((p) => p.startsWith('/v2/webhook'));
+    assert.equal(webhookPaths.length, 9, webhookPaths.join(' '));
+    for (const path of webhookPaths) {
+      for (const [method, op] of Object.entries(
+        paths[path] as Record<string, { tags?: string[]; summary?: string; description?: string }>,
+      )) {
+        assert.deepEqual(op.tags, ['Webhooks'], `${method} ${path}`);
+        assert.ok(op.summary, `${method} ${path}: a summary`);
+        assert.match(op.description ?? '', /Scope `webhook\.(list|manage)`/, `${method} ${path}`);
+      }
+    }
   });
 
   it('/openapi.json documents the authorization server and hides the pages', async () => {
