@@ -67,6 +67,17 @@ export async function documentOf(q: Queryable, record: TelegramRecord): Promise<
   }
 }
 
+/**
+ * The `data` message a delivery of `record` posts (format `namazu`), `passing` as on a socket: ingest
+ * at reception, then this process (`serverName`) when the message is made.
+ */
+export function deliveryMessage(record: TelegramRecord, serverName: string): Buffer {
+  return dataMessage(record, [
+    { name: 'ingest', time: record.receivedTime },
+    { name: serverName, time: new Date().toISOString() },
+  ]);
+}
+
 /** What a prepared telegram holds before its summary: its body and its message. */
 const preparedBytes = (p: Prepared) => p.record.body.length + p.message.length;
 /** What a summary holds, over-estimated: its text at 2 bytes a character, twice (the parsed objects). */
@@ -194,11 +205,7 @@ export class PayloadBuilder {
     if (!record) return null;
     return {
       record,
-      // `passing` as on a socket: ingest at reception, then this server when the message was made.
-      message: dataMessage(record, [
-        { name: 'ingest', time: record.receivedTime },
-        { name: this.serverName, time: new Date().toISOString() },
-      ]),
+      message: deliveryMessage(record, this.serverName),
       summary: null,
       posts: new Map(),
     };

@@ -121,7 +121,7 @@ function markOf(status: string, title: string): Mark {
   return null;
 }
 
-/** A telegram's summary for a test of a webhook (docs/webhooks.md "Testing"): marked as a test, so never loud. */
+/** A telegram's summary for a test of a webhook (docs/webhooks.md "Testing with a telegram"): marked as a test, so never loud. */
 export function markedAsTest(summary: TelegramSummary): TelegramSummary {
   return finish({ ...summary, mark: 'test' });
 }

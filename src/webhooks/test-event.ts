@@ -1,19 +1,18 @@
 /**
- * The test event of `POST /v2/webhook/:id/test` (docs/webhooks.md "Testing"): sent at once to the
+ * The test event of `POST /v2/webhook/:id/test` (docs/webhooks.md "Testing with a telegram"): sent at once to the
  * subscription, signed like a delivery, and recorded with its outcome (not redelivered). With a
  * stored telegram, the test carries what that telegram's delivery would post, marked as a test.
  */
 import { randomBytes } from 'node:crypto';
 import { contractedClassifications } from '../accounts/contracts.ts';
 import type { Db, Queryable } from '../db/types.ts';
-import { dataMessage } from '../realtime/protocol.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import { TELEGRAM_ID_PATTERN } from '../telegrams/resume-point.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import { loadConversionOf, loadTelegram, loadTelegramById } from '../telegrams/store.ts';
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
 import { misskeyOptions, type MisskeyOptions } from './formats/misskey.ts';
-import { documentOf, isPostFormat } from './payload.ts';
+import { deliveryMessage, documentOf, isPostFormat } from './payload.ts';
 import { renderPost } from './render.ts';
 import type { Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
@@ -70,10 +69,7 @@ export async function testTelegram(
   record: TelegramRecord,
   serverName: string,
 ): Promise<TestTelegram> {
-  const message = dataMessage(record, [
-    { name: 'ingest', time: record.receivedTime },
-    { name: serverName, time: new Date().toISOString() },
-  ]);
+  const message = deliveryMessage(record, serverName);
   return { record, document: await documentOf(q, record), message };
 }
 
