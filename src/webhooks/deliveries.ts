@@ -495,10 +495,13 @@ export async function recordTestEvent(
   return rows[0]?.id ?? null;
 }
 
-/** The pending deliveries and the age of the oldest, in seconds (the backlog of /metrics). */
+/**
+ * The pending deliveries and how long the oldest has waited, in seconds (the backlog of /metrics):
+ * since it was queued, or queued again by hand (a recovery of days-old failures is no backlog of days).
+ */
 export async function backlog(q: Queryable): Promise<{ pending: number; oldestSeconds: number }> {
   const [row] = await q.query<{ pending: number; oldest: number | null }>(
-    `SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+    `SELECT count(*)::int AS pending, extract(epoch FROM now() - min(retry_from))::float8 AS oldest
      FROM webhook_deliveries WHERE state = 'pending'`,
   );
   return { pending: row!.pending, oldestSeconds: row!.oldest ?? 0 };

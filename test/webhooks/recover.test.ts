@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { PRIORITY_EEW, claimDue, recoverFailed } from '../../src/webhooks/deliveries.ts';
+import { PRIORITY_EEW, backlog, claimDue, recoverFailed } from '../../src/webhooks/deliveries.ts';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
 import { ingestVariant } from '../support/ingest-variant.ts';
@@ -260,6 +260,10 @@ test('a recovery larger than a batch queues every failed delivery in its range o
         ['pending', false, 1100],
       ],
     );
+    // Queued again now, they are no backlog of an hour: the alert on an old backlog does not fire.
+    const waiting = await backlog(server.ctx.db);
+    assert.equal(waiting.pending, 1100);
+    assert.ok(waiting.oldestSeconds < 60, `${waiting.oldestSeconds} s`);
     // Asked again, the pending ones are not queued twice.
     assert.equal(await recoverFailed(server.ctx.db, id, {}), 101);
   } finally {
