@@ -82,6 +82,20 @@ interface Row {
   previous_secret_until: Date | null;
 }
 
+/** The settings columns' values, in the order the insert and the change write them (url … lang). */
+const settingsParams = (spec: SubscriptionSpec, host: string, classifications: string[]) => [
+  spec.url,
+  host,
+  classifications,
+  spec.types,
+  spec.test,
+  spec.formatMode,
+  spec.areas,
+  spec.minIntensity,
+  spec.format,
+  spec.lang,
+];
+
 const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
   format, lang, visibility, local_only, state, disabled_reason, failing_since, from_serial, created_at,
   secret_from, previous_secret_until`;
@@ -166,16 +180,7 @@ export async function insertSubscription(
      RETURNING ${COLUMNS}`,
     [
       accountId,
-      spec.url,
-      host,
-      classifications,
-      spec.types,
-      spec.test,
-      spec.formatMode,
-      spec.areas,
-      spec.minIntensity,
-      spec.format,
-      spec.lang,
+      ...settingsParams(spec, host, classifications),
       box.seal(secret),
       spec.token === null ? null : box.seal(spec.token),
       spec.visibility,
@@ -333,16 +338,7 @@ export async function updateSubscription(
         [
           accountId,
           id,
-          spec.url,
-          host,
-          classifications,
-          spec.types,
-          spec.test,
-          spec.formatMode,
-          spec.areas,
-          spec.minIntensity,
-          spec.format,
-          spec.lang,
+          ...settingsParams(spec, host, classifications),
           keepToken,
           token,
           spec.visibility,
