@@ -6,6 +6,8 @@
 //   --coverage / --no-coverage   line and branch coverage of src/ (scripts/coverage.js), printed
 //                        after the tests and written to coverage/summary.json; on by default for
 //                        the whole suite only (a subset's coverage says little)
+//   --concurrency=N      test files run at once (2 without: the two cores of a small machine; CI
+//                        runs 3 on PGlite, where the files mostly wait on sockets and timers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,11 +25,15 @@ function collect(dir) {
 }
 
 const args = process.argv.slice(2);
-const options = new Set(args.filter((a) => a.startsWith('--')));
+const concurrencyOption = /^--concurrency=([1-9]\d?)$/;
+const concurrency = Number(args.map((a) => concurrencyOption.exec(a)?.[1]).find(Boolean) ?? 2);
+const options = new Set(args.filter((a) => a.startsWith('--') && !concurrencyOption.test(a)));
 const filters = args.filter((a) => !a.startsWith('--'));
 for (const option of options) {
   if (!['--engine-dependent', '--coverage', '--no-coverage'].includes(option)) {
-    console.error(`unknown option ${option} (known: --engine-dependent, --coverage, --no-coverage)`);
+    console.error(
+      `unknown option ${option} (known: --engine-dependent, --coverage, --no-coverage, --concurrency=N)`,
+    );
     process.exit(1);
   }
 }
@@ -67,7 +73,13 @@ try {
   }
   result = spawnSync(
     process.execPath,
-    ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-timeout=600000', ...bundled],
+    [
+      '--enable-source-maps',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-timeout=600000',
+      ...bundled,
+    ],
     { stdio: 'inherit', env },
   );
   if (coverage) {
