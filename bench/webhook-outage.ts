@@ -98,6 +98,7 @@ for (let i = 0; i < SUBS; i += 20) {
         token: null,
         visibility: null,
         localOnly: false,
+        headers: [],
       },
       new URL(url).hostname,
     );

@@ -113,6 +113,7 @@ const subscriptionSpec = (url: string) => ({
   token: null,
   visibility: null,
   localOnly: false,
+  headers: [],
 });
 // Accounts of 20 subscriptions each (the cap).
 for (let i = 0; i < SUBS; i += 20) {

@@ -32,6 +32,13 @@ import {
   checkNoteOptions,
   keepsStoredToken,
 } from '../webhooks/note-options.ts';
+import {
+  MAX_EXTRA_HEADERS,
+  MAX_HEADER_NAME_LENGTH,
+  MAX_HEADER_VALUE_LENGTH,
+  checkExtraHeaders,
+  headerNamesAllowed,
+} from '../webhooks/extra-headers.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { telegramForTest } from '../webhooks/test-event.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
@@ -72,6 +79,7 @@ export const webhookMessages = {
   token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
   visibility: `The \`visibility\` is one of ${MISSKEY_VISIBILITIES.join(', ')}, and only with format \`misskey\`.`,
   localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
+  headers: `The \`headers\` is an object of at most ${MAX_EXTRA_HEADERS} request headers, each name an HTTP token of up to ${MAX_HEADER_NAME_LENGTH} characters given once, each value printable ASCII of 1 to ${MAX_HEADER_VALUE_LENGTH} characters, and none of those the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with format \`ntfy\`, Title, Priority, Tags and their aliases).`,
   telegramId:
     'The `telegramId` names no stored telegram of a classification this webhook receives and the account has a contract for.',
   previousValidSeconds: `The \`previousValidSeconds\` is a whole number of seconds from 0 to ${MAX_PREVIOUS_SECRET_MS / 1000} (7 days).`,
@@ -132,6 +140,15 @@ export const WebhookCreateBody = Type.Object(
         Type.Boolean({ description: '`misskey` only: keep the notes off federation (default false)' }),
       ),
     ),
+    headers: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.String(), {
+          maxProperties: MAX_EXTRA_HEADERS,
+          description:
+            'Request headers of its own, sent with every attempt (their values are never shown again)',
+        }),
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -143,12 +160,16 @@ type WebhookUpdate = Static<typeof WebhookUpdateBody>;
 /**
  * The creation body a change describes: the fields given over the subscription's own. A Misskey
  * subscription that stays one keeps its token and note options unless given others; one that leaves
- * Misskey drops them.
+ * Misskey drops them. Request headers not given are kept (sealed, never read back), if the
+ * resulting format may send them.
  */
 function changedBody(s: Subscription, change: WebhookUpdate) {
   const format = change.format === undefined ? s.format : change.format;
   const staysMisskey = format === 'misskey' && s.format === 'misskey';
   const keepToken = keepsStoredToken(s.format, format ?? 'namazu', change.token !== undefined);
+  const keepHeaders = change.headers === undefined;
+  if (keepHeaders && !headerNamesAllowed(s.headerNames, format ?? 'namazu'))
+    throw new HttpError('INVALID_FIELD', { detail: webhookMessages.headers });
   // The stored settings passed the creation's checks; what is checked again is this whole body.
   const body = {
     url: s.url,
@@ -164,7 +185,7 @@ function changedBody(s: Subscription, change: WebhookUpdate) {
     ...change,
     ...(keepToken ? { token: KEPT_TOKEN } : {}),
   } as Static<typeof WebhookCreateBody>;
-  return { body, keepToken };
+  return { body, keepToken, keepHeaders };
 }
 
 /** Validates without coercion: a JSON body holds real strings and arrays (as POST /v2/socket). */
@@ -193,6 +214,8 @@ function subscriptionSpec(
     const field = (['token', 'visibility', 'localOnly'] as const).find((f) => note.problems[f])!;
     throw new HttpError('INVALID_FIELD', { detail: webhookMessages[field] });
   }
+  const headers = checkExtraHeaders(body.headers, format);
+  if (!headers.ok) throw new HttpError('INVALID_FIELD', { detail: webhookMessages.headers });
   const spec: SubscriptionSpec = {
     ...place.value,
     url: url.url,
@@ -203,6 +226,7 @@ function subscriptionSpec(
     format,
     lang: body.lang ?? 'ja',
     ...note.value,
+    headers: headers.value,
   };
   return { spec, host: url.host };
 }
@@ -222,6 +246,7 @@ function view(s: Subscription, now: number) {
     lang: s.lang,
     // Shown for the format that uses them only: the other formats' views stay as they were.
     ...(s.format === 'misskey' ? { visibility: s.visibility, localOnly: s.localOnly } : {}),
+    headerNames: s.headerNames,
     state: s.state,
     disabledReason: s.disabledReason,
     failingSince: s.failingSince?.toISOString() ?? null,
@@ -292,12 +317,12 @@ async function registerCreate(app: App, ctx: AppContext, service: WebhookService
     scope.patch('/v2/webhook/:id', changeOptions, async (request) => {
       const { principal } = request;
       const s = await ownSubscription(ctx, principal.accountId, request.params.id);
-      const { body, keepToken } = changedBody(s, request.body);
+      const { body, keepToken, keepHeaders } = changedBody(s, request.body);
       const { spec, host } = subscriptionSpec(body, ctx.config.webhookAllowPrivate);
       // All of them, given or kept: the URL it changes receives their telegrams.
       requireClassScopes(principal, spec.classifications);
       const newClassifications = request.body.classifications !== undefined;
-      const change = { spec, host, newClassifications, keepToken };
+      const change = { spec, host, newClassifications, keepToken, keepHeaders };
       const updated = await updateSubscription(ctx.db, service.box, principal.accountId, s.id, change);
       if (!updated.ok)
         throw new HttpError(updated.reason === 'no-contract' ? 'NO_CONTRACT' : 'WEBHOOK_NOT_FOUND');

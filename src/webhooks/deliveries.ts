@@ -94,6 +94,8 @@ export interface DeliveryTarget {
   lang: 'ja' | 'en';
   secretSealed: string;
   tokenSealed: string | null;
+  /** Its own request headers (extra-headers.ts), sealed; null when none. */
+  headersSealed: string | null;
   /** The secret a rotation replaced, and until when it signs beside `secretSealed`. */
   previousSecretSealed: string | null;
   previousSecretUntil: Date | null;
@@ -110,6 +112,7 @@ interface TargetRow {
   lang: 'ja' | 'en';
   secret_sealed: string;
   token_sealed: string | null;
+  headers_sealed: string | null;
   previous_secret_sealed: string | null;
   previous_secret_until: Date | null;
   visibility: MisskeyVisibility | null;
@@ -123,6 +126,7 @@ const toTarget = (r: TargetRow): DeliveryTarget => ({
   lang: r.lang,
   secretSealed: r.secret_sealed,
   tokenSealed: r.token_sealed,
+  headersSealed: r.headers_sealed,
   previousSecretSealed: r.previous_secret_sealed,
   previousSecretUntil: r.previous_secret_until,
   visibility: r.visibility,
@@ -189,7 +193,7 @@ export async function claimDue(
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
-       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.previous_secret_sealed,
+       s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.headers_sealed, s.previous_secret_sealed,
        s.previous_secret_until, s.visibility, s.local_only`,
     [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],
   );

@@ -223,8 +223,8 @@ export class Queuer {
       group.subscriptions.push({ id: s.id, host: s.host, fromSerial: s.fromSerial });
       // What an attempt needs of it: the DeliveryTarget fields, and no others of the subscription.
       const { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly } = s;
-      const { previousSecretSealed, previousSecretUntil } = s;
-      const sealed = { secretSealed, tokenSealed, previousSecretSealed, previousSecretUntil };
+      const { previousSecretSealed, previousSecretUntil, headersSealed } = s;
+      const sealed = { secretSealed, tokenSealed, headersSealed, previousSecretSealed, previousSecretUntil };
       targets.set(s.id, { url, host, format, lang, ...sealed, visibility, localOnly });
     }
     this.groups = [...byKey.values()];

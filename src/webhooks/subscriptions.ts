@@ -9,6 +9,7 @@ import type { Db, Queryable } from '../db/types.ts';
 import type { MisskeyVisibility } from './formats/misskey.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import type { DeliveryFilter } from '../realtime/filter.ts';
+import { openedHeaders, sealHeaders, type ExtraHeaders } from './extra-headers.ts';
 import type { Intensity } from '../telegrams/facts.ts';
 
 /** The body each subscription is sent: the `data` message, or a ready-made post. */
@@ -34,6 +35,8 @@ export interface SubscriptionSpec {
   visibility: MisskeyVisibility | null;
   /** The `misskey` format's notes stay off federation. */
   localOnly: boolean;
+  /** Request headers of its own (extra-headers.ts), sent with every attempt. */
+  headers: ExtraHeaders;
 }
 
 export interface Subscription {
@@ -47,6 +50,8 @@ export interface Subscription {
   /** The `misskey` format's note visibility (null for the other formats). */
   visibility: MisskeyVisibility | null;
   localOnly: boolean;
+  /** The names of its own request headers (their values are sealed and never shown). */
+  headerNames: string[];
   state: 'active' | 'disabled';
   disabledReason: string | null;
   failingSince: Date | null;
@@ -73,6 +78,7 @@ interface Row {
   lang: 'ja' | 'en';
   visibility: MisskeyVisibility | null;
   local_only: boolean;
+  header_names: string[];
   state: 'active' | 'disabled';
   disabled_reason: string | null;
   failing_since: Date | null;
@@ -97,7 +103,7 @@ const settingsParams = (spec: SubscriptionSpec, host: string, classifications: s
 ];
 
 const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
-  format, lang, visibility, local_only, state, disabled_reason, failing_since, from_serial, created_at,
+  format, lang, visibility, local_only, header_names, state, disabled_reason, failing_since, from_serial, created_at,
   secret_from, previous_secret_until`;
 
 function toSubscription(r: Row): Subscription {
@@ -118,6 +124,7 @@ function toSubscription(r: Row): Subscription {
     lang: r.lang,
     visibility: r.visibility,
     localOnly: r.local_only,
+    headerNames: r.header_names,
     state: r.state,
     disabledReason: r.disabled_reason,
     failingSince: r.failing_since,
@@ -174,8 +181,9 @@ export async function insertSubscription(
   await subscriptionsChanged(q);
   const rows = await q.query<Row>(
     `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
-       areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only, from_serial)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+       areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only,
+       headers_sealed, header_names, from_serial)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
        (SELECT coalesce(max(serial), 0) FROM telegrams))
      RETURNING ${COLUMNS}`,
     [
@@ -185,6 +193,8 @@ export async function insertSubscription(
       spec.token === null ? null : box.seal(spec.token),
       spec.visibility,
       spec.localOnly,
+      sealHeaders(box, spec.headers),
+      spec.headers.map(([name]) => name),
     ],
   );
   return { ok: true, subscription: toSubscription(rows[0]!), secret } as const;
@@ -301,7 +311,8 @@ export type UpdateOutcome =
  * `newClassifications`, those the account has no contract for are dropped (`no-contract` when none
  * is left), as at creation, but for those of `held` (the ones it holds that the change keeps);
  * otherwise they are kept as they are (a contract that ended meanwhile stops their deliveries, and
- * one that returns starts them again). With `keepToken`, the Misskey token stays the stored one.
+ * one that returns starts them again). With `keepToken`, the Misskey token stays the stored one;
+ * with `keepHeaders`, the request headers.
  */
 export async function updateSubscription(
   db: Db,
@@ -313,12 +324,14 @@ export async function updateSubscription(
     host: string;
     newClassifications: boolean;
     keepToken: boolean;
+    keepHeaders: boolean;
     /** Classifications the subscription holds that stay without a running contract (the console's form). */
     held?: readonly string[];
   },
 ): Promise<UpdateOutcome> {
-  const { spec, host, newClassifications, keepToken, held = [] } = change;
+  const { spec, host, newClassifications, keepToken, keepHeaders, held = [] } = change;
   const token = keepToken || spec.token === null ? null : box.seal(spec.token);
+  const headers = keepHeaders ? null : sealHeaders(box, spec.headers);
   return triedPastDeadlocks(() =>
     db.tx(async (q) => {
       let classifications = [...new Set(spec.classifications)];
@@ -332,7 +345,9 @@ export async function updateSubscription(
       const rows = await q.query<Row>(
         `UPDATE webhook_subscriptions SET url = $3, host = $4, classifications = $5, types = $6, test = $7,
            format_mode = $8, areas = $9, min_intensity = $10, format = $11, lang = $12,
-           token_sealed = CASE WHEN $13 THEN token_sealed ELSE $14 END, visibility = $15, local_only = $16
+           token_sealed = CASE WHEN $13 THEN token_sealed ELSE $14 END, visibility = $15, local_only = $16,
+           headers_sealed = CASE WHEN $17 THEN headers_sealed ELSE $18 END,
+           header_names = CASE WHEN $17 THEN header_names ELSE $19 END
          WHERE account_id = $1 AND id = $2
          RETURNING ${COLUMNS}`,
         [
@@ -343,6 +358,9 @@ export async function updateSubscription(
           token,
           spec.visibility,
           spec.localOnly,
+          keepHeaders,
+          headers,
+          spec.headers.map(([name]) => name),
         ],
       );
       return rows[0]
@@ -448,11 +466,12 @@ export async function subscriptionsChanged(q: Queryable): Promise<void> {
   await q.query('SELECT move_webhook_subscriptions_version()');
 }
 
-/** An active subscription as the queuer takes it: with its sealed secret and token, for the attempts. */
+/** An active subscription as the queuer takes it: with its sealed secret, token and headers, for the attempts. */
 export interface ActiveSubscription extends Subscription {
   secretSealed: string;
   tokenSealed: string | null;
   previousSecretSealed: string | null;
+  headersSealed: string | null;
 }
 
 /**
@@ -466,11 +485,13 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
       secret_sealed: string;
       token_sealed: string | null;
       previous_secret_sealed: string | null;
+      headers_sealed: string | null;
     }
   >(
     `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
-       s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.state, s.disabled_reason, s.failing_since, s.from_serial,
-       s.created_at, s.secret_from, s.previous_secret_until, s.secret_sealed, s.token_sealed, s.previous_secret_sealed,
+       s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.header_names, s.state, s.disabled_reason,
+       s.failing_since, s.from_serial, s.created_at, s.secret_from, s.previous_secret_until, s.secret_sealed,
+       s.token_sealed, s.previous_secret_sealed, s.headers_sealed,
        ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids
      FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
      WHERE s.state = 'active' AND a.disabled_at IS NULL
@@ -491,6 +512,7 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
       secretSealed: r.secret_sealed,
       tokenSealed: r.token_sealed,
       previousSecretSealed: r.previous_secret_sealed,
+      headersSealed: r.headers_sealed,
     };
     return [{ ...sub, filter, ...sealed }];
   });
@@ -498,28 +520,37 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
 
 /**
  * The subscription's signing secret, the one its latest rotation replaced while that still signs,
- * and its token, opened; a secret sealed under another pepper is null.
+ * its token and its request headers, opened; a secret sealed under another pepper is null.
  */
 export async function secretsOf(
   q: Queryable,
   box: SecretBox,
   id: number,
-): Promise<{ secret: string | null; previousSecret: string | null; token: string | null } | null> {
+): Promise<{
+  secret: string | null;
+  previousSecret: string | null;
+  token: string | null;
+  /** Its request headers; null when sealed under another pepper. */
+  headers: Record<string, string> | null;
+} | null> {
   const rows = await q.query<{
     secret_sealed: string;
     previous_sealed: string | null;
     token_sealed: string | null;
+    headers_sealed: string | null;
   }>(
-    `SELECT secret_sealed, token_sealed,
+    `SELECT secret_sealed, token_sealed, headers_sealed,
        CASE WHEN previous_secret_until > now() THEN previous_secret_sealed END AS previous_sealed
      FROM webhook_subscriptions WHERE id = $1`,
     [id],
   );
   if (!rows[0]) return null;
-  const { secret_sealed, previous_sealed, token_sealed } = rows[0];
+  const { secret_sealed, previous_sealed, token_sealed, headers_sealed } = rows[0];
+  const headers = headers_sealed === null ? '[]' : box.open(headers_sealed);
   return {
     secret: box.open(secret_sealed),
     previousSecret: previous_sealed === null ? null : box.open(previous_sealed),
     token: token_sealed === null ? null : box.open(token_sealed),
+    headers: headers === null ? null : openedHeaders(headers),
   };
 }

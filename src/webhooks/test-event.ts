@@ -93,7 +93,7 @@ export async function sendTestEvent(
   const messageId = `msg_test_${randomBytes(12).toString('base64url')}`;
   const secrets = await secretsOf(db, box, subscription.id);
   let outcome: AttemptOutcome;
-  if (!secrets?.secret) {
+  if (!secrets?.secret || !secrets.headers) {
     outcome = {
       ok: false,
       status: null,
@@ -107,6 +107,7 @@ export async function sendTestEvent(
     const post = testBody(subscription, messageId, now, misskey, telegram);
     const body = Buffer.from(post.body);
     const headers = {
+      ...secrets.headers,
       ...post.headers,
       'user-agent': 'Namazu-Webhooks/1',
       ...signedHeaders(

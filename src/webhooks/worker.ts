@@ -28,6 +28,7 @@ import {
   type RetryPolicy,
 } from './deliveries.ts';
 import { misskeyOptions } from './formats/misskey.ts';
+import { openedHeaders } from './extra-headers.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
 import type { OutgoingPost, Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
@@ -68,7 +69,7 @@ const COUNTED_PER_TURN = 64;
 /** Successes recorded per statement, and how long they gather before one is written. */
 const SUCCESS_BATCH = 1024;
 const SUCCESS_GATHER_MS = 100;
-/** Signing keys and tokens kept opened, by their sealed text (opening each costs a decryption). */
+/** Signing keys, tokens and request headers kept opened, by their sealed text (opening each costs a decryption). */
 const OPENED_SECRETS = 4096;
 /**
  * The end of a claim's lease kept for recording its attempt's outcome: a success waits up to
@@ -113,7 +114,7 @@ export class DeliveryWorker {
   /** Successes to record together (one statement per flush), and the flush under way. */
   private successes: { d: ClaimedDelivery; outcome: AttemptOutcome }[] = [];
   private flushing: Promise<void> | null = null;
-  /** Opened signing keys and tokens by sealed text (null: sealed under another pepper). */
+  /** Opened signing keys, tokens and request headers by sealed text (null: sealed under another pepper). */
   private readonly opened = new LRUCache<string, { key: Buffer; text: string } | { unreadable: true }>({
     max: OPENED_SECRETS,
   });
@@ -425,7 +426,12 @@ export class DeliveryWorker {
     });
     const secret = this.openSealed(d.secretSealed);
     const token = d.tokenSealed === null ? null : this.openSealed(d.tokenSealed);
-    if (secret === null || (d.tokenSealed !== null && token === null))
+    const own = d.headersSealed === null ? null : this.openSealed(d.headersSealed);
+    if (
+      secret === null ||
+      (d.tokenSealed !== null && token === null) ||
+      (d.headersSealed !== null && own === null)
+    )
       return failed('secret unreadable (NAMAZU_SECRET changed)');
     let payload: Payload | null;
     try {
@@ -451,6 +457,7 @@ export class DeliveryWorker {
         : null;
     const keys = previous === null ? [secret.key] : [secret.key, previous.key];
     const headers = {
+      ...(own === null ? {} : openedHeaders(own.text)),
       ...payload.headers,
       'user-agent': USER_AGENT,
       ...signedHeaders(keys, d.messageId, payload.body, now),

@@ -81,6 +81,7 @@ before(async () => {
       token: null,
       visibility: null,
       localOnly: false,
+      headers: [],
     },
     'hooks.example.test',
   );

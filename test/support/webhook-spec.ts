@@ -17,6 +17,7 @@ export function webhookSpec(url: string, overrides: Partial<SubscriptionSpec> = 
     token: null,
     visibility: null,
     localOnly: false,
+    headers: [],
     ...overrides,
   };
 }

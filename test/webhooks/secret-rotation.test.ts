@@ -9,9 +9,10 @@ import { Webhook } from 'standardwebhooks';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
 import { ingestVariant } from '../support/ingest-variant.ts';
-import { startTestServer } from '../support/server.ts';
+
 import { waitFor } from '../support/wait.ts';
-import { startReceiver, type Received } from './receiver.ts';
+import { keyedWebhookServer } from './keyed-server.ts';
+import type { Received } from './receiver.ts';
 
 const QUAKE = readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml'));
 
@@ -26,23 +27,14 @@ function verifies(secret: string, r: Received): boolean {
 }
 
 async function setUp() {
-  const receiver = await startReceiver({ status: 204 });
-  const server = await startTestServer({ listen: false, config: { webhookAllowPrivate: true } });
-  const { account } = await server.createAccount({ contracts: ['telegram.earthquake'] });
-  const key = await server.createApiKey(account.id, [
-    'webhook.manage',
-    'webhook.list',
-    'telegram.get.earthquake',
-  ]);
-  const headers = { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` };
+  const { receiver, server, headers, close } = await keyedWebhookServer({ status: 204 });
   const created = await getJson(server, '/v2/webhook', {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
+    headers,
     body: JSON.stringify({ url: receiver.url, classifications: ['telegram.earthquake'] }),
   });
   if (created.status !== 200) {
-    await server.close();
-    await receiver.close();
+    await close();
     assert.fail(JSON.stringify(created.body));
   }
   const rotate = (query = '', id: number | string = created.body.id) =>

@@ -1,6 +1,15 @@
 import type { Params } from '../../http/form.ts';
 import { singleValue } from '../../http/form.ts';
 import { parsePlaceFilters } from '../../telegrams/place-filters.ts';
+import {
+  MAX_EXTRA_HEADERS,
+  MAX_HEADER_NAME_LENGTH,
+  MAX_HEADER_VALUE_LENGTH,
+  checkExtraHeaders,
+  headerLines,
+  headerNamesAllowed,
+  type ExtraHeaders,
+} from '../../webhooks/extra-headers.ts';
 import { MAX_TOKEN_LENGTH, checkNoteOptions, type NoteOptionProblem } from '../../webhooks/note-options.ts';
 import {
   WEBHOOK_FORMATS,
@@ -23,6 +32,7 @@ export type WebhookField =
   | 'token'
   | 'visibility'
   | 'localOnly'
+  | 'headers'
   | 'lang'
   | 'classifications'
   | 'types'
@@ -37,6 +47,10 @@ export interface WebhookFormValues {
   token: string;
   visibility: string;
   localOnly: boolean;
+  /** One `Name: value` per line (never shown again once stored). */
+  headers: string;
+  /** A change removes the stored headers. */
+  removeHeaders: boolean;
   lang: string;
   classifications: string[];
   types: string;
@@ -54,6 +68,8 @@ export const emptyWebhookForm: WebhookFormValues = {
   token: '',
   visibility: 'public',
   localOnly: false,
+  headers: '',
+  removeHeaders: false,
   lang: 'ja',
   classifications: [],
   types: '',
@@ -78,6 +94,8 @@ type RuleKey =
   | 'visibility'
   | 'visibilityOther'
   | 'localOnlyOther'
+  | 'headers'
+  | 'headersKept'
   | 'lang'
   | 'noClassification'
   | 'notContracted'
@@ -100,6 +118,9 @@ export const webhookRules: Messages<RuleKey> = {
     visibility: 'Choose one of the visibilities offered.',
     visibilityOther: 'A visibility is only chosen with the Misskey format: choose Public or choose Misskey.',
     localOnlyOther: 'Local only is only used with the Misskey format: clear it or choose Misskey.',
+    headers: `Write at most ${MAX_EXTRA_HEADERS} lines of "Name: value": each name of letters, digits and !#$%&'*+.^_\`|~- (up to ${MAX_HEADER_NAME_LENGTH} characters) given once, each value of 1 to ${MAX_HEADER_VALUE_LENGTH} ASCII characters, and none the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with ntfy, Title, Priority and Tags).`,
+    headersKept:
+      'The headers set now include one this format sets itself (with ntfy: Title, Priority or Tags): type the headers again without it, or remove them.',
     lang: 'Choose Japanese or English.',
     noClassification: 'Choose at least one classification.',
     notContracted: 'Choose only classifications your account has a contract for.',
@@ -121,6 +142,9 @@ export const webhookRules: Messages<RuleKey> = {
     visibility: '表示されている公開範囲から選んでください。',
     visibilityOther: '公開範囲はMisskey形式でのみ選べます。パブリックにするか、Misskeyを選んでください。',
     localOnlyOther: 'ローカルのみはMisskey形式でのみ使います。チェックを外すか、Misskeyを選んでください。',
+    headers: `「名前: 値」の行を${MAX_EXTRA_HEADERS}行まで入力してください。名前は英数字と !#$%&'*+.^_\`|~- の${MAX_HEADER_NAME_LENGTH}文字以内で重複なし、値は1〜${MAX_HEADER_VALUE_LENGTH}文字のASCII文字です。配信が自ら付けるもの（Content-Type、Content-Length、Host、User-Agent、接続のヘッダー、webhook-*、ntfyでは Title、Priority、Tags）は指定できません。`,
+    headersKept:
+      '設定済みのヘッダーに、この形式が自ら付けるもの（ntfyでは Title、Priority、Tags）が含まれています。それを除いて入力し直すか、削除してください。',
     lang: '日本語か英語を選んでください。',
     noClassification: '分類を1つ以上選んでください。',
     notContracted: '契約している分類だけを選んでください。',
@@ -139,6 +163,8 @@ export function webhookFormValuesOf(s: Subscription): WebhookFormValues {
     token: '',
     visibility: s.visibility ?? 'public',
     localOnly: s.localOnly,
+    headers: '',
+    removeHeaders: false,
     lang: s.lang,
     classifications: [...s.filter.classifications],
     types: s.filter.types?.join(' ') ?? '',
@@ -159,6 +185,8 @@ export function webhookFormValues(form: Params): WebhookFormValues {
     // Absent from an older page's form: the API's default.
     visibility: one('visibility', 'public'),
     localOnly: one('localOnly') === 'true',
+    headers: one('headers'),
+    removeHeaders: one('removeHeaders') === 'true',
     lang: one('lang'),
     classifications: [...new Set(form.get('classifications') ?? [])],
     types: one('types'),
@@ -187,14 +215,33 @@ const noteRules: Record<'token' | 'visibility' | 'localOnly', Partial<Record<Not
 };
 
 /**
+ * The request headers typed; or, when none are and the change keeps those stored (`keptNames`),
+ * whether the format may send them.
+ */
+function headersOf(v: WebhookFormValues, keptNames: readonly string[] | null): ExtraHeaders | RuleKey {
+  if (v.headers.trim() === '') {
+    if (keptNames === null || v.removeHeaders || headerNamesAllowed(keptNames, v.format)) return [];
+    return 'headersKept';
+  }
+  const lines = headerLines(v.headers);
+  const checked = lines === null ? null : checkExtraHeaders(lines, v.format);
+  return checked?.ok ? checked.value : 'headers';
+}
+
+/** Whether a change keeps the stored request headers: none typed, and not removed. */
+export const keepsStoredHeaders = (v: WebhookFormValues) => v.headers.trim() === '' && !v.removeHeaders;
+
+/**
  * The subscription the form describes and its host, or every problem at once (nothing is created
- * then). `contracted`: the classifications the account's running contracts deliver.
+ * then). `contracted`: the classifications the account's running contracts deliver; `keptNames`:
+ * for a change, the names of the request headers it keeps when none are typed.
  */
 export function checkWebhookForm(
   v: WebhookFormValues,
   contracted: ReadonlySet<string>,
   allowPrivate: boolean,
   lang: Lang,
+  keptNames: readonly string[] | null = null,
 ): { ok: true; spec: SubscriptionSpec; host: string } | { ok: false; problems: WebhookProblems } {
   const t = webhookRules[lang];
   const problems: WebhookProblems = {};
@@ -209,6 +256,8 @@ export function checkWebhookForm(
     ][])
       problems[field] = t[noteRules[field][problem]!];
   }
+  const headers = headersOf(v, keptNames);
+  if (typeof headers === 'string') problems.headers = t[headers];
   if (v.lang !== 'ja' && v.lang !== 'en') problems.lang = t.lang;
   if (v.classifications.length === 0) problems.classifications = t.noClassification;
   else if (v.classifications.some((c) => !contracted.has(c))) problems.classifications = t.notContracted;
@@ -234,6 +283,7 @@ export function checkWebhookForm(
     format: v.format as WebhookFormat,
     lang: v.lang as SubscriptionSpec['lang'],
     ...note.value,
+    headers: headers as ExtraHeaders,
   };
   return { ok: true, spec, host: url.host };
 }

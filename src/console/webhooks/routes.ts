@@ -28,6 +28,7 @@ import { checkedForm, guardVisits, rowId, type QueryOf, type Visit } from '../vi
 import {
   checkWebhookForm,
   emptyWebhookForm,
+  keepsStoredHeaders,
   webhookFormValues,
   webhookFormValuesOf,
   webhookRules,
@@ -72,10 +73,14 @@ async function ownWebhook(
   return found;
 }
 
-/** The webhook a settings form changes: `keepsToken`, a Misskey one's token is stored. */
+/**
+ * The webhook a settings form changes: `keepsToken`, a Misskey one's token is stored; `headerNames`,
+ * its request headers'.
+ */
 interface Edit {
   id: number;
   keepsToken: boolean;
+  headerNames: readonly string[];
   classifications: readonly string[];
 }
 
@@ -346,10 +351,14 @@ function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): vo
     });
   }
 
-  /** The settings form of `s`: a Misskey webhook's token is stored, and kept when none is typed. */
+  /**
+   * The settings form of `s`: a Misskey webhook's token and any webhook's request headers are
+   * stored, and kept when none are typed.
+   */
   const editOf = (s: Subscription): Edit => ({
     id: s.id,
     keepsToken: s.format === 'misskey',
+    headerNames: s.headerNames,
     classifications: s.filter.classifications,
   });
 
@@ -369,14 +378,17 @@ function settingsRoutes(area: App, ctx: AppContext, service: WebhookService): vo
     const keepToken = keepsStoredToken(s.format, values.format, values.token !== '');
     const contracted = await contractedClassifications(ctx.db, visit.account.id);
     const held = heldWithoutContract(edit, contracted);
+    const keepHeaders = keepsStoredHeaders(values);
     const checked = checkWebhookForm(
       keepToken ? { ...values, token: KEPT_TOKEN } : values,
       new Set([...contracted, ...held]),
       ctx.config.webhookAllowPrivate,
       visit.lang,
+      s.headerNames,
     );
     if (!checked.ok) return showForm(ctx, reply, 400, visit, { values, problems: checked.problems, edit });
-    const change = { spec: checked.spec, host: checked.host, newClassifications: true, keepToken, held };
+    const { spec, host } = checked;
+    const change = { spec, host, newClassifications: true, keepToken, keepHeaders, held };
     const updated = await updateSubscription(ctx.db, service.box, visit.account.id, s.id, change);
     if (!updated.ok && updated.reason === 'no-contract') {
       const problems = { classifications: webhookRules[visit.lang].notContracted };

@@ -131,6 +131,12 @@ type Key =
   | 'editTitle'
   | 'save'
   | 'tokenKeep'
+  | 'headers'
+  | 'headersHint'
+  | 'headersKeep'
+  | 'removeHeaders'
+  | 'noHeaders'
+  | 'headerNames'
   | 'heldNoContract'
   | 'updated';
 
@@ -276,6 +282,14 @@ export const webhooksText: Messages<Key> = {
     editTitle: 'Change a webhook',
     save: 'Save the settings',
     tokenKeep: 'Misskey only. Leave it empty to keep the token stored; a token typed replaces it.',
+    headers: 'Extra request headers (optional)',
+    headersHint:
+      'One "Name: value" per line, sent with every delivery and test: for a receiver that asks for a key, such as ntfy\'s "Authorization: Bearer tk_…". The values are stored sealed and never shown again.',
+    headersKeep:
+      'Leave it empty to keep the headers set now (their values are not shown); lines typed replace them all. Set now:',
+    removeHeaders: 'Remove the extra request headers',
+    noHeaders: 'none',
+    headerNames: 'Extra request headers',
     heldNoContract: 'no running contract: delivered again when one is; kept while ticked',
     updated: 'The settings were saved. The next telegram goes where and as they say; the secret is the same.',
     rotatedAlready:
@@ -425,6 +439,14 @@ export const webhooksText: Messages<Key> = {
     save: '設定を保存',
     tokenKeep:
       'Misskeyのみ。空のままにすると保存済みのトークンを使い続けます。入力するとそのトークンに置き換えます。',
+    headers: '追加のリクエストヘッダー（任意）',
+    headersHint:
+      '1行に「名前: 値」を1つ。すべての配信とテストに付けて送ります。キーを求める受信側のためのものです（例: ntfyの「Authorization: Bearer tk_…」）。値は暗号化して保存され、二度と表示されません。',
+    headersKeep:
+      '空のままにすると今のヘッダーを使い続けます（値は表示しません）。入力した行ですべて置き換えます。設定済み:',
+    removeHeaders: '追加のリクエストヘッダーを削除する',
+    noHeaders: 'なし',
+    headerNames: '追加のリクエストヘッダー',
     heldNoContract: '契約が終了しています。契約が再開すると再び配信します（チェックしている間は保持）',
     updated: '設定を保存しました。次の電文から新しい設定で送ります。シークレットは変わりません。',
     rotatedAlready:

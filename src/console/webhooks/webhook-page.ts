@@ -7,7 +7,7 @@ import type { Lang } from '../i18n.ts';
 import { markup, page, type SafeHtml } from '../html.ts';
 import { formatTime, notice, secretBox } from '../layout.ts';
 import { pathOf, paths } from '../paths.ts';
-import { deliveryStateText, shownUrl, stateText, visibilityText } from './webhooks-page.ts';
+import { deliveryStateText, headerNameList, shownUrl, stateText, visibilityText } from './webhooks-page.ts';
 import { webhooksText } from './text.ts';
 
 /** One webhook's page: its settings, the test button, its recent deliveries; and its deletion. */
@@ -91,7 +91,10 @@ function settings(v: WebhookView): SafeHtml {
   return markup`<div class="card"><dl class="facts" id="webhook-settings">
 <dt>${t.url}</dt><dd><code>${s.url}</code></dd>
 <dt>${t.format}</dt><dd>${s.format}</dd>
-${noteSettings(s, v.lang)}<dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
+${noteSettings(s, v.lang)}<dt>${t.headerNames}</dt><dd id="webhook-headers">${
+    s.headerNames.length === 0 ? t.noHeaders : headerNameList(s.headerNames)
+  }</dd>
+<dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
 <dt>${t.state}</dt><dd id="webhook-state">${stateText(s, v.lang)}</dd>
 <dt>${t.classifications}</dt><dd>${classes}</dd>
 <dt>${t.types}</dt><dd>${f.types?.join(', ') ?? t.all}</dd>

@@ -107,9 +107,10 @@ export interface WebhookFormView {
   alert?: string | SafeHtml;
   /**
    * The form changes this webhook rather than creating one; `keepsToken`: a Misskey one's token is
-   * stored; `held`: its classifications that no running contract delivers (kept while ticked).
+   * stored; `headerNames`: its request headers' (their values are stored); `held`: its
+   * classifications that no running contract delivers (kept while ticked).
    */
-  edit?: { id: number; keepsToken: boolean; held: readonly string[] };
+  edit?: { id: number; keepsToken: boolean; headerNames: readonly string[]; held: readonly string[] };
 }
 
 /** A group of radio buttons, one per value, labelled by `label(value)`. */
@@ -216,6 +217,33 @@ function localOnlyField(v: WebhookFormView): SafeHtml {
 ${fieldError('localOnly', error)}`;
 }
 
+/** Header names, each as code, separated by commas. */
+export const headerNameList = (names: readonly string[]): SafeHtml[] =>
+  names.map((n, i) => markup`${i > 0 ? ', ' : null}<code>${n}</code>`);
+
+/**
+ * The request headers: a text area of `Name: value` lines, never filled (the values are secrets);
+ * for a change of a webhook that has some, their names and a box to remove them.
+ */
+function headersField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.headers;
+  const kept = v.edit?.headerNames ?? [];
+  const hint =
+    kept.length === 0 ? t.headersHint : markup`${t.headersHint} ${t.headersKeep} ${headerNameList(kept)}.`;
+  const remove =
+    kept.length === 0
+      ? null
+      : markup`<label for="removeHeaders"><input type="checkbox" id="removeHeaders" name="removeHeaders" value="true"${
+          v.values.removeHeaders ? markup` checked` : null
+        }> ${t.removeHeaders}</label>`;
+  return markup`<label for="headers">${t.headers}</label>
+<textarea id="headers" name="headers" rows="3" maxlength="12000" autocomplete="off" spellcheck="false"${invalidAttrs('headers', error, true)}></textarea>
+<p class="hint" id="headers-hint">${hint}</p>
+${remove}
+${fieldError('headers', error)}`;
+}
+
 export function renderWebhookFormPage(v: WebhookFormView): string {
   const t = webhooksText[v.lang];
   const formatLabel = (f: string) => t[`format-${f}` as `format-${(typeof WEBHOOK_FORMATS)[number]}`];
@@ -228,6 +256,7 @@ ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
 ${textField(v, 'token', t.token, v.edit?.keepsToken ? t.tokenKeep : t.tokenHint, 'password')}
 ${visibilityField(v)}
 ${localOnlyField(v)}
+${headersField(v)}
 ${radios(v, 'lang', t.lang, ['ja', 'en'], (l) => (l === 'ja' ? t['lang-ja'] : t['lang-en']))}
 <h2>${t.filters}</h2>
 ${classificationField(v)}

@@ -575,6 +575,65 @@ test('a Misskey webhook made by keyboard posts Home, local-only notes; the choic
   }
 });
 
+test('extra request headers typed by keyboard go with the test event; a bad line is refused beside the field; a change keeps them, replaces or removes them', async () => {
+  const { context, page } = await signedIn({ ...SIZES[0], lang: 'en' });
+  let id: number | null = null;
+  const lastHeaders = () => receiver.received.at(-1)!.headers;
+  try {
+    await page.goto(`${server.url}/account/webhooks/new`);
+    await fillWebhookForm(page, { url: receiver.url, format: 'ntfy', areas: '' });
+    // A header the ntfy post sets itself: refused beside the field, not sent back, nothing created.
+    await typeInto(page, '#headers', 'Authorization: Bearer tk_typed\nPriority: 5');
+    await submit(page);
+    assert.match(await page.locator('#headers-error').innerText(), /none the delivery sets itself/);
+    assert.equal(await page.locator('#headers').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#headers').inputValue(), '', 'the values are never sent back');
+    assert.equal((await subscriptions()).length, 0, 'nothing created');
+    await assertAccessible(page, 'headers refused');
+
+    await typeInto(page, '#headers', 'Authorization: Bearer tk_typed\nClick: https://example.test/q');
+    await submit(page);
+    const [created] = await subscriptions();
+    assert.ok(created, 'created');
+    id = created.id;
+    assert.deepEqual(created.headerNames, ['Authorization', 'Click']);
+    assert.equal(await page.locator('#webhook-headers').innerText(), 'Authorization, Click');
+    assert.doesNotMatch(await page.content(), /tk_typed/, 'the value is not shown');
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.equal(lastHeaders().authorization, 'Bearer tk_typed');
+    assert.equal(lastHeaders().click, 'https://example.test/q');
+
+    // Changed with the field left empty: kept, and the form names them.
+    await page.getByRole('link', { name: 'Change the settings' }).click();
+    assert.equal(await page.locator('#headers').inputValue(), '');
+    assert.match(await page.locator('#headers-hint').innerText(), /Set now: Authorization, Click\./);
+    await page.getByRole('radio', { name: /Slack/ }).focus();
+    await page.keyboard.press('Space');
+    await submit(page);
+    assert.match(await page.locator('.notice').innerText(), /settings were saved/);
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.equal(lastHeaders().authorization, 'Bearer tk_typed', 'kept');
+
+    // Lines typed replace them all; the box removes them.
+    await page.getByRole('link', { name: 'Change the settings' }).click();
+    await typeInto(page, '#headers', 'X-Key: second');
+    await submit(page);
+    assert.equal(await page.locator('#webhook-headers').innerText(), 'X-Key');
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.deepEqual([lastHeaders()['x-key'], lastHeaders().authorization], ['second', undefined]);
+    await page.getByRole('link', { name: 'Change the settings' }).click();
+    await page.getByRole('checkbox', { name: 'Remove the extra request headers' }).focus();
+    await page.keyboard.press('Space');
+    await submit(page);
+    assert.equal(await page.locator('#webhook-headers').innerText(), 'none');
+    await pressOn(page, 'button:has-text("Send a test")', 'Enter');
+    assert.equal(lastHeaders()['x-key'], undefined, 'removed');
+  } finally {
+    await context.close();
+    if (id !== null) await dropWebhook(id);
+  }
+});
+
 test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
   const service = server.app.webhooks;
   const spec = {
@@ -590,6 +649,7 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
     token: 'misskey-token-not-shown',
     visibility: 'home' as const,
     localOnly: true,
+    headers: [['Authorization', 'Bearer not-shown']] as [string, string][],
   };
   const created = await createSubscription(server.ctx.db, service.box, person.id, spec, '127.0.0.1');
   assert.ok(created.ok);
