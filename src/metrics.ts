@@ -310,7 +310,7 @@ function webhookInstruments(registry: Registry) {
     }),
     webhookLatency: new Histogram({
       name: 'namazu_webhook_delivery_latency_seconds',
-      help: 'Seconds from a webhook delivery being queued to the attempt that delivered it',
+      help: 'Seconds from a webhook delivery being queued (or queued again by hand) to the attempt that delivered it',
       labelNames: ['priority'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600],
       registers: [registry],

@@ -142,7 +142,11 @@ export interface ClaimedDelivery extends DeliveryTarget {
   priority: number;
   /** This attempt's number (1 for the first): the fencing token of its outcome. */
   attempt: number;
-  createdAt: Date;
+  /**
+   * When it was queued, or queued again by hand (a redelivery, a recovery): its latency counts from
+   * then, so that days-old failures delivered again are not days of latency.
+   */
+  queuedAt: Date;
 }
 
 interface ClaimRow extends TargetRow {
@@ -152,7 +156,7 @@ interface ClaimRow extends TargetRow {
   message_id: string;
   priority: number;
   attempts: number;
-  created_at: Date;
+  retry_from: Date;
 }
 
 const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
@@ -162,7 +166,7 @@ const toClaimed = (r: ClaimRow): ClaimedDelivery => ({
   messageId: r.message_id,
   priority: r.priority,
   attempt: r.attempts,
-  createdAt: r.created_at,
+  queuedAt: r.retry_from,
   ...toTarget(r),
 });
 
@@ -192,7 +196,7 @@ export async function claimDue(
        ORDER BY p.priority, p.next_at
        LIMIT $1
        FOR UPDATE OF p SKIP LOCKED)
-     RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.created_at,
+     RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.retry_from,
        s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.headers_sealed, s.previous_secret_sealed,
        s.previous_secret_until, s.visibility, s.local_only`,
     [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],

@@ -203,12 +203,12 @@ export class Queuer {
    * the groups (none should be: the version guards them) waits for its lease to end.
    */
   private claimedDeliveries(claimed: readonly QueuedClaim[]): ClaimedDelivery[] {
-    const createdAt = new Date();
+    const queuedAt = new Date();
     return claimed.flatMap((c) => {
       const target = this.targets.get(c.subscriptionId);
       if (!target) return [];
       const messageId = messageIdOf(c.subscriptionId, c.serial);
-      return [{ ...c, ...target, messageId, attempt: 1, createdAt }];
+      return [{ ...c, ...target, messageId, attempt: 1, queuedAt }];
     });
   }
 

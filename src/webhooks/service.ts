@@ -172,7 +172,7 @@ function deliveryWorker(
       if (recorded === 'delivered')
         metrics.webhookLatency.observe(
           { priority: priorityName(d.priority) },
-          (Date.now() - d.createdAt.getTime()) / 1000,
+          (Date.now() - d.queuedAt.getTime()) / 1000,
         );
       if (!outcome.ok)
         log.debug({ delivery: d.id, error: outcome.error, status: outcome.status }, 'webhook attempt failed');

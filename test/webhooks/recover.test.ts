@@ -172,6 +172,12 @@ test('failed deliveries are listed by state in pages, and those of a time range 
     assert.equal(receiver.accepted[2]!.headers['webhook-id'], `msg_${id}_${oldest}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(receiver.accepted.length, 3, 'none twice');
+    // Their latency counts from their recovery, not from their first queueing a day and more ago.
+    const latency = (await server.ctx.metrics.webhookLatency.get()).values;
+    const count = latency.find((v) => v.metricName?.endsWith('_count'))?.value;
+    const sum = latency.find((v) => v.metricName?.endsWith('_sum'))?.value;
+    assert.equal(count, 3);
+    assert.ok(sum! < 60, `latency ${sum} s in all`);
     assert.equal(new Set(receiver.accepted.map((r) => r.headers['webhook-id'])).size, 3);
 
     // A disabled webhook recovers nothing: it is enabled again first.
