@@ -542,7 +542,8 @@ export async function pruneEnded(q: Queryable, keepMs: number, limit: number): P
  * instead of at each one's next backoff, minutes away after an hour (docs/webhooks.md "Delivery and
  * retries"). The streak is read before it is cleared (one snapshot for the statement); the
  * deliveries made due are unleased ones, never the claimed rows the statement records. Returns the
- * ids recorded.
+ * ids recorded. A disabled subscription keeps the streak that disabled it (its state says since when
+ * it failed): an attempt under way as it was disabled may still succeed.
  */
 export async function recordDelivered(
   q: Queryable,
@@ -560,7 +561,8 @@ export async function recordDelivered(
      streaks AS (
        SELECT id, failing_since < now() - $5 * interval '1 millisecond' AS long
        FROM webhook_subscriptions
-       WHERE id IN (SELECT subscription_id FROM recorded) AND failing_since IS NOT NULL),
+       WHERE id IN (SELECT subscription_id FROM recorded) AND failing_since IS NOT NULL
+         AND state = 'active'),
      ended AS (
        UPDATE webhook_subscriptions s SET failing_since = NULL FROM streaks WHERE s.id = streaks.id),
      recovered AS (

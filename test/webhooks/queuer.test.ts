@@ -480,6 +480,32 @@ test('an attempt whose delivery was redelivered meanwhile records nothing on the
     assert.deepEqual(row, { state: 'pending', last_status: null, due: true });
   }));
 
+test('an attempt that succeeds as its subscription is disabled by its streak leaves the streak that disabled it', () =>
+  withSubscriptions(1, async ({ db, subs, serial }) => {
+    await db.query(
+      "INSERT INTO webhook_deliveries (subscription_id, serial, message_id, priority) VALUES ($1, $2, 'msg_s', 1)",
+      [subs[0]!, serial],
+    );
+    const [claimed] = await claimDue(db, 10, 60_000, []);
+    // While it is under way, the failures of the days before disable the subscription.
+    await db.query(
+      `UPDATE webhook_subscriptions SET state = 'disabled', failing_since = '2026-11-20T00:00:00Z',
+         disabled_reason = 'every delivery failed since 2026-11-20T00:00:00Z' WHERE id = $1`,
+      [subs[0]!],
+    );
+    const ok = { ok: true, status: 200, error: null, durationMs: 5, retryAfterMs: null };
+    assert.deepEqual(await recordDelivered(db, [{ d: claimed!, outcome: ok }]), new Set([claimed!.id]));
+    const [row] = await db.query<{ state: string; failing_since: Date | null }>(
+      'SELECT state, failing_since FROM webhook_subscriptions WHERE id = $1',
+      [subs[0]!],
+    );
+    // Its state says since when it failed (docs/webhooks.md), and enabling it again starts a new streak.
+    assert.deepEqual(
+      [row!.state, row!.failing_since?.toISOString()],
+      ['disabled', '2026-11-20T00:00:00.000Z'],
+    );
+  }));
+
 test('five days of failures disable a subscription; a failure after a quiet day starts a new streak', () =>
   withSubscriptions(2, async ({ db, subs, serial }) => {
     const [steady, quiet] = subs as [number, number];
