@@ -99,6 +99,8 @@ for (let i = 0; i < SUBS; i += 20) {
         visibility: null,
         localOnly: false,
         headers: [],
+        mention: null,
+        mentionOn: 'urgent',
       },
       new URL(url).hostname,
     );

@@ -114,6 +114,8 @@ const subscriptionSpec = (url: string) => ({
   visibility: null,
   localOnly: false,
   headers: [],
+  mention: null,
+  mentionOn: 'urgent' as const,
 });
 // Accounts of 20 subscriptions each (the cap).
 for (let i = 0; i < SUBS; i += 20) {

@@ -25,6 +25,7 @@ import {
   placeFilterMessages,
 } from '../telegrams/place-filters.ts';
 import { recentDeliveries } from '../webhooks/deliveries.ts';
+import { MENTION_THRESHOLDS, checkMention, mentionsIn } from '../webhooks/formats/mention.ts';
 import { MISSKEY_VISIBILITIES } from '../webhooks/formats/misskey.ts';
 import {
   KEPT_TOKEN,
@@ -79,6 +80,9 @@ export const webhookMessages = {
   token: `The \`token\` (up to ${MAX_TOKEN_LENGTH} characters) is required with format \`misskey\`, and only with it.`,
   visibility: `The \`visibility\` is one of ${MISSKEY_VISIBILITIES.join(', ')}, and only with format \`misskey\`.`,
   localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
+  mention:
+    'The `mention` is one Discord (`<@&role id>`, `<@user id>`, `@here`, `@everyone`) or Slack (`<!channel>`, `<!here>`, `<!everyone>`, `<@user id>`, `<!subteam^group id>`) reads, and only with its format.',
+  mentionOn: 'The `mentionOn` is `urgent` or `high`, and `high` only with a `mention`.',
   headers: `The \`headers\` is an object of at most ${MAX_EXTRA_HEADERS} request headers, each name an HTTP token of up to ${MAX_HEADER_NAME_LENGTH} characters given once, each value printable ASCII of 1 to ${MAX_HEADER_VALUE_LENGTH} characters, and none of those the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with format \`ntfy\`, Title, Priority, Tags and their aliases).`,
   telegramId:
     'The `telegramId` names no stored telegram of a classification this webhook receives and the account has a contract for.',
@@ -140,6 +144,25 @@ export const WebhookCreateBody = Type.Object(
         Type.Boolean({ description: '`misskey` only: keep the notes off federation (default false)' }),
       ),
     ),
+    mention: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          description: '`discord`, `slack`: written before the posts of severe telegrams (`mentionOn`)',
+        }),
+      ),
+    ),
+    mentionOn: Type.Optional(
+      Nullable(
+        Type.Union(
+          MENTION_THRESHOLDS.map((m) => Type.Literal(m)),
+          {
+            description:
+              '`urgent` (default): early-warning warnings, major tsunami warnings; `high` adds every severe telegram',
+          },
+        ),
+      ),
+    ),
     headers: Type.Optional(
       Nullable(
         Type.Record(Type.String(), Type.String(), {
@@ -160,7 +183,7 @@ type WebhookUpdate = Static<typeof WebhookUpdateBody>;
 /**
  * The creation body a change describes: the fields given over the subscription's own. A Misskey
  * subscription that stays one keeps its token and note options unless given others; one that leaves
- * Misskey drops them. Request headers not given are kept (sealed, never read back), if the
+ * Misskey drops them; so does a change of format a mention. Request headers not given are kept (sealed, never read back), if the
  * resulting format may send them.
  */
 function changedBody(s: Subscription, change: WebhookUpdate) {
@@ -182,6 +205,8 @@ function changedBody(s: Subscription, change: WebhookUpdate) {
     format: s.format,
     lang: s.lang,
     ...(staysMisskey ? { visibility: s.visibility, localOnly: s.localOnly } : {}),
+    // A mention is written as its service writes it: another format drops it.
+    ...(format === s.format ? { mention: s.mention, mentionOn: s.mentionOn } : {}),
     ...change,
     ...(keepToken ? { token: KEPT_TOKEN } : {}),
   } as Static<typeof WebhookCreateBody>;
@@ -214,6 +239,8 @@ function subscriptionSpec(
     const field = (['token', 'visibility', 'localOnly'] as const).find((f) => note.problems[f])!;
     throw new HttpError('INVALID_FIELD', { detail: webhookMessages[field] });
   }
+  const mention = checkMention({ format, mention: body.mention, mentionOn: body.mentionOn });
+  if (!mention.ok) throw new HttpError('INVALID_FIELD', { detail: webhookMessages[mention.field] });
   const headers = checkExtraHeaders(body.headers, format);
   if (!headers.ok) throw new HttpError('INVALID_FIELD', { detail: webhookMessages.headers });
   const spec: SubscriptionSpec = {
@@ -226,6 +253,7 @@ function subscriptionSpec(
     format,
     lang: body.lang ?? 'ja',
     ...note.value,
+    ...mention.value,
     headers: headers.value,
   };
   return { spec, host: url.host };
@@ -246,6 +274,7 @@ function view(s: Subscription, now: number) {
     lang: s.lang,
     // Shown for the format that uses them only: the other formats' views stay as they were.
     ...(s.format === 'misskey' ? { visibility: s.visibility, localOnly: s.localOnly } : {}),
+    ...(mentionsIn(s.format) ? { mention: s.mention, mentionOn: s.mentionOn } : {}),
     headerNames: s.headerNames,
     state: s.state,
     disabledReason: s.disabledReason,

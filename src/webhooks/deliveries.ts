@@ -5,6 +5,7 @@
  * out (another took the delivery over) records nothing.
  */
 import type { Db, Queryable } from '../db/types.ts';
+import type { MentionThreshold } from './formats/mention.ts';
 import type { MisskeyVisibility } from './formats/misskey.ts';
 import { failPending, subscriptionsChanged } from './subscriptions.ts';
 
@@ -102,6 +103,9 @@ export interface DeliveryTarget {
   /** The `misskey` format's note options. */
   visibility: MisskeyVisibility | null;
   localOnly: boolean;
+  /** `discord` and `slack`: the mention of severe telegrams' posts. */
+  mention: string | null;
+  mentionOn: MentionThreshold;
 }
 
 /** A subscription's target as the database gives it. */
@@ -117,6 +121,8 @@ interface TargetRow {
   previous_secret_until: Date | null;
   visibility: MisskeyVisibility | null;
   local_only: boolean;
+  mention: string | null;
+  mention_on: MentionThreshold;
 }
 
 const toTarget = (r: TargetRow): DeliveryTarget => ({
@@ -131,6 +137,8 @@ const toTarget = (r: TargetRow): DeliveryTarget => ({
   previousSecretUntil: r.previous_secret_until,
   visibility: r.visibility,
   localOnly: r.local_only,
+  mention: r.mention,
+  mentionOn: r.mention_on,
 });
 
 export interface ClaimedDelivery extends DeliveryTarget {
@@ -198,7 +206,7 @@ export async function claimDue(
        FOR UPDATE OF p SKIP LOCKED)
      RETURNING d.id, d.subscription_id, d.serial, d.message_id, d.priority, d.attempts, d.retry_from,
        s.url, s.host, s.format, s.lang, s.secret_sealed, s.token_sealed, s.headers_sealed, s.previous_secret_sealed,
-       s.previous_secret_until, s.visibility, s.local_only`,
+       s.previous_secret_until, s.visibility, s.local_only, s.mention, s.mention_on`,
     [limit, leaseMs, busyHosts as string[], earlyWarningsOnly],
   );
   return rows.map(toClaimed).sort(byPriorityThenId);

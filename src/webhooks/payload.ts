@@ -14,8 +14,8 @@ import { dataMessage } from '../realtime/protocol.ts';
 import { loadConversionOf } from '../telegrams/conversion-of.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import { loadTelegram } from '../telegrams/store.ts';
-import type { MisskeyOptions } from './formats/misskey.ts';
-import { postFormats, renderPost, type PostFormat } from './render.ts';
+import { mentionApplies } from './formats/mention.ts';
+import { postFormats, renderPost, type PostFormat, type RenderOptions } from './render.ts';
 import { summarize, type TelegramSummary } from './summary.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -45,7 +45,7 @@ interface Prepared {
   summary: Promise<TelegramSummary | null> | null;
   /**
    * Rendered posts by format and language (a misskey post holds its subscription's token and note
-   * options: rendered per delivery).
+   * options, and a mentioning one its subscription's mention: rendered per delivery).
    */
   posts: Map<string, Payload>;
 }
@@ -96,13 +96,13 @@ export class PayloadBuilder {
 
   /**
    * The body and content headers for one delivery of telegram `serial`; null when it is no longer
-   * stored. `misskey`: the subscription's token and note options (format `misskey` only).
+   * stored. `options`: the subscription's Misskey token and note options, its mention.
    */
   async payloadFor(
     serial: number,
     format: string,
     lang: 'ja' | 'en',
-    misskey: MisskeyOptions | null,
+    options: RenderOptions = {},
   ): Promise<Payload | null> {
     const prepared = await this.prepared(serial);
     if (!prepared) return null;
@@ -111,10 +111,11 @@ export class PayloadBuilder {
     const summary = await this.summaryOf(serial, prepared);
     if (!summary) return null;
     const key = `${format}/${lang}`;
-    if (format === 'misskey') return this.render(format, summary, lang, misskey);
+    const mentions = options.mention && mentionApplies(summary.severity, options.mention.on);
+    if (format === 'misskey' || mentions) return this.render(format, summary, lang, options);
     let post = prepared.posts.get(key);
     if (!post) {
-      post = this.render(format, summary, lang, misskey);
+      post = this.render(format, summary, lang, {});
       prepared.posts.set(key, post);
       this.count(serial, post.body.length);
     }
@@ -148,9 +149,9 @@ export class PayloadBuilder {
     format: PostFormat,
     summary: TelegramSummary,
     lang: 'ja' | 'en',
-    misskey: MisskeyOptions | null,
+    options: RenderOptions,
   ): Payload {
-    const post = renderPost(format, summary, lang, misskey === null ? {} : { misskey });
+    const post = renderPost(format, summary, lang, options);
     return { headers: post.headers, body: Buffer.from(post.body) };
   }
 

@@ -225,7 +225,8 @@ export class Queuer {
       const { url, host, format, lang, secretSealed, tokenSealed, visibility, localOnly } = s;
       const { previousSecretSealed, previousSecretUntil, headersSealed } = s;
       const sealed = { secretSealed, tokenSealed, headersSealed, previousSecretSealed, previousSecretUntil };
-      targets.set(s.id, { url, host, format, lang, ...sealed, visibility, localOnly });
+      const { mention, mentionOn } = s;
+      targets.set(s.id, { url, host, format, lang, ...sealed, visibility, localOnly, mention, mentionOn });
     }
     this.groups = [...byKey.values()];
     this.targets = targets;

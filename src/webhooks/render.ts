@@ -2,7 +2,19 @@
 // telegram, in Japanese or English, laid out as the request body and headers that service expects.
 // Pure: the delivery sends what this returns to the subscription's URL.
 import { discordBody } from './formats/discord.ts';
-import { misskeyBody, type MisskeyOptions } from './formats/misskey.ts';
+import {
+  discordWithMention,
+  mentionApplies,
+  slackWithMention,
+  type Mention,
+  type MentionThreshold,
+} from './formats/mention.ts';
+import {
+  misskeyBody,
+  misskeyOptions,
+  type MisskeyOptions,
+  type MisskeyVisibility,
+} from './formats/misskey.ts';
 import { ntfyRequest } from './formats/ntfy.ts';
 import { slackBody } from './formats/slack.ts';
 import type { TelegramSummary } from './types.ts';
@@ -14,12 +26,31 @@ export type PostFormat = (typeof postFormats)[number];
 export interface RenderOptions {
   /** Required for `misskey`. */
   misskey?: MisskeyOptions;
+  /** `discord` and `slack`: the subscription's mention, for the posts whose severity reaches it. */
+  mention?: Mention;
 }
 
 export interface RenderedPost {
   /** Lower-case header names; every value ASCII. */
   headers: Record<string, string>;
   body: string;
+}
+
+/** A subscription's options of its posts: its Misskey token and note options, its mention. */
+export function renderOptionsOf(
+  token: string | null,
+  s: {
+    visibility: MisskeyVisibility | null;
+    localOnly: boolean;
+    mention: string | null;
+    mentionOn: MentionThreshold;
+  },
+): RenderOptions {
+  const misskey = misskeyOptions(token, s);
+  return {
+    ...(misskey === null ? {} : { misskey }),
+    ...(s.mention === null ? {} : { mention: { text: s.mention, on: s.mentionOn } }),
+  };
 }
 
 /** Thrown for a `misskey` post without its token: a subscription must be refused before it gets here. */
@@ -37,11 +68,17 @@ export function renderPost(
   options: RenderOptions = {},
 ): RenderedPost {
   const post = describe(summary, lang);
+  const mention =
+    options.mention && mentionApplies(summary.severity, options.mention.on) ? options.mention.text : null;
   switch (format) {
-    case 'discord':
-      return json(discordBody(post, summary.severity, summary.reportTime));
-    case 'slack':
-      return json(slackBody(post, summary.severity));
+    case 'discord': {
+      const body = discordBody(post, summary.severity, summary.reportTime);
+      return json(mention === null ? body : discordWithMention(body, mention));
+    }
+    case 'slack': {
+      const body = slackBody(post, summary.severity);
+      return json(mention === null ? body : slackWithMention(body, mention));
+    }
     case 'ntfy':
       return ntfyRequest(post, lang, summary);
     case 'misskey': {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { contractedClassifications } from '../accounts/contracts.ts';
 import { planById } from '../accounts/plans.ts';
 import type { Db, Queryable } from '../db/types.ts';
+import type { MentionThreshold } from './formats/mention.ts';
 import type { MisskeyVisibility } from './formats/misskey.ts';
 import type { SecretBox } from '../security/sealed.ts';
 import type { DeliveryFilter } from '../realtime/filter.ts';
@@ -37,6 +38,9 @@ export interface SubscriptionSpec {
   localOnly: boolean;
   /** Request headers of its own (extra-headers.ts), sent with every attempt. */
   headers: ExtraHeaders;
+  /** `discord` and `slack`: the mention its posts of severe telegrams start with (formats/mention.ts). */
+  mention: string | null;
+  mentionOn: MentionThreshold;
 }
 
 export interface Subscription {
@@ -52,6 +56,8 @@ export interface Subscription {
   localOnly: boolean;
   /** The names of its own request headers (their values are sealed and never shown). */
   headerNames: string[];
+  mention: string | null;
+  mentionOn: MentionThreshold;
   state: 'active' | 'disabled';
   disabledReason: string | null;
   failingSince: Date | null;
@@ -79,6 +85,8 @@ interface Row {
   visibility: MisskeyVisibility | null;
   local_only: boolean;
   header_names: string[];
+  mention: string | null;
+  mention_on: MentionThreshold;
   state: 'active' | 'disabled';
   disabled_reason: string | null;
   failing_since: Date | null;
@@ -88,7 +96,7 @@ interface Row {
   previous_secret_until: Date | null;
 }
 
-/** The settings columns' values, in the order the insert and the change write them (url … lang). */
+/** The settings columns' values, in the order the insert and the change write them (url … mention_on). */
 const settingsParams = (spec: SubscriptionSpec, host: string, classifications: string[]) => [
   spec.url,
   host,
@@ -100,10 +108,12 @@ const settingsParams = (spec: SubscriptionSpec, host: string, classifications: s
   spec.minIntensity,
   spec.format,
   spec.lang,
+  spec.mention,
+  spec.mentionOn,
 ];
 
 const COLUMNS = `id, account_id, url, host, classifications, types, test, format_mode, areas, min_intensity,
-  format, lang, visibility, local_only, header_names, state, disabled_reason, failing_since, from_serial, created_at,
+  format, lang, visibility, local_only, header_names, mention, mention_on, state, disabled_reason, failing_since, from_serial, created_at,
   secret_from, previous_secret_until`;
 
 function toSubscription(r: Row): Subscription {
@@ -125,6 +135,8 @@ function toSubscription(r: Row): Subscription {
     visibility: r.visibility,
     localOnly: r.local_only,
     headerNames: r.header_names,
+    mention: r.mention,
+    mentionOn: r.mention_on,
     state: r.state,
     disabledReason: r.disabled_reason,
     failingSince: r.failing_since,
@@ -181,9 +193,9 @@ export async function insertSubscription(
   await subscriptionsChanged(q);
   const rows = await q.query<Row>(
     `INSERT INTO webhook_subscriptions (account_id, url, host, classifications, types, test, format_mode,
-       areas, min_intensity, format, lang, secret_sealed, token_sealed, visibility, local_only,
-       headers_sealed, header_names, from_serial)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+       areas, min_intensity, format, lang, mention, mention_on, secret_sealed, token_sealed, visibility,
+       local_only, headers_sealed, header_names, from_serial)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
        (SELECT coalesce(max(serial), 0) FROM telegrams))
      RETURNING ${COLUMNS}`,
     [
@@ -344,10 +356,10 @@ export async function updateSubscription(
       await subscriptionsChanged(q);
       const rows = await q.query<Row>(
         `UPDATE webhook_subscriptions SET url = $3, host = $4, classifications = $5, types = $6, test = $7,
-           format_mode = $8, areas = $9, min_intensity = $10, format = $11, lang = $12,
-           token_sealed = CASE WHEN $13 THEN token_sealed ELSE $14 END, visibility = $15, local_only = $16,
-           headers_sealed = CASE WHEN $17 THEN headers_sealed ELSE $18 END,
-           header_names = CASE WHEN $17 THEN header_names ELSE $19 END
+           format_mode = $8, areas = $9, min_intensity = $10, format = $11, lang = $12, mention = $13,
+           mention_on = $14, token_sealed = CASE WHEN $15 THEN token_sealed ELSE $16 END, visibility = $17,
+           local_only = $18, headers_sealed = CASE WHEN $19 THEN headers_sealed ELSE $20 END,
+           header_names = CASE WHEN $19 THEN header_names ELSE $21 END
          WHERE account_id = $1 AND id = $2
          RETURNING ${COLUMNS}`,
         [
@@ -489,7 +501,8 @@ export async function activeSubscriptions(q: Queryable): Promise<ActiveSubscript
     }
   >(
     `SELECT s.id, s.account_id, s.url, s.host, s.classifications, s.types, s.test, s.format_mode, s.areas,
-       s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.header_names, s.state, s.disabled_reason,
+       s.min_intensity, s.format, s.lang, s.visibility, s.local_only, s.header_names, s.mention, s.mention_on,
+       s.state, s.disabled_reason,
        s.failing_since, s.from_serial, s.created_at, s.secret_from, s.previous_secret_until, s.secret_sealed,
        s.token_sealed, s.previous_secret_sealed, s.headers_sealed,
        ARRAY(SELECT c.plan_id FROM contracts c WHERE c.account_id = s.account_id AND c.end_at IS NULL) AS plan_ids

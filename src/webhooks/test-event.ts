@@ -11,9 +11,8 @@ import { TELEGRAM_ID_PATTERN } from '../telegrams/resume-point.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
 import { loadConversionOf, loadTelegram, loadTelegramById } from '../telegrams/store.ts';
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
-import { misskeyOptions, type MisskeyOptions } from './formats/misskey.ts';
 import { deliveryMessage, documentOf, isPostFormat } from './payload.ts';
-import { renderPost } from './render.ts';
+import { renderOptionsOf, renderPost, type RenderOptions } from './render.ts';
 import type { Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 import { secretsOf, type Subscription } from './subscriptions.ts';
@@ -103,8 +102,13 @@ export async function sendTestEvent(
     };
   } else {
     const now = new Date();
-    const misskey = misskeyOptions(secrets.token, subscription);
-    const post = testBody(subscription, messageId, now, misskey, telegram);
+    const post = testBody(
+      subscription,
+      messageId,
+      now,
+      renderOptionsOf(secrets.token, subscription),
+      telegram,
+    );
     const body = Buffer.from(post.body);
     const headers = {
       ...secrets.headers,
@@ -132,7 +136,7 @@ function testBody(
   subscription: Subscription,
   messageId: string,
   now: Date,
-  misskey: MisskeyOptions | null,
+  options: RenderOptions,
   telegram: TestTelegram | null,
 ): { headers: Record<string, string>; body: string } {
   if (!isPostFormat(subscription.format)) {
@@ -148,7 +152,8 @@ function testBody(
   }
   const told = telegram && summarize(telegram.record, telegram.document);
   const summary = told ? markedAsTest(told) : plainTest(subscription.lang, now);
-  return renderPost(subscription.format, summary, subscription.lang, misskey === null ? {} : { misskey });
+  // Marked as a test, its severity is never high enough for the subscription's mention to ping.
+  return renderPost(subscription.format, summary, subscription.lang, options);
 }
 
 /** The test event's own post: a line saying it is a test. */

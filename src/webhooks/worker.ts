@@ -27,9 +27,9 @@ import {
   type Recorded,
   type RetryPolicy,
 } from './deliveries.ts';
-import { misskeyOptions } from './formats/misskey.ts';
 import { openedHeaders } from './extra-headers.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
+import { renderOptionsOf } from './render.ts';
 import type { OutgoingPost, Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 
@@ -442,7 +442,7 @@ export class DeliveryWorker {
               d.serial,
               d.format,
               d.lang,
-              misskeyOptions(token?.text ?? null, d),
+              renderOptionsOf(token?.text ?? null, d),
             );
     } catch (err) {
       this.events.error(err);

@@ -82,6 +82,8 @@ before(async () => {
       visibility: null,
       localOnly: false,
       headers: [],
+      mention: null,
+      mentionOn: 'urgent',
     },
     'hooks.example.test',
   );

@@ -18,6 +18,8 @@ export function webhookSpec(url: string, overrides: Partial<SubscriptionSpec> = 
     visibility: null,
     localOnly: false,
     headers: [],
+    mention: null,
+    mentionOn: 'urgent',
     ...overrides,
   };
 }

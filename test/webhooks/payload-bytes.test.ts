@@ -46,17 +46,17 @@ test('the webhook payload builder keeps prepared telegrams within its byte budge
     const builder = new PayloadBuilder(db, 'test-node');
     const before = heldMemory();
     for (const serial of serials) {
-      const message = await builder.payloadFor(serial, 'namazu', 'ja', null);
+      const message = await builder.payloadFor(serial, 'namazu', 'ja');
       assert.ok(message && message.body.length > 1_000_000, `serial ${serial}`);
-      await builder.payloadFor(serial, 'discord', 'ja', null);
+      await builder.payloadFor(serial, 'discord', 'ja');
       assert.ok(builder.heldBytes <= KEPT_PAYLOAD_BYTES, `${builder.heldBytes} bytes counted`);
     }
     const grown = heldMemory() - before;
     assert.ok(grown <= KEPT_PAYLOAD_BYTES, `memory grew by ${(grown / MiB).toFixed(1)} MiB`);
     // The newest is still kept: asked again, it is the same message, not made again.
     const last = serials.at(-1)!;
-    const again = await builder.payloadFor(last, 'namazu', 'ja', null);
-    assert.equal(again!.body, (await builder.payloadFor(last, 'namazu', 'ja', null))!.body);
+    const again = await builder.payloadFor(last, 'namazu', 'ja');
+    assert.equal(again!.body, (await builder.payloadFor(last, 'namazu', 'ja'))!.body);
   } finally {
     await bus.close();
     await db.close();

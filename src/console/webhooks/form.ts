@@ -10,6 +10,7 @@ import {
   headerNamesAllowed,
   type ExtraHeaders,
 } from '../../webhooks/extra-headers.ts';
+import { checkMention } from '../../webhooks/formats/mention.ts';
 import { MAX_TOKEN_LENGTH, checkNoteOptions, type NoteOptionProblem } from '../../webhooks/note-options.ts';
 import {
   WEBHOOK_FORMATS,
@@ -33,6 +34,8 @@ export type WebhookField =
   | 'visibility'
   | 'localOnly'
   | 'headers'
+  | 'mention'
+  | 'mentionOn'
   | 'lang'
   | 'classifications'
   | 'types'
@@ -51,6 +54,8 @@ export interface WebhookFormValues {
   headers: string;
   /** A change removes the stored headers. */
   removeHeaders: boolean;
+  mention: string;
+  mentionOn: string;
   lang: string;
   classifications: string[];
   types: string;
@@ -70,6 +75,8 @@ export const emptyWebhookForm: WebhookFormValues = {
   localOnly: false,
   headers: '',
   removeHeaders: false,
+  mention: '',
+  mentionOn: 'urgent',
   lang: 'ja',
   classifications: [],
   types: '',
@@ -96,6 +103,8 @@ type RuleKey =
   | 'localOnlyOther'
   | 'headers'
   | 'headersKept'
+  | 'mention'
+  | 'mentionOn'
   | 'lang'
   | 'noClassification'
   | 'notContracted'
@@ -121,6 +130,9 @@ export const webhookRules: Messages<RuleKey> = {
     headers: `Write at most ${MAX_EXTRA_HEADERS} lines of "Name: value": each name of letters, digits and !#$%&'*+.^_\`|~- (up to ${MAX_HEADER_NAME_LENGTH} characters) given once, each value of 1 to ${MAX_HEADER_VALUE_LENGTH} ASCII characters, and none the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with ntfy, Title, Priority and Tags).`,
     headersKept:
       'The headers set now include one this format sets itself (with ntfy: Title, Priority or Tags): type the headers again without it, or remove them.',
+    mention:
+      'Write one mention as Discord (<@&role id>, <@user id>, @here, @everyone) or Slack (<!channel>, <!here>, <@user id>, <!subteam^group id>) reads it, with that format only; or leave it empty.',
+    mentionOn: 'Choose one of the thresholds offered; a threshold other than the first needs a mention.',
     lang: 'Choose Japanese or English.',
     noClassification: 'Choose at least one classification.',
     notContracted: 'Choose only classifications your account has a contract for.',
@@ -145,6 +157,9 @@ export const webhookRules: Messages<RuleKey> = {
     headers: `「名前: 値」の行を${MAX_EXTRA_HEADERS}行まで入力してください。名前は英数字と !#$%&'*+.^_\`|~- の${MAX_HEADER_NAME_LENGTH}文字以内で重複なし、値は1〜${MAX_HEADER_VALUE_LENGTH}文字のASCII文字です。配信が自ら付けるもの（Content-Type、Content-Length、Host、User-Agent、接続のヘッダー、webhook-*、ntfyでは Title、Priority、Tags）は指定できません。`,
     headersKept:
       '設定済みのヘッダーに、この形式が自ら付けるもの（ntfyでは Title、Priority、Tags）が含まれています。それを除いて入力し直すか、削除してください。',
+    mention:
+      'メンションは、Discord（<@&ロールID>、<@ユーザーID>、@here、@everyone）またはSlack（<!channel>、<!here>、<@ユーザーID>、<!subteam^グループID>）の書き方で1つ、その形式でのみ入力してください。不要なら空のままにしてください。',
+    mentionOn: '表示されている基準から選んでください。最初のもの以外はメンションが必要です。',
     lang: '日本語か英語を選んでください。',
     noClassification: '分類を1つ以上選んでください。',
     notContracted: '契約している分類だけを選んでください。',
@@ -165,6 +180,8 @@ export function webhookFormValuesOf(s: Subscription): WebhookFormValues {
     localOnly: s.localOnly,
     headers: '',
     removeHeaders: false,
+    mention: s.mention ?? '',
+    mentionOn: s.mentionOn,
     lang: s.lang,
     classifications: [...s.filter.classifications],
     types: s.filter.types?.join(' ') ?? '',
@@ -187,6 +204,9 @@ export function webhookFormValues(form: Params): WebhookFormValues {
     localOnly: one('localOnly') === 'true',
     headers: one('headers'),
     removeHeaders: one('removeHeaders') === 'true',
+    mention: one('mention').trim(),
+    // Absent from an older page's form: the API's default.
+    mentionOn: one('mentionOn', 'urgent'),
     lang: one('lang'),
     classifications: [...new Set(form.get('classifications') ?? [])],
     types: one('types'),
@@ -256,6 +276,8 @@ export function checkWebhookForm(
     ][])
       problems[field] = t[noteRules[field][problem]!];
   }
+  const mention = checkMention(v);
+  if (!mention.ok) problems[mention.field] = t[mention.field];
   const headers = headersOf(v, keptNames);
   if (typeof headers === 'string') problems.headers = t[headers];
   if (v.lang !== 'ja' && v.lang !== 'en') problems.lang = t.lang;
@@ -283,6 +305,7 @@ export function checkWebhookForm(
     format: v.format as WebhookFormat,
     lang: v.lang as SubscriptionSpec['lang'],
     ...note.value,
+    ...(mention as Extract<typeof mention, { ok: true }>).value,
     headers: headers as ExtraHeaders,
   };
   return { ok: true, spec, host: url.host };

@@ -137,6 +137,12 @@ type Key =
   | 'removeHeaders'
   | 'noHeaders'
   | 'headerNames'
+  | 'mention'
+  | 'mentionHint'
+  | 'mentionSetting'
+  | 'mentionOn'
+  | 'mentionOn-urgent'
+  | 'mentionOn-high'
   | 'heldNoContract'
   | 'updated';
 
@@ -290,6 +296,14 @@ export const webhooksText: Messages<Key> = {
     removeHeaders: 'Remove the extra request headers',
     noHeaders: 'none',
     headerNames: 'Extra request headers',
+    mention: 'Mention (optional)',
+    mentionSetting: 'Mention',
+    mentionHint:
+      'Discord or Slack only: one mention written before the posts of severe telegrams, as the service writes it. Discord: <@&role id>, <@user id>, @here, @everyone; Slack: <!channel>, <!here>, <@user id>, <!subteam^group id>. Nothing else in a post ever pings anyone, and a test never does.',
+    mentionOn: 'Mention in the posts of',
+    'mentionOn-urgent': 'early-warning warnings and major tsunami warnings',
+    'mentionOn-high':
+      'those, and every severe telegram (tsunami warnings, intensity 5- and more, eruptions…)',
     heldNoContract: 'no running contract: delivered again when one is; kept while ticked',
     updated: 'The settings were saved. The next telegram goes where and as they say; the secret is the same.',
     rotatedAlready:
@@ -447,6 +461,13 @@ export const webhooksText: Messages<Key> = {
     removeHeaders: '追加のリクエストヘッダーを削除する',
     noHeaders: 'なし',
     headerNames: '追加のリクエストヘッダー',
+    mention: 'メンション（任意）',
+    mentionSetting: 'メンション',
+    mentionHint:
+      'DiscordとSlackのみ。重大な電文の投稿の先頭に付けるメンションを1つ、そのサービスの書き方で入力します。Discord: <@&ロールID>、<@ユーザーID>、@here、@everyone。Slack: <!channel>、<!here>、<@ユーザーID>、<!subteam^グループID>。投稿のほかの部分が誰かに通知することはなく、テスト送信でも通知しません。',
+    mentionOn: 'メンションする投稿',
+    'mentionOn-urgent': '緊急地震速報（警報）、大津波警報',
+    'mentionOn-high': 'それに加え、重大な電文すべて（津波警報、震度5弱以上、噴火速報など）',
     heldNoContract: '契約が終了しています。契約が再開すると再び配信します（チェックしている間は保持）',
     updated: '設定を保存しました。次の電文から新しい設定で送ります。シークレットは変わりません。',
     rotatedAlready:

@@ -1,6 +1,7 @@
 import { planByClassification } from '../../accounts/plans.ts';
 import { clip } from '../../webhooks/clip.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import { mentionsIn } from '../../webhooks/formats/mention.ts';
 import type { TelegramSummary } from '../../telegrams/store.ts';
 import type { Subscription } from '../../webhooks/subscriptions.ts';
 import type { Lang } from '../i18n.ts';
@@ -81,6 +82,16 @@ function noteSettings(s: Subscription, lang: Lang): SafeHtml | null {
 `;
 }
 
+/** A Discord or Slack webhook's mention and from which severity it pings (the other formats have none). */
+function mentionSettings(s: Subscription, lang: Lang): SafeHtml | null {
+  if (!mentionsIn(s.format)) return null;
+  const t = webhooksText[lang];
+  const shown =
+    s.mention === null ? t.noHeaders : markup`<code>${s.mention}</code> (${t[`mentionOn-${s.mentionOn}`]})`;
+  return markup`<dt>${t.mentionSetting}</dt><dd id="webhook-mention">${shown}</dd>
+`;
+}
+
 function settings(v: WebhookView): SafeHtml {
   const t = webhooksText[v.lang];
   const s = v.subscription;
@@ -91,7 +102,7 @@ function settings(v: WebhookView): SafeHtml {
   return markup`<div class="card"><dl class="facts" id="webhook-settings">
 <dt>${t.url}</dt><dd><code>${s.url}</code></dd>
 <dt>${t.format}</dt><dd>${s.format}</dd>
-${noteSettings(s, v.lang)}<dt>${t.headerNames}</dt><dd id="webhook-headers">${
+${noteSettings(s, v.lang)}${mentionSettings(s, v.lang)}<dt>${t.headerNames}</dt><dd id="webhook-headers">${
     s.headerNames.length === 0 ? t.noHeaders : headerNameList(s.headerNames)
   }</dd>
 <dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>

@@ -1,6 +1,7 @@
 import { planByClassification } from '../../accounts/plans.ts';
 import { INTENSITIES } from '../../telegrams/facts.ts';
 import type { DeliveryView } from '../../webhooks/deliveries.ts';
+import { MENTION_THRESHOLDS } from '../../webhooks/formats/mention.ts';
 import { MISSKEY_VISIBILITIES, type MisskeyVisibility } from '../../webhooks/formats/misskey.ts';
 import { DISABLED_BY_OWNER, WEBHOOK_FORMATS, type Subscription } from '../../webhooks/subscriptions.ts';
 import type { Lang } from '../i18n.ts';
@@ -141,7 +142,7 @@ ${fieldError(field, error)}</fieldset>`;
 /** A one-line text field with its hint and, when refused, its error. */
 function textField(
   v: WebhookFormView,
-  field: 'url' | 'token' | 'types' | 'areas',
+  field: 'url' | 'token' | 'mention' | 'types' | 'areas',
   label: string,
   hint: string,
   type = 'text',
@@ -206,6 +207,19 @@ function visibilityField(v: WebhookFormView): SafeHtml {
 ${fieldError('visibility', error)}`;
 }
 
+/** From which severity a Discord or Slack post mentions: a select, described by the mention's hint. */
+function mentionOnField(v: WebhookFormView): SafeHtml {
+  const t = webhooksText[v.lang];
+  const error = v.problems.mentionOn;
+  const options = MENTION_THRESHOLDS.map(
+    (m) =>
+      markup`<option value="${m}"${v.values.mentionOn === m ? markup` selected` : null}>${t[`mentionOn-${m}`]}</option>`,
+  );
+  return markup`<label for="mentionOn">${t.mentionOn}</label>
+<select id="mentionOn" name="mentionOn"${invalidAttrs('mentionOn', error)}>${options}</select>
+${fieldError('mentionOn', error)}`;
+}
+
 /** Whether Misskey notes stay off federation: a checkbox, described by its hint. */
 function localOnlyField(v: WebhookFormView): SafeHtml {
   const t = webhooksText[v.lang];
@@ -256,6 +270,8 @@ ${radios(v, 'format', t.format, WEBHOOK_FORMATS, formatLabel)}
 ${textField(v, 'token', t.token, v.edit?.keepsToken ? t.tokenKeep : t.tokenHint, 'password')}
 ${visibilityField(v)}
 ${localOnlyField(v)}
+${textField(v, 'mention', t.mention, t.mentionHint)}
+${mentionOnField(v)}
 ${headersField(v)}
 ${radios(v, 'lang', t.lang, ['ja', 'en'], (l) => (l === 'ja' ? t['lang-ja'] : t['lang-en']))}
 <h2>${t.filters}</h2>

@@ -30,7 +30,11 @@ interface EmbedField {
   inline: boolean;
 }
 
-export function discordBody(post: Described, severity: Severity, reportTime: string): object {
+export function discordBody(
+  post: Described,
+  severity: Severity,
+  reportTime: string,
+): { content: string; [field: string]: unknown } {
   const title = clip(post.title, DISCORD_LIMITS.title);
   const footer = clip(`${post.time} · ${post.source}`, DISCORD_LIMITS.footer);
   let description = clip(post.headline ?? '', DISCORD_LIMITS.description);

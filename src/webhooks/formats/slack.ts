@@ -33,7 +33,7 @@ function mrkdwn(text: string, max: number): string {
   return clip(escaped, max).replace(/&[a-z]*…$/, '…');
 }
 
-export function slackBody(post: Described, severity: Severity): object {
+export function slackBody(post: Described, severity: Severity): { text: string; blocks: object[] } {
   const blocks: object[] = [
     {
       type: 'header',

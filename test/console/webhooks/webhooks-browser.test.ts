@@ -634,6 +634,35 @@ test('extra request headers typed by keyboard go with the test event; a bad line
   }
 });
 
+test('a Discord mention typed by keyboard: refused beside its field in the wrong syntax, then saved with its threshold and shown', async () => {
+  const { context, page } = await signedIn({ ...SIZES[0], lang: 'ja' });
+  let id: number | null = null;
+  try {
+    await page.goto(`${server.url}/account/webhooks/new`);
+    await fillWebhookForm(page, { url: receiver.url, format: 'discord', areas: '' });
+    await typeInto(page, '#mention', '<!channel>');
+    await submit(page);
+    assert.match(await page.locator('#mention-error').innerText(), /Discord（<@&ロールID>/);
+    assert.equal(await page.locator('#mention').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#mention').inputValue(), '<!channel>', 'kept as typed');
+    assert.equal((await subscriptions()).length, 0, 'nothing created');
+
+    await typeInto(page, '#mention', '<@&123456789012345678>');
+    await page.locator('#mentionOn').focus();
+    await page.keyboard.press('ArrowDown');
+    await submit(page);
+    const [created] = await subscriptions();
+    assert.ok(created, 'created');
+    id = created.id;
+    assert.deepEqual([created.mention, created.mentionOn], ['<@&123456789012345678>', 'high']);
+    assert.match(await page.locator('#webhook-mention').innerText(), /^<@&123456789012345678> \(それに加え/);
+    await assertAccessible(page, 'a webhook with a mention');
+  } finally {
+    await context.close();
+    if (id !== null) await dropWebhook(id);
+  }
+});
+
 test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
   const service = server.app.webhooks;
   const spec = {
@@ -650,6 +679,8 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
     visibility: 'home' as const,
     localOnly: true,
     headers: [['Authorization', 'Bearer not-shown']] as [string, string][],
+    mention: null,
+    mentionOn: 'urgent' as const,
   };
   const created = await createSubscription(server.ctx.db, service.box, person.id, spec, '127.0.0.1');
   assert.ok(created.ok);

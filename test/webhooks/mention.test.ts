@@ -1,0 +1,151 @@
+// A Discord or Slack subscription's mention (docs/webhooks.md "Mentions"): written before the posts
+// whose severity reaches its threshold, and allowed to ping only itself; checked as the API and the
+// console's form check it. Severities are those of the XML: a 緊急地震速報（警報） is urgent, an
+// earthquake report of 最大震度4 is not even high.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { checkMention, mentionApplies } from '../../src/webhooks/formats/mention.ts';
+import { renderPost } from '../../src/webhooks/render.ts';
+import { markedAsTest } from '../../src/webhooks/summary.ts';
+import { getJson } from '../support/data-api.ts';
+import { fixture } from '../support/fixtures.ts';
+import { ingestVariant } from '../support/ingest-variant.ts';
+import { waitFor } from '../support/wait.ts';
+import { keyedWebhookServer } from './keyed-server.ts';
+import { summaryOfFile } from './posts-support.ts';
+
+const WARNING = summaryOfFile(fixture('official', '37_01_02_240613_VXSE43.xml'))!;
+const REPORT = summaryOfFile(fixture('official', '32-35_01_03_100514_VXSE53.xml'))!;
+const ROLE = '<@&123456789012345678>';
+const post = (
+  format: 'discord' | 'slack',
+  summary = WARNING,
+  on: 'urgent' | 'high' = 'urgent',
+  text = ROLE,
+) => JSON.parse(renderPost(format, summary, 'ja', { mention: { text, on } }).body);
+
+test('a Discord post of an early-warning warning starts with the mention, which alone may ping', () => {
+  assert.equal(WARNING.severity, 'urgent');
+  const body = post('discord');
+  assert.match(body.content, /^<@&123456789012345678> 緊急地震速報（警報） 第2報 豊後水道/);
+  assert.deepEqual(body.allowed_mentions, { parse: [], roles: ['123456789012345678'] });
+  assert.deepEqual(post('discord', WARNING, 'urgent', '@everyone').allowed_mentions, { parse: ['everyone'] });
+  assert.deepEqual(post('discord', WARNING, 'urgent', '<@!123456789012345678>').allowed_mentions, {
+    parse: [],
+    users: ['123456789012345678'],
+  });
+  const plain = JSON.parse(renderPost('discord', WARNING, 'ja').body);
+  assert.equal(body.content, `${ROLE} ${plain.content}`, 'the rest is the post without a mention');
+  assert.deepEqual(body.embeds, plain.embeds);
+});
+
+test('a report below the threshold, and any training or test telegram, mentions nobody', () => {
+  assert.notEqual(REPORT.severity, 'urgent');
+  assert.notEqual(REPORT.severity, 'high');
+  for (const on of ['urgent', 'high'] as const) {
+    const body = post('discord', REPORT, on);
+    assert.doesNotMatch(body.content, /<@&/);
+    assert.deepEqual(body.allowed_mentions, { parse: [] });
+  }
+  const tested = post('discord', markedAsTest(WARNING));
+  assert.doesNotMatch(tested.content, /<@&/, 'a test of the warning is never loud');
+});
+
+test('a Slack post carries the mention in its notification text and its first section', () => {
+  const body = post('slack', WARNING, 'urgent', '<!channel>');
+  assert.match(body.text, /^<!channel> 緊急地震速報（警報）/);
+  const lead = body.blocks.find((b: { type: string; text?: unknown }) => b.type === 'section' && b.text);
+  assert.match(lead.text.text, /^<!channel> :rotating_light: \*/);
+  assert.equal(
+    body.blocks.filter((b: { text?: { text: string } }) => b.text?.text.includes('<!channel>')).length,
+    1,
+  );
+});
+
+test('mentions are checked for their format; a threshold other than the default needs one', () => {
+  const ok = (format: string, mention: string | null, mentionOn?: string) =>
+    checkMention({ format, mention, mentionOn }).ok;
+  for (const m of ['@everyone', '@here', ROLE, '<@123456789012345678>', '<@!12345678901234567>'])
+    assert.equal(ok('discord', m), true, m);
+  for (const m of ['<!channel>', '<!here>', '<@U024BE7LH>', '<!subteam^SAZ94GDB8>'])
+    assert.equal(ok('slack', m), true, m);
+  for (const [format, m] of [
+    ['discord', '<!channel>'],
+    ['slack', '@here'],
+    ['discord', '<@&12>'],
+    ['discord', `${ROLE} ${ROLE}`],
+    ['discord', 'everyone'],
+    ['ntfy', '@here'],
+    ['namazu', ROLE],
+  ])
+    assert.equal(ok(format!, m!), false, `${format} ${m}`);
+  assert.deepEqual(checkMention({ format: 'discord', mention: '  @here ', mentionOn: 'high' }), {
+    ok: true,
+    value: { mention: '@here', mentionOn: 'high' },
+  });
+  assert.deepEqual(checkMention({ format: 'ntfy', mention: '  ' }), {
+    ok: true,
+    value: { mention: null, mentionOn: 'urgent' },
+  });
+  assert.deepEqual(checkMention({ format: 'discord', mention: null, mentionOn: 'high' }), {
+    ok: false,
+    field: 'mentionOn',
+  });
+  assert.equal(ok('discord', '@here', 'always'), false);
+  assert.deepEqual(
+    [mentionApplies('high', 'high'), mentionApplies('high', 'urgent'), mentionApplies('default', 'high')],
+    [true, false, false],
+  );
+});
+
+test('through the API: a Discord webhook with a mention pings on a warning; shown, kept, dropped with its format, refused naming its field', async () => {
+  const { server, receiver, headers, close } = await keyedWebhookServer(
+    { status: 204 },
+    { contracts: ['eew.warning'], scopes: ['eew.get.warning'] },
+  );
+  const call = (path: string, method: string, body?: unknown) =>
+    getJson(server, path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  try {
+    const base = {
+      url: receiver.url,
+      classifications: ['eew.warning', 'telegram.earthquake'],
+      format: 'discord',
+    };
+    for (const bad of [
+      { mention: '<!channel>' },
+      { mention: '@here', format: 'ntfy' },
+      { mentionOn: 'high' },
+      { mention: '@here', mentionOn: 'often' },
+    ]) {
+      const refused = await call('/v2/webhook', 'POST', { ...base, ...bad });
+      assert.equal(refused.status, 400, JSON.stringify(bad));
+      assert.match(refused.body.error.message, /`mention(On)?`/);
+    }
+    const created = await call('/v2/webhook', 'POST', { ...base, mention: ROLE });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual([created.body.mention, created.body.mentionOn], [ROLE, 'urgent']);
+    const id = created.body.id as number;
+
+    await ingestVariant(server, readFileSync(fixture('official', '37_01_02_240613_VXSE43.xml')));
+    await ingestVariant(server, readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')));
+    await waitFor(() => receiver.received.length === 2, { message: 'both delivered' });
+    const [warning, report] = receiver.received.map((r) => JSON.parse(r.body));
+    assert.ok(warning.content.startsWith(`${ROLE} 緊急地震速報（警報）`), warning.content);
+    assert.deepEqual(warning.allowed_mentions, { parse: [], roles: ['123456789012345678'] });
+    assert.deepEqual(report.allowed_mentions, { parse: [] }, 'the report is not severe');
+
+    const kept = await call(`/v2/webhook/${id}`, 'PATCH', { lang: 'en' });
+    assert.equal(kept.body.mention, ROLE, 'kept by a change of another field');
+    const toSlack = await call(`/v2/webhook/${id}`, 'PATCH', { format: 'slack' });
+    assert.deepEqual(
+      [toSlack.body.mention, toSlack.body.mentionOn],
+      [null, 'urgent'],
+      'dropped with Discord',
+    );
+    const toNtfy = await call(`/v2/webhook/${id}`, 'PATCH', { format: 'ntfy' });
+    assert.equal('mention' in toNtfy.body, false, 'not shown for a format without mentions');
+  } finally {
+    await close();
+  }
+});
