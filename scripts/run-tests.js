@@ -6,8 +6,7 @@
 //   --coverage / --no-coverage   line and branch coverage of src/ (scripts/coverage.js), printed
 //                        after the tests and written to coverage/summary.json; on by default for
 //                        the whole suite only (a subset's coverage says little)
-//   --concurrency=N      test files run at once (2 without: the two cores of a small machine; CI
-//                        runs 3 on PGlite, where the files mostly wait on sockets and timers)
+//   --concurrency=N      test files run at once (2 without: the two cores of a small machine)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -19,6 +19,7 @@ import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
+import { SseClient } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -209,9 +210,17 @@ test('a stream that received no event yet resumes from the position its keep-ali
   const url = `${server.url}/v2/stream?classifications=eew.forecast&key=${key}`;
   const quiet = await open(url);
   await waitFor(async () => (await log(quiet)).opens === 1, { message: 'open' });
+  // Every stream's keep-alive (every second here) is written at one tick: a stream of another account
+  // (this one's limit is one) tells when one after the report has carried its position (a busy
+  // machine may delay it).
+  const other = await server.createAccount({ contracts: ['eew.forecast'] });
+  const watcher = new SseClient(url.replace(key, await server.createApiKey(other.account.id, SCOPES)));
+  await waitFor(() => watcher.comments.includes('keep-alive'), { message: "the watcher's first keep-alive" });
+  const earlier = watcher.lastEventId;
   await ingestQuake();
-  // A keep-alive (every second here) after it carries the position.
-  await new Promise((r) => setTimeout(r, 2500));
+  // Its position (the report, or its conversion stored after it), in place of the one before.
+  await waitFor(() => watcher.lastEventId !== earlier, { message: 'a keep-alive with the position' });
+  watcher.abort();
   const before = requestsTo('/v2/stream').length;
   await restart();
   // Committed before the browser reconnects (in 3 s).
