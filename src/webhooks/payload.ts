@@ -44,8 +44,8 @@ interface Prepared {
   /** Made when a ready-made post first asks for it. */
   summary: Promise<TelegramSummary | null> | null;
   /**
-   * Rendered posts by format and language (a misskey post holds its subscription's token and note
-   * options, and a mentioning one its subscription's mention: rendered per delivery).
+   * Rendered posts by format, language and mention (a misskey post holds its subscription's token and
+   * note options: rendered per delivery).
    */
   posts: Map<string, Payload>;
 }
@@ -110,12 +110,14 @@ export class PayloadBuilder {
       return { headers: { 'content-type': 'application/json' }, body: prepared.message };
     const summary = await this.summaryOf(serial, prepared);
     if (!summary) return null;
-    const key = `${format}/${lang}`;
-    const mentions = options.mention && mentionApplies(summary.severity, options.mention.on);
-    if (format === 'misskey' || mentions) return this.render(format, summary, lang, options);
+    if (format === 'misskey') return this.render(format, summary, lang, options);
+    // A mention that applies makes a post of its own, kept as the others (many share @here, @everyone).
+    const mention =
+      options.mention && mentionApplies(summary.severity, options.mention.on) ? options.mention : null;
+    const key = mention === null ? `${format}/${lang}` : `${format}/${lang}/${mention.text}`;
     let post = prepared.posts.get(key);
     if (!post) {
-      post = this.render(format, summary, lang, {});
+      post = this.render(format, summary, lang, mention === null ? {} : { mention });
       prepared.posts.set(key, post);
       this.count(serial, post.body.length);
     }

@@ -126,13 +126,27 @@ test('through the API: a Discord webhook with a mention pings on a warning; show
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.deepEqual([created.body.mention, created.body.mentionOn], [ROLE, 'urgent']);
     const id = created.body.id as number;
+    // Another with its own mention: each post is its subscription's (a post is kept per mention).
+    const here = await call('/v2/webhook', 'POST', { ...base, mention: '@here' });
 
-    await ingestVariant(server, readFileSync(fixture('official', '37_01_02_240613_VXSE43.xml')));
-    await ingestVariant(server, readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')));
-    await waitFor(() => receiver.received.length === 2, { message: 'both delivered' });
-    const [warning, report] = receiver.received.map((r) => JSON.parse(r.body));
+    const warningSerial = await ingestVariant(
+      server,
+      readFileSync(fixture('official', '37_01_02_240613_VXSE43.xml')),
+    );
+    const reportSerial = await ingestVariant(
+      server,
+      readFileSync(fixture('official', '32-35_01_03_100514_VXSE53.xml')),
+    );
+    await waitFor(() => receiver.received.length === 4, { message: 'both delivered to both' });
+    const posted = (sub: number, serial: number) =>
+      JSON.parse(receiver.received.find((r) => r.headers['webhook-id'] === `msg_${sub}_${serial}`)!.body);
+    const warning = posted(id, warningSerial);
     assert.ok(warning.content.startsWith(`${ROLE} 緊急地震速報（警報）`), warning.content);
     assert.deepEqual(warning.allowed_mentions, { parse: [], roles: ['123456789012345678'] });
+    const warningHere = posted(here.body.id, warningSerial);
+    assert.ok(warningHere.content.startsWith('@here 緊急地震速報（警報）'), warningHere.content);
+    assert.deepEqual(warningHere.allowed_mentions, { parse: ['everyone'] });
+    const report = posted(id, reportSerial);
     assert.deepEqual(report.allowed_mentions, { parse: [] }, 'the report is not severe');
 
     const kept = await call(`/v2/webhook/${id}`, 'PATCH', { lang: 'en' });
