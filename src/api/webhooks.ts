@@ -82,7 +82,7 @@ export const webhookMessages = {
   localOnly: 'The `localOnly` is `true` or `false`, and only with format `misskey`.',
   mention:
     'The `mention` is one Discord (`<@&role id>`, `<@user id>`, `@here`, `@everyone`) or Slack (`<!channel>`, `<!here>`, `<!everyone>`, `<@user id>`, `<!subteam^group id>`) reads, and only with its format.',
-  mentionOn: 'The `mentionOn` is `urgent` or `high`, and `high` only with a `mention`.',
+  mentionOn: 'The `mentionOn` is `urgent` or `high`.',
   headers: `The \`headers\` is an object of at most ${MAX_EXTRA_HEADERS} request headers, each name an HTTP token of up to ${MAX_HEADER_NAME_LENGTH} characters given once, each value printable ASCII of 1 to ${MAX_HEADER_VALUE_LENGTH} characters, and none of those the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with format \`ntfy\`, Title, Priority, Tags and their aliases).`,
   telegramId:
     'The `telegramId` names no stored telegram of a classification this webhook receives and the account has a contract for.',
@@ -183,8 +183,8 @@ type WebhookUpdate = Static<typeof WebhookUpdateBody>;
 /**
  * The creation body a change describes: the fields given over the subscription's own. A Misskey
  * subscription that stays one keeps its token and note options unless given others; one that leaves
- * Misskey drops them; so does a change of format a mention. Request headers not given are kept (sealed, never read back), if the
- * resulting format may send them.
+ * Misskey drops them; a change of format drops the mention (each service writes its own). Request
+ * headers not given are kept (sealed, never read back) if the resulting format may send them.
  */
 function changedBody(s: Subscription, change: WebhookUpdate) {
   const format = change.format === undefined ? s.format : change.format;

@@ -63,7 +63,7 @@ test('a Slack post carries the mention in its notification text and its first se
   );
 });
 
-test('mentions are checked for their format; a threshold other than the default needs one', () => {
+test('mentions are checked for their format; without one, the threshold is the default', () => {
   const ok = (format: string, mention: string | null, mentionOn?: string) =>
     checkMention({ format, mention, mentionOn }).ok;
   for (const m of ['@everyone', '@here', ROLE, '<@123456789012345678>', '<@!12345678901234567>'])
@@ -89,8 +89,8 @@ test('mentions are checked for their format; a threshold other than the default 
     value: { mention: null, mentionOn: 'urgent' },
   });
   assert.deepEqual(checkMention({ format: 'discord', mention: null, mentionOn: 'high' }), {
-    ok: false,
-    field: 'mentionOn',
+    ok: true,
+    value: { mention: null, mentionOn: 'urgent' },
   });
   assert.equal(ok('discord', '@here', 'always'), false);
   assert.deepEqual(
@@ -115,7 +115,6 @@ test('through the API: a Discord webhook with a mention pings on a warning; show
     for (const bad of [
       { mention: '<!channel>' },
       { mention: '@here', format: 'ntfy' },
-      { mentionOn: 'high' },
       { mention: '@here', mentionOn: 'often' },
     ]) {
       const refused = await call('/v2/webhook', 'POST', { ...base, ...bad });
@@ -149,8 +148,15 @@ test('through the API: a Discord webhook with a mention pings on a warning; show
     const report = posted(id, reportSerial);
     assert.deepEqual(report.allowed_mentions, { parse: [] }, 'the report is not severe');
 
-    const kept = await call(`/v2/webhook/${id}`, 'PATCH', { lang: 'en' });
-    assert.equal(kept.body.mention, ROLE, 'kept by a change of another field');
+    const kept = await call(`/v2/webhook/${id}`, 'PATCH', { lang: 'en', mentionOn: 'high' });
+    assert.deepEqual(
+      [kept.body.mention, kept.body.mentionOn],
+      [ROLE, 'high'],
+      'kept by a change of another field',
+    );
+    const removed = await call(`/v2/webhook/${id}`, 'PATCH', { mention: null });
+    assert.deepEqual([removed.body.mention, removed.body.mentionOn], [null, 'urgent'], 'removed');
+    await call(`/v2/webhook/${id}`, 'PATCH', { mention: ROLE });
     const toSlack = await call(`/v2/webhook/${id}`, 'PATCH', { format: 'slack' });
     assert.deepEqual(
       [toSlack.body.mention, toSlack.body.mentionOn],

@@ -132,7 +132,7 @@ export const webhookRules: Messages<RuleKey> = {
       'The headers set now include one this format sets itself (with ntfy: Title, Priority or Tags): type the headers again without it, or remove them.',
     mention:
       'Write one mention as Discord (<@&role id>, <@user id>, @here, @everyone) or Slack (<!channel>, <!here>, <@user id>, <!subteam^group id>) reads it, with that format only; or leave it empty.',
-    mentionOn: 'Choose one of the thresholds offered; a threshold other than the first needs a mention.',
+    mentionOn: 'Choose one of the thresholds offered.',
     lang: 'Choose Japanese or English.',
     noClassification: 'Choose at least one classification.',
     notContracted: 'Choose only classifications your account has a contract for.',
@@ -159,7 +159,7 @@ export const webhookRules: Messages<RuleKey> = {
       '設定済みのヘッダーに、この形式が自ら付けるもの（ntfyでは Title、Priority、Tags）が含まれています。それを除いて入力し直すか、削除してください。',
     mention:
       'メンションは、Discord（<@&ロールID>、<@ユーザーID>、@here、@everyone）またはSlack（<!channel>、<!here>、<@ユーザーID>、<!subteam^グループID>）の書き方で1つ、その形式でのみ入力してください。不要なら空のままにしてください。',
-    mentionOn: '表示されている基準から選んでください。最初のもの以外はメンションが必要です。',
+    mentionOn: '表示されている基準から選んでください。',
     lang: '日本語か英語を選んでください。',
     noClassification: '分類を1つ以上選んでください。',
     notContracted: '契約している分類だけを選んでください。',

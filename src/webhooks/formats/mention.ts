@@ -80,8 +80,8 @@ export type MentionCheck =
 
 /**
  * A subscription's mention as asked for (`undefined`, `null` and blanks: none), checked for its
- * format: one the service reads, with Discord or Slack only; a threshold other than the default only
- * with a mention.
+ * format: one the service reads, with Discord or Slack only. Without a mention the threshold means
+ * nothing and is stored as the default (a mention removed while `high` stays chosen is no error).
  */
 export function checkMention(input: {
   format: string;
@@ -91,7 +91,6 @@ export function checkMention(input: {
   const mention = input.mention?.trim() || null;
   const on = input.mentionOn ?? 'urgent';
   if (mention !== null && !isMention(input.format, mention)) return { ok: false, field: 'mention' };
-  if (!(MENTION_THRESHOLDS as readonly string[]).includes(on) || (mention === null && on !== 'urgent'))
-    return { ok: false, field: 'mentionOn' };
-  return { ok: true, value: { mention, mentionOn: on as MentionThreshold } };
+  if (!(MENTION_THRESHOLDS as readonly string[]).includes(on)) return { ok: false, field: 'mentionOn' };
+  return { ok: true, value: { mention, mentionOn: mention === null ? 'urgent' : (on as MentionThreshold) } };
 }
