@@ -84,6 +84,7 @@ export const webhookMessages = {
     'The `mention` is one Discord (`<@&role id>`, `<@user id>`, `@here`, `@everyone`) or Slack (`<!channel>`, `<!here>`, `<!everyone>`, `<@user id>`, `<!subteam^group id>`) reads, and only with its format.',
   mentionOn: 'The `mentionOn` is `urgent` or `high`.',
   headers: `The \`headers\` is an object of at most ${MAX_EXTRA_HEADERS} request headers, each name an HTTP token of up to ${MAX_HEADER_NAME_LENGTH} characters given once, each value printable ASCII of 1 to ${MAX_HEADER_VALUE_LENGTH} characters, and none of those the delivery sets itself (Content-Type, Content-Length, Host, User-Agent, the connection's, webhook-*; with format \`ntfy\`, Title, Priority, Tags and their aliases).`,
+  testMention: 'The `mention` (query) is `true` or `false`, and `true` only for a webhook with a mention.',
   telegramId:
     'The `telegramId` names no stored telegram of a classification this webhook receives and the account has a contract for.',
   previousValidSeconds: `The \`previousValidSeconds\` is a whole number of seconds from 0 to ${MAX_PREVIOUS_SECRET_MS / 1000} (7 days).`,
@@ -406,6 +407,13 @@ async function carriedTelegram(
   return found;
 }
 
+/** Whether a test asks to carry the webhook's mention (`mention=true`), checked. */
+function testMention(s: Subscription, raw: unknown): boolean {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true' && s.mention !== null) return true;
+  throw new HttpError('INVALID_FIELD', { detail: webhookMessages.testMention });
+}
+
 /** `DELETE /v2/webhook/:id`, its test event, disabling and enabling it, its secret's rotation; redeliveries. */
 async function registerChanges(parent: App, ctx: AppContext, service: WebhookService): Promise<void> {
   await parent.register(async (app: App) => {
@@ -427,7 +435,7 @@ function registerTest(app: App, ctx: AppContext, service: WebhookService): void 
         ...about(
           'Send a test event now',
           'webhook.manage',
-          "Query `telegramId`: the event carries what that stored telegram's delivery posts, marked as a test.",
+          "Query `telegramId`: the event carries what that stored telegram's delivery posts, marked as a test; `mention=true`: with the webhook's mention, which then pings.",
         ),
         ...idParams,
       },
@@ -435,7 +443,7 @@ function registerTest(app: App, ctx: AppContext, service: WebhookService): void 
     async (request) => {
       const s = await ownSubscription(ctx, request.principal.accountId, request.params.id);
       const telegram = await carriedTelegram(ctx, request.principal, s, request.query.telegramId);
-      const tested = await service.sendTest(s, telegram);
+      const tested = await service.sendTest(s, telegram, testMention(s, request.query.mention));
       if (!tested) throw new HttpError('WEBHOOK_NOT_FOUND');
       const { deliveryId, messageId, outcome } = tested;
       return okBody(

@@ -113,7 +113,7 @@ export class PayloadBuilder {
     if (format === 'misskey') return this.render(format, summary, lang, options);
     // A mention that applies makes a post of its own, kept as the others (many share @here, @everyone).
     const mention =
-      options.mention && mentionApplies(summary.severity, options.mention.on) ? options.mention : null;
+      options.mention && mentionApplies(summary.severity, options.mention) ? options.mention : null;
     const key = mention === null ? `${format}/${lang}` : `${format}/${lang}/${mention.text}`;
     let post = prepared.posts.get(key);
     if (!post) {

@@ -69,7 +69,7 @@ export function renderPost(
 ): RenderedPost {
   const post = describe(summary, lang);
   const mention =
-    options.mention && mentionApplies(summary.severity, options.mention.on) ? options.mention.text : null;
+    options.mention && mentionApplies(summary.severity, options.mention) ? options.mention.text : null;
   switch (format) {
     case 'discord': {
       const body = discordBody(post, summary.severity, summary.reportTime);

@@ -64,9 +64,15 @@ declare module 'fastify' {
 
 export interface WebhookService {
   readonly box: SecretBox;
-  /** Sends a test event to the subscription now and records it. */
-  /** A test event, carrying `telegram`'s post when given; null when the subscription was deleted meanwhile. */
-  sendTest(subscription: Subscription, telegram?: TelegramRecord): Promise<TestOutcome | null>;
+  /**
+   * Sends a test event to the subscription now and records it: carrying `telegram`'s post when given,
+   * and its mention `withMention`; null when the subscription was deleted meanwhile.
+   */
+  sendTest(
+    subscription: Subscription,
+    telegram?: TelegramRecord,
+    withMention?: boolean,
+  ): Promise<TestOutcome | null>;
   /** A redelivery or a new subscription: look at the queue now. */
   wake(): void;
   /** Resolves once everything committed before the call is queued (tests, benchmarks); at once where this process does not deliver. */
@@ -96,9 +102,9 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const delivery = config.webhookDelivery ? await startDelivery(ctx, box, sender, onError) : null;
   return {
     box,
-    sendTest: async (subscription, telegram) => {
+    sendTest: async (subscription, telegram, withMention) => {
       const carried = telegram ? await testTelegram(db, telegram, processServerName(ctx)) : null;
-      return sendTestEvent(db, box, sender, subscription, carried);
+      return sendTestEvent(db, box, sender, subscription, carried, withMention);
     },
     wake: () => delivery?.worker.wake(),
     settled: async () => {

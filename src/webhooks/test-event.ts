@@ -79,7 +79,8 @@ export interface TestOutcome {
 }
 
 /**
- * Sends a test event to the subscription now (carrying `telegram`'s post when given) and records it;
+ * Sends a test event to the subscription now (carrying `telegram`'s post when given; with
+ * `withMention`, its Discord or Slack mention, which a test otherwise never carries) and records it;
  * null when it was deleted meanwhile.
  */
 export async function sendTestEvent(
@@ -88,6 +89,7 @@ export async function sendTestEvent(
   sender: Sender,
   subscription: Subscription,
   telegram: TestTelegram | null = null,
+  withMention = false,
 ): Promise<TestOutcome | null> {
   const messageId = `msg_test_${randomBytes(12).toString('base64url')}`;
   const secrets = await secretsOf(db, box, subscription.id);
@@ -102,13 +104,9 @@ export async function sendTestEvent(
     };
   } else {
     const now = new Date();
-    const post = testBody(
-      subscription,
-      messageId,
-      now,
-      renderOptionsOf(secrets.token, subscription),
-      telegram,
-    );
+    const options = renderOptionsOf(secrets.token, subscription);
+    if (withMention && options.mention) options.mention.always = true;
+    const post = testBody(subscription, messageId, now, options, telegram);
     const body = Buffer.from(post.body);
     const headers = {
       ...secrets.headers,
@@ -152,7 +150,8 @@ function testBody(
   }
   const told = telegram && summarize(telegram.record, telegram.document);
   const summary = told ? markedAsTest(told) : plainTest(subscription.lang, now);
-  // Marked as a test, its severity is never high enough for the subscription's mention to ping.
+  // Marked as a test, its severity is never high enough for the subscription's mention to ping:
+  // only a test asked to carry it does.
   return renderPost(subscription.format, summary, subscription.lang, options);
 }
 

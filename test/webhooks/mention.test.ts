@@ -94,8 +94,13 @@ test('mentions are checked for their format; without one, the threshold is the d
   });
   assert.equal(ok('discord', '@here', 'always'), false);
   assert.deepEqual(
-    [mentionApplies('high', 'high'), mentionApplies('high', 'urgent'), mentionApplies('default', 'high')],
-    [true, false, false],
+    [
+      mentionApplies('high', { on: 'high' }),
+      mentionApplies('high', { on: 'urgent' }),
+      mentionApplies('default', { on: 'high' }),
+      mentionApplies('low', { on: 'urgent', always: true }),
+    ],
+    [true, false, false, true],
   );
 });
 
@@ -148,6 +153,21 @@ test('through the API: a Discord webhook with a mention pings on a warning; show
     const report = posted(id, reportSerial);
     assert.deepEqual(report.allowed_mentions, { parse: [] }, 'the report is not severe');
 
+    // A test never pings, unless asked to show the mention.
+    const quiet = await call(`/v2/webhook/${id}/test`, 'POST');
+    assert.equal(quiet.body.delivery.delivered, true);
+    assert.deepEqual(JSON.parse(receiver.received.at(-1)!.body).allowed_mentions, { parse: [] });
+    const loud = await call(`/v2/webhook/${id}/test?mention=true`, 'POST');
+    assert.equal(loud.body.delivery.delivered, true);
+    const pinged = JSON.parse(receiver.received.at(-1)!.body);
+    assert.ok(pinged.content.startsWith(`${ROLE} 【試験】`), pinged.content);
+    assert.deepEqual(pinged.allowed_mentions, { parse: [], roles: ['123456789012345678'] });
+    for (const [query, which] of [
+      ['?mention=yes', id],
+      ['?mention=true', here.body.id + 1000],
+    ] as const)
+      assert.notEqual((await call(`/v2/webhook/${which}/test${query}`, 'POST')).status, 200, query);
+
     const kept = await call(`/v2/webhook/${id}`, 'PATCH', { lang: 'en', mentionOn: 'high' });
     assert.deepEqual(
       [kept.body.mention, kept.body.mentionOn],
@@ -165,6 +185,9 @@ test('through the API: a Discord webhook with a mention pings on a warning; show
     );
     const toNtfy = await call(`/v2/webhook/${id}`, 'PATCH', { format: 'ntfy' });
     assert.equal('mention' in toNtfy.body, false, 'not shown for a format without mentions');
+    const noMention = await call(`/v2/webhook/${id}/test?mention=true`, 'POST');
+    assert.equal(noMention.status, 400, 'no mention to show');
+    assert.match(noMention.body.error.message, /`mention` \(query\)/);
   } finally {
     await close();
   }

@@ -280,10 +280,12 @@ function webhookRoutes(area: App, ctx: AppContext, service: WebhookService): voi
     const { visit } = request;
     const s = await ownWebhook(ctx, reply, visit, request.params.id);
     if (!s) return reply;
-    const chosen = singleValue(checkedForm(request), 'telegram') ?? '';
+    const form = checkedForm(request);
+    const chosen = singleValue(form, 'telegram') ?? '';
     const telegram = chosen === '' ? null : await telegramForTest(ctx.db, s, chosen);
     if (chosen !== '' && !telegram) return sendErrorPage(reply, 400, webhooksText[visit.lang].noTestTelegram);
-    const tested = await service.sendTest(s, telegram ?? undefined);
+    const withMention = singleValue(form, 'mention') === 'true' && s.mention !== null;
+    const tested = await service.sendTest(s, telegram ?? undefined, withMention);
     if (!tested) return sendErrorPage(reply, 404, webhooksText[visit.lang].noWebhook);
     return sendRedirect(reply, `${visit.origin}${pathOf(paths.webhook, s.id)}?tested=${tested.deliveryId}`);
   });

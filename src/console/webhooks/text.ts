@@ -140,6 +140,7 @@ type Key =
   | 'mention'
   | 'mentionHint'
   | 'mentionSetting'
+  | 'testWithMention'
   | 'mentionOn'
   | 'mentionOn-urgent'
   | 'mentionOn-high'
@@ -298,6 +299,7 @@ export const webhooksText: Messages<Key> = {
     headerNames: 'Extra request headers',
     mention: 'Mention (optional)',
     mentionSetting: 'Mention',
+    testWithMention: 'with the mention, which pings (a test never does otherwise):',
     mentionHint:
       'Discord or Slack only: one mention written before the posts of severe telegrams, as the service writes it. Discord: <@&role id>, <@user id>, @here, @everyone; Slack: <!channel>, <!here>, <@user id>, <!subteam^group id>. Nothing else in a post ever pings anyone, and a test never does.',
     mentionOn: 'Mention in the posts of',
@@ -463,6 +465,7 @@ export const webhooksText: Messages<Key> = {
     headerNames: '追加のリクエストヘッダー',
     mention: 'メンション（任意）',
     mentionSetting: 'メンション',
+    testWithMention: 'メンションを付けて送る（通知されます。付けなければテストで通知することはありません）:',
     mentionHint:
       'DiscordとSlackのみ。重大な電文の投稿の先頭に付けるメンションを1つ、そのサービスの書き方で入力します。Discord: <@&ロールID>、<@ユーザーID>、@here、@everyone。Slack: <!channel>、<!here>、<@ユーザーID>、<!subteam^グループID>。投稿のほかの部分が誰かに通知することはなく、テスト送信でも通知しません。',
     mentionOn: 'メンションする投稿',

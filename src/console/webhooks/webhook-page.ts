@@ -240,9 +240,14 @@ function testForm(v: WebhookView): SafeHtml {
       ? null
       : markup`<label for="test-telegram">${t.testWhat}</label>
 <select id="test-telegram" name="telegram" aria-describedby="send-test-hint"><option value="">${t.testEventOnly}</option>${options}</select>`;
+  // A test never pings, unless its owner asks to see the mention do so.
+  const mention =
+    v.subscription.mention === null
+      ? null
+      : markup`<label for="test-mention"><input type="checkbox" id="test-mention" name="mention" value="true"> ${t.testWithMention} <code>${v.subscription.mention}</code></label>`;
   return markup`<h2>${t.sendTest}</h2>
 <form method="post" action="${v.origin + pathOf(paths.webhookTest, v.subscription.id)}"><input type="hidden" name="csrf" value="${v.csrf}">
-<p class="muted" id="send-test-hint">${t.sendTestHint}</p>${choice}
+<p class="muted" id="send-test-hint">${t.sendTestHint}</p>${choice}${mention}
 <button type="submit" aria-describedby="send-test-hint">${t.sendTest}</button></form>`;
 }
 

@@ -14,6 +14,8 @@ export interface Mention {
   /** As the service writes it: `<@&role id>`, `<@user id>`, `@here`, `@everyone`; Slack's `<!here>`… */
   text: string;
   on: MentionThreshold;
+  /** Whatever the severity: a test its owner sends to see the mention ping. */
+  always?: boolean;
 }
 
 /** The mentions each chat service reads in a webhook's message, one per subscription. */
@@ -33,8 +35,8 @@ export const isMention = (format: string, text: string): boolean =>
   mentionsIn(format) && PATTERNS[format].test(text);
 
 /** Whether a post of this severity carries the mention. */
-export function mentionApplies(severity: Severity, on: MentionThreshold): boolean {
-  return severity === 'urgent' || (on === 'high' && severity === 'high');
+export function mentionApplies(severity: Severity, mention: Pick<Mention, 'on' | 'always'>): boolean {
+  return mention.always === true || severity === 'urgent' || (mention.on === 'high' && severity === 'high');
 }
 
 /** Discord's `allowed_mentions` that lets this mention, and nothing else, ping. */

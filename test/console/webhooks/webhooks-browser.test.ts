@@ -657,6 +657,14 @@ test('a Discord mention typed by keyboard: refused beside its field in the wrong
     assert.deepEqual([created.mention, created.mentionOn], ['<@&123456789012345678>', 'high']);
     assert.match(await page.locator('#webhook-mention').innerText(), /^<@&123456789012345678> \(それに加え/);
     await assertAccessible(page, 'a webhook with a mention');
+    // A test pings only when asked to show the mention.
+    await pressOn(page, 'button:has-text("テスト送信")', 'Enter');
+    assert.deepEqual(JSON.parse(receiver.received.at(-1)!.body).allowed_mentions, { parse: [] });
+    await page.getByRole('checkbox', { name: /メンションを付けて送る/ }).focus();
+    await page.keyboard.press('Space');
+    await pressOn(page, 'button:has-text("テスト送信")', 'Enter');
+    const pinged = JSON.parse(receiver.received.at(-1)!.body);
+    assert.ok(pinged.content.startsWith('<@&123456789012345678> 【試験】'), pinged.content);
   } finally {
     await context.close();
     if (id !== null) await dropWebhook(id);
