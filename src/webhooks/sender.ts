@@ -32,12 +32,16 @@ export interface OutgoingPost {
   body: Buffer;
 }
 
-/** The wait a Retry-After asks for (seconds or an HTTP date), in milliseconds; null when none or malformed. */
+/**
+ * The wait a Retry-After asks for, in milliseconds: seconds (with a decimal fraction too, as some
+ * rate limiters write them) or an HTTP date (RFC 9110 §10.2.3); null when none or malformed. Only a
+ * date with its zone is read as one: `Date.parse` reads "1.5" as a day of 2001.
+ */
 export function retryAfterMs(value: string | string[] | undefined, now: number): number | null {
-  const raw = Array.isArray(value) ? value[0] : value;
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
   if (raw === undefined) return null;
-  if (/^\d{1,9}$/.test(raw.trim())) return Number(raw.trim()) * 1000;
-  const at = Date.parse(raw);
+  if (/^\d{1,9}(?:\.\d{1,6})?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
+  const at = /\bGMT$/.test(raw) ? Date.parse(raw) : NaN;
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 

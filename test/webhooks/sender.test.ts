@@ -8,7 +8,7 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { MAX_ATTEMPTS_IN_FLIGHT } from '../../src/webhooks/service.ts';
-import { Sender } from '../../src/webhooks/sender.ts';
+import { Sender, retryAfterMs } from '../../src/webhooks/sender.ts';
 import { EXCERPT_BYTES, EXCERPT_WAIT_MS } from '../../src/webhooks/response-excerpt.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -218,4 +218,16 @@ test('a receiver that closes a new connection under the post fails the attempt: 
   } finally {
     stop();
   }
+});
+
+test('Retry-After: whole or decimal seconds, or an HTTP date; anything else is none', () => {
+  const now = Date.parse('2026-11-30T00:00:00Z');
+  assert.equal(retryAfterMs('7', now), 7000);
+  assert.equal(retryAfterMs(' 1.5 ', now), 1500);
+  assert.equal(retryAfterMs('0.298', now), 298);
+  assert.equal(retryAfterMs(['30', '60'], now), 30_000);
+  assert.equal(retryAfterMs('Mon, 30 Nov 2026 00:01:00 GMT', now), 60_000);
+  assert.equal(retryAfterMs('Sun, 29 Nov 2026 23:00:00 GMT', now), 0, 'a date passed: at once');
+  for (const bad of [undefined, '', 'soon', '-5', '1e3', '2026-11-30', '12:00'])
+    assert.equal(retryAfterMs(bad, now), null, String(bad));
 });
