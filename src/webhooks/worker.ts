@@ -87,6 +87,13 @@ interface Held {
   deadline: number;
 }
 
+/** A sealed secret opened: its text, as a signing key, and (request headers) as parsed once. */
+interface Opened {
+  key: Buffer;
+  text: string;
+  headers?: Record<string, string>;
+}
+
 /** An attempt's request, ready to post, or the outcome of an attempt that cannot post. */
 type Prepared = { post: OutgoingPost } | { outcome: AttemptOutcome };
 
@@ -115,9 +122,7 @@ export class DeliveryWorker {
   private successes: { d: ClaimedDelivery; outcome: AttemptOutcome }[] = [];
   private flushing: Promise<void> | null = null;
   /** Opened signing keys, tokens and request headers by sealed text (null: sealed under another pepper). */
-  private readonly opened = new LRUCache<string, { key: Buffer; text: string } | { unreadable: true }>({
-    max: OPENED_SECRETS,
-  });
+  private readonly opened = new LRUCache<string, Opened | { unreadable: true }>({ max: OPENED_SECRETS });
 
   constructor(
     private readonly db: Db,
@@ -409,7 +414,7 @@ export class DeliveryWorker {
   }
 
   /** A sealed secret opened (kept opened for the next delivery); null when unreadable. */
-  private openSealed(sealed: string): { key: Buffer; text: string } | null {
+  private openSealed(sealed: string): Opened | null {
     let found = this.opened.get(sealed);
     if (!found) {
       const text = this.box.open(sealed);
@@ -457,7 +462,7 @@ export class DeliveryWorker {
         : null;
     const keys = previous === null ? [secret.key] : [secret.key, previous.key];
     const headers = {
-      ...(own === null ? {} : openedHeaders(own.text)),
+      ...(own === null ? {} : (own.headers ??= openedHeaders(own.text))),
       ...payload.headers,
       'user-agent': USER_AGENT,
       ...signedHeaders(keys, d.messageId, payload.body, now),

@@ -135,7 +135,7 @@ type Key =
   | 'headersHint'
   | 'headersKeep'
   | 'removeHeaders'
-  | 'noHeaders'
+  | 'noneSet'
   | 'headerNames'
   | 'mention'
   | 'mentionHint'
@@ -295,7 +295,7 @@ export const webhooksText: Messages<Key> = {
     headersKeep:
       'Leave it empty to keep the headers set now (their values are not shown); lines typed replace them all. Set now:',
     removeHeaders: 'Remove the extra request headers',
-    noHeaders: 'none',
+    noneSet: 'none',
     headerNames: 'Extra request headers',
     mention: 'Mention (optional)',
     mentionSetting: 'Mention',
@@ -461,7 +461,7 @@ export const webhooksText: Messages<Key> = {
     headersKeep:
       '空のままにすると今のヘッダーを使い続けます（値は表示しません）。入力した行ですべて置き換えます。設定済み:',
     removeHeaders: '追加のリクエストヘッダーを削除する',
-    noHeaders: 'なし',
+    noneSet: 'なし',
     headerNames: '追加のリクエストヘッダー',
     mention: 'メンション（任意）',
     mentionSetting: 'メンション',

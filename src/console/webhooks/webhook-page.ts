@@ -87,7 +87,7 @@ function mentionSettings(s: Subscription, lang: Lang): SafeHtml | null {
   if (!mentionsIn(s.format)) return null;
   const t = webhooksText[lang];
   const shown =
-    s.mention === null ? t.noHeaders : markup`<code>${s.mention}</code> (${t[`mentionOn-${s.mentionOn}`]})`;
+    s.mention === null ? t.noneSet : markup`<code>${s.mention}</code> (${t[`mentionOn-${s.mentionOn}`]})`;
   return markup`<dt>${t.mentionSetting}</dt><dd id="webhook-mention">${shown}</dd>
 `;
 }
@@ -103,7 +103,7 @@ function settings(v: WebhookView): SafeHtml {
 <dt>${t.url}</dt><dd><code>${s.url}</code></dd>
 <dt>${t.format}</dt><dd>${s.format}</dd>
 ${noteSettings(s, v.lang)}${mentionSettings(s, v.lang)}<dt>${t.headerNames}</dt><dd id="webhook-headers">${
-    s.headerNames.length === 0 ? t.noHeaders : headerNameList(s.headerNames)
+    s.headerNames.length === 0 ? t.noneSet : headerNameList(s.headerNames)
   }</dd>
 <dt>${t.lang}</dt><dd>${s.lang === 'ja' ? t['lang-ja'] : t['lang-en']}</dd>
 <dt>${t.state}</dt><dd id="webhook-state">${stateText(s, v.lang)}</dd>
