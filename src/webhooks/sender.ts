@@ -26,6 +26,18 @@ export interface SenderOptions {
   nameSources?: NameSources;
 }
 
+/**
+ * The headers of one request: the webhook's own (extra-headers.ts refuses the names of the others),
+ * the format's, the user agent and the Standard Webhooks headers.
+ */
+export function requestHeaders(
+  own: Readonly<Record<string, string>> | null,
+  format: Readonly<Record<string, string>>,
+  signed: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return { ...own, ...format, 'user-agent': 'Namazu-Webhooks/1', ...signed };
+}
+
 export interface OutgoingPost {
   url: string;
   headers: Record<string, string>;

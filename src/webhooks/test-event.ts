@@ -13,7 +13,7 @@ import { loadConversionOf, loadTelegram, loadTelegramById } from '../telegrams/s
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
 import { deliveryMessage, documentOf, isPostFormat } from './payload.ts';
 import { renderOptionsOf, renderPost, type RenderOptions } from './render.ts';
-import type { Sender } from './sender.ts';
+import { requestHeaders, type Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 import { secretsOf, type Subscription } from './subscriptions.ts';
 import { markedAsTest, summarize } from './summary.ts';
@@ -108,17 +108,16 @@ export async function sendTestEvent(
     if (withMention && options.mention) options.mention.always = true;
     const post = testBody(subscription, messageId, now, options, telegram);
     const body = Buffer.from(post.body);
-    const headers = {
-      ...secrets.headers,
-      ...post.headers,
-      'user-agent': 'Namazu-Webhooks/1',
-      ...signedHeaders(
+    const headers = requestHeaders(
+      secrets.headers,
+      post.headers,
+      signedHeaders(
         [secrets.secret, secrets.previousSecret].flatMap((s) => (s === null ? [] : [signingKey(s)])),
         messageId,
         body,
         now,
       ),
-    };
+    );
     outcome = await sender.send({ url: subscription.url, headers, body });
   }
   const deliveryId = await recordTestEvent(db, subscription.id, messageId, outcome);

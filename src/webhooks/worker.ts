@@ -30,7 +30,7 @@ import {
 import { openedHeaders } from './extra-headers.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
 import { renderOptionsOf } from './render.ts';
-import type { OutgoingPost, Sender } from './sender.ts';
+import { requestHeaders, type OutgoingPost, type Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 
 export interface WorkerOptions {
@@ -55,7 +55,6 @@ export interface WorkerEvents {
   error(err: unknown): void;
 }
 
-const USER_AGENT = 'Namazu-Webhooks/1';
 /** Claimed per statement. */
 const CLAIM_BATCH = 256;
 /**
@@ -461,12 +460,11 @@ export class DeliveryWorker {
         ? this.openSealed(d.previousSecretSealed)
         : null;
     const keys = previous === null ? [secret.key] : [secret.key, previous.key];
-    const headers = {
-      ...(own === null ? {} : (own.headers ??= openedHeaders(own.text))),
-      ...payload.headers,
-      'user-agent': USER_AGENT,
-      ...signedHeaders(keys, d.messageId, payload.body, now),
-    };
+    const headers = requestHeaders(
+      own === null ? null : (own.headers ??= openedHeaders(own.text)),
+      payload.headers,
+      signedHeaders(keys, d.messageId, payload.body, now),
+    );
     return { post: { url: d.url, headers, body: payload.body } };
   }
 }
