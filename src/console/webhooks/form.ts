@@ -292,12 +292,22 @@ export function checkWebhookForm(
   if (!areas.ok) problems.areas = `${t.check} ${areas.message}`.trim();
   const minIntensity = parsePlaceFilters({ minIntensity: v.minIntensity || undefined }, 'query');
   if (!minIntensity.ok) problems.minIntensity = `${t.check} ${minIntensity.message}`.trim();
-  if (!url.ok || !note.ok || !areas.ok || !minIntensity.ok || Object.keys(problems).length > 0)
+  // Every refusal is in `problems`; the results named here are narrowed for the spec below.
+  if (
+    !url.ok ||
+    !note.ok ||
+    !mention.ok ||
+    typeof headers === 'string' ||
+    types === null ||
+    !areas.ok ||
+    !minIntensity.ok ||
+    Object.keys(problems).length > 0
+  )
     return { ok: false, problems };
   const spec: SubscriptionSpec = {
     url: url.url,
     classifications: v.classifications,
-    types: types!.length > 0 ? types : null,
+    types: types.length > 0 ? types : null,
     test: v.test as SubscriptionSpec['test'],
     formatMode: v.formatMode as SubscriptionSpec['formatMode'],
     areas: areas.value.areas,
@@ -305,8 +315,8 @@ export function checkWebhookForm(
     format: v.format as WebhookFormat,
     lang: v.lang as SubscriptionSpec['lang'],
     ...note.value,
-    ...(mention as Extract<typeof mention, { ok: true }>).value,
-    headers: headers as ExtraHeaders,
+    ...mention.value,
+    headers,
   };
   return { ok: true, spec, host: url.host };
 }
