@@ -29,6 +29,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { messageIdOf } from '../src/webhooks/deliveries.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
+import { webhookSpec } from '../test/support/webhook-spec.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { emitResult } from './result.ts';
 import type { SignedArrival } from './webhook-receiver.ts';
@@ -85,23 +86,7 @@ for (let i = 0; i < SUBS; i += 20) {
       ctx.db,
       box,
       account.id,
-      {
-        url,
-        classifications: CLASSIFICATIONS,
-        types: null,
-        test: 'no',
-        formatMode: 'raw',
-        areas: null,
-        minIntensity: null,
-        format: 'namazu',
-        lang: 'ja',
-        token: null,
-        visibility: null,
-        localOnly: false,
-        headers: [],
-        mention: null,
-        mentionOn: 'urgent',
-      },
+      webhookSpec(url, { classifications: CLASSIFICATIONS }),
       new URL(url).hostname,
     );
     if (!created.ok) throw new Error(created.reason);

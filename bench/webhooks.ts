@@ -39,6 +39,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { SecretBox } from '../src/security/sealed.ts';
 import { MAX_ATTEMPTS_PER_HOST, WEBHOOK_SECRET_PURPOSE } from '../src/webhooks/service.ts';
 import { createSubscription } from '../src/webhooks/subscriptions.ts';
+import { webhookSpec } from '../test/support/webhook-spec.ts';
 import { startBenchServer } from './in-process-server.ts';
 import { serveNamazu } from './namazu-bin.ts';
 import { forkFanoutClients } from './fanout-clients-process.ts';
@@ -100,23 +101,8 @@ const urlOf = (i: number) => `http://127.0.0.${1 + (Math.floor(i / 20) % HOSTS)}
 const urls = Array.from({ length: SUBS }, (_, i) => urlOf(i));
 const stalledUrl = `http://127.0.0.${HOSTS + 1}:${port}/stalled`;
 const box = new SecretBox(ctx.pepper, WEBHOOK_SECRET_PURPOSE);
-const subscriptionSpec = (url: string) => ({
-  url,
-  classifications: ['eew.forecast', 'eew.warning'],
-  types: null,
-  test: 'no' as const,
-  formatMode: 'raw' as const,
-  areas: null,
-  minIntensity: null,
-  format: 'namazu' as const,
-  lang: 'ja' as const,
-  token: null,
-  visibility: null,
-  localOnly: false,
-  headers: [],
-  mention: null,
-  mentionOn: 'urgent' as const,
-});
+const subscriptionSpec = (url: string) =>
+  webhookSpec(url, { classifications: ['eew.forecast', 'eew.warning'] });
 // Accounts of 20 subscriptions each (the cap).
 for (let i = 0; i < SUBS; i += 20) {
   const account = await createAccount(ctx.db, {
