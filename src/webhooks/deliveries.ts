@@ -26,7 +26,7 @@ export interface QueuedDelivery {
   subscriptionId: number;
   serial: number;
   priority: number;
-  /** Claimed at once for this process's first attempt (the queuer hands it to the workers after COMMIT). */
+  /** Claimed at once for this process's first attempt (handed to the workers after COMMIT, or before it: early-attempts.ts). */
   claim: boolean;
 }
 
@@ -155,6 +155,11 @@ export interface ClaimedDelivery extends DeliveryTarget {
    * then, so that days-old failures delivered again are not days of latency.
    */
   queuedAt: Date;
+  /**
+   * A first attempt begun before its row committed (early-attempts.ts): resolves to whether the row
+   * is there (its `id` then set). Its outcome is recorded only then.
+   */
+  queued?: Promise<boolean>;
 }
 
 interface ClaimRow extends TargetRow {

@@ -9,7 +9,8 @@
  * key skips what is queued). Woken by the bus's announcements and a healing timer, as the
  * dispatcher is. The first attempts this process's workers can take at once are queued claimed for
  * them and handed over after each slice's COMMIT (no claim statement between a telegram's commit
- * and its first posts); the rest wait in the queue for whichever process claims them.
+ * and its first posts), or, on the embedded engine, as soon as they are matched (early-attempts.ts);
+ * the rest wait in the queue for whichever process claims them.
  */
 import { setImmediate } from 'node:timers/promises';
 import { CoalescedJob } from '../coalesced-job.ts';
@@ -26,6 +27,7 @@ import {
   type QueuedClaim,
   type QueuedDelivery,
 } from './deliveries.ts';
+import { EarlyAttempts } from './early-attempts.ts';
 import { activeSubscriptions } from './subscriptions.ts';
 
 /**
@@ -62,8 +64,9 @@ export interface FirstAttempts {
    */
   wouldTake(hosts: readonly string[], earlyWarnings: number): boolean[];
   /**
-   * The deliveries claimed for them, once committed; `leasedFrom` (performance.now()) is taken before
-   * the transaction that claimed them began, so their leases run from no earlier.
+   * The deliveries claimed for them, once committed (or before, each with `queued`); `leasedFrom`
+   * (performance.now()) is taken before the transaction that claims them begins, so their leases run
+   * from no earlier.
    */
   take(claimed: readonly ClaimedDelivery[], leasedFrom: number): void;
   /** Telegrams about to be queued: their bodies are made while the queue is written. */
@@ -91,6 +94,8 @@ export class Queuer {
   private targets = new Map<number, DeliveryTarget>();
   private version = -1;
   private retry: NodeJS.Timeout | null = null;
+  /** First attempts begun before their rows commit; null where they wait for the COMMIT. */
+  private readonly early: EarlyAttempts | null;
 
   constructor(
     private readonly db: Db,
@@ -99,8 +104,11 @@ export class Queuer {
     /** Told how many deliveries a round queued and how many of them it claimed (counts them, wakes the workers). */
     private readonly onQueued: (count: number, claimed: number) => void,
     onError: (err: unknown) => void,
+    /** Whether first attempts begin before their rows commit (only where this is the one queuer). */
+    beginBeforeCommit = false,
   ) {
     this.rounds = new CoalescedJob(() => this.drain(), onError);
+    this.early = beginBeforeCommit ? new EarlyAttempts() : null;
   }
 
   /** Queues whatever was committed after the stored position (coalesced: one round at a time). */
@@ -120,7 +128,15 @@ export class Queuer {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const outcome = await this.round();
+      let outcome: Awaited<ReturnType<Queuer['round']>>;
+      try {
+        outcome = await this.round();
+      } catch (err) {
+        this.early?.abandon();
+        throw err;
+      }
+      // Only the next round (at once, from the same position) may still queue what was begun.
+      if (outcome !== 'more') this.early?.abandon();
       if (outcome === 'busy') {
         this.retry ??= setTimeout(() => {
           this.retry = null;
@@ -149,6 +165,10 @@ export class Queuer {
     const rows = await this.deliveriesOf(records);
     const delivered = new Set(rows.map((r) => r.serial));
     this.workers.prepare(records.filter((r) => delivered.has(r.serial)));
+    if (this.early) {
+      const begun = this.early.begin(rows, (row, queued) => this.deliveryOf(row, 0, queued));
+      if (begun.length > 0) this.workers.take(begun, performance.now());
+    }
     const last = records[records.length - 1]!.serial;
     let from = 0;
     let size = FIRST_SLICE;
@@ -159,6 +179,7 @@ export class Queuer {
       if (outcome !== 'queued') return outcome;
       from = to;
     } while (from < rows.length);
+    this.early?.batchQueued();
     return records.length < BATCH ? 'done' : 'more';
   }
 
@@ -193,7 +214,8 @@ export class Queuer {
       return { ...queued, moved };
     });
     if (typeof outcome === 'string') return outcome;
-    if (outcome.claimed.length > 0) this.workers.take(this.claimedDeliveries(outcome.claimed), leasedFrom);
+    const claimed = this.early ? this.early.committed(rows, outcome.claimed) : outcome.claimed;
+    if (claimed.length > 0) this.workers.take(this.claimedDeliveries(claimed), leasedFrom);
     if (outcome.queued > 0) this.onQueued(outcome.queued, outcome.claimed.length);
     return outcome.moved ? 'queued' : 'more';
   }
@@ -203,16 +225,34 @@ export class Queuer {
    * the groups (none should be: the version guards them) waits for its lease to end.
    */
   private claimedDeliveries(claimed: readonly QueuedClaim[]): ClaimedDelivery[] {
+    return claimed.flatMap((c) => this.deliveryOf(c, c.id) ?? []);
+  }
+
+  /** The first attempt of a row with its subscription's target; null when the subscription was not read. */
+  private deliveryOf(
+    row: { subscriptionId: number; serial: number; priority: number },
+    id: number,
+    queued?: Promise<boolean>,
+  ): ClaimedDelivery | null {
+    const target = this.targets.get(row.subscriptionId);
+    if (!target) return null;
+    const { subscriptionId, serial, priority } = row;
+    const messageId = messageIdOf(subscriptionId, serial);
+    // One spread: V8 copies a second one into a new object slowly (some 10 µs a delivery, on an
+    // early warning's way to its first attempt).
     const queuedAt = new Date();
-    return claimed.flatMap((c) => {
-      const target = this.targets.get(c.subscriptionId);
-      if (!target) return [];
-      const messageId = messageIdOf(c.subscriptionId, c.serial);
-      // One spread: V8 copies a second one into a new object slowly (some 10 µs a delivery, on an
-      // early warning's way to its first attempt).
-      const { id, subscriptionId, serial, priority } = c;
-      return [{ id, subscriptionId, serial, priority, ...target, messageId, attempt: 1, queuedAt }];
-    });
+    const d: ClaimedDelivery = {
+      id,
+      subscriptionId,
+      serial,
+      priority,
+      ...target,
+      messageId,
+      attempt: 1,
+      queuedAt,
+    };
+    if (queued) d.queued = queued;
+    return d;
   }
 
   /** The groups and the targets, from one read of the active subscriptions. */

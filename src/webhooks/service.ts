@@ -211,6 +211,8 @@ function queuerFor(ctx: AppContext, worker: DeliveryWorker, onError: (err: unkno
       if (claimed < count) worker.wake();
     },
     onError,
+    // The embedded engine has one process, so one queuer: none other could claim what is begun.
+    ctx.db.engine === 'pglite',
   );
 }
 

@@ -206,7 +206,8 @@ export class DeliveryWorker {
     clearInterval(this.timer);
     if (this.starting) clearImmediate(this.starting);
     await this.pumps.idle();
-    await Promise.allSettled([...this.attempts]);
+    // An attempt ending may leave its recording under way (one begun before its row committed).
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
     while (this.flushing) await this.flushing;
     const held = [...this.held.values()].flatMap((byHost) => [...byHost.values()].flat().map((h) => h.d));
     this.held.clear();
@@ -360,7 +361,11 @@ export class DeliveryWorker {
     this.attempts.add(attempt);
   }
 
-  private async release(ds: readonly ClaimedDelivery[]): Promise<void> {
+  private async release(claimed: readonly ClaimedDelivery[]): Promise<void> {
+    const ds: ClaimedDelivery[] = [];
+    // One begun before its row committed is released once the row is there, if it comes.
+    for (const d of claimed) if (d.queued === undefined || (await d.queued)) ds.push(d);
+    if (ds.length === 0) return;
     await this.db.query(
       `UPDATE webhook_deliveries d SET attempts = d.attempts - 1, next_at = now(), lease_until = NULL
        FROM unnest($1::int8[], $2::int4[]) AS x(id, attempt)
@@ -375,6 +380,17 @@ export class DeliveryWorker {
     // Its body may have taken long (a busy database): no post that could outlive the lease.
     if ('post' in prepared && !this.fits(h)) return this.release([d]);
     const outcome = 'post' in prepared ? await this.sender.send(prepared.post) : prepared.outcome;
+    if (d.queued === undefined) return this.record(d, outcome);
+    // Posted before its row committed: recorded once the row is there (not at all when it never
+    // comes), and the slot is free meanwhile.
+    const recording: Promise<void> = d.queued
+      .then((there) => (there ? this.record(d, outcome) : undefined))
+      .catch((err) => this.events.error(err))
+      .finally(() => this.attempts.delete(recording));
+    this.attempts.add(recording);
+  }
+
+  private async record(d: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     if (outcome.ok) {
       // Recorded with the other successes of the moment; the slot is free at once.
       this.successes.push({ d, outcome });
