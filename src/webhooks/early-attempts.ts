@@ -35,9 +35,12 @@ export class EarlyAttempts {
     rows: QueuedDelivery[],
     deliveryOf: (row: QueuedDelivery, queued: Promise<boolean>) => ClaimedDelivery | null,
   ): ClaimedDelivery[] {
+    // Only a round after one that found the subscriptions changed has any of these to look at.
+    const carried = this.begun.size > 0 || this.queued.size > 0;
     const matched = new Set<string>();
     const now: ClaimedDelivery[] = [];
     for (const row of rows) {
+      if (!carried && !row.claim) continue;
       const key = keyOf(row);
       matched.add(key);
       if (this.queued.has(key)) {

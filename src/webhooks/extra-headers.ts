@@ -35,12 +35,12 @@ const ALWAYS_REFUSED = new Set([
 ]);
 
 /** ntfy's message headers the `ntfy` post sets, with the aliases ntfy reads for each. */
-const NTFY_REFUSED = new Set(
-  ['title', 'x-title', 'ti', 't'].concat(
-    ['priority', 'x-priority', 'prio', 'p'],
-    ['tags', 'x-tags', 'tag', 'ta'],
-  ),
-);
+// prettier-ignore
+const NTFY_REFUSED = new Set([
+  'title', 'x-title', 'ti', 't',
+  'priority', 'x-priority', 'prio', 'p',
+  'tags', 'x-tags', 'tag', 'ta',
+]);
 
 /** An HTTP field name (RFC 9110 §5.1: a token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -128,13 +128,10 @@ export class Queuer {
 
   private async drain(): Promise<void> {
     for (;;) {
-      let outcome: Awaited<ReturnType<Queuer['round']>>;
-      try {
-        outcome = await this.round();
-      } catch (err) {
+      const outcome = await this.round().catch((err: unknown) => {
         this.early?.abandon();
         throw err;
-      }
+      });
       // Only the next round (at once, from the same position) may still queue what was begun.
       if (outcome !== 'more') this.early?.abandon();
       if (outcome === 'busy') {
