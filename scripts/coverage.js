@@ -93,6 +93,9 @@ function countsAt(offsets, functions) {
   return counts;
 }
 
+/** A branch's key from the mappings it spans: first * SPAN + last (a script has fewer mappings). */
+const SPAN = 2 ** 26;
+
 /** Index of the first mapping at or after `offset`. */
 function firstMappingFrom(offsets, offset) {
   let low = 0;
@@ -122,14 +125,12 @@ export function summariseCoverage(rawDir, root) {
     }
     return fileIds.get(name);
   };
-  const decoded = new Map();
-  // Per file: source position (line * 2^20 + column) -> ran anywhere; branch key -> ran anywhere.
-  const positions = [];
-  const branches = [];
-  const mark = (table, file, key, ran) => {
-    table[file] ??= new Map();
-    if (ran || !table[file].has(key)) table[file].set(key, ran || (table[file].get(key) ?? false));
-  };
+  // Per script (a bundle's chunk, shared by every process that loaded it): its mappings, and what
+  // the processes did there, merged as each raw file is read: per mapping, whether its innermost
+  // range was counted (1) and ran (2); per branch, keyed by the mappings it spans, whether it ran.
+  // Typed arrays and number keys: a whole run writes over a thousand raw files, each with the
+  // mappings of every chunk it loaded, and source positions are only made once at the end.
+  const scripts = new Map();
   for (const name of readdirSync(rawDir)) {
     if (!name.endsWith('.json')) continue;
     const raw = JSON.parse(readFileSync(`${rawDir}/${name}`, 'utf8'));
@@ -138,22 +139,50 @@ export function summariseCoverage(rawDir, root) {
       const entry = maps[script.url];
       // Packages ship maps of their own sources, which are not ours.
       if (!entry?.data?.mappings || script.url.includes('/node_modules/')) continue;
-      if (!decoded.has(script.url)) decoded.set(script.url, decodeMappings(script.url, entry, sourceIndex));
-      const { offsets, files, lines, columns } = decoded.get(script.url);
+      let seen = scripts.get(script.url);
+      if (!seen) {
+        const mappings = decodeMappings(script.url, entry, sourceIndex);
+        seen = { mappings, ran: new Uint8Array(mappings.offsets.length), spans: new Map() };
+        scripts.set(script.url, seen);
+      }
+      const { offsets, files } = seen.mappings;
       const counts = countsAt(offsets, script.functions);
       for (let m = 0; m < offsets.length; m++) {
         if (files[m] < 0 || counts[m] < 0) continue;
-        mark(positions, files[m], lines[m] * 2 ** 20 + columns[m], counts[m] > 0);
+        const state = counts[m] > 0 ? 2 : 1;
+        if (state > seen.ran[m]) seen.ran[m] = state;
       }
-      for (const range of script.functions.flatMap((f) => f.ranges)) {
-        const first = firstMappingFrom(offsets, range.startOffset);
-        const last = firstMappingFrom(offsets, range.endOffset) - 1;
-        if (first > last || files[first] < 0 || files[first] !== files[last]) continue;
-        // Keyed by its first position, whose count stands for it where V8 left the range out
-        // (a range that ran as often as the one around it is not reported).
-        const key = `${lines[first] * 2 ** 20 + columns[first]}-${lines[last]}:${columns[last]}`;
-        mark(branches, files[first], key, range.count > 0);
+      for (const fn of script.functions) {
+        for (const range of fn.ranges) {
+          const first = firstMappingFrom(offsets, range.startOffset);
+          const last = firstMappingFrom(offsets, range.endOffset) - 1;
+          if (first > last || files[first] < 0 || files[first] !== files[last]) continue;
+          const span = first * SPAN + last;
+          if (range.count > 0) seen.spans.set(span, true);
+          else if (!seen.spans.has(span)) seen.spans.set(span, false);
+        }
       }
+    }
+  }
+  // Per file: source position (line * 2^20 + column) -> ran anywhere; branch key -> ran anywhere.
+  const positions = [];
+  const branches = [];
+  const mark = (table, file, key, ran) => {
+    table[file] ??= new Map();
+    if (ran || !table[file].has(key)) table[file].set(key, ran || (table[file].get(key) ?? false));
+  };
+  for (const { mappings, ran, spans } of scripts.values()) {
+    const { files, lines, columns } = mappings;
+    for (let m = 0; m < ran.length; m++) {
+      if (ran[m] > 0) mark(positions, files[m], lines[m] * 2 ** 20 + columns[m], ran[m] === 2);
+    }
+    for (const [span, spanRan] of spans) {
+      const first = Math.floor(span / SPAN);
+      const last = span % SPAN;
+      // Keyed by its first position, whose count stands for it where V8 left the range out
+      // (a range that ran as often as the one around it is not reported).
+      const key = `${lines[first] * 2 ** 20 + columns[first]}-${lines[last]}:${columns[last]}`;
+      mark(branches, files[first], key, spanRan);
     }
   }
   const summary = {};
