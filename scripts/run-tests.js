@@ -6,12 +6,16 @@
 //   --coverage / --no-coverage   line and branch coverage of src/ (scripts/coverage.js), printed
 //                        after the tests and written to coverage/summary.json; on by default for
 //                        the whole suite only (a subset's coverage says little)
+//   --also-postgres      then the engine-dependent files among them again on the PostgreSQL server
+//                        NAMAZU_TEST_PG_URL names (a role that may create databases), in the same
+//                        lanes, without coverage (CI)
 //   --concurrency=N      test files run at once (2 without: the two cores of a small machine)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTests } from './build-tests.js';
 import { formatCoverage, summariseCoverage } from './coverage.js';
+import { runInLanes, summaryOf } from './test-lanes.js';
 
 function collect(dir) {
   const out = [];
@@ -29,26 +33,47 @@ const concurrency = Number(args.map((a) => concurrencyOption.exec(a)?.[1]).find(
 const options = new Set(args.filter((a) => a.startsWith('--') && !concurrencyOption.test(a)));
 const filters = args.filter((a) => !a.startsWith('--'));
 for (const option of options) {
-  if (!['--engine-dependent', '--coverage', '--no-coverage'].includes(option)) {
+  if (!['--engine-dependent', '--also-postgres', '--coverage', '--no-coverage'].includes(option)) {
     console.error(
-      `unknown option ${option} (known: --engine-dependent, --coverage, --no-coverage, --concurrency=N)`,
+      `unknown option ${option} (known: --engine-dependent, --also-postgres, --coverage, --no-coverage, --concurrency=N)`,
     );
     process.exit(1);
   }
 }
-let files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-if (options.has('--engine-dependent')) {
+const postgresUrl = process.env.NAMAZU_TEST_PG_URL;
+if (options.has('--also-postgres') && !postgresUrl) {
+  console.error(
+    '--also-postgres needs NAMAZU_TEST_PG_URL (postgres://… of a role that may create databases)',
+  );
+  process.exit(1);
+}
+/** The files whose behaviour depends on the database engine or the bus (README, "Tests"). */
+function engineDependent() {
   const listed = JSON.parse(readFileSync('test/engine-dependent.json', 'utf8')).files;
   const missing = listed.filter((f) => !existsSync(f));
   if (missing.length > 0) {
     console.error(`test/engine-dependent.json lists files that do not exist: ${missing.join(', ')}`);
     process.exit(1);
   }
-  files = files.filter((f) => listed.includes(f));
+  return new Set(listed);
 }
+let files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (options.has('--engine-dependent')) files = files.filter((f) => engineDependent().has(f));
+const onPostgresToo = options.has('--also-postgres') ? files.filter((f) => engineDependent().has(f)) : [];
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
+}
+/**
+ * One queue of both lists: the second's jobs spread evenly among the first's from the middle of its
+ * list on, so that a file rarely runs on both engines at once (the heavy ones are heavy on both).
+ */
+function interleaved(first, second) {
+  const keyed = [
+    ...first.map((job, i) => ({ job, key: i / first.length })),
+    ...second.map((job, i) => ({ job, key: (i / second.length + 0.5) % 1 })),
+  ];
+  return keyed.sort((a, b) => a.key - b.key).map(({ job }) => job);
 }
 const wholeSuite = filters.length === 0 && !options.has('--engine-dependent');
 const coverage = options.has('--coverage') || (wholeSuite && !options.has('--no-coverage'));
@@ -62,25 +87,28 @@ const testBundle = join('test-output', `tests-${process.pid}`);
 const rawCoverage = join(process.cwd(), 'test-output', `coverage-${process.pid}`);
 const built = spawnSync(process.execPath, ['scripts/build.js', bundle], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
-let result;
+const engine = process.env.NAMAZU_TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
+let results;
 try {
   const bundled = await buildTests(files, testBundle);
+  const bundleOf = (file) => bundled[files.indexOf(file)];
   const env = { ...process.env, NAMAZU_TEST_BIN: join(process.cwd(), bundle, 'namazu.js') };
+  const postgresEnv = { ...env, NAMAZU_TEST_DATABASE_URL: postgresUrl };
   if (coverage) {
     mkdirSync(rawCoverage, { recursive: true });
     env.NODE_V8_COVERAGE = rawCoverage;
   }
-  result = spawnSync(
-    process.execPath,
-    [
-      '--enable-source-maps',
-      '--test',
-      `--test-concurrency=${concurrency}`,
-      '--test-timeout=600000',
-      ...bundled,
-    ],
-    { stdio: 'inherit', env },
+  const jobs = interleaved(
+    files.map((file) => ({ file: bundleOf(file), label: `${file} (${engine})`, env, group: engine })),
+    onPostgresToo.map((file) => ({
+      file: bundleOf(file),
+      label: `${file} (PostgreSQL, engine-dependent)`,
+      env: postgresEnv,
+      group: 'PostgreSQL, engine-dependent',
+    })),
   );
+  results = await runInLanes(jobs, concurrency, ['--enable-source-maps', '--test-reporter=tap']);
+  console.log(summaryOf(results));
   if (coverage) {
     const summary = summariseCoverage(rawCoverage, process.cwd());
     mkdirSync('coverage', { recursive: true });
@@ -93,4 +121,4 @@ try {
   rmSync(testBundle, { recursive: true, force: true });
   rmSync(rawCoverage, { recursive: true, force: true });
 }
-process.exit(result.status ?? 1);
+process.exit(results.every((r) => r.passed) ? 0 : 1);
