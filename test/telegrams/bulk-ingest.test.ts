@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createMemoryBus } from '../../src/bus/memory.ts';
@@ -9,17 +7,12 @@ import type { Db } from '../../src/db/types.ts';
 import { listEarthquakeEvents } from '../../src/gd/earthquake-store.ts';
 import { listEewRecords } from '../../src/gd/eew.ts';
 import { ingestInOrder, ingestTelegram, type IngestOutcome } from '../../src/telegrams/ingest.ts';
-import { PreparePool } from '../../src/telegrams/prepare-pool.ts';
-import { prepareForIngest, type IngestHints } from '../../src/telegrams/prepare.ts';
+import type { PreparePool } from '../../src/telegrams/prepare-pool.ts';
+import type { IngestHints } from '../../src/telegrams/prepare.ts';
+import { bulkFixtures, RECEIVED, startedPool } from '../support/bulk-fixtures.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { fixtureIndex } from '../support/fixtures.ts';
-import { waitFor } from '../support/wait.ts';
 
-const RECEIVED = Date.parse('2026-01-02T03:04:05.678Z');
-const fixtures = fixtureIndex().map((e) => ({
-  raw: readFileSync(e.path),
-  hints: { fileName: e.file, receivedTime: RECEIVED } as IngestHints,
-}));
+const fixtures = bulkFixtures();
 /** Every fixture, then one of them again (a duplicate) and bytes that are no telegram (a rejection). */
 const items = [
   ...fixtures,
@@ -27,12 +20,8 @@ const items = [
   { raw: Buffer.from('<Report>'), hints: { receivedTime: RECEIVED } },
 ];
 
-/** A pool whose worker has started: from now on every telegram it is given is prepared there. */
-async function startedPool(pool = new PreparePool(1)): Promise<PreparePool> {
-  const probe = fixtures[0]!;
-  await waitFor(() => pool.prepare(probe.raw, probe.hints), { timeout: 60_000, message: 'a started worker' });
-  return pool;
-}
+/** The pool's worker started (again: it stops after 10 s without work). */
+const started = (pool?: PreparePool) => startedPool(fixtures[0]!, pool);
 
 /** Runs `fn` on a fresh database, closed and dropped afterwards whatever happens. */
 async function withFreshDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
@@ -66,44 +55,9 @@ const summary = (o: IngestOutcome) =>
 describe('bulk ingest in prepare workers', () => {
   let pool: PreparePool;
   before(async () => {
-    pool = await startedPool();
+    pool = await started();
   });
   after(() => pool.close());
-
-  it('a worker prepares every fixture exactly as this thread does', async () => {
-    for (const { raw, hints } of fixtures) {
-      const inWorker = await pool.prepare(raw, hints);
-      assert.ok(inWorker);
-      assert.deepEqual(inWorker, prepareForIngest(raw, hints), hints.fileName);
-      if (inWorker.ok) {
-        assert.ok(Buffer.isBuffer(inWorker.telegram.body));
-        if (inWorker.conversion?.ok) assert.ok(Buffer.isBuffer(inWorker.conversion.telegram.body));
-      }
-    }
-  });
-
-  it('a worker runs ten nice steps below this thread', () => {
-    // /proc/self/task/<thread>/stat: field 19 is the thread's nice value.
-    const nices = readdirSync('/proc/self/task').map((thread) => {
-      const stat = readFileSync(`/proc/self/task/${thread}/stat`, 'utf8');
-      return { thread: Number(thread), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
-    });
-    const main = nices.find((t) => t.thread === process.pid)!.nice;
-    assert.equal(main, getPriority());
-    assert.ok(
-      nices.some((t) => t.nice === Math.min(19, main + 10)),
-      JSON.stringify(nices),
-    );
-  });
-
-  it('a telegram the worker only reads and converts is compressed here into the same outcome', async () => {
-    const inWorker = await Promise.all(
-      fixtures.map(({ raw, hints }, i) => pool.prepare(raw, hints, i % 2 === 0)),
-    );
-    fixtures.forEach(({ raw, hints }, i) => {
-      assert.deepEqual(inWorker[i], prepareForIngest(raw, hints), hints.fileName);
-    });
-  });
 
   it('stores, converts and projects the same telegrams in the same order as ingesting one at a time', async () => {
     await withFreshDb(async (oneDb) =>
@@ -114,7 +68,7 @@ describe('bulk ingest in prepare workers', () => {
           oneByOne.push(await ingestTelegram({ db: oneDb, bus }, raw, hints));
 
         // The worker stops after 10 s without work: the ingest one at a time may have taken longer.
-        await startedPool(pool);
+        await started(pool);
         let inWorkers = 0;
         const counting = {
           size: pool.size,
@@ -171,7 +125,7 @@ describe('bulk ingest in prepare workers', () => {
     const outcomes: IngestOutcome[] = [];
     await withFreshDb(async (db) => {
       // Started once the database is there: a worker idle for 10 s stops (a slow database creation).
-      await startedPool(pool);
+      await started(pool);
       await ingestInOrder({ db, bus: createMemoryBus() }, batch, (o) => outcomes.push(o), slow);
     });
     assert.deepEqual(asked.slice(0, 64), new Array(64).fill(true), 'the first read-ahead, before any wait');
@@ -247,14 +201,5 @@ describe('bulk ingest in prepare workers', () => {
       assert.ok(outcomes.length > 0, 'telegrams read before the failure were stored');
       assert.equal(xml!.n, outcomes.length, 'every stored telegram had its outcome reported');
     });
-  });
-
-  it('closing the pool rejects the telegrams its workers still hold', async () => {
-    const own = await startedPool();
-    const held = fixtures.slice(0, 20).map(({ raw, hints }) => own.prepare(raw, hints)!);
-    const outcomes = Promise.allSettled(held);
-    await own.close();
-    const settled = await outcomes;
-    assert.ok(settled.every((s) => s.status === 'rejected' && /closed/.test(String(s.reason))));
   });
 });
