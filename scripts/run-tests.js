@@ -1,5 +1,5 @@
-// Runs every test file under test/ with Node's test runner, each file bundled with its sources
-// (scripts/build-tests.js). Node 20's runner does not expand globs itself, so the file list is built here.
+// Runs every test file under test/ (node:test), each file bundled with its sources
+// (scripts/build-tests.js) and run as a process of its own, several at once (scripts/test-lanes.js).
 //   node scripts/run-tests.js [substring…]   the files whose path holds one of the substrings (all without)
 //   --engine-dependent   only the files listed in test/engine-dependent.json: those whose behaviour
 //                        depends on the database engine or the bus, run again on PostgreSQL by CI
