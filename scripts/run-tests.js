@@ -57,9 +57,11 @@ function engineDependent() {
   }
   return new Set(listed);
 }
+const dependent =
+  options.has('--engine-dependent') || options.has('--also-postgres') ? engineDependent() : new Set();
 let files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-if (options.has('--engine-dependent')) files = files.filter((f) => engineDependent().has(f));
-const onPostgresToo = options.has('--also-postgres') ? files.filter((f) => engineDependent().has(f)) : [];
+if (options.has('--engine-dependent')) files = files.filter((f) => dependent.has(f));
+const onPostgresToo = options.has('--also-postgres') ? files.filter((f) => dependent.has(f)) : [];
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

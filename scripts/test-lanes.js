@@ -1,5 +1,6 @@
-// Runs test files in lanes for scripts/run-tests.js: each file in a `node --test` of its own, as
-// many at once as there are lanes, the next file starting as soon as a lane is free. Node's own
+// Runs test files in lanes for scripts/run-tests.js: each file as a process of its own (`node
+// <file>`: node:test runs its tests and reports them in TAP), as many at once as there are lanes,
+// the next file starting as soon as a lane is free. Node's own
 // `--test-concurrency` runs one list with one environment; here files on two engines (the whole
 // suite on PGlite, the engine-dependent files again on PostgreSQL) share the lanes, so that the
 // cores stay busy until the last file ends instead of one list's tail running alone.
