@@ -16,6 +16,7 @@ const domainBase = [
   'log.ts',
   'metrics.ts',
   'errors.ts',
+  'worker-code.ts',
 ];
 const domain = [
   'db',
@@ -60,6 +61,8 @@ export const layers = {
   'metrics.ts': [],
   // The error catalogue: every layer's errors carry its codes.
   'errors.ts': [],
+  // How a worker thread or process loads its module, from the bundle or the sources (telegrams/, webhooks/).
+  'worker-code.ts': [],
   db: ['errors.ts'],
   bus: ['config.ts'],
   // Secrets, the credential reader and cache, the fixed-window limiter and the failure limits on it.

@@ -37,11 +37,12 @@ rmSync(outdir, { recursive: true, force: true });
 const { build } = await import('esbuild');
 await build({
   // The workers are entries of their own: the prepare code, run as a worker thread (bulk ingest) or a
-  // child process (large live telegrams) by src/telegrams/prepare-runners.ts, and the embedded
-  // database's thread (src/db/pglite.ts).
+  // child process (large live telegrams) by src/telegrams/prepare-runners.ts, the webhook sender's
+  // thread (src/webhooks/sender-thread.ts) and the embedded database's thread (src/db/pglite.ts).
   entryPoints: {
     namazu: 'src/cli/main.ts',
     'prepare-worker': 'src/telegrams/prepare-worker.ts',
+    'sender-worker': 'src/webhooks/sender-worker.ts',
     'pglite-worker': 'src/db/pglite-worker.js',
   },
   outdir,

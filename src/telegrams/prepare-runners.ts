@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { workerLoadCode } from '../worker-code.ts';
 import type { Converted, IngestHints, Ready } from './prepare.ts';
 
 /** A telegram to prepare, as posted to a runner. */
@@ -58,26 +59,17 @@ const NICER_BY = 10;
 const YOUNG_GENERATION_MB = 256;
 
 /**
- * The code a runner evaluates first: its nice value, then the prepare code — the bundle's JavaScript
- * beside this module (scripts/build.js builds it as its own entry), or, from the TypeScript sources,
- * with the TypeScript loader registered first (neither a worker nor `-e` inherits a loader). A
+ * The code a runner evaluates first: its nice value, then the prepare code (worker-code.ts). A
  * process renices every thread it has (V8's collector helpers among them, started before any of
  * this runs); a thread only itself. Where the nice value cannot be set, the runner runs at ours.
  */
 function startCode(kind: RunnerKind): string {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const code = JSON.stringify(
-    new URL(fromSources ? './prepare-worker.ts' : './prepare-worker.js', import.meta.url).href,
-  );
-  const load = fromSources
-    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => (register(), import(${code})))`
-    : `import(${code})`;
   const threads =
     kind === 'process' ? `require('node:fs').readdirSync('/proc/self/task').map(Number)` : '[0]';
   const nice =
     `try { const os = require('node:os'); const to = Math.min(19, os.getPriority() + ${NICER_BY});` +
     ` for (const id of ${threads}) os.setPriority(id, to); } catch {}`;
-  return `${nice}\n${load};`;
+  return `${nice}\n${workerLoadCode(import.meta.url, 'prepare-worker')};`;
 }
 
 export function startRunner(kind: RunnerKind): PrepareRunner {

@@ -76,7 +76,14 @@ function closedWhileKept(err: unknown): boolean {
   return code === 'ECONNRESET';
 }
 
-export class Sender {
+/** What posts an attempt: a `Sender` here, or one on a thread of its own (sender-thread.ts). */
+export interface PostSender {
+  /** Posts once; never throws: every failure is an outcome. */
+  send(post: OutgoingPost): Promise<AttemptOutcome>;
+  close(): void;
+}
+
+export class Sender implements PostSender {
   private readonly agent: Agent;
   private readonly resolver: AddressResolver;
 

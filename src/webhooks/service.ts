@@ -10,9 +10,9 @@ import { SecretBox } from '../security/sealed.ts';
 import { backlog, pruneEnded, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder } from './payload.ts';
 import { Queuer } from './queuer.ts';
-import { Sender } from './sender.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
-import type { Subscription } from './subscriptions.ts';
+import { ThreadSender } from './sender-thread.ts';
+import { anyActiveSubscription, type Subscription } from './subscriptions.ts';
 import { sendTestEvent, testTelegram, type TestOutcome } from './test-event.ts';
 import { DeliveryWorker } from './worker.ts';
 
@@ -91,7 +91,7 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const { db, config, log } = ctx;
   const onError = (err: unknown) => log.error({ err }, 'webhook delivery failed');
   const box = new SecretBox(ctx.pepper, WEBHOOK_SECRET_PURPOSE);
-  const sender = new Sender({
+  const sender = new ThreadSender({
     timeoutMs: config.webhookTimeoutMs,
     maxResponseBytes: MAX_RESPONSE_BYTES,
     maxSocketsPerHost: MAX_ATTEMPTS_PER_HOST,
@@ -122,9 +122,11 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
 async function startDelivery(
   ctx: AppContext,
   box: SecretBox,
-  sender: Sender,
+  sender: ThreadSender,
   onError: (err: unknown) => void,
 ): Promise<{ queuer: Queuer; worker: DeliveryWorker; stop(): Promise<void> }> {
+  // A process with subscriptions to deliver to starts its sender thread now, not at the first early warning.
+  if (await anyActiveSubscription(ctx.db)) sender.warm();
   const worker = deliveryWorker(ctx, box, sender, onError);
   const queuer = queuerFor(ctx, worker, onError);
   const healing = setInterval(() => queuer.wake(), HEAL_INTERVAL_MS);
@@ -149,7 +151,7 @@ async function startDelivery(
 function deliveryWorker(
   ctx: AppContext,
   box: SecretBox,
-  sender: Sender,
+  sender: ThreadSender,
   onError: (err: unknown) => void,
 ): DeliveryWorker {
   const { db, config, log, metrics } = ctx;

@@ -478,6 +478,14 @@ export async function subscriptionsChanged(q: Queryable): Promise<void> {
   await q.query('SELECT move_webhook_subscriptions_version()');
 }
 
+/** Whether any subscription is active (the process then starts its sender thread at once). */
+export async function anyActiveSubscription(q: Queryable): Promise<boolean> {
+  const [row] = await q.query<{ any: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE state = 'active') AS any",
+  );
+  return row!.any;
+}
+
 /** An active subscription as the queuer takes it: with its sealed secret, token and headers, for the attempts. */
 export interface ActiveSubscription extends Subscription {
   secretSealed: string;

@@ -13,7 +13,7 @@ import { loadConversionOf, loadTelegram, loadTelegramById } from '../telegrams/s
 import { recordTestEvent, type AttemptOutcome } from './deliveries.ts';
 import { deliveryMessage, documentOf, isPostFormat } from './payload.ts';
 import { renderOptionsOf, renderPost, type RenderOptions } from './render.ts';
-import { requestHeaders, type Sender } from './sender.ts';
+import { requestHeaders, type PostSender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 import { secretsOf, type Subscription } from './subscriptions.ts';
 import { markedAsTest, summarize } from './summary.ts';
@@ -86,7 +86,7 @@ export interface TestOutcome {
 export async function sendTestEvent(
   db: Db,
   box: SecretBox,
-  sender: Sender,
+  sender: PostSender,
   subscription: Subscription,
   telegram: TestTelegram | null = null,
   withMention = false,

@@ -30,7 +30,7 @@ import {
 import { openedHeaders } from './extra-headers.ts';
 import type { Payload, PayloadBuilder } from './payload.ts';
 import { renderOptionsOf } from './render.ts';
-import { requestHeaders, type OutgoingPost, type Sender } from './sender.ts';
+import { requestHeaders, type OutgoingPost, type PostSender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 
 export interface WorkerOptions {
@@ -126,7 +126,7 @@ export class DeliveryWorker {
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
-    private readonly sender: Sender,
+    private readonly sender: PostSender,
     private readonly payloads: PayloadBuilder,
     private readonly options: WorkerOptions,
     private readonly events: WorkerEvents,

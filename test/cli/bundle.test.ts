@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,8 @@ import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { PrepareReply, PrepareRequest } from '../../src/telegrams/prepare-runners.ts';
 import type { ProcessRequest } from '../../src/telegrams/prepare-runners.ts';
+import type { AttemptOutcome } from '../../src/webhooks/deliveries.ts';
+import type { OutcomeBatch, PostBatch, ThreadSenderOptions } from '../../src/webhooks/sender-thread.ts';
 import { prepareForIngest, readyToStore, type Ready } from '../../src/telegrams/prepare.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fixtureIndex, jmaXmlRoot } from '../support/fixtures.ts';
@@ -97,14 +101,63 @@ describe('the bundle (scripts/build.js)', () => {
     });
   }
 
+  it('has a webhook sender thread that posts a turn of posts and answers their outcomes', async () => {
+    const received: { id: string | undefined; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ id: req.headers['webhook-id'] as string, body: Buffer.concat(chunks).toString() });
+        res.writeHead(req.url === '/refuse' ? 410 : 204).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const options: ThreadSenderOptions = {
+      timeoutMs: 3000,
+      maxResponseBytes: 1024,
+      maxSocketsPerHost: 4,
+      idleMs: 1000,
+      allowPrivate: true,
+    };
+    const worker = new Worker(join(out, 'sender-worker.js'), { workerData: options });
+    try {
+      const body = new TextEncoder().encode('{"type":"data"}').buffer;
+      const batch: PostBatch = {
+        bodies: [body],
+        posts: [
+          { id: 1, url: `${url}/ok`, headers: { 'webhook-id': 'msg_1' }, body: 0 },
+          { id: 2, url: `${url}/refuse`, headers: { 'webhook-id': 'msg_2' }, body: 0 },
+        ],
+      };
+      worker.postMessage(batch, [body]);
+      const outcomes = new Map<number, AttemptOutcome>();
+      while (outcomes.size < 2) {
+        const [answered] = (await once(worker, 'message')) as [OutcomeBatch];
+        for (const [id, outcome] of answered) outcomes.set(id, outcome);
+      }
+      assert.equal(outcomes.get(1)!.status, 204);
+      assert.equal(outcomes.get(2)!.error, 'HTTP 410');
+      assert.deepEqual(
+        received.map((r) => r.body),
+        ['{"type":"data"}', '{"type":"data"}'],
+      );
+    } finally {
+      await worker.terminate();
+      receiver.close();
+    }
+  });
+
   it('starts each worker from the chunk beside it', () => {
-    for (const worker of ['prepare-worker.js', 'pglite-worker.js']) {
-      assert.ok(readdirSync(out).includes(worker), `${worker} is built`);
+    // By its name beside the chunk's own URL (src/worker-code.ts for the TypeScript workers).
+    for (const worker of ['prepare-worker', 'sender-worker', 'pglite-worker']) {
+      assert.ok(readdirSync(out).includes(`${worker}.js`), `${worker} is built`);
       const starters = readdirSync(out).filter(
         (name) =>
           name.endsWith('.js') &&
-          name !== worker &&
-          readFileSync(join(out, name), 'utf8').includes(`./${worker}`),
+          name !== `${worker}.js` &&
+          readFileSync(join(out, name), 'utf8').includes(worker),
       );
       assert.equal(starters.length, 1, `one chunk starts ${worker}`);
     }
