@@ -58,9 +58,10 @@ export interface WorkerEvents {
 /** Claimed per statement. */
 const CLAIM_BATCH = 256;
 /**
- * Deliveries begun in one turn of the event loop: each is signed and its request written, and a
- * turn that began a hundred held the loop for about 10 ms on a busy machine (docs/webhooks.md
- * "Operations": 32 a turn still left a burst's longest stall at 21-27 ms, 16 at 16-20 ms).
+ * Deliveries begun in one turn of the event loop, and handed to the sender's thread in one message.
+ * Chosen when their requests were written on this loop (a turn that began a hundred held it for
+ * about 10 ms; docs/webhooks.md "Operations"); with the requests written on the sender's thread, 64
+ * and 128 a turn measured no different (bench/REPORT.md).
  */
 const BEGUN_PER_TURN = 16;
 /** Outcomes counted (metrics) per turn of the event loop, after their batch is recorded. */
