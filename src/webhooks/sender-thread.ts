@@ -43,7 +43,11 @@ export class ThreadSender implements PostSender {
   private turn: { id: number; post: OutgoingPost; settle: Settle }[] = [];
   private handing: NodeJS.Immediate | null = null;
 
-  constructor(private readonly options: ThreadSenderOptions) {}
+  constructor(
+    private readonly options: ThreadSenderOptions,
+    /** Told when the thread fails (its posts fail with it). */
+    private readonly onThreadError: (err: Error) => void = () => {},
+  ) {}
 
   /** Starts the thread now, so that the first post does not wait for it. */
   warm(): void {
@@ -108,7 +112,10 @@ export class ThreadSender implements PostSender {
       this.worker = null;
       this.failHeld(why);
     };
-    worker.on('error', (err) => ended(`sender thread failed (${err.message})`));
+    worker.on('error', (err) => {
+      this.onThreadError(err);
+      ended(`sender thread failed (${err.message})`);
+    });
     worker.on('exit', () => ended('sender thread ended'));
     this.worker = worker;
     return worker;

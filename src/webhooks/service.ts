@@ -91,13 +91,16 @@ export async function startWebhooks(ctx: AppContext): Promise<WebhookService> {
   const { db, config, log } = ctx;
   const onError = (err: unknown) => log.error({ err }, 'webhook delivery failed');
   const box = new SecretBox(ctx.pepper, WEBHOOK_SECRET_PURPOSE);
-  const sender = new ThreadSender({
-    timeoutMs: config.webhookTimeoutMs,
-    maxResponseBytes: MAX_RESPONSE_BYTES,
-    maxSocketsPerHost: MAX_ATTEMPTS_PER_HOST,
-    idleMs: IDLE_CONNECTION_MS,
-    allowPrivate: config.webhookAllowPrivate,
-  });
+  const sender = new ThreadSender(
+    {
+      timeoutMs: config.webhookTimeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      maxSocketsPerHost: MAX_ATTEMPTS_PER_HOST,
+      idleMs: IDLE_CONNECTION_MS,
+      allowPrivate: config.webhookAllowPrivate,
+    },
+    onError,
+  );
   const stopUpkeep = startUpkeep(ctx, onError);
   const delivery = config.webhookDelivery ? await startDelivery(ctx, box, sender, onError) : null;
   return {

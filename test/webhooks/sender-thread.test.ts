@@ -2,7 +2,7 @@
 // the receivers byte for byte (a body shared by many posts, a body that is a view of a larger
 // buffer), each outcome comes back to its own post (a refusal's status, Retry-After and excerpt,
 // the address guard's refusal), and posts the thread held when it ended or the sender closed fail
-// (to be retried) while the next post starts another thread.
+// (to be retried) while the next post starts another thread, a thread that failed being told of.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -129,6 +129,25 @@ describe('the sender thread', () => {
       const next = await sender.send({ url: `${base}/after`, headers: {}, body: Buffer.from('{}') });
       assert.equal(next.ok, true);
       assert.notEqual((sender as unknown as { worker: Worker }).worker, thread);
+    } finally {
+      sender.close();
+    }
+  });
+
+  it('tells of a thread that failed, fails the posts it held, and starts another', async () => {
+    const errors: Error[] = [];
+    const sender = new ThreadSender(options, (err) => errors.push(err));
+    try {
+      arrivals.length = 0;
+      const held = sender.send({ url: `${base}/hang`, headers: {}, body: Buffer.from('{}') });
+      await waitForArrivals(1);
+      // A message the thread cannot read: its handler throws, and the thread fails.
+      (sender as unknown as { worker: Worker }).worker.postMessage({ bodies: [], posts: null });
+      const outcome = await held;
+      assert.match(outcome.error!, /^sender thread failed \(.+\)$/);
+      assert.equal(errors.length, 1);
+      const next = await sender.send({ url: `${base}/after`, headers: {}, body: Buffer.from('{}') });
+      assert.equal(next.ok, true);
     } finally {
       sender.close();
     }
