@@ -42,6 +42,8 @@ export class ThreadSender implements PostSender {
   /** Posts of this turn, not yet handed over. */
   private turn: { id: number; post: OutgoingPost; settle: Settle }[] = [];
   private handing: NodeJS.Immediate | null = null;
+  /** Closed: posts fail at once, and no thread is started again. */
+  private closed = false;
 
   constructor(
     private readonly options: ThreadSenderOptions,
@@ -51,10 +53,11 @@ export class ThreadSender implements PostSender {
 
   /** Starts the thread now, so that the first post does not wait for it. */
   warm(): void {
-    this.thread();
+    if (!this.closed) this.thread();
   }
 
   send(post: OutgoingPost): Promise<AttemptOutcome> {
+    if (this.closed) return Promise.resolve(failed('sender closed'));
     return new Promise((settle) => {
       this.turn.push({ id: this.nextId++, post, settle });
       this.handing ??= setImmediate(() => this.handOver());
@@ -62,6 +65,7 @@ export class ThreadSender implements PostSender {
   }
 
   close(): void {
+    this.closed = true;
     if (this.handing) clearImmediate(this.handing);
     this.handing = null;
     for (const { settle } of this.turn) settle(failed('sender closed'));

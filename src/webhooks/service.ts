@@ -11,6 +11,7 @@ import { backlog, pruneEnded, type RetryPolicy } from './deliveries.ts';
 import { PayloadBuilder } from './payload.ts';
 import { Queuer } from './queuer.ts';
 import type { TelegramRecord } from '../telegrams/record.ts';
+import type { PostSender } from './sender.ts';
 import { ThreadSender } from './sender-thread.ts';
 import { anyActiveSubscription, type Subscription } from './subscriptions.ts';
 import { sendTestEvent, testTelegram, type TestOutcome } from './test-event.ts';
@@ -154,7 +155,7 @@ async function startDelivery(
 function deliveryWorker(
   ctx: AppContext,
   box: SecretBox,
-  sender: ThreadSender,
+  sender: PostSender,
   onError: (err: unknown) => void,
 ): DeliveryWorker {
   const { db, config, log, metrics } = ctx;

@@ -164,6 +164,10 @@ describe('the sender thread', () => {
     assert.equal((await held).error, 'sender closed');
     assert.equal((await unsent).error, 'sender closed');
     assert.equal(arrivals.filter((a) => a.path === '/never').length, 0);
+    // And stays closed: a post after it fails at once, and starts no thread.
+    const late = await sender.send({ url: `${base}/late`, headers: {}, body: Buffer.from('{}') });
+    assert.equal(late.error, 'sender closed');
+    assert.equal((sender as unknown as { worker: Worker | null }).worker, null);
   });
 
   const waitForArrivals = (n: number) =>
