@@ -552,6 +552,15 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
         met: r.case === 'npm start' ? r.median < 2000 : null,
       });
     }
+  } else if (name === 'ping-spread') {
+    for (const r of results)
+      rows.push({
+        figure: `live delivery to ${n0(r.clients)} public sockets on one process pinged every ${r.pingMs / 1000} s, last client p50 · p99 (run ${r.run + 1}, ${r.pinged.telegrams} telegrams)`,
+        value: `${ms(r.pinged.p50)} · ${ms(r.pinged.p99)}`,
+        reference: `not pinged: ${ms(r.reference.p50)} · ${ms(r.reference.p99)} (p99 ${r.p99Ratio.toFixed(2)}×)`,
+        target: '–',
+        met: null,
+      });
   } else if (name === 'resume-stream') {
     resumeStream(results, rows);
   } else if (name === 'token-bearer') {

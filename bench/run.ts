@@ -208,6 +208,16 @@ const benches: Bench[] = [
     }),
   },
   {
+    name: 'ping-spread',
+    title:
+      'Live delivery to 12,000 public sockets pinged every 5 s beside the same with no pings (bench/ping-spread.sh)',
+    missing: noPostgres,
+    setup: async () => ({
+      command: ['bash', 'bench/ping-spread.sh', '--runs', runs],
+      env: { NAMAZU_BENCH_DATABASE_URL: adminUrl! },
+    }),
+  },
+  {
     name: 'resume-stream',
     title:
       'Resume after 1,000 missed telegrams beside live delivery to 5,000 sockets; server-sent-event fan-out beside WebSocket fan-out (bench/resume-stream.sh)',

@@ -46,7 +46,8 @@ export class SessionUpkeep {
     this.heartbeat = new Heartbeat(
       hub,
       clock,
-      { timeoutMs: PONG_TIMEOUT_MS },
+      // Spread over half the interval: each tick's last pings go out well before the next tick.
+      { timeoutMs: PONG_TIMEOUT_MS, spreadMs: options.pingIntervalMs / 2 },
       // Anonymous connections (negative ids, public-admission.ts) have no session to record pings in.
       (conn) => {
         if (conn.socketId > 0) this.ponged.add(conn.socketId);
@@ -62,6 +63,7 @@ export class SessionUpkeep {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.heartbeat.stop();
   }
 
   /** Looks at every held account's limit and contracts at the next tick (liveness.ts: sessions opened again). */

@@ -13,7 +13,7 @@ import {
   attachWebSocketEndpoint,
   type WebSocketEndpoint,
 } from '../../src/realtime/endpoint.ts';
-import { Heartbeat } from '../../src/realtime/heartbeat.ts';
+import { Heartbeat, type HeartbeatOptions } from '../../src/realtime/heartbeat.ts';
 import { Hub } from '../../src/realtime/hub.ts';
 import type { TelegramRecord } from '../../src/telegrams/record.ts';
 import { auth } from './processes.ts';
@@ -34,11 +34,16 @@ export class MemoryGate implements SessionGate {
 }
 
 export async function startEndpoint(
-  opts: { chunkSize?: number; maxBufferedBytes?: number; closeGraceMs?: number } = {},
+  opts: {
+    chunkSize?: number;
+    maxBufferedBytes?: number;
+    closeGraceMs?: number;
+    heartbeat?: Omit<HeartbeatOptions, 'timeoutMs'>;
+  } = {},
 ) {
   const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const hub = new Hub({ chunkSize: opts.chunkSize ?? 256 });
-  const heartbeat = new Heartbeat(hub, clock, { timeoutMs: 120_000 });
+  const heartbeat = new Heartbeat(hub, clock, { timeoutMs: 120_000, ...opts.heartbeat });
   const gate = new MemoryGate();
   // The app's answer to a request that is no upgrade the endpoint takes: 404, or 503 once it closes
   // (as Fastify's `return503OnClosing`, whose closing precedes the endpoint's).
