@@ -20,7 +20,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openDb } from '../src/db/open.ts';
 import type { Db } from '../src/db/types.ts';
 import { channels } from '../src/bus/types.ts';
-import { ingestInOrder } from '../src/telegrams/ingest.ts';
+import { createPreparePools, ingestInOrder } from '../src/telegrams/ingest.ts';
 import { prepareTelegram } from '../src/telegrams/prepare.ts';
 import { storeTelegram } from '../src/telegrams/store.ts';
 import { createTestDatabase } from '../test/support/database.ts';
@@ -62,9 +62,13 @@ async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
 
 type Pipeline = (db: Db, bus: ReturnType<typeof createMemoryBus>) => Promise<void>;
 
+// One pool of prepare workers for every run, as a server keeps its own (AppContext.preparePools):
+// without it each run would make a pool of its own and count its workers' start.
+const preparePools = createPreparePools();
+
 const withConversion: Pipeline = (db, bus) =>
   ingestInOrder(
-    { db, bus },
+    { db, bus, preparePools },
     telegrams.map((t) => ({ raw: t.raw, hints: { ...t.hints, receivedTime: Date.now() } })),
     (outcome) => {
       if (!outcome.ok) throw new Error(outcome.reason);
@@ -131,6 +135,7 @@ emitResult('ingest', {
   withConversion: median(rates.with),
   withoutConversion: median(rates.without),
 });
+await Promise.all([preparePools.bulk.close(), preparePools.live.close()]);
 console.log(
   `  ratio with/without: ${(median(rates.with) / median(rates.without)).toFixed(2)} (target ≥ 0.80)`,
 );
