@@ -67,6 +67,14 @@ let firstAt = new Float64Array(0);
 let droppedAt = new Float64Array(0);
 /** Per client that was dropped: time from the drop to its first telegram after it (ms). */
 let recoveries: number[] = [];
+/** The same split in two: drop → the new socket's `start` (its open, for bare), and → the telegram. */
+let rejoins: number[] = [];
+let firstAfterRejoin: number[] = [];
+/** When each dropped client's new socket opened (0 until then). */
+let rejoinedAt = new Float64Array(0);
+/** Dropped clients whose first attempt to come back failed (a refusal, a timeout, a reset). */
+let retriedAfterDrop = new Uint8Array(0);
+let recoveredAfterRetry = 0;
 let reconnects = 0;
 /** Receipts of a telegram by a client that had not received it yet, since the last reset. */
 let firstReceipts = 0;
@@ -105,6 +113,9 @@ function onData(i: number, data: Buffer): void {
   lastId[i] = id;
   if (droppedAt[i]! > 0) {
     recoveries.push(t - droppedAt[i]!);
+    rejoins.push(rejoinedAt[i]! - droppedAt[i]!);
+    firstAfterRejoin.push(t - rejoinedAt[i]!);
+    if (retriedAfterDrop[i]) recoveredAfterRetry++;
     droppedAt[i] = 0;
   }
 }
@@ -214,6 +225,7 @@ async function open(i: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const opened = () => {
       openMs += now() - opening;
+      if (droppedAt[i]! > 0) rejoinedAt[i] = now();
       sockets[i] = ws;
       ws.removeListener('error', reject);
       ws.on('error', () => {});
@@ -240,6 +252,7 @@ async function dropped(i: number, ws: WebSocket): Promise<void> {
   if (closing || sockets[i] !== ws) return;
   sockets[i] = null;
   droppedAt[i] = now();
+  retriedAfterDrop[i] = 0;
   reconnects++;
   await sleep(Math.random() * config!.jitterMs);
   for (let attempt = 1; !closing; attempt++) {
@@ -249,6 +262,7 @@ async function dropped(i: number, ws: WebSocket): Promise<void> {
       return await open(i);
     } catch (err) {
       failedAttempts++;
+      retriedAfterDrop[i] = 1;
       noteError(String((err as Error).message).slice(0, 100));
       await sleep(Math.min(5000, 250 * attempt));
     }
@@ -266,6 +280,8 @@ async function connect(c: Connect): Promise<void> {
   lastId = new Array<string>(c.count).fill('');
   socketIds = new Float64Array(c.count);
   droppedAt = new Float64Array(c.count);
+  rejoinedAt = new Float64Array(c.count);
+  retriedAfterDrop = new Uint8Array(c.count);
   reset();
   const started = now();
   let next = 0;
@@ -300,12 +316,27 @@ function reset(): void {
   receipts = new Uint8Array(n * MAX_TELEGRAMS);
   firstAt = new Float64Array(n * MAX_TELEGRAMS);
   recoveries = [];
+  rejoins = [];
+  firstAfterRejoin = [];
+  recoveredAfterRetry = 0;
   reconnects = 0;
   firstReceipts = 0;
   failedAttempts = 0;
   errors.clear();
   idIndex.clear();
   payloads.length = 0;
+}
+
+/** p50, p99 and the largest of `values` (sorted in place); [] when there are none. */
+function spread(values: number[]): number[] {
+  values.sort((a, b) => a - b);
+  return values.length
+    ? [
+        values[Math.floor(values.length * 0.5)]!,
+        values[Math.min(values.length - 1, Math.ceil(values.length * 0.99) - 1)]!,
+        values.at(-1)!,
+      ]
+    : [];
 }
 
 /** Per telegram id: clients that got it once / never / twice or more, and receipt-time quantiles. */
@@ -335,7 +366,6 @@ function report() {
       : [];
     return { id, payload: payloads[k], once, lost, duplicated, received: times.length, quantiles };
   });
-  recoveries.sort((a, b) => a - b);
   const open = sockets.filter((ws) => ws?.readyState === WebSocket.OPEN).length;
   return {
     type: 'report',
@@ -344,14 +374,11 @@ function report() {
     telegrams,
     reconnects,
     stillDropped: droppedAt.filter((t) => t > 0).length,
-    recoveries: recoveries.length
-      ? [
-          recoveries[Math.floor(recoveries.length * 0.5)],
-          recoveries[Math.min(recoveries.length - 1, Math.ceil(recoveries.length * 0.99) - 1)],
-          recoveries.at(-1),
-        ]
-      : [],
+    recoveries: spread(recoveries),
+    rejoins: spread(rejoins),
+    firstAfterRejoin: spread(firstAfterRejoin),
     recovered: recoveries.length,
+    recoveredAfterRetry,
     failedAttempts,
     errors: Object.fromEntries(errors),
   };
