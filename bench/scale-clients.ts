@@ -72,6 +72,8 @@ let rejoins: number[] = [];
 let firstAfterRejoin: number[] = [];
 /** When each dropped client's new socket opened (0 until then). */
 let rejoinedAt = new Float64Array(0);
+/** Dropped clients whose socket is not back yet. */
+let away = 0;
 /** Dropped clients whose first attempt to come back failed (a refusal, a timeout, a reset). */
 let retriedAfterDrop = new Uint8Array(0);
 let recoveredAfterRetry = 0;
@@ -113,7 +115,6 @@ function onData(i: number, data: Buffer): void {
   lastId[i] = id;
   if (droppedAt[i]! > 0) {
     recoveries.push(t - droppedAt[i]!);
-    rejoins.push(rejoinedAt[i]! - droppedAt[i]!);
     firstAfterRejoin.push(t - rejoinedAt[i]!);
     if (retriedAfterDrop[i]) recoveredAfterRetry++;
     droppedAt[i] = 0;
@@ -225,7 +226,11 @@ async function open(i: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const opened = () => {
       openMs += now() - opening;
-      if (droppedAt[i]! > 0) rejoinedAt[i] = now();
+      if (droppedAt[i]! > 0 && rejoinedAt[i] === 0) {
+        rejoinedAt[i] = now();
+        rejoins.push(rejoinedAt[i]! - droppedAt[i]!);
+        away--;
+      }
       sockets[i] = ws;
       ws.removeListener('error', reject);
       ws.on('error', () => {});
@@ -253,6 +258,8 @@ async function dropped(i: number, ws: WebSocket): Promise<void> {
   sockets[i] = null;
   droppedAt[i] = now();
   retriedAfterDrop[i] = 0;
+  rejoinedAt[i] = 0;
+  away++;
   reconnects++;
   await sleep(Math.random() * config!.jitterMs);
   for (let attempt = 1; !closing; attempt++) {
@@ -282,6 +289,7 @@ async function connect(c: Connect): Promise<void> {
   droppedAt = new Float64Array(c.count);
   rejoinedAt = new Float64Array(c.count);
   retriedAfterDrop = new Uint8Array(c.count);
+  away = 0;
   reset();
   const started = now();
   let next = 0;
@@ -407,7 +415,7 @@ async function closeAll(): Promise<void> {
 process.on('message', (m: Command) => {
   if (m.type === 'connect') connect(m).catch((err: unknown) => send({ type: 'failed', error: String(err) }));
   else if (m.type === 'report') send(report());
-  else if (m.type === 'progress') send({ type: 'progress', received: firstReceipts });
+  else if (m.type === 'progress') send({ type: 'progress', received: firstReceipts, away });
   else if (m.type === 'reset') {
     reset();
     send({ type: 'reset' });

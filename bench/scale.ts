@@ -342,11 +342,28 @@ async function warmUp(procs: Clients[], mode: 'namazu' | 'bare', nodes: Node[], 
   await sleep(2000);
 }
 
-const sumProgress = async (procs: Clients[]) =>
-  (await Promise.all(procs.map((c) => c.ask<{ received: number }>({ type: 'progress' }, 'progress')))).reduce(
-    (s, r) => s + r.received,
-    0,
+interface Progress {
+  /** First receipts of telegrams since the last reset. */
+  received: number;
+  /** Dropped clients whose socket is not back yet. */
+  away: number;
+}
+const progressOf = async (procs: Clients[]) =>
+  (await Promise.all(procs.map((c) => c.ask<Progress>({ type: 'progress' }, 'progress')))).reduce(
+    (s, r) => ({ received: s.received + r.received, away: s.away + r.away }),
+    { received: 0, away: 0 },
   );
+const sumProgress = async (procs: Clients[]) => (await progressOf(procs)).received;
+
+/** Waits until every dropped client has its socket back, or `timeoutMs` passed. */
+async function everyoneBack(procs: Clients[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await progressOf(procs)).away === 0) return true;
+    await sleep(100);
+  }
+  return false;
+}
 
 /** Waits until the clients hold `expected` first receipts, or `timeoutMs` passed. */
 async function delivered(procs: Clients[], expected: number, timeoutMs: number): Promise<boolean> {
@@ -385,6 +402,16 @@ function merge(reports: Report[], sentAt: Map<string, number>) {
 
 const reportAll = (procs: Clients[]) =>
   Promise.all(procs.map((c) => c.ask<Report>({ type: 'report' }, 'report')));
+
+/** Over the client processes' p50 / p99 / largest: the median of the p50s, the largest p99 and largest. */
+function spreadOf(reports: Report[], part: 'recoveries' | 'rejoins' | 'firstAfterRejoin'): number[] {
+  const each = reports.flatMap((r) => (r[part].length ? [r[part]] : []));
+  return [
+    median(each.map((r) => r[0]!)),
+    Math.max(...each.map((r) => r[1]!)),
+    Math.max(...each.map((r) => r[2]!)),
+  ];
+}
 
 /** Sends the telegrams: SPACED one at a time (each delivered to all first), then a burst. */
 async function sendTelegrams(
@@ -510,18 +537,9 @@ async function runOnce(n: number, run: number) {
     await delivered(procs, n * faultSent.size, 30_000);
     const faultReports = await reportAll(procs);
     const rows = merge(faultReports, faultSent);
-    // Per process p50 / p99 / largest: the median of the p50s, the largest p99 and largest.
-    const spreadOf = (part: 'recoveries' | 'rejoins' | 'firstAfterRejoin') => {
-      const each = faultReports.flatMap((r) => (r[part].length ? [r[part]] : []));
-      return [
-        median(each.map((r) => r[0]!)),
-        Math.max(...each.map((r) => r[1]!)),
-        Math.max(...each.map((r) => r[2]!)),
-      ];
-    };
-    const [recoveryP50Ms, recoveryP99Ms, recoveryMaxMs] = spreadOf('recoveries');
-    const [rejoinP50Ms, rejoinP99Ms] = spreadOf('rejoins');
-    const [firstAfterRejoinP50Ms, firstAfterRejoinP99Ms] = spreadOf('firstAfterRejoin');
+    const [recoveryP50Ms, recoveryP99Ms, recoveryMaxMs] = spreadOf(faultReports, 'recoveries');
+    const [rejoinP50Ms, rejoinP99Ms] = spreadOf(faultReports, 'rejoins');
+    const [firstAfterRejoinP50Ms, firstAfterRejoinP99Ms] = spreadOf(faultReports, 'firstAfterRejoin');
     fault = {
       ...summary(rows),
       allReceivedBurst: allBurst,
@@ -565,6 +583,40 @@ async function runOnce(n: number, run: number) {
   await delivered(procs, n * bareSent.size, 30_000);
   const bareCpuPerMsg = ((cpuOf(barePids) - bcpu0) * 1e6) / (n * bareSent.size);
   const bare = summary(merge(await reportAll(procs), bareSent));
+
+  // The same fault on the bare topology, the reference of how long the dropped clients take to have
+  // a socket again: bare clients have no resume, so it is drop → socket open (Namazu's `rejoin`).
+  let bareFault: Record<string, unknown> | null = null;
+  if (kill) {
+    await Promise.all(procs.map((c) => c.ask({ type: 'reset' }, 'reset')));
+    const victim = bareNodes[0]!;
+    await sendTelegrams(
+      procs,
+      n,
+      async (k) => {
+        await messageBus.publish(BARE_CHANNEL, String(k));
+        return { id: order[k]!, at: now() };
+      },
+      (b) => {
+        if (b === 2) process.kill(-victim.process.pid!, 'SIGKILL');
+      },
+      0,
+      0,
+    );
+    // The killed node's sockets close on their clients within moments; then they come back.
+    await sleep(1000);
+    const allBack = await everyoneBack(procs, 90_000);
+    const reports = await reportAll(procs);
+    const [rejoinP50Ms, rejoinP99Ms, rejoinMaxMs] = spreadOf(reports, 'rejoins');
+    bareFault = {
+      reconnects: reports.reduce((s, r) => s + r.reconnects, 0),
+      allBack,
+      rejoinP50Ms,
+      rejoinP99Ms,
+      rejoinMaxMs,
+      errors: reports.map((r) => r.errors),
+    };
+  }
   await Promise.all(procs.map((c) => c.ask({ type: 'close' }, 'closed')));
   await stopNodes(bareNodes);
   for (const c of procs) c.child.send({ type: 'quit' });
@@ -580,6 +632,7 @@ async function runOnce(n: number, run: number) {
       `  CPU per delivered message: namazu ${cpuPerMsg.toFixed(1)} µs (clients ${clientCpuPerMsg.toFixed(1)} µs) · bare ${bareCpuPerMsg.toFixed(1)} µs`,
   );
   if (fault) console.log(`  node killed mid-burst: ${JSON.stringify(fault)}`);
+  if (bareFault) console.log(`  bare node killed mid-burst: ${JSON.stringify(bareFault)}`);
   emitResult('scale', {
     clients: n,
     run,
@@ -601,6 +654,7 @@ async function runOnce(n: number, run: number) {
     namazu,
     bare,
     fault,
+    bareFault,
   });
 }
 
