@@ -415,7 +415,7 @@ async function closeAll(): Promise<void> {
 process.on('message', (m: Command) => {
   if (m.type === 'connect') connect(m).catch((err: unknown) => send({ type: 'failed', error: String(err) }));
   else if (m.type === 'report') send(report());
-  else if (m.type === 'progress') send({ type: 'progress', received: firstReceipts, away });
+  else if (m.type === 'progress') send({ type: 'progress', received: firstReceipts, away, reconnects });
   else if (m.type === 'reset') {
     reset();
     send({ type: 'reset' });
