@@ -15,13 +15,14 @@
 // clients that got it once, never, or more than once, and the quantiles of the receipt times.
 import { Agent, request } from 'node:http';
 import { WebSocket } from 'ws';
+import { startingNode } from './scale-placement.ts';
 
 interface Connect {
   type: 'connect';
   mode: 'namazu' | 'bare';
   /** Namazu mode: every `ticketEvery`-th client takes the ticket flow, the others the public socket. */
   ticketEvery: number;
-  /** host:port of each node, in order; client i starts on node (offset + i) % nodes. */
+  /** host:port of each node, in order; client i starts on node `startingNode(offset, i, nodes)`. */
   nodes: string[];
   offset: number;
   count: number;
@@ -283,7 +284,7 @@ async function connect(c: Connect): Promise<void> {
   sockets = new Array<WebSocket | null>(c.count).fill(null);
   ticketMs = 0;
   openMs = 0;
-  nodeOf = Int32Array.from({ length: c.count }, (_, i) => (c.offset + i) % c.nodes.length);
+  nodeOf = Int32Array.from({ length: c.count }, (_, i) => startingNode(c.offset, i, c.nodes.length));
   lastId = new Array<string>(c.count).fill('');
   socketIds = new Float64Array(c.count);
   droppedAt = new Float64Array(c.count);

@@ -50,6 +50,7 @@ import { BIN, cleanEnv } from './namazu-bin.ts';
 import { childrenOf, cpuSeconds, rss } from './proc.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
+import { startingNode } from './scale-placement.ts';
 
 const { values } = parseArgs({
   options: {
@@ -298,12 +299,12 @@ interface Report {
   errors: Record<string, number>;
 }
 
-/** How many clients connectAll puts on node `node`: client i of process p starts on node (p + i) % nodes. */
+/** How many clients connectAll puts on node `node` (process p starts its clients from offset p). */
 function clientsOfNode(node: number, nodes: number, n: number, processes: number): number {
   const per = Math.ceil(n / processes);
   let count = 0;
   for (let p = 0; p < processes; p++)
-    for (let i = 0; i < Math.min(per, n - p * per); i++) if ((p + i) % nodes === node) count++;
+    for (let i = 0; i < Math.min(per, n - p * per); i++) if (startingNode(p, i, nodes) === node) count++;
   return count;
 }
 
@@ -465,6 +466,21 @@ async function sendTelegrams(
   return sentAt;
 }
 
+/** A burst's `onBurst` that kills `victim` (SIGKILL to its process group) after the burst's 3rd telegram. */
+function killerOf(victim: Node): { onBurst: (b: number) => void; readonly killedAt: number } {
+  let killedAt = 0;
+  return {
+    onBurst(b) {
+      if (b !== 2) return;
+      process.kill(-victim.process.pid!, 'SIGKILL');
+      killedAt = now();
+    },
+    get killedAt() {
+      return killedAt;
+    },
+  };
+}
+
 let serial = 0;
 const ids: string[] = [];
 async function ingestEew(): Promise<{ id: string; at: number }> {
@@ -533,23 +549,10 @@ async function runOnce(n: number, run: number) {
   let fault: Record<string, unknown> | null = null;
   if (kill) {
     await Promise.all(procs.map((c) => c.ask({ type: 'reset' }, 'reset')));
-    const victim = nodes[0]!;
-    const killedAt = { t: 0 };
-    const faultSent = await sendTelegrams(
-      procs,
-      n,
-      () => ingestEew(),
-      (b) => {
-        if (b === 2) {
-          process.kill(-victim.process.pid!, 'SIGKILL');
-          killedAt.t = now();
-        }
-      },
-      0,
-      0,
-    );
+    const killer = killerOf(nodes[0]!);
+    const faultSent = await sendTelegrams(procs, n, () => ingestEew(), killer.onBurst, 0, 0);
     const allBurst = await delivered(procs, n * faultSent.size, 90_000);
-    const settled = (now() - killedAt.t) / 1000;
+    const settled = (now() - killer.killedAt) / 1000;
     await sleep(1000);
     const last = await ingestEew();
     faultSent.set(last.id, last.at);
@@ -595,10 +598,12 @@ async function runOnce(n: number, run: number) {
   const bareRssPerConn = (serverRss(bareNodes) - bareRss0) / n / 1024;
   const barePids = bareNodes.flatMap((x) => x.pids);
   const bcpu0 = cpuOf(barePids);
-  const bareSent = await sendTelegrams(procs, n, async (k) => {
+  // The bare nodes send the k-th payload when told k on the bus.
+  const publishBare = async (k: number) => {
     await messageBus.publish(BARE_CHANNEL, String(k));
     return { id: order[k]!, at: now() };
-  });
+  };
+  const bareSent = await sendTelegrams(procs, n, publishBare);
   await delivered(procs, n * bareSent.size, 30_000);
   const bareCpuPerMsg = ((cpuOf(barePids) - bcpu0) * 1e6) / (n * bareSent.size);
   const bare = summary(merge(await reportAll(procs), bareSent));
@@ -608,20 +613,7 @@ async function runOnce(n: number, run: number) {
   let bareFault: Record<string, unknown> | null = null;
   if (kill) {
     await Promise.all(procs.map((c) => c.ask({ type: 'reset' }, 'reset')));
-    const victim = bareNodes[0]!;
-    await sendTelegrams(
-      procs,
-      n,
-      async (k) => {
-        await messageBus.publish(BARE_CHANNEL, String(k));
-        return { id: order[k]!, at: now() };
-      },
-      (b) => {
-        if (b === 2) process.kill(-victim.process.pid!, 'SIGKILL');
-      },
-      0,
-      0,
-    );
+    await sendTelegrams(procs, n, publishBare, killerOf(bareNodes[0]!).onBurst, 0, 0);
     // Bare clients never moved: the killed node holds the clients connectAll put on it.
     const allBack = await everyoneBack(procs, clientsOfNode(0, nodeCount, n, procs.length), 90_000);
     const reports = await reportAll(procs);
