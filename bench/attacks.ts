@@ -24,9 +24,8 @@ import {
 import { signupLimits } from '../src/console/signin/signup-limits.ts';
 import { ManualClock } from '../src/clock.ts';
 import { defaults } from '../src/config.ts';
+import { cachesBoundBytes } from '../src/server.ts';
 import { PAGE_CACHE_BYTES } from '../src/telegrams/page-cache.ts';
-import { TELEGRAM_CACHE_BYTES } from '../src/telegrams/cache.ts';
-import { KEPT_PAYLOAD_BYTES } from '../src/webhooks/payload.ts';
 import { fixture } from '../test/support/fixtures.ts';
 import { defaultFeedLimits } from '../src/console/live/feed.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -768,9 +767,7 @@ async function keptAnswersFigures(): Promise<void> {
   }
   const med = (list: Record<string, number>[], key: string) => median(list.map((r) => r[key]!));
   const budgetMiB = (config.answerCacheBytes + PAGE_CACHE_BYTES) / MiB;
-  // What a process holds at most in all its caches (docs/operations.md "Memory").
-  const cachesBoundMiB =
-    (TELEGRAM_CACHE_BYTES + PAGE_CACHE_BYTES + KEPT_PAYLOAD_BYTES + config.answerCacheBytes) / MiB;
+  const cachesBoundMiB = cachesBoundBytes(config) / MiB;
   const figures = {
     rssGrowthMiB: med(attacked, 'rssGrowthMiB'),
     healthzP99: med(attacked, 'healthzP99'),

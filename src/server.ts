@@ -28,9 +28,11 @@ import { createMetrics } from './metrics.ts';
 import { StationLists } from './parameter/lists.ts';
 import { startRetention, type Retention } from './retention/service.ts';
 import { loadPepper } from './security/pepper.ts';
-import { TelegramCache } from './telegrams/cache.ts';
+import { TELEGRAM_CACHE_BYTES, TelegramCache } from './telegrams/cache.ts';
+import { PAGE_CACHE_BYTES } from './telegrams/page-cache.ts';
 import { createPreparePools } from './telegrams/ingest.ts';
 import { zeroConversionFailures } from './telegrams/ingest-metrics.ts';
+import { KEPT_PAYLOAD_BYTES } from './webhooks/payload.ts';
 import { startWebhooks } from './webhooks/service.ts';
 
 /**
@@ -42,6 +44,13 @@ const webhookDelivery: AppPlugin = sharedPlugin(sharedPlugins.webhooks, async (a
   app.decorate('webhooks', webhooks);
   onStop(app, 'preClose', () => webhooks.stop());
 });
+
+/**
+ * The most a process holds in all its caches of telegrams, rows, answers and webhook payloads
+ * (docs/operations.md "Memory": 128 MiB + `NAMAZU_ANSWER_CACHE_BYTES`).
+ */
+export const cachesBoundBytes = (config: Pick<Config, 'answerCacheBytes'>): number =>
+  TELEGRAM_CACHE_BYTES + PAGE_CACHE_BYTES + KEPT_PAYLOAD_BYTES + config.answerCacheBytes;
 
 /** Every surface of the service, in registration order: plugins registered with `{ ctx }`. */
 export const surfaces: readonly AppPlugin[] = [
