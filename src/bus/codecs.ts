@@ -14,7 +14,17 @@ export class ChannelCodec<M> {
     return JSON.stringify(message);
   }
 
+  /** The last payload decoded and its message: the adapters hand one payload to every subscriber. */
+  private last: { payload: string; message: M | null } | null = null;
+
   decode(payload: string): M | null {
+    if (this.last?.payload === payload) return this.last.message;
+    const message = this.parse(payload);
+    this.last = { payload, message };
+    return message;
+  }
+
+  private parse(payload: string): M | null {
     let value: unknown;
     try {
       value = JSON.parse(payload);
@@ -48,6 +58,8 @@ function isId(v: unknown): v is number {
 
 export interface TelegramCommitted {
   serial: number;
+  /** The committed record itself, when the notice carries it (read by telegrams/announced-record.ts). */
+  record?: unknown;
 }
 export interface ContractsChanged {
   accountId: number;
@@ -76,7 +88,7 @@ export interface StationsImported {
 /** One codec per channel of `channels` (bus/types.ts). */
 export const busCodecs = {
   telegram: new ChannelCodec<TelegramCommitted>(channels.telegram, (v) =>
-    isId(v.serial) ? { serial: v.serial } : null,
+    isId(v.serial) ? { serial: v.serial, ...(v.record !== undefined ? { record: v.record } : {}) } : null,
   ),
   contracts: new ChannelCodec<ContractsChanged>(channels.contracts, (v) =>
     isId(v.accountId) ? { accountId: v.accountId } : null,

@@ -1,6 +1,7 @@
 import { busCodecs } from '../bus/codecs.ts';
 import type { Bus } from '../bus/types.ts';
 import type { Queryable } from '../db/types.ts';
+import { announcedRecord } from './announced-record.ts';
 import { PageCache } from './page-cache.ts';
 import type { TelegramRecord } from './record.ts';
 import {
@@ -83,6 +84,21 @@ export class TelegramCache {
     for (const listener of this.listeners) listener(this.newestSerial);
   }
 
+  /**
+   * Another process's commit, announced with its record (announced-record.ts): held at once when it
+   * follows the newest held telegram, as committed() holds this process's own, and the subscribers
+   * of the bus that come after the cache's (the real-time delivery, the webhook queuer) find it here
+   * without a read. False when it was not taken: the caller reads the store.
+   */
+  private announced(serial: number, carried: unknown): boolean {
+    if (carried === undefined || serial !== this.newestSerial + 1) return false;
+    const record = announcedRecord(serial, carried);
+    if (record === null) return false;
+    this.add(record);
+    this.trim();
+    return true;
+  }
+
   /** What runs when committed() holds new telegrams (the real-time delivery's wake-up). */
   private readonly listeners = new Set<(serial: number) => void>();
 
@@ -108,8 +124,9 @@ export class TelegramCache {
     // the table from its start and interleave with the load, leaving unheld telegrams above the
     // serial called complete. A commit this process holds already (committed()) needs no read.
     let loaded = false;
-    const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial }) => {
-      if (loaded && !cache.holds(serial)) cache.refresh().catch(() => undefined);
+    const stopCommitted = await busCodecs.telegram.subscribe(bus, ({ serial, record }) => {
+      if (!loaded || cache.holds(serial)) return;
+      if (!cache.announced(serial, record)) cache.refresh().catch(() => undefined);
     });
     const stopPruned = await busCodecs.pruned.subscribe(bus, ({ serials }) => cache.forget(serials));
     const stop = async () => {

@@ -1,4 +1,5 @@
 import type { Queryable, SqlParam, SqlStatement, StatementAfter } from '../db/types.ts';
+import { recordFragment } from './announced-record.ts';
 import type { PreparedTelegram } from './prepare.ts';
 import type { TelegramFacts } from './facts.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
@@ -188,10 +189,11 @@ export interface StoreOptions {
    */
   afterConversion?: StatementAfter;
   /**
-   * `pg_notify` each stored row's serial on this channel, as `{"serial":N` and the suffix (bus/codecs.ts
-   * reads `serial`), from the statement itself: PostgreSQL sends it when the transaction commits, to
-   * every listener, before the caller hears of the commit (no round trip after it). Nothing is sent
-   * for a duplicate or a rolled-back transaction.
+   * `pg_notify` each stored row's serial on this channel, as `{"serial":N`, the row's record when it
+   * fits (announced-record.ts) and the suffix (bus/codecs.ts reads `serial` and `record`), from the
+   * statement itself: PostgreSQL sends it when the transaction commits, to every listener, before the
+   * caller hears of the commit (no round trip after it). Nothing is sent for a duplicate or a
+   * rolled-back transaction.
    */
   announceOn?: Announcement;
 }
@@ -214,9 +216,12 @@ export async function storeTelegramWithConversion(
   const after = jsonValues && afterConversion?.('json', next);
   const channelAt = next + (after?.params.length ?? 0);
   // A data-modifying CTE runs to completion whether or not its rows are read: so does its RETURNING.
-  const returning = `RETURNING serial, id, classification${
-    announceOn === undefined ? '' : `, pg_notify($${channelAt}, '{"serial":' || serial || $${channelAt + 1})`
-  }`;
+  const returning = (fragmentAt: number) =>
+    `RETURNING serial, id, classification${
+      announceOn === undefined
+        ? ''
+        : `, pg_notify($${channelAt}, '{"serial":' || serial || $${fragmentAt} || $${channelAt + 1})`
+    }`;
   const rows = await q.query<StoredTelegram & { conversion: boolean }>(
     `WITH existing AS (
        SELECT serial, id, classification FROM telegrams WHERE raw_digest = $2 OR id = $3 LIMIT 1
@@ -224,13 +229,13 @@ export async function storeTelegramWithConversion(
        INSERT INTO telegrams (${INSERT_COLUMNS})
        SELECT ${xmlValues.sql}
        FROM pg_advisory_xact_lock($1) WHERE NOT EXISTS (SELECT 1 FROM existing)
-       ${returning}
+       ${returning(channelAt + 2)}
      )${
        jsonValues
          ? `, json AS (
        INSERT INTO telegrams (${INSERT_COLUMNS})
        SELECT ${jsonValues.sql} FROM xml
-       ${returning}
+       ${returning(channelAt + 3)}
      )`
          : ''
      }${after ? `, projection AS (${after.sql})` : ''}
@@ -242,7 +247,14 @@ export async function storeTelegramWithConversion(
       ...xmlValues.params,
       ...(jsonValues?.params ?? []),
       ...(after?.params ?? []),
-      ...(announceOn === undefined ? [] : [announceOn.channel, announceOn.suffix]),
+      ...(announceOn === undefined
+        ? []
+        : [
+            announceOn.channel,
+            announceOn.suffix,
+            recordFragment(committedRecord(xml, 0), announceOn.suffix),
+            ...(json ? [recordFragment(committedRecord(json, 0), announceOn.suffix)] : []),
+          ]),
     ],
   );
   const strip = ({ conversion: _, ...t }: StoredTelegram & { conversion: boolean }) => t;
