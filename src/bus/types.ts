@@ -1,7 +1,8 @@
 /**
  * Messages between processes. Adapters: in-process (default), PostgreSQL LISTEN/NOTIFY, Redis
  * pub/sub. Payloads are short strings (NOTIFY caps them at 8000 bytes): announce an id or a serial
- * and let receivers read the rest from the database or their cache.
+ * and let receivers read the rest from the database or their cache (a telegram's notice on the
+ * PostgreSQL bus may carry its record too: telegrams/announced-record.ts).
  */
 export type BusHandler = (payload: string) => void;
 
