@@ -5,6 +5,7 @@ import type { Bus } from './types.ts';
 export function createMemoryBus(onError: (err: unknown) => void = () => {}): Bus {
   const handlers = new ChannelHandlers(onError);
   return {
+    inProcess: true,
     async publish(channel, payload) {
       // Delivered on the microtask queue, as the network adapters deliver asynchronously too.
       queueMicrotask(() => handlers.deliver(channel, payload));

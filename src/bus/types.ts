@@ -1,8 +1,8 @@
 /**
  * Messages between processes. Adapters: in-process (default), PostgreSQL LISTEN/NOTIFY, Redis
  * pub/sub. Payloads are short strings (NOTIFY caps them at 8000 bytes): announce an id or a serial
- * and let receivers read the rest from the database or their cache (a telegram's notice on the
- * PostgreSQL bus may carry its record too: telegrams/announced-record.ts).
+ * and let receivers read the rest from the database or their cache (a telegram's notice on a
+ * network bus may carry its record too: telegrams/announced-record.ts).
  */
 export type BusHandler = (payload: string) => void;
 
@@ -13,6 +13,8 @@ export interface Bus {
    * telegram from its storing statement instead of publishing after COMMIT.
    */
   readonly commitNotices?: CommitNotices;
+  /** Set by the in-process bus: its subscribers are this process's own, which hold what it commits. */
+  readonly inProcess?: boolean;
   publish(channel: string, payload: string): Promise<void>;
   /** Returns a function that removes this subscription. */
   subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;

@@ -1,7 +1,8 @@
 /**
  * A committed telegram carried in its own announcement (docs/realtime.md "Several processes"): the
- * PostgreSQL bus's notice of a stored row may hold the whole record when it is small (an early
- * warning is), so that the other processes hold it without reading it back from the database. A
+ * notice of a stored row on the PostgreSQL or Redis bus may hold the whole record when it is small
+ * (an early warning is), so that the other processes hold it without reading it back from the
+ * database. A
  * process takes it only when it follows the newest telegram it holds (cache.ts); otherwise, or when
  * the notice carries none or one it cannot read, it reads the store as for any announcement.
  */
@@ -25,6 +26,11 @@ export function recordFragment(record: TelegramRecord, suffix: string): string {
   const fragment = `,"record":${JSON.stringify({ v: VERSION, ...rest, body: body.toString('base64') })}`;
   const bytes = SERIAL_PART_BYTES + Buffer.byteLength(fragment) + Buffer.byteLength(suffix);
   return bytes <= NOTICE_MAX_BYTES ? fragment : '';
+}
+
+/** The whole notice of `record` as ingest publishes it after COMMIT (the Redis bus): its serial, and the record when it fits. */
+export function recordNotice(record: TelegramRecord): string {
+  return `{"serial":${record.serial}${recordFragment(record, '}')}}`;
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';

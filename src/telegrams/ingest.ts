@@ -30,6 +30,7 @@ import {
 } from './store.ts';
 import type { TelegramCache } from './cache.ts';
 import { withEventFacts } from './event-facts.ts';
+import { recordNotice } from './announced-record.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
 export interface ConversionFailure {
@@ -272,16 +273,23 @@ async function commit(deps: IngestDeps, prepared: Ready): Promise<IngestOutcome>
     // Held by this process's cache before it is announced here, so that neither the delivery nor a
     // list reads back what was just written (cache.ts).
     const { stored, converted } = outcome;
-    deps.telegrams?.committed(stored.serial, () => [
+    const records = () => [
       committedRecord(ready.telegram, stored.serial),
       ...(converted && ready.conversion?.ok
         ? [committedRecord(ready.conversion.telegram, converted.serial)]
         : []),
-    ]);
-    for (const serial of converted ? [stored.serial, converted.serial] : [stored.serial]) {
-      // The statement's own notice reaches other processes; this one's bus leaves it to this call.
-      if (notices) busCodecs.telegram.deliverHere(notices, { serial });
-      else announce(deps, serial);
+    ];
+    deps.telegrams?.committed(stored.serial, records);
+    const serials = converted ? [stored.serial, converted.serial] : [stored.serial];
+    // The statement's own notice reaches other processes; this one's bus leaves it to this call.
+    if (notices) for (const serial of serials) busCodecs.telegram.deliverHere(notices, { serial });
+    else {
+      // Other processes hear it: the notice carries the record when it fits (announced-record.ts).
+      const carried = deps.bus.inProcess ? [] : records();
+      for (const serial of serials) {
+        const record = carried.find((r) => r.serial === serial);
+        announce(deps, serial, record ? recordNotice(record) : busCodecs.telegram.encode({ serial }));
+      }
     }
   }
   return outcome;
@@ -292,8 +300,8 @@ async function commit(deps: IngestDeps, prepared: Ready): Promise<IngestOutcome>
  * down or slow (a Redis client queues while it reconnects) the telegram is stored and acknowledged
  * all the same, and the healing timers deliver it (docs/realtime.md, "Gap-free delivery").
  */
-function announce(deps: IngestDeps, serial: number): void {
-  busCodecs.telegram.publish(deps.bus, { serial }).catch((err: unknown) => {
+function announce(deps: IngestDeps, serial: number, notice: string): void {
+  deps.bus.publish(channels.telegram, notice).catch((err: unknown) => {
     deps.log?.warn({ err, serial }, 'telegram announcement failed; delivery will pick it up');
   });
 }
