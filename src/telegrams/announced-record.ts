@@ -22,13 +22,29 @@ const SERIAL_PART_BYTES = 26;
  * when the notice would not fit with `suffix` after it.
  */
 export function recordFragment(record: TelegramRecord, suffix: string): string {
+  // A telegram far too long is not serialised to find out (megabytes would stall the event loop).
+  if (lowerBound(record) > NOTICE_MAX_BYTES) return '';
   const { serial: _, body, ...rest } = record;
   const fragment = `,"record":${JSON.stringify({ v: VERSION, ...rest, body: body.toString('base64') })}`;
   const bytes = SERIAL_PART_BYTES + Buffer.byteLength(fragment) + Buffer.byteLength(suffix);
   return bytes <= NOTICE_MAX_BYTES ? fragment : '';
 }
 
-/** The whole notice of `record` as ingest publishes it after COMMIT (the Redis bus): its serial, and the record when it fits. */
+/**
+ * Fewer bytes than the record's notice takes: its body in base64, the texts of its Control/Head (as
+ * long as the telegram may make them) and its areas (quoted, with a comma each).
+ */
+function lowerBound({ body, xmlReport, facts }: TelegramRecord): number {
+  let texts = 0;
+  for (const part of xmlReport === null ? [] : [xmlReport.control, xmlReport.head])
+    for (const value of Object.values(part)) if (typeof value === 'string') texts += value.length;
+  return Math.ceil(body.length / 3) * 4 + texts + 3 * (facts?.areas.length ?? 0);
+}
+
+/**
+ * The whole notice of `record` as ingest publishes it after COMMIT (the Redis bus): its serial, and
+ * the record when it fits.
+ */
 export function recordNotice(record: TelegramRecord): string {
   return `{"serial":${record.serial}${recordFragment(record, '}')}}`;
 }
