@@ -2,11 +2,11 @@
  * A committed telegram carried in its own announcement (docs/realtime.md "Several processes"): the
  * notice of a stored row on the PostgreSQL or Redis bus may hold the whole record when it is small
  * (an early warning is), so that the other processes hold it without reading it back from the
- * database. A
- * process takes it only when it follows the newest telegram it holds (cache.ts); otherwise, or when
- * the notice carries none or one it cannot read, it reads the store as for any announcement.
+ * database. A process takes it only when it follows the newest telegram it holds (cache.ts);
+ * otherwise, or when the notice carries none or one it cannot read, it reads the store as for any
+ * announcement.
  */
-import { createHash } from 'node:crypto';
+import { sha384 } from './read.ts';
 import type { TelegramRecord } from './record.ts';
 
 /** What a reader checks first: a record of another shape (another version) is not taken. */
@@ -87,7 +87,7 @@ export function announcedRecord(serial: number, value: unknown): TelegramRecord 
     if (!facts.areas.every(isString)) return null;
   }
   const bytes = Buffer.from(body, 'base64');
-  if (createHash('sha384').update(bytes).digest('hex') !== id) return null;
+  if (sha384(bytes) !== id) return null;
   return {
     serial,
     id,
