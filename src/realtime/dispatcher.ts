@@ -73,9 +73,10 @@ export class Dispatcher {
 
   /**
    * Bus handler: an announcement is only a wake-up; what to send is read from the store, or from the
-   * source's memory when it holds the serial announced (this process committed it). A serial already
-   * broadcast wakes nothing: this process's own commits reach here after their delivery (the cache
-   * woke it first), and everything up to that serial has gone out in order.
+   * source's memory when it holds the serial announced (this process committed it, or the notice
+   * brought it: telegrams/announced-record.ts). A serial already broadcast wakes nothing: this
+   * process's own commits reach here after their delivery (the cache woke it first), and everything
+   * up to that serial has gone out in order.
    */
   readonly announce = ({ serial }: { serial: number }): void => {
     if (serial > this.delivered) this.wake(serial);
