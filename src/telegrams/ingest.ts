@@ -30,7 +30,7 @@ import {
 } from './store.ts';
 import type { TelegramCache } from './cache.ts';
 import { withEventFacts } from './event-facts.ts';
-import { recordNotice } from './announced-record.ts';
+import { recordFragment, recordNotice } from './announced-record.ts';
 
 /** A conversion that was attempted and failed: the XML was stored and delivered without it. */
 export interface ConversionFailure {
@@ -264,33 +264,33 @@ async function ingestInPool(
 async function commit(deps: IngestDeps, prepared: Ready): Promise<IngestOutcome> {
   if (!prepared.ok) return prepared;
   const ready = await withEventFacts(deps.db, prepared);
+  // The records as the store will give them back, their serials drawn by the statement: built once,
+  // for the notices that carry them and for this process's cache.
+  const unnumbered = [ready.telegram, ...(ready.conversion?.ok ? [ready.conversion.telegram] : [])].map((t) =>
+    committedRecord(t, 0),
+  );
   // On a PostgreSQL bus the statement announces its own rows, at COMMIT (store.ts `announceOn`).
   const notices = deps.bus.commitNotices;
-  const announceOn = notices && { channel: channels.telegram, suffix: notices.ownSuffix };
+  const announceOn = notices && {
+    channel: channels.telegram,
+    suffix: notices.ownSuffix,
+    fragments: unnumbered.map((r) => recordFragment(r, notices.ownSuffix)),
+  };
   const outcome = await store(deps.db, ready, announceOn);
   if (deps.metrics) countIngested(deps.metrics, outcome, deps);
   if (!outcome.stored.duplicate) {
     // Held by this process's cache before it is announced here, so that neither the delivery nor a
-    // list reads back what was just written (cache.ts).
+    // list reads back what was just written (cache.ts). A conversion is stored only with its XML.
     const { stored, converted } = outcome;
-    const records = () => [
-      committedRecord(ready.telegram, stored.serial),
-      ...(converted && ready.conversion?.ok
-        ? [committedRecord(ready.conversion.telegram, converted.serial)]
-        : []),
-    ];
-    deps.telegrams?.committed(stored.serial, records);
     const serials = converted ? [stored.serial, converted.serial] : [stored.serial];
+    const records = serials.map((serial, i) => ({ ...unnumbered[i]!, serial }));
+    deps.telegrams?.committed(stored.serial, () => records);
     // The statement's own notice reaches other processes; this one's bus leaves it to this call.
     if (notices) for (const serial of serials) busCodecs.telegram.deliverHere(notices, { serial });
-    else {
-      // Other processes hear it: the notice carries the record when it fits (announced-record.ts).
-      const carried = deps.bus.inProcess ? [] : records();
-      for (const serial of serials) {
-        const record = carried.find((r) => r.serial === serial);
-        announce(deps, serial, record ? recordNotice(record) : busCodecs.telegram.encode({ serial }));
-      }
-    }
+    // Other processes hear it: the notice carries the record when it fits (announced-record.ts).
+    else if (!deps.bus.inProcess)
+      for (const record of records) announce(deps, record.serial, recordNotice(record));
+    else for (const serial of serials) announce(deps, serial, busCodecs.telegram.encode({ serial }));
   }
   return outcome;
 }

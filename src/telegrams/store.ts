@@ -1,5 +1,4 @@
 import type { Queryable, SqlParam, SqlStatement, StatementAfter } from '../db/types.ts';
-import { recordFragment } from './announced-record.ts';
 import type { PreparedTelegram } from './prepare.ts';
 import type { TelegramFacts } from './facts.ts';
 import type { TelegramFormat, TelegramHead, TelegramRecord, XmlReport } from './record.ts';
@@ -179,8 +178,13 @@ export async function storeTelegram(
 /** Where a storing statement announces its rows itself (bus/types.ts `CommitNotices`). */
 export interface Announcement {
   channel: string;
-  /** What ends the payload after `{"serial":N`: the bus's `CommitNotices.ownSuffix`. */
+  /** What ends the payload: the bus's `CommitNotices.ownSuffix`. */
   suffix: string;
+  /**
+   * What follows `{"serial":N` in each row's notice, the XML's then its conversion's: the record
+   * when it fits (announced-record.ts), else ''.
+   */
+  fragments: readonly string[];
 }
 
 export interface StoreOptions {
@@ -252,8 +256,8 @@ export async function storeTelegramWithConversion(
         : [
             announceOn.channel,
             announceOn.suffix,
-            recordFragment(committedRecord(xml, 0), announceOn.suffix),
-            ...(json ? [recordFragment(committedRecord(json, 0), announceOn.suffix)] : []),
+            announceOn.fragments[0] ?? '',
+            ...(json ? [announceOn.fragments[1] ?? ''] : []),
           ]),
     ],
   );
