@@ -62,11 +62,15 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     const ours = (url.pathname === WEBSOCKET_PATH || isPublic) && isWebSocketUpgrade(req);
     if (!ours || !accepting) return options.passOn(req, socket);
     const ip = options.clientAddress(req);
+    // The handshake's answer and the first message (`start`, or the refusal) leave in one write:
+    // in a storm of connections a write per socket is a good share of what each costs, on both
+    // sides. A handshake refused by ws ends the socket, which uncorks it.
+    socket.cork();
     wss.handleUpgrade(req, socket, head, (ws) => {
-      if (isPublic) {
-        const open = () => publicSocket.open(url.searchParams, ip);
-        void welcome(ws, open, publicSocket, welcoming);
-      } else void welcomeTicket(ws, url.searchParams.get('ticket'), gate, ip, welcoming);
+      const welcomed = isPublic
+        ? welcome(ws, () => publicSocket.open(url.searchParams, ip), publicSocket, welcoming)
+        : welcomeTicket(ws, url.searchParams.get('ticket'), gate, ip, welcoming);
+      void welcomed.finally(() => socket.uncork());
     });
   });
 

@@ -2,14 +2,21 @@
  * Who may open an anonymous connection of the public streams (docs/realtime.md "Public streams").
  * Such a connection is no session of an account: it is held by one process, which bounds how many
  * it holds in total and per client address, and counts the new ones of each address per minute in
- * the shared fixed windows (`security/failure-limiter.ts` `takeEach`), so every process and node
- * shares that rate: the openings that come while one count is written are counted together in the
- * next (one statement however many come in a storm). The caps are checked first, in memory; a slot
- * is held while the shared count is asked, so that concurrent openings cannot overshoot a cap.
+ * the shared fixed windows (`security/failure-limiter.ts`), so every process and node shares that
+ * rate. Admission asks no database: the caps are in memory, and the rate is judged from the
+ * address's window as this process last saw it plus the openings it admitted whose count is not
+ * answered yet; the count is written after, those that come while one is written together in the
+ * next (one statement however many come in a storm). So a connection's first frame can leave with
+ * its handshake, and a storm is not paced by statements; what passes beyond the rate is what other
+ * processes admit from the address while one count is written. An address whose count reached
+ * the rate is refused until its window ends, without asking again.
  *
  * An anonymous connection's id is negative and local to the process: it never meets a session's.
  */
+import { LRUCache } from 'lru-cache';
 import { Batches } from '../batches.ts';
+import type { Clock } from '../clock.ts';
+import type { KeyWindow } from '../security/fixed-windows.ts';
 import type { Metrics } from '../metrics.ts';
 import type { FailureLimiter } from '../security/failure-limiter.ts';
 import { addressGroup } from '../http/client-address.ts';
@@ -31,6 +38,8 @@ export type Admission =
 
 /** What a client refused by a cap is told to wait: connections come and go within seconds. */
 const CAP_RETRY_AFTER_SECONDS = 5;
+/** Addresses held as refused by the rate until their window ends (least recently used dropped). */
+const MAX_BLOCKED_ADDRESSES = 10_000;
 
 interface Held {
   address: string;
@@ -40,19 +49,29 @@ interface Held {
 export class PublicAdmission {
   private readonly perAddress = new Map<string, number>();
   private readonly held = new Map<number, Held>();
-  /** Slots taken, admitted or still being counted. */
+  /** Slots taken. */
   private taken = 0;
   private lastId = 0;
+  /** Openings admitted per address whose count is not answered yet. */
+  private readonly uncounted = new Map<string, number>();
+  /** When the window of each address that reached the rate ends: its count only grows until then. */
+  private readonly blocked = new LRUCache<string, number>({ max: MAX_BLOCKED_ADDRESSES });
   /** The counts of new connections per address, batched (one key: the batches of this process). */
-  private readonly counts: Batches<string, number>;
+  private readonly counts: Batches<string, KeyWindow>;
 
   constructor(
     private readonly limits: PublicLimits,
     /** Counts new connections per address (its limit: connections per minute). */
-    rate: FailureLimiter,
+    private readonly rate: FailureLimiter,
     private readonly metrics: Metrics,
+    private readonly clock: Clock,
+    /** Told when a count could not be written (the database unreachable): those openings stay admitted. */
+    private readonly onCountError: (err: unknown) => void,
   ) {
-    this.counts = new Batches((_, addresses) => rate.takeEach(addresses));
+    this.counts = new Batches(async (_, addresses) => {
+      const windows = await rate.count(addresses);
+      return addresses.map((address) => windows.get(address)!);
+    });
   }
 
   /** Anonymous connections open on this process. */
@@ -61,23 +80,15 @@ export class PublicAdmission {
   }
 
   /** Admits a new anonymous connection from `from` (counted as its `addressGroup`), or says why not. */
-  async admit(from: string, transport: PublicTransport): Promise<Admission> {
+  admit(from: string, transport: PublicTransport): Admission {
     const address = addressGroup(from);
     if (this.taken >= this.limits.maxConnections) return this.refuse('total', CAP_RETRY_AFTER_SECONDS);
     if ((this.perAddress.get(address) ?? 0) >= this.limits.maxPerAddress)
       return this.refuse('address', CAP_RETRY_AFTER_SECONDS);
+    const waitSeconds = this.rateWait(address);
+    if (waitSeconds > 0) return this.refuse('rate', waitSeconds);
     this.take(address);
-    let waitSeconds: number;
-    try {
-      waitSeconds = await this.counts.run(0, address);
-    } catch (err) {
-      this.give(address);
-      throw err;
-    }
-    if (waitSeconds > 0) {
-      this.give(address);
-      return this.refuse('rate', waitSeconds);
-    }
+    this.count(address);
     const socketId = --this.lastId;
     this.held.set(socketId, { address, transport });
     this.metrics.publicConnections.inc({ transport });
@@ -91,6 +102,35 @@ export class PublicAdmission {
     this.held.delete(socketId);
     this.give(held.address);
     this.metrics.publicConnections.dec({ transport: held.transport });
+  }
+
+  /** Seconds the address must wait by its rate, judged without the database (0: admitted). */
+  private rateWait(address: string): number {
+    const now = this.clock.now();
+    const blockedUntil = this.blocked.get(address);
+    if (blockedUntil !== undefined) {
+      if (blockedUntil > now) return Math.ceil((blockedUntil - now) / 1000);
+      this.blocked.delete(address);
+    }
+    return this.rate.waitFromSeen(address, this.uncounted.get(address) ?? 0);
+  }
+
+  /** Writes the opening's count; once the address has reached the rate, it is refused until its window ends. */
+  private count(address: string): void {
+    this.uncounted.set(address, (this.uncounted.get(address) ?? 0) + 1);
+    this.counts
+      .run(0, address)
+      .then(
+        (window) => {
+          if (this.rate.waitFromSeen(address, 0) > 0) this.blocked.set(address, window.endsAt);
+        },
+        (err: unknown) => this.onCountError(err),
+      )
+      .finally(() => {
+        const left = this.uncounted.get(address)! - 1;
+        if (left === 0) this.uncounted.delete(address);
+        else this.uncounted.set(address, left);
+      });
   }
 
   private refuse(reason: PublicRefusalReason, retryAfterSeconds: number): Admission {

@@ -143,6 +143,8 @@ function publicAdmission(ctx: AppContext): PublicAdmission {
     { maxConnections: ctx.config.publicMaxConnections, maxPerAddress: ctx.config.publicMaxPerAddress },
     rate,
     ctx.metrics,
+    ctx.clock,
+    (err) => ctx.log.warn({ err }, 'a count of new public connections not written; they stay admitted'),
   );
 }
 
@@ -204,7 +206,7 @@ async function admitAnonymous(
   },
 ): Promise<OpenedSession | Exclude<Admission, { ok: true }>> {
   const { spec } = request;
-  const admitted = await admission.admit(request.address, request.transport);
+  const admitted = admission.admit(request.address, request.transport);
   if (!admitted.ok) return admitted;
   try {
     return {

@@ -70,8 +70,7 @@ export class FailureLimiter {
 
   /** Records one failure under each key (a window that has ended starts afresh). */
   async fail(keys: readonly string[]): Promise<void> {
-    const counted = await this.windows.add(this.named(keys), this.options.windowMs, this.clock.now());
-    for (const [key, w] of counted) this.held.set(key, w);
+    await this.count(keys);
   }
 
   /**
@@ -90,24 +89,34 @@ export class FailureLimiter {
   }
 
   /**
-   * take() for many requests at once, one key each (a key may come several times): each is
-   * answered as if they were taken one after another, in order, in one statement.
+   * Counts one request under each key (a key may come several times) without judging them: the
+   * windows after the count are returned and seen by `waitFromSeen`. For a limit judged before its
+   * count is written (public-admission.ts), where waiting for the statement would cost more than
+   * the few requests that pass while it runs.
    */
-  async takeEach(keys: readonly string[]): Promise<number[]> {
+  async count(keys: readonly string[]): Promise<Map<string, KeyWindow>> {
+    const counted = await this.windows.add(this.named(keys), this.options.windowMs, this.clock.now());
+    const byKey = new Map<string, KeyWindow>();
+    for (const [named, w] of counted) {
+      this.held.set(named, w);
+      byKey.set(named.slice(this.name.length + 1), w);
+    }
+    return byKey;
+  }
+
+  /**
+   * Seconds to wait before one more request under `key`, judged without the database: from the
+   * window this process last saw (counted or read within FAILURE_COUNT_FRESH_MS; none seen counts as
+   * empty) and `uncounted` requests let through whose count has not been answered yet.
+   */
+  waitFromSeen(key: string, uncounted: number): number {
     const now = this.clock.now();
-    const named = this.named(keys);
-    const counted = await this.windows.add(named, this.options.windowMs, now);
-    // The requests of a key before this one in the batch: its count is the key's count before the
-    // batch plus them plus one.
-    const left = new Map<string, number>();
-    for (const key of named) left.set(key, (left.get(key) ?? 0) + 1);
-    return named.map((key) => {
-      const w = counted.get(key)!;
-      this.held.set(key, w);
-      const after = left.get(key)! - 1;
-      left.set(key, after);
-      const window = { count: w.count - after, endsAt: w.endsAt };
-      return Math.ceil(overLimitFor(window, this.options.limit, now, this.options.windowMs) / 1000);
-    });
+    const seen = this.held.get(`${this.name}:${key}`);
+    const running = seen !== undefined && seen.endsAt > now;
+    const window = {
+      count: (running ? seen.count : 0) + uncounted + 1,
+      endsAt: running ? seen.endsAt : now + this.options.windowMs,
+    };
+    return Math.ceil(overLimitFor(window, this.options.limit, now, this.options.windowMs) / 1000);
   }
 }

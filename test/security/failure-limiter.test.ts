@@ -142,7 +142,7 @@ test('take() counts before it answers; a short window’s cleanup leaves a long 
   }
 });
 
-test('takeEach() answers a batch as if taken one after another, in one count per key', async () => {
+test('count() writes a batch in one statement, and waitFromSeen() judges the next request from the windows seen', async () => {
   const server = await startTestServer({ listen: false });
   try {
     const clock = new ManualClock(30_000_000);
@@ -153,9 +153,16 @@ test('takeEach() answers a batch as if taken one after another, in one count per
       { limit: 3, windowMs: 60_000 },
       clock,
     );
+    // Nothing seen yet: judged as an empty window, plus those let through and not yet counted.
+    assert.equal(limiter.waitFromSeen('a', 0), 0);
+    assert.equal(limiter.waitFromSeen('a', 2), 0);
+    assert.equal(limiter.waitFromSeen('a', 3), 60);
     assert.equal(await limiter.take(['a']), 0);
-    // a is at 1: its 2nd and 3rd pass, its 4th and 5th are over; b's first three pass.
-    assert.deepEqual(await limiter.takeEach(['a', 'b', 'a', 'b', 'a', 'b', 'a']), [0, 0, 0, 0, 60, 0, 60]);
+    const windows = await limiter.count(['a', 'b', 'a', 'b', 'a']);
+    assert.deepEqual([...windows.keys()].sort(), ['a', 'b']);
+    assert.equal(windows.get('a')!.count, 4);
+    assert.equal(windows.get('b')!.count, 2);
+    assert.equal(windows.get('a')!.endsAt, 30_000_000 + 60_000);
     const count = async (key: string) =>
       (
         await server.ctx.db.query<{ failures: number }>(
@@ -163,13 +170,21 @@ test('takeEach() answers a batch as if taken one after another, in one count per
           [digestSecret(server.ctx.pepper, `failures:batch:${key}`)],
         )
       )[0]?.failures;
-    assert.equal(await count('a'), 5);
-    assert.equal(await count('b'), 3);
-    assert.equal(await limiter.take(['b']), 60);
+    assert.equal(await count('a'), 4);
+    assert.equal(await count('b'), 2);
+    // a is over its limit until its window ends; b has one left, none once one more is uncounted.
+    clock.advance(500);
+    assert.equal(limiter.waitFromSeen('a', 0), 60);
+    assert.equal(limiter.waitFromSeen('b', 0), 0);
+    assert.equal(limiter.waitFromSeen('b', 1), 60);
+    // What was seen is forgotten after FAILURE_COUNT_FRESH_MS (another process may have counted).
+    clock.advance(FAILURE_COUNT_FRESH_MS);
+    assert.equal(limiter.waitFromSeen('a', 0), 0);
+    assert.equal(await limiter.retryAfter(['a']), 59);
     // A window that has ended starts afresh with the batch's count.
     clock.advance(60_000);
-    assert.deepEqual(await limiter.takeEach(['a', 'a', 'a', 'a']), [0, 0, 0, 60]);
-    assert.equal(await count('a'), 4);
+    assert.equal((await limiter.count(['a', 'a'])).get('a')!.count, 2);
+    assert.equal(await count('a'), 2);
   } finally {
     await server.close();
   }
@@ -190,7 +205,7 @@ test('counts close together delete the ended windows once: a storm of public con
       clock,
     );
     for (let i = 0; i < 50; i++) {
-      await limiter.takeEach([`192.0.2.${i}`]);
+      await limiter.count([`192.0.2.${i}`]);
       clock.advance(100);
     }
     assert.equal(
@@ -201,7 +216,7 @@ test('counts close together delete the ended windows once: a storm of public con
     assert.equal(statements().filter((s) => s === 'INSERT').length, 50);
     // Later the ended ones go as before: the table does not grow without bound.
     clock.advance(2 * 60_000);
-    await limiter.takeEach(['198.51.100.1']);
+    await limiter.count(['198.51.100.1']);
     const left = await server.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM failure_windows');
     assert.equal(left[0]!.n, 1);
   } finally {
