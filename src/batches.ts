@@ -4,9 +4,8 @@
  * each batch one transaction holding the account's row lock (sessions/socket-sessions.ts): a storm
  * of them would otherwise hold every pooled connection waiting on that lock, the delivery's own
  * reads behind them, and admit one session per round of a dozen statements. The look-ups of the
- * accounts whose tickets are redeemed, all accounts' in one batch. The counts of new
- * anonymous connections per address (realtime/public-admission.ts), one statement per batch
- * (docs/operations.md "A connection storm").
+ * accounts whose tickets are redeemed, all accounts' in one batch (docs/operations.md "A connection
+ * storm").
  */
 
 /** Requests of one key written together at most. */

@@ -68,7 +68,7 @@ export function attachWebSocketEndpoint(server: Server, options: EndpointOptions
     socket.cork();
     wss.handleUpgrade(req, socket, head, (ws) => {
       const welcomed = isPublic
-        ? welcome(ws, () => publicSocket.open(url.searchParams, ip), publicSocket, welcoming)
+        ? welcome(ws, () => publicSocket.open(url.search, ip), publicSocket, welcoming)
         : welcomeTicket(ws, url.searchParams.get('ticket'), gate, ip, welcoming);
       void welcomed.finally(() => socket.uncork());
     });

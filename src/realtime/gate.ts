@@ -3,12 +3,14 @@
  * the gate of the public WebSocket, and what each answers.
  */
 import type { SessionSpec } from '../sessions/socket-sessions.ts';
-import type { DeliveryFilter } from './filter.ts';
+import type { CompiledFilter, DeliveryFilter } from './filter.ts';
 
 /** The session a valid ticket opens. */
 export interface OpenedSession {
   socketId: number;
   filter: DeliveryFilter;
+  /** `filter` compiled, when the gate holds it so for every connection asking the same. */
+  compiled?: CompiledFilter;
   appName: string | null;
   /** The serial the connection catches up from before it goes live (docs/realtime.md "Resume"). */
   resumeAfter?: number | null;
@@ -42,8 +44,11 @@ export interface SessionGate {
  */
 export interface PublicSocketGate {
   readonly path: string;
-  /** Admits an anonymous connection (caps, rate) and reads what it asks for from `query`. */
-  open(query: URLSearchParams, ipAddress: string | null): Promise<OpenedSession | Refusal>;
+  /**
+   * Admits an anonymous connection (caps, rate) and reads what it asks for from `search`, the
+   * request's query string (`?…`, or empty).
+   */
+  open(search: string, ipAddress: string | null): Promise<OpenedSession | Refusal>;
   /** The connection of an opened anonymous socket ended. */
   closed(socketId: number): void;
 }

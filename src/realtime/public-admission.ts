@@ -5,18 +5,17 @@
  * the shared fixed windows (`security/failure-limiter.ts`), so every process and node shares that
  * rate. Admission asks no database: the caps are in memory, and the rate is judged from the
  * address's window as this process last saw it plus the openings it admitted whose count is not
- * answered yet; the count is written after, those that come while one is written together in the
- * next (one statement however many come in a storm). So a connection's first frame can leave with
- * its handshake, and a storm is not paced by statements; what passes beyond the rate is what other
- * processes admit from the address while one count is written. An address whose count reached
- * the rate is refused until its window ends, without asking again.
+ * answered yet. The counts are written after, together, at most every `COUNT_EVERY_MS` (one
+ * statement a tenth of a second however many come in a storm, where one per opening paced the storm
+ * and a good share of its cost was the statements). What passes beyond the rate is what the other
+ * processes admit from the address before they see its count: at most one rate's worth each, once
+ * a window. An address whose count reached the rate is refused until its window ends, without
+ * asking again.
  *
  * An anonymous connection's id is negative and local to the process: it never meets a session's.
  */
 import { LRUCache } from 'lru-cache';
-import { Batches } from '../batches.ts';
 import type { Clock } from '../clock.ts';
-import type { KeyWindow } from '../security/fixed-windows.ts';
 import type { Metrics } from '../metrics.ts';
 import type { FailureLimiter } from '../security/failure-limiter.ts';
 import { addressGroup } from '../http/client-address.ts';
@@ -40,6 +39,10 @@ export type Admission =
 const CAP_RETRY_AFTER_SECONDS = 5;
 /** Addresses held as refused by the rate until their window ends (least recently used dropped). */
 const MAX_BLOCKED_ADDRESSES = 10_000;
+/** How long new connections wait to be counted together. */
+const COUNT_EVERY_MS = 100;
+/** Openings counted in one statement at most; more wait for the next. */
+const MAX_COUNTED_TOGETHER = 10_000;
 
 interface Held {
   address: string;
@@ -56,8 +59,10 @@ export class PublicAdmission {
   private readonly uncounted = new Map<string, number>();
   /** When the window of each address that reached the rate ends: its count only grows until then. */
   private readonly blocked = new LRUCache<string, number>({ max: MAX_BLOCKED_ADDRESSES });
-  /** The counts of new connections per address, batched (one key: the batches of this process). */
-  private readonly counts: Batches<string, KeyWindow>;
+  /** The address of each opening admitted and not yet counted, in order. */
+  private readonly toCount: string[] = [];
+  /** A count is scheduled or being written. */
+  private counting = false;
 
   constructor(
     private readonly limits: PublicLimits,
@@ -67,12 +72,7 @@ export class PublicAdmission {
     private readonly clock: Clock,
     /** Told when a count could not be written (the database unreachable): those openings stay admitted. */
     private readonly onCountError: (err: unknown) => void,
-  ) {
-    this.counts = new Batches(async (_, addresses) => {
-      const windows = await rate.count(addresses);
-      return addresses.map((address) => windows.get(address)!);
-    });
-  }
+  ) {}
 
   /** Anonymous connections open on this process. */
   get size(): number {
@@ -115,22 +115,31 @@ export class PublicAdmission {
     return this.rate.waitFromSeen(address, this.uncounted.get(address) ?? 0);
   }
 
-  /** Writes the opening's count; once the address has reached the rate, it is refused until its window ends. */
+  /** The opening is counted with the others of the next `COUNT_EVERY_MS`. */
   private count(address: string): void {
     this.uncounted.set(address, (this.uncounted.get(address) ?? 0) + 1);
-    this.counts
-      .run(0, address)
-      .then(
-        (window) => {
-          if (this.rate.waitFromSeen(address, 0) > 0) this.blocked.set(address, window.endsAt);
-        },
-        (err: unknown) => this.onCountError(err),
-      )
-      .finally(() => {
-        const left = this.uncounted.get(address)! - 1;
-        if (left === 0) this.uncounted.delete(address);
-        else this.uncounted.set(address, left);
-      });
+    this.toCount.push(address);
+    if (this.counting) return;
+    this.counting = true;
+    setTimeout(() => void this.writeCounts(), COUNT_EVERY_MS).unref();
+  }
+
+  /** Writes the counts; an address that reached the rate is refused until its window ends. */
+  private async writeCounts(): Promise<void> {
+    const addresses = this.toCount.splice(0, MAX_COUNTED_TOGETHER);
+    try {
+      for (const [address, window] of await this.rate.count(addresses))
+        if (this.rate.waitFromSeen(address, 0) > 0) this.blocked.set(address, window.endsAt);
+    } catch (err) {
+      this.onCountError(err);
+    }
+    for (const address of addresses) {
+      const left = this.uncounted.get(address)! - 1;
+      if (left === 0) this.uncounted.delete(address);
+      else this.uncounted.set(address, left);
+    }
+    if (this.toCount.length > 0) setTimeout(() => void this.writeCounts(), COUNT_EVERY_MS).unref();
+    else this.counting = false;
   }
 
   private refuse(reason: PublicRefusalReason, retryAfterSeconds: number): Admission {

@@ -7,16 +7,17 @@
  * resume catches up on NAMAZU_PUBLIC_RESUME_MAX_TELEGRAMS at most. With no public classification
  * the stream answers 404, and the WebSocket path is unknown.
  */
+import { LRUCache } from 'lru-cache';
 import { Compile } from 'typebox/compile';
 import type { AppContext } from '../context.ts';
 import { catalogueMessage, CodedError } from '../errors.ts';
 import { HttpError, documentedValidation } from '../http/errors.ts';
 import type { App } from '../http/surface.ts';
 import { FailureLimiter } from '../security/failure-limiter.ts';
-import type { SessionSpec } from '../sessions/socket-sessions.ts';
 import { queryTelegrams, type TelegramQuery } from '../telegrams/store.ts';
 import { publicResumeMessages } from '../telegrams/resume-point.ts';
 import { deliveryFilterOf, type OpenedSession, type PublicSocketGate, type Refusal } from './gate.ts';
+import { compileFilter, type CompiledFilter, type DeliveryFilter } from './filter.ts';
 import { PublicAdmission, type Admission, type PublicTransport } from './public-admission.ts';
 import { closeCodes, closeMessages } from './protocol.ts';
 import {
@@ -38,6 +39,8 @@ export const PUBLIC_STREAM_PATH = '/v2/public/stream';
 export const PUBLIC_WEBSOCKET_PATH = '/v2/public/websocket';
 /** The window of the per-address count of new connections (NAMAZU_PUBLIC_CONNECTS_PER_MINUTE). */
 const RATE_WINDOW_MS = 60_000;
+/** Query strings of the public WebSocket whose reading is kept (least recently used dropped). */
+const MAX_QUERIES_HELD = 256;
 /** Close code of a public WebSocket whose query is refused: the protocol's bad-request code. */
 const INVALID_QUERY = closeCodes.missingTicket;
 
@@ -87,7 +90,7 @@ export function registerPublicStreams(
         if (request.method === 'HEAD') return answerHead(reply);
         const { after } = request.query;
         const opened = await admitAnonymous(ctx, admission, resume, {
-          spec,
+          filter: deliveryFilterOf(spec),
           address: request.ip,
           transport: 'stream',
           lastEventId: request.headers['last-event-id'],
@@ -102,20 +105,19 @@ export function registerPublicStreams(
   );
 
   if (publicOnes.length === 0) return undefined;
+  const askedBy = new LRUCache<string, Asked | { invalid: string }>({ max: MAX_QUERIES_HELD });
   const gate: PublicSocketGate = {
     path: PUBLIC_WEBSOCKET_PATH,
-    async open(params, ipAddress) {
-      const query = queryOf(params);
-      if ('invalid' in query) return { code: INVALID_QUERY, message: query.invalid };
-      const spec = publicStreamSpec(query, publicOnes);
-      if ('invalid' in spec) return { code: INVALID_QUERY, message: spec.invalid };
+    async open(search, ipAddress) {
+      let asked = askedBy.get(search);
+      if (!asked) askedBy.set(search, (asked = readAsked(search, publicOnes)));
+      if ('invalid' in asked) return { code: INVALID_QUERY, message: asked.invalid };
       try {
         const opened = await admitAnonymous(ctx, admission, resume, {
-          spec,
+          ...asked,
           address: ipAddress ?? 'unknown',
           transport: 'websocket',
           lastEventId: undefined,
-          after: query.after,
         });
         return 'reason' in opened ? admissionRefusal(opened) : opened;
       } catch (err) {
@@ -198,20 +200,21 @@ async function admitAnonymous(
   admission: PublicAdmission,
   resume: ResumeRule,
   request: {
-    spec: SessionSpec;
+    filter: DeliveryFilter;
+    compiled?: CompiledFilter;
     address: string;
     transport: PublicTransport;
     lastEventId: string | string[] | undefined;
     after: string | undefined;
   },
 ): Promise<OpenedSession | Exclude<Admission, { ok: true }>> {
-  const { spec } = request;
   const admitted = admission.admit(request.address, request.transport);
   if (!admitted.ok) return admitted;
   try {
     return {
       socketId: admitted.socketId,
-      filter: deliveryFilterOf(spec),
+      filter: request.filter,
+      compiled: request.compiled,
       appName: null,
       resumeAfter: await resumeSerial(ctx, request.lastEventId, request.after, resume),
     };
@@ -268,4 +271,25 @@ function queryOf(params: URLSearchParams): PublicStreamQueryValue | { invalid: s
   const field = [...checkQuery.Errors(query)][0]?.instancePath.split('/')[1] ?? '';
   const message = (streamMessages as Record<string, string>)[field];
   return { invalid: message ?? catalogueMessage('UNEXPECTED_QUERY', field) };
+}
+
+/** What a public WebSocket asks for, read from its query string. */
+interface Asked {
+  filter: DeliveryFilter;
+  compiled: CompiledFilter;
+  after: string | undefined;
+}
+
+/**
+ * Reads a public WebSocket's query string, or the documented message of what is wrong with it. The
+ * clients of one app send the same string, so the gate keeps what it read of the last
+ * `MAX_QUERIES_HELD` (a compiled filter is shared by the connections that asked for it anyway).
+ */
+function readAsked(search: string, publicOnes: readonly string[]): Asked | { invalid: string } {
+  const query = queryOf(new URLSearchParams(search));
+  if ('invalid' in query) return query;
+  const spec = publicStreamSpec(query, publicOnes);
+  if ('invalid' in spec) return spec;
+  const filter = deliveryFilterOf(spec);
+  return { filter, compiled: compileFilter(filter), after: query.after };
 }

@@ -121,7 +121,7 @@ function start(
   const conn = new Connection(
     ws,
     socketId,
-    compileFilter(filter),
+    opened.compiled ?? compileFilter(filter),
     clock.now(),
     options.maxBufferedBytes,
     gate,
