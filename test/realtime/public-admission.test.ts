@@ -34,7 +34,15 @@ function admissionOn(server: TestServer, db: Queryable, clock: ManualClock, erro
 
 const refusedFor = (a: Admission) => (a.ok ? null : a.reason);
 
-test('a storm from one address is admitted up to the rate at once, counted in batches after, and refused until its window ends', async () => {
+/** The openings counted in the shared table, every address together. */
+async function countedIn(server: TestServer): Promise<number> {
+  const rows = await server.ctx.db.query<{ n: number }>(
+    'SELECT coalesce(sum(failures), 0)::int AS n FROM failure_windows',
+  );
+  return rows[0]!.n;
+}
+
+test('a storm from one address is admitted up to the rate at once, counted together after, and refused until its window ends', async () => {
   const server = await startTestServer({ listen: false });
   try {
     const clock = new ManualClock(40_000_000);
@@ -55,13 +63,9 @@ test('a storm from one address is admitted up to the rate at once, counted in ba
     assert.equal(admission.size, LIMIT);
     // Another address is not held back by it.
     assert.equal(admission.admit('198.51.100.1', 'websocket').ok, true);
-    const counted = async () =>
-      (
-        await server.ctx.db.query<{ n: number }>(
-          'SELECT coalesce(sum(failures), 0)::int AS n FROM failure_windows',
-        )
-      )[0]!.n;
-    await waitFor(async () => (await counted()) === LIMIT + 1, { message: 'the admitted ones counted' });
+    await waitFor(async () => (await countedIn(server)) === LIMIT + 1, {
+      message: 'the admitted ones counted',
+    });
     assert.equal(inserts.length, 1, 'one statement for the openings of a tenth of a second');
     // Past the 1 s a seen count is trusted, the address at its rate stays refused, without a read.
     clock.advance(30_000);
@@ -82,18 +86,12 @@ test('what another process counted is seen at the next count: the address is ref
     const here = admissionOn(server, server.ctx.db, clock);
     const { admission: elsewhere } = admissionOn(server, server.ctx.db, clock);
     for (let i = 0; i < 4; i++) assert.equal(elsewhere.admit('203.0.113.9', 'websocket').ok, true);
-    const counted = async () =>
-      (
-        await server.ctx.db.query<{ n: number }>(
-          'SELECT coalesce(sum(failures), 0)::int AS n FROM failure_windows',
-        )
-      )[0]!.n;
-    await waitFor(async () => (await counted()) === 4, { message: 'the other process counted' });
+    await waitFor(async () => (await countedIn(server)) === 4, { message: 'the other process counted' });
     // This process has seen nothing of the address: it admits one, and its count tells it the rest.
     assert.equal(here.admission.admit('203.0.113.9', 'websocket').ok, true);
     await waitFor(() => here.rate.waitFromSeen('203.0.113.9', 0) > 0, { message: 'its count answered' });
     assert.equal(refusedFor(here.admission.admit('203.0.113.9', 'websocket')), 'rate');
-    assert.equal(await counted(), LIMIT);
+    assert.equal(await countedIn(server), LIMIT);
   } finally {
     await server.close();
   }
