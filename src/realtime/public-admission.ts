@@ -7,10 +7,10 @@
  * address's window as this process last saw it plus the openings it admitted whose count is not
  * answered yet. The counts are written after, together, at most every `COUNT_EVERY_MS`: one
  * statement a tenth of a second however many come in a storm (counted as they came, a statement
- * for every few openings was a good share of a storm's cost). What passes beyond the rate is what the other
- * processes admit from the address before they see its count: at most one rate's worth each, once
- * a window. An address whose count reached the rate is refused until its window ends, without
- * asking again.
+ * for every few openings was a good share of a storm's cost). What passes beyond the rate is what
+ * the other processes admit from the address before they see its count: at most one rate's worth
+ * each, once a window. An address whose count reached the rate is refused until its window ends,
+ * without asking again.
  *
  * An anonymous connection's id is negative and local to the process: it never meets a session's.
  */
