@@ -1,8 +1,8 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
 import { digestSecret, prefixes } from '../security/secrets.ts';
 import { bearerRefused, dpopRefused } from './auth-error.ts';
-import { CredentialCache } from '../security/credential-cache.ts';
+import { CredentialCache, growingLru } from '../security/credential-cache.ts';
 import { checkDpopProof, singleDpopProof, type DpopPolicy } from '../dpop/dpop-check.ts';
 import { DpopError } from '../dpop/dpop.ts';
 import type { DpopNonces } from '../dpop/dpop-nonce.ts';
@@ -53,7 +53,7 @@ export class AccessTokenCheck {
     maxEntries = 100_000,
   ) {
     this.cache = new CredentialCache(cacheMs, maxEntries, () => ctx.clock.now());
-    this.digests = new LRUCache({ max: maxEntries });
+    this.digests = growingLru(maxEntries);
     this.dpop = { db: ctx.db, clock: ctx.clock, nonces };
   }
 

@@ -1,7 +1,7 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/types.ts';
-import { CredentialCache } from '../security/credential-cache.ts';
+import { CredentialCache, growingLru } from '../security/credential-cache.ts';
 import { isClientIdShape, toClient, type ClientRow, type OAuthClient } from './clients.ts';
 
 export interface ClientWithSecret {
@@ -40,7 +40,7 @@ export class ClientCache {
     maxEntries = 10_000,
   ) {
     this.cache = new CredentialCache(ttlMs, maxEntries, () => clock.now());
-    this.bySecret = new LRUCache({ max: maxEntries });
+    this.bySecret = growingLru(maxEntries);
   }
 
   async find(clientId: string): Promise<ClientWithSecret | null> {

@@ -14,9 +14,9 @@
  *
  * An anonymous connection's id is negative and local to the process: it never meets a session's.
  */
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
+import { growingLru } from '../security/credential-cache.ts';
 import type { FailureLimiter } from '../security/failure-limiter.ts';
 import { addressGroup } from '../http/client-address.ts';
 
@@ -58,7 +58,7 @@ export class PublicAdmission {
   /** Openings admitted per address whose count is not answered yet. */
   private readonly uncounted = new Map<string, number>();
   /** When the window of each address that reached the rate ends: its count only grows until then. */
-  private readonly blocked = new LRUCache<string, number>({ max: MAX_BLOCKED_ADDRESSES });
+  private readonly blocked = growingLru<string, number>(MAX_BLOCKED_ADDRESSES);
   /** The address of each opening admitted and not yet counted, in order. */
   private readonly toCount: string[] = [];
   /** A count is scheduled or being written. */
@@ -121,6 +121,10 @@ export class PublicAdmission {
     this.toCount.push(address);
     if (this.counting) return;
     this.counting = true;
+    this.scheduleCount();
+  }
+
+  private scheduleCount(): void {
     setTimeout(() => void this.writeCounts(), COUNT_EVERY_MS).unref();
   }
 
@@ -129,7 +133,7 @@ export class PublicAdmission {
     const addresses = this.toCount.splice(0, MAX_COUNTED_TOGETHER);
     try {
       for (const [address, window] of await this.rate.count(addresses))
-        if (this.rate.waitFromSeen(address, 0) > 0) this.blocked.set(address, window.endsAt);
+        if (this.rate.full(window)) this.blocked.set(address, window.endsAt);
     } catch (err) {
       this.onCountError(err);
     }
@@ -138,7 +142,7 @@ export class PublicAdmission {
       if (left === 0) this.uncounted.delete(address);
       else this.uncounted.set(address, left);
     }
-    if (this.toCount.length > 0) setTimeout(() => void this.writeCounts(), COUNT_EVERY_MS).unref();
+    if (this.toCount.length > 0) this.scheduleCount();
     else this.counting = false;
   }
 

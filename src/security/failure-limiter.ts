@@ -90,18 +90,24 @@ export class FailureLimiter {
 
   /**
    * Counts one request under each key (a key may come several times) without judging them: the
-   * windows after the count are returned and seen by `waitFromSeen`. For a limit judged before its
+   * windows after the count are returned (`full` judges one) and seen by `waitFromSeen`. For a limit judged before its
    * count is written (public-admission.ts), where waiting for the statement would cost more than
    * the few requests that pass while it runs.
    */
   async count(keys: readonly string[]): Promise<Map<string, KeyWindow>> {
-    const counted = await this.windows.add(this.named(keys), this.options.windowMs, this.clock.now());
+    const named = this.named(keys);
+    const keyOf = new Map(named.map((n, i) => [n, keys[i]!]));
     const byKey = new Map<string, KeyWindow>();
-    for (const [named, w] of counted) {
-      this.held.set(named, w);
-      byKey.set(named.slice(this.name.length + 1), w);
+    for (const [n, w] of await this.windows.add(named, this.options.windowMs, this.clock.now())) {
+      this.held.set(n, w);
+      byKey.set(keyOf.get(n)!, w);
     }
     return byKey;
+  }
+
+  /** Whether a window `count` returned is at the limit: one more request under its key is refused. */
+  full(window: KeyWindow): boolean {
+    return window.count >= this.options.limit && window.endsAt > this.clock.now();
   }
 
   /**

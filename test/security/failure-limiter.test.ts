@@ -163,6 +163,11 @@ test('count() writes a batch in one statement, and waitFromSeen() judges the nex
     assert.equal(windows.get('a')!.count, 4);
     assert.equal(windows.get('b')!.count, 2);
     assert.equal(windows.get('a')!.endsAt, 30_000_000 + 60_000);
+    // full(): a window at its limit (or over) refuses the next request; one below does not.
+    assert.equal(limiter.full(windows.get('a')!), true);
+    assert.equal(limiter.full(windows.get('b')!), false);
+    assert.equal(limiter.full({ count: 3, endsAt: 30_000_000 + 60_000 }), true);
+    assert.equal(limiter.full({ count: 3, endsAt: 30_000_000 }), false);
     const count = async (key: string) =>
       (
         await server.ctx.db.query<{ failures: number }>(
