@@ -401,6 +401,14 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
         target: '< 2 s (issue 2)',
         met: r.median < 2000,
       });
+    for (const r of results.filter((r) => r.heapMiB !== undefined))
+      rows.push({
+        figure: `started and idle 2 s: JavaScript heap used · RSS, median of ${r.runs}`,
+        value: `${r.heapMiB.toFixed(1)} MiB · ${r.rssMiB.toFixed(0)} MiB`,
+        reference: '–',
+        target: '–',
+        met: null,
+      });
   } else if (name === 'attacks') {
     for (const r of results) {
       if (r.guessesPerAccountPerHour !== undefined) {
