@@ -90,9 +90,9 @@ export class FailureLimiter {
 
   /**
    * Counts one request under each key (a key may come several times) without judging them: the
-   * windows after the count are returned (`full` judges one) and seen by `waitFromSeen`. For a limit judged before its
-   * count is written (public-admission.ts), where waiting for the statement would cost more than
-   * the few requests that pass while it runs.
+   * windows after the count are returned (`full` judges one) and seen by `waitFromSeen`. For a
+   * limit judged before its count is written (public-admission.ts), where waiting for the statement
+   * would cost more than the few requests that pass while it runs.
    */
   async count(keys: readonly string[]): Promise<Map<string, KeyWindow>> {
     const named = this.named(keys);
