@@ -24,6 +24,9 @@ interface CachedToken {
   scopes: ReadonlySet<string>;
 }
 
+/** Checked tokens (and their digests) held at most, the least recently used dropped first. */
+const MAX_CHECKED_TOKENS = 100_000;
+
 export interface TokenCheckOptions {
   /** Ask the database now rather than trust the cache (contract and account APIs). */
   fresh?: boolean;
@@ -50,10 +53,9 @@ export class AccessTokenCheck {
     cacheMs: number,
     /** Server nonces; null when configured off. */
     nonces: DpopNonces | null,
-    maxEntries = 100_000,
   ) {
-    this.cache = new CredentialCache(cacheMs, maxEntries, () => ctx.clock.now());
-    this.digests = growingLru(maxEntries);
+    this.cache = new CredentialCache(cacheMs, MAX_CHECKED_TOKENS, () => ctx.clock.now());
+    this.digests = growingLru(MAX_CHECKED_TOKENS);
     this.dpop = { db: ctx.db, clock: ctx.clock, nonces };
   }
 

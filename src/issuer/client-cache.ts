@@ -21,6 +21,9 @@ export async function findClientWithSecret(q: Queryable, clientId: string): Prom
   return r ? { client: toClient(r), secretDigest: r.secret_digest } : null;
 }
 
+/** Clients held at most, the least recently used dropped first. */
+const MAX_CLIENTS_HELD = 10_000;
+
 /**
  * Clients recently found, for a few seconds, so a burst of token requests from one client costs one
  * lookup. A secret replaced or a client deleted is announced on the bus with the secret's digest
@@ -37,10 +40,9 @@ export class ClientCache {
     private readonly q: Queryable,
     clock: Clock,
     ttlMs: number,
-    maxEntries = 10_000,
   ) {
-    this.cache = new CredentialCache(ttlMs, maxEntries, () => clock.now());
-    this.bySecret = growingLru(maxEntries);
+    this.cache = new CredentialCache(ttlMs, MAX_CLIENTS_HELD, () => clock.now());
+    this.bySecret = growingLru(MAX_CLIENTS_HELD);
   }
 
   async find(clientId: string): Promise<ClientWithSecret | null> {
