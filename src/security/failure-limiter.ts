@@ -107,7 +107,8 @@ export class FailureLimiter {
 
   /** Whether a window `count` returned is at the limit: one more request under its key is refused. */
   full(window: KeyWindow): boolean {
-    return window.count >= this.options.limit && window.endsAt > this.clock.now();
+    // As retryAfter judges a seen window: at its limit, the next request would take it over.
+    return overLimitFor(window, this.options.limit - 1, this.clock.now(), this.options.windowMs) > 0;
   }
 
   /**
