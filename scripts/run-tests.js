@@ -109,7 +109,14 @@ try {
       group: 'PostgreSQL, engine-dependent',
     })),
   );
-  results = await runInLanes(jobs, concurrency, ['--enable-source-maps', '--test-reporter=tap']);
+  // --liftoff-only: the embedded database's WebAssembly compiled once, by V8's baseline compiler, not
+  // optimised again in the background (about 0.7 s of CPU per database opened, a quarter of the API
+  // files' time); the processes the tests start get it too (test/support/namazu-bin.ts, NODE_FLAGS).
+  results = await runInLanes(jobs, concurrency, [
+    '--enable-source-maps',
+    '--liftoff-only',
+    '--test-reporter=tap',
+  ]);
   console.log(summaryOf(results));
   if (coverage) {
     const summary = summariseCoverage(rawCoverage, process.cwd());

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { Browser, signInThroughForm } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 import { LANG_COOKIE } from '../../src/console/i18n.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -31,7 +31,7 @@ function namazu(...args: string[]) {
   const where = database.databaseUrl
     ? ['--database-url', database.databaseUrl]
     : ['--data-dir', database.dataDir];
-  const r = spawnSync(process.execPath, [NAMAZU_BIN, ...args, ...where], {
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, NAMAZU_BIN, ...args, ...where], {
     encoding: 'utf8',
     env: cleanEnv({}),
   });

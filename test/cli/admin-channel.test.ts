@@ -19,7 +19,7 @@ import {
   type Node,
 } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
-import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 
 const DEADLINE_MS = 2000;
@@ -39,7 +39,7 @@ interface Run {
 
 /** `namazu <args>` with nothing but the data directory configured, run from `cwd`. */
 function namazu(dataDir: string, args: string[], cwd = process.cwd()): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], {
     cwd,
     env: cleanEnv({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' }),
   });

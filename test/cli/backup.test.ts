@@ -25,7 +25,7 @@ import { TOKEN_PATH } from '../../src/oauth/token.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
 import { createTestDatabase, testDatabaseUrl } from '../support/database.ts';
 import { fixtureIndex } from '../support/fixtures.ts';
-import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { auth, cleanEnv, serve, type ServeProcess } from '../support/processes.ts';
 
 const SCOPES = [
@@ -74,7 +74,9 @@ async function ingest(target: Target, ...paths: string[]): Promise<void> {
     target.dataDir,
     ...(target.databaseUrl ? ['--database-url', target.databaseUrl] : []),
   ];
-  const child = spawn(process.execPath, [BIN, 'ingest', ...paths, ...where], { env: cleanEnv({}) });
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'ingest', ...paths, ...where], {
+    env: cleanEnv({}),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { NAMAZU_BIN, SOURCE_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, SOURCE_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 
 interface Run {
   code: number | null;
@@ -15,7 +15,7 @@ function run(args: string[], env: Record<string, string> = {}, bin = NAMAZU_BIN)
     const clean = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('NAMAZU_') || k.startsWith('NAMAZU_TEST_')),
     );
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...clean, ...env } });
+    const child = spawn(process.execPath, [...NODE_FLAGS, bin, ...args], { env: { ...clean, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

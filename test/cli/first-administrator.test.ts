@@ -11,13 +11,13 @@ import { checkPassword } from '../../src/accounts/accounts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { runNamazu, serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
 import { cleanEnv } from '../support/processes.ts';
 
 /** `namazu args…` with `input` on its standard input (a pipe, not a terminal), in `cwd` when given. */
 function withInput(args: string[], env: Record<string, string>, input: string, cwd?: string) {
-  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], { env: cleanEnv(env), cwd });
+  const child = spawn(process.execPath, [...NODE_FLAGS, NAMAZU_BIN, ...args], { env: cleanEnv(env), cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -13,7 +13,7 @@ import { restoreCommand } from '../../src/cli/backup.ts';
 import { adminCommands, runCommand, type Command } from '../../src/cli/commands.ts';
 import type { CommandIo } from '../../src/cli/database.ts';
 import { migrateCommand, serveCommand } from '../../src/cli/serve.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 
 /** Every command and subcommand of `namazu`, as README's "Command line" lists them. */
@@ -59,7 +59,7 @@ async function inProcess(name: string, argv: string[]) {
 }
 
 function spawnNamazu(args: string[], dataDir: string) {
-  return spawnSync(process.execPath, [NAMAZU_BIN, ...args], {
+  return spawnSync(process.execPath, [...NODE_FLAGS, NAMAZU_BIN, ...args], {
     env: cleanEnv({ NAMAZU_DATA_DIR: dataDir }),
     encoding: 'utf8',
     timeout: 30_000,

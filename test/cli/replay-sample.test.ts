@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { replayItem, replayOrder, replaySchedule } from '../../src/sources/replay.ts';
 import { serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
 import { cleanEnv } from '../support/processes.ts';
 
@@ -70,7 +70,7 @@ test('the sample replay beside a running server sends its first telegram within 
   try {
     await migratedDataDir(env.NAMAZU_DATA_DIR);
     node = await serveNode(env);
-    const replay = spawn(process.execPath, [NAMAZU_BIN, 'replay', '--as-test', SAMPLES], {
+    const replay = spawn(process.execPath, [...NODE_FLAGS, NAMAZU_BIN, 'replay', '--as-test', SAMPLES], {
       env: cleanEnv(env),
     });
     let stderr = '';

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { earthquakeScenario } from '../../src/sources/scenario/sequence.ts';
 import { serveNode, tempDir, type Node } from '../multinode/support.ts';
 import { migratedDataDir } from '../support/database.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { waitFor } from '../support/wait.ts';
 import { cleanEnv } from '../support/processes.ts';
 
@@ -40,9 +40,13 @@ test('the scenario command beside a running server prints each telegram while it
   try {
     await migratedDataDir(env.NAMAZU_DATA_DIR);
     node = await serveNode(env);
-    const child = spawn(process.execPath, [NAMAZU_BIN, 'scenario', 'earthquake', ...QUAKE, '--speed', '60'], {
-      env: cleanEnv(env),
-    });
+    const child = spawn(
+      process.execPath,
+      [...NODE_FLAGS, NAMAZU_BIN, 'scenario', 'earthquake', ...QUAKE, '--speed', '60'],
+      {
+        env: cleanEnv(env),
+      },
+    );
     let stdout = '';
     let stderr = '';
     let firstWhileRunning = false;

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -15,7 +15,7 @@ function serve(
 ): { child: ChildProcess; output: () => string } {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    [...NODE_FLAGS, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
     {
       env: cleanEnv({ NAMAZU_LOG_LEVEL: 'warn', ...extra }),
     },
@@ -98,7 +98,7 @@ test('a port already in use stops the start with one line saying what to do', as
   try {
     const child = spawn(
       process.execPath,
-      [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir],
+      [...NODE_FLAGS, BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir],
       { env: cleanEnv({ NAMAZU_LOG_LEVEL: 'warn', NAMAZU_DEMO: '0' }) },
     );
     let out = '';

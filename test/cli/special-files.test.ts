@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { migratedDataDir } from '../support/database.ts';
-import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 
 /** Far beyond the few seconds a refusal takes: a command still running then waits for ever. */
 const DEADLINE_MS = 30_000;
 
 function namazu(dataDir: string, args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], {
     env: cleanEnv({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: '0' }),
   });
   let stdout = '';

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import { STOP_GRACE_MS } from '../../src/cli/serve.ts';
 import { migratedDataDir } from '../support/database.ts';
 import { jmaXmlRoot } from '../support/fixtures.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv, serve, type ServeProcess } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -38,7 +38,7 @@ interface Command {
 
 /** `namazu <args>` on the data directory, left running. */
 function start(dataDir: string, args: string[]): Command {
-  const child = spawn(process.execPath, [NAMAZU_BIN, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, NAMAZU_BIN, ...args], {
     env: cleanEnv({ NAMAZU_DATA_DIR: dataDir, NAMAZU_DEMO: 'false' }),
   });
   let stdout = '';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 
 const root = new URL('../../', import.meta.url);
@@ -18,11 +18,15 @@ const doc = (path: string) => readFileSync(new URL(path, root), 'utf8');
 function serveRefusing(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'namazu-docs-settings-'));
   try {
-    const r = spawnSync(process.execPath, [NAMAZU_BIN, 'serve', '--data-dir', dir, '--port', '0'], {
-      encoding: 'utf8',
-      env: cleanEnv({ NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'silent', ...env }),
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [...NODE_FLAGS, NAMAZU_BIN, 'serve', '--data-dir', dir, '--port', '0'],
+      {
+        encoding: 'utf8',
+        env: cleanEnv({ NAMAZU_DEMO: '0', NAMAZU_LOG_LEVEL: 'silent', ...env }),
+        timeout: 30_000,
+      },
+    );
     return { status: r.status, signal: r.signal, stderr: r.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });

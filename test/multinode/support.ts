@@ -16,7 +16,7 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
-import { NAMAZU_BIN as BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 import { cleanEnv } from '../support/processes.ts';
 import { waitFor as sharedWaitFor } from '../support/wait.ts';
 
@@ -90,7 +90,7 @@ export function runNamazu(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env) });
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, ...args], { env: cleanEnv(env) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -118,7 +118,7 @@ export async function serveNode(
   options: { port?: number; workers?: number } = {},
 ): Promise<Node> {
   const workers = options.workers ?? 1;
-  const args = [BIN, 'serve', '--port', String(options.port ?? 0), '--host', '127.0.0.1'];
+  const args = [...NODE_FLAGS, BIN, 'serve', '--port', String(options.port ?? 0), '--host', '127.0.0.1'];
   if (workers > 1) args.push('--workers', String(workers));
   const child = spawn(process.execPath, args, {
     env: cleanEnv({ NAMAZU_LOG_LEVEL: 'info', ...env }),

@@ -6,7 +6,7 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { addContract } from '../../src/accounts/contracts.ts';
 import { openDb } from '../../src/db/open.ts';
 import { loadPepper } from '../../src/security/pepper.ts';
-import { NAMAZU_BIN as BIN } from './namazu-bin.ts';
+import { NAMAZU_BIN as BIN, NODE_FLAGS } from './namazu-bin.ts';
 import { waitFor } from './wait.ts';
 
 const redisServer = process.env.NAMAZU_TEST_REDIS_URL || null;
@@ -28,7 +28,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Runs the real `namazu` executable to completion against the embedded database in `dataDir`. */
 export function namazuOn(dataDir: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], {
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, BIN, ...args, '--data-dir', dataDir], {
     encoding: 'utf8',
     env: cleanEnv({}),
   });
@@ -53,9 +53,13 @@ export async function serve(
   env: Record<string, string>,
   { args = [], listeners = 1 }: { args?: string[]; listeners?: number } = {},
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
-    env: cleanEnv({ NAMAZU_DEMO: 'false', NAMAZU_LOG_LEVEL: 'info', ...env }),
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
+    {
+      env: cleanEnv({ NAMAZU_DEMO: 'false', NAMAZU_LOG_LEVEL: 'info', ...env }),
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -14,7 +14,7 @@ import {
   jmaXmlRoot,
   restFixtureIndex,
 } from '../support/fixtures.ts';
-import { NAMAZU_BIN } from '../support/namazu-bin.ts';
+import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
 
 const run = promisify(execFile);
 
@@ -29,9 +29,13 @@ describe('namazu ingest', () => {
     const target = database.databaseUrl
       ? ['--database-url', database.databaseUrl]
       : ['--data-dir', database.dataDir];
-    const { stdout } = await run(process.execPath, [NAMAZU_BIN, 'ingest', ...target, ...args], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [...NODE_FLAGS, NAMAZU_BIN, 'ingest', ...target, ...args],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     return JSON.parse(stdout) as {
       ingested: number;
       duplicates: number;
