@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { WebSocketServer } from 'ws';
 import { defaults } from '../src/config.ts';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 interface Namazu {
   origin: string;
@@ -31,7 +32,6 @@ export interface AttackKit {
 
 const MiB = 1024 * 1024;
 const config = defaults();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** How long the hostile upstream keeps the relay busy per run. */
 const HOSTILE_MS = 20_000;
 

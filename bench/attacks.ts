@@ -36,6 +36,7 @@ import { sourceAttackFigures } from './attacks-sources.ts';
 import { emitResult } from './result.ts';
 import { BIN, cleanEnv } from './namazu-bin.ts';
 import { cpuSeconds, rss } from './proc.ts';
+import { median, percentile } from './stats.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const databaseUrl = process.env.NAMAZU_BENCH_DATABASE_URL || null;
@@ -130,9 +131,6 @@ async function startBare(): Promise<Namazu> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * Requests GET /healthz of `origin` one at a time, 20 ms apart, until its stdin closes, then prints
@@ -322,7 +320,6 @@ const scenarios: Scenario[] = [
   },
 ];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-bench-attacks-'));
 console.log(`engine ${databaseUrl ? 'postgres' : 'pglite'}, ${runs} runs per attack, default settings`);
 try {

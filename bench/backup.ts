@@ -27,6 +27,7 @@ import { loadPepper } from '../src/security/pepper.ts';
 import { serve } from '../test/support/processes.ts';
 import { BIN } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
+import { percentile } from './stats.ts';
 
 const count = Number(process.argv[2] ?? 100_000);
 const seconds = Number(process.argv[3] ?? 10);
@@ -129,10 +130,6 @@ try {
     );
     return { ms, errors };
   }
-  const pct = (ms: number[], p: number) => {
-    const s = [...ms].sort((a, b) => a - b);
-    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-  };
 
   await load(new Promise((r) => setTimeout(r, 5000))); // warm-up
   const reference = await load(new Promise((r) => setTimeout(r, seconds * 1000)));
@@ -150,7 +147,7 @@ try {
   await server.stop();
 
   const row = (name: string, r: { ms: number[]; errors: number }) =>
-    `| ${name} | ${r.ms.length} | ${pct(r.ms, 50).toFixed(1)} | ${pct(r.ms, 99).toFixed(1)} | ${r.errors} |`;
+    `| ${name} | ${r.ms.length} | ${percentile(r.ms, 50).toFixed(1)} | ${percentile(r.ms, 99).toFixed(1)} | ${r.errors} |`;
   console.log(`\nbackup of ${count} telegrams (${engine}): ${result.seconds.toFixed(1)} s in the command`);
   console.log(`(${wall.toFixed(1)} s with the CLI's start), file ${(result.bytes / 2 ** 20).toFixed(0)} MiB`);
   console.log(`\n| load | requests | p50 ms | p99 ms | errors |\n|---|---|---|---|---|`);
@@ -162,9 +159,9 @@ try {
     telegrams: count,
     backupSeconds: result.seconds,
     backupBytes: result.bytes,
-    p99Ms: pct(during.ms, 99),
-    p99ReferenceMs: pct(reference.ms, 99),
-    p99AfterMs: pct(after.ms, 99),
+    p99Ms: percentile(during.ms, 99),
+    p99ReferenceMs: percentile(reference.ms, 99),
+    p99AfterMs: percentile(after.ms, 99),
     errors: during.errors,
   });
 } finally {

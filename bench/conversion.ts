@@ -11,6 +11,7 @@ import { converterFor } from '../src/conversion/registry.ts';
 import { parseXmlElement } from '../src/conversion/xml-element.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
+import { median, percentile } from './stats.ts';
 
 const rounds = Number(process.argv[2] ?? 20);
 
@@ -63,10 +64,6 @@ for (let round = 0; round < rounds; round++) {
 }
 stall.disable();
 
-const quantile = (xs: number[], q: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
 console.log(`conversion per document, ${rounds} rounds (ms)`);
 console.log(
   'schema | documents | median | p99 | largest document (bytes) | its median | its median, parsed | median, parsed',
@@ -77,23 +74,17 @@ for (const [schema, samples] of [...bySchema].sort()) {
   emitResult('conversion', {
     schema,
     documents: samples.length,
-    median: quantile(all, 0.5),
-    p99: quantile(all, 0.99),
+    median: percentile(all, 50),
+    p99: percentile(all, 99),
     largestBytes: largest.bytes,
-    largestMedian: quantile(largest.times, 0.5),
-    largestParsedMedian: quantile(largest.parsedTimes, 0.5),
-    parsedMedian: quantile(
-      samples.flatMap((s) => s.parsedTimes),
-      0.5,
-    ),
+    largestMedian: percentile(largest.times, 50),
+    largestParsedMedian: percentile(largest.parsedTimes, 50),
+    parsedMedian: median(samples.flatMap((s) => s.parsedTimes)),
   });
   console.log(
-    `${schema} | ${samples.length} | ${quantile(all, 0.5).toFixed(3)} | ${quantile(all, 0.99).toFixed(3)} | ` +
-      `${largest.bytes} | ${quantile(largest.times, 0.5).toFixed(3)} | ` +
-      `${quantile(largest.parsedTimes, 0.5).toFixed(3)} | ${quantile(
-        samples.flatMap((s) => s.parsedTimes),
-        0.5,
-      ).toFixed(3)}`,
+    `${schema} | ${samples.length} | ${percentile(all, 50).toFixed(3)} | ${percentile(all, 99).toFixed(3)} | ` +
+      `${largest.bytes} | ${percentile(largest.times, 50).toFixed(3)} | ` +
+      `${percentile(largest.parsedTimes, 50).toFixed(3)} | ${median(samples.flatMap((s) => s.parsedTimes)).toFixed(3)}`,
   );
 }
 // A conversion is synchronous: its own duration is the time it holds the event loop.

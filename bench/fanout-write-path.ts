@@ -23,6 +23,7 @@ import { dataMessage } from '../src/realtime/protocol.ts';
 import { record, startEndpoint } from '../test/support/realtime.ts';
 import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 const n = Number(process.argv[2] ?? 5000);
 const rounds = Number(process.argv[3] ?? 20);
@@ -96,7 +97,6 @@ for (let r = 0; r < rounds; r++) {
   for (const m of order) await round(m, true);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(
   `${n} sockets, ${rounds} rounds, hub chunk ${chunkSize}, data message ${payload.length} bytes (medians)`,
 );

@@ -29,6 +29,7 @@ import { createBenchDatabase } from './bench-database.ts';
 import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
 import { serveNamazu } from './namazu-bin.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -140,10 +141,6 @@ async function tickets(n: number): Promise<string[]> {
   return out;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
 const f = (ms: number) => ms.toFixed(2).padStart(8);
 
 await sleep(1000);
@@ -226,10 +223,10 @@ for (const n of sizes) {
   }
   const cpuPerMsg = (namazuCpuMs * 1000) / (rounds * n);
   console.log(
-    `${String(n).padStart(7)} | namazu |${f(pct(firsts, 50))} ms |${f(pct(firsts, 99))} ms |${f(pct(lasts, 50))} ms |${f(pct(lasts, 99))} ms | ${`${rssPerConn.toFixed(1)} (${rssAfterStorm.toFixed(1)})`.padStart(23)} | ${cpuPerMsg.toFixed(1).padStart(10)}`,
+    `${String(n).padStart(7)} | namazu |${f(percentile(firsts, 50))} ms |${f(percentile(firsts, 99))} ms |${f(percentile(lasts, 50))} ms |${f(percentile(lasts, 99))} ms | ${`${rssPerConn.toFixed(1)} (${rssAfterStorm.toFixed(1)})`.padStart(23)} | ${cpuPerMsg.toFixed(1).padStart(10)}`,
   );
   console.log(
-    `${String(n).padStart(7)} | bare ws|${f(pct(bareFirsts, 50))} ms |${f(pct(bareFirsts, 99))} ms |${f(pct(bareLasts, 50))} ms |${f(pct(bareLasts, 99))} ms |                       – |          –`,
+    `${String(n).padStart(7)} | bare ws|${f(percentile(bareFirsts, 50))} ms |${f(percentile(bareFirsts, 99))} ms |${f(percentile(bareLasts, 50))} ms |${f(percentile(bareLasts, 99))} ms |                       – |          –`,
   );
   emitResult('fanout', {
     workers,
@@ -238,16 +235,16 @@ for (const n of sizes) {
     clients: n,
     messageBytes,
     namazu: {
-      firstP50: pct(firsts, 50),
-      firstP99: pct(firsts, 99),
-      lastP50: pct(lasts, 50),
-      lastP99: pct(lasts, 99),
+      firstP50: percentile(firsts, 50),
+      firstP99: percentile(firsts, 99),
+      lastP50: percentile(lasts, 50),
+      lastP99: percentile(lasts, 99),
     },
     bare: {
-      firstP50: pct(bareFirsts, 50),
-      firstP99: pct(bareFirsts, 99),
-      lastP50: pct(bareLasts, 50),
-      lastP99: pct(bareLasts, 99),
+      firstP50: percentile(bareFirsts, 50),
+      firstP99: percentile(bareFirsts, 99),
+      lastP50: percentile(bareLasts, 50),
+      lastP99: percentile(bareLasts, 99),
     },
     rssPerConnectionKiB: rssPerConn,
     rssPerConnectionAfterStormKiB: rssAfterStorm,

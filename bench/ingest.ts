@@ -26,6 +26,7 @@ import { storeTelegram } from '../src/telegrams/store.ts';
 import { createTestDatabase } from '../test/support/database.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 const runs = Number(process.argv[2] ?? 3);
 const serverUrl = process.env.NAMAZU_BENCH_DATABASE_URL ?? null;
@@ -117,7 +118,6 @@ for (let run = 0; run < runs; run++) {
     cpus[name].push(r.cpu);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const engine = serverUrl ? 'PostgreSQL' : 'PGlite';
 console.log(
   `${engine}: ${telegrams.length} telegrams (${(bytes / 1e6).toFixed(1)} MB) per run, ${runs} runs each`,

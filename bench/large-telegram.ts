@@ -19,6 +19,7 @@ import { fixture } from '../test/support/fixtures.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';
 import { childrenOf, rss } from './proc.ts';
 import { emitResult } from './result.ts';
+import { median, percentile } from './stats.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
 /** Alternated runs of the two phases; the figures are their medians. */
@@ -33,9 +34,6 @@ const EEW_FILE = '77_01_01_240613_VXSE45.xml';
 const MiB = 1024 * 1024;
 
 const db = process.env.NAMAZU_TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
-const median = (xs: number[]) => pct(xs, 50);
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 /**
@@ -189,8 +187,8 @@ async function eewPhase(
   loop.disable();
   return {
     eews: latencies.length,
-    p50: pct(latencies, 50),
-    p99: pct(latencies, 99),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     maxStall: loop.max / 1e6,
     stallP99: loop.percentile(99) / 1e6,
   };

@@ -22,6 +22,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { serveNamazu } from './namazu-bin.ts';
 import { emitResult } from './result.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,8 +46,6 @@ const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const CLASSIFICATIONS = 'eew.forecast,eew.warning';
 const CLIENTS = fileURLToPath(new URL('./ping-spread-clients.ts', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 const { databaseUrl, db, drop } = await createBenchDatabase(adminUrl, 'namazu_bench_pings', SECRET);
 const bus = await openBus({ bus: 'postgres', databaseUrl, redisUrl: null });
@@ -101,8 +100,8 @@ async function run(interval: number): Promise<{ latencies: number[]; pongs: numb
 const summary = ({ latencies: l, pongs }: { latencies: number[]; pongs: number }) => ({
   telegrams: l.length,
   pongs,
-  p50: quantile(l, 0.5),
-  p99: quantile(l, 0.99),
+  p50: percentile(l, 50),
+  p99: percentile(l, 99),
   max: l.at(-1)!,
 });
 const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(9);

@@ -20,6 +20,7 @@ import { prepareForIngest } from '../src/telegrams/prepare.ts';
 import type { TelegramRecord } from '../src/telegrams/record.ts';
 import { allXmlFixtures } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '9' }, repeat: { type: 'string', default: '200' } },
@@ -78,7 +79,6 @@ function matchOnly(filter: typeof unfiltered): number {
   return n >= 0 ? ns / (repeat * 10 * records.length) : 0;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const passing = records.filter((r) => matches(filtered, r));
 const matchRef: number[] = [];
 const matchFiltered: number[] = [];

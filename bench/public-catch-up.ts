@@ -32,6 +32,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { fixture, jmaXmlRoot } from '../test/support/fixtures.ts';
 import { startTestServer } from '../test/support/server.ts';
 import { emitResult } from './result.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,10 +52,6 @@ const PUBLIC = 'telegram.earthquake';
 const MiB = 1024 * 1024;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) =>
-  xs.length === 0
-    ? NaN
-    : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const f1 = (x: number) => x.toFixed(1);
 
 /**
@@ -185,7 +182,7 @@ async function phase<T>(minProbes: number, during: () => Promise<T>): Promise<Ph
 }
 
 const probeLine = (p: Phase['probes']) =>
-  `probe return → arrival p50 ${f1(pct(p.fromReturn, 50))} · p99 ${f1(pct(p.fromReturn, 99))} · max ${f1(Math.max(...p.fromReturn))} ms; ` +
+  `probe return → arrival p50 ${f1(percentile(p.fromReturn, 50))} · p99 ${f1(percentile(p.fromReturn, 99))} · max ${f1(Math.max(...p.fromReturn))} ms; ` +
   `scheduled → arrival max ${f1(Math.max(...p.fromSchedule))} ms; ${p.fromReturn.length} probes, ${p.lost} lost`;
 const phaseLine = (p: Phase) =>
   `loop stall max ${f1(p.stallMs)} ms · RSS +${f1(p.rssMiB)} MiB · external +${f1(p.externalMiB)} MiB\n    ${probeLine(p.probes)}`;
@@ -227,7 +224,7 @@ for (const n of sizes) {
   const cut = times.filter(Number.isNaN).length;
   console.log(
     `  ${n} reading catch-ups: ${phaseLine(reading)}\n    statuses ${JSON.stringify(r.statuses)}; ${r.events / n} events, ${f1(r.bytes / n / MiB)} MiB a client; ` +
-      `last telegram reached: p50 ${f1(pct(times, 50))} · last ${f1(Math.max(...times.filter((t) => !Number.isNaN(t))))} ms; ended short ${cut}`,
+      `last telegram reached: p50 ${f1(percentile(times, 50))} · last ${f1(Math.max(...times.filter((t) => !Number.isNaN(t))))} ms; ended short ${cut}`,
   );
 
   const held = await phase(Math.ceil(holdMs / probeEveryMs), async () => {
@@ -245,15 +242,16 @@ for (const n of sizes) {
   );
   await sleep(1000);
 
-  const ratio = (p: Phase) => pct(p.probes.fromReturn, 99) / pct(reference.probes.fromReturn, 99);
+  const ratio = (p: Phase) =>
+    percentile(p.probes.fromReturn, 99) / percentile(reference.probes.fromReturn, 99);
   emitResult('public-catch-up', {
     db,
     clients: n,
-    reference: { stallMs: reference.stallMs, p99: pct(reference.probes.fromReturn, 99) },
+    reference: { stallMs: reference.stallMs, p99: percentile(reference.probes.fromReturn, 99) },
     reading: {
       stallMs: reading.stallMs,
       rssMiB: reading.rssMiB,
-      p99: pct(reading.probes.fromReturn, 99),
+      p99: percentile(reading.probes.fromReturn, 99),
       p99Ratio: ratio(reading),
       lastMs: Math.max(...times),
       mibPerClient: r.bytes / n / MiB,
@@ -261,7 +259,7 @@ for (const n of sizes) {
     held: {
       stallMs: held.stallMs,
       rssMiB: held.rssMiB,
-      p99: pct(held.probes.fromReturn, 99),
+      p99: percentile(held.probes.fromReturn, 99),
       p99Ratio: ratio(held),
     },
   });

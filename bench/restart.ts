@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 const runs = Math.max(5, Number(process.argv[2] ?? 7));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -90,7 +91,6 @@ async function once(c: Case, port: number): Promise<number> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const port = 18000 + Math.floor(Math.random() * 1000);
 
 try {

@@ -37,6 +37,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 import { serveNamazu } from './namazu-bin.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -188,11 +189,6 @@ async function fanoutRound(label: string): Promise<{ id: string; first: number; 
   return { id, first: r.first - at, last: r.last - at };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 

@@ -21,6 +21,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { prepareConversion, prepareTelegram } from '../src/telegrams/prepare.ts';
 import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult } from './result.ts';
+import { percentile } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -256,11 +257,6 @@ async function underLoad(until: Promise<unknown>): Promise<{ latencies: number[]
   return { latencies: sent.map((t) => arrivals.get(t.id)! - t.at), stalls };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
-
 // The year was written behind the server's back: its real-time delivery reads through all of it (in
 // serial order; the client takes none of it) before it reaches anything ingested later. That read is
 // not what is measured: one early warning, delivered once it is done, marks its end.
@@ -354,13 +350,13 @@ async function phase(work: () => Promise<number>): Promise<Phase> {
     telegrams,
     batches: timed.batches.length,
     batchMaxMs: +Math.max(0, ...timed.batches).toFixed(1),
-    batchP99Ms: +(pct(timed.batches, 99) || 0).toFixed(1),
+    batchP99Ms: +(percentile(timed.batches, 99) || 0).toFixed(1),
     vacuums: timed.vacuums.length,
     vacuumSeconds: +(sum(timed.vacuums) / 1000).toFixed(2),
     vacuumMaxMs: +Math.max(0, ...timed.vacuums).toFixed(1),
-    deliveryP50Ms: +pct(load.latencies, 50).toFixed(2),
-    deliveryP99Ms: +pct(load.latencies, 99).toFixed(2),
-    addedP99Ms: +(pct(load.latencies, 99) - pct(baseline.latencies, 99)).toFixed(2),
+    deliveryP50Ms: +percentile(load.latencies, 50).toFixed(2),
+    deliveryP99Ms: +percentile(load.latencies, 99).toFixed(2),
+    addedP99Ms: +(percentile(load.latencies, 99) - percentile(baseline.latencies, 99)).toFixed(2),
     stallMaxMs: +load.stalls.reduce((a, b) => Math.max(a, b), 0).toFixed(1),
     stallsOver20Ms: load.stalls.filter((x) => x > 20).length,
   };
@@ -376,8 +372,8 @@ const deletedBy = (r: Awaited<ReturnType<typeof pruner.runOnce>>) =>
   Object.values(r.telegrams).reduce((a, b) => a + b, 0);
 
 const base = {
-  deliveryP50Ms: +pct(baseline.latencies, 50).toFixed(2),
-  deliveryP99Ms: +pct(baseline.latencies, 99).toFixed(2),
+  deliveryP50Ms: +percentile(baseline.latencies, 50).toFixed(2),
+  deliveryP99Ms: +percentile(baseline.latencies, 99).toFixed(2),
   stallMaxMs: +baseline.stalls.reduce((a, b) => Math.max(a, b), 0).toFixed(1),
   stallsOver20Ms: baseline.stalls.filter((x) => x > 20).length,
 };

@@ -51,6 +51,7 @@ import { childrenOf, cpuSeconds, rss } from './proc.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 import { startingNode } from './scale-placement.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -95,10 +96,6 @@ const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_2
 const SECRET = 'bench-secret-0123456789abcdef0123456789';
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
-};
 
 // A fresh database for this run; the bench's own bus (ingest, and telling the bare nodes).
 const {

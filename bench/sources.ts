@@ -26,10 +26,9 @@ import {
 import { defaults } from '../src/config.ts';
 import { JmaFeedSource } from '../src/sources/jma-feed.ts';
 import { emitResult } from './result.ts';
+import { percentile } from './stats.ts';
 
 const relayRounds = Number(process.argv[2] ?? 200);
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function feedFigures() {
@@ -62,8 +61,8 @@ async function feedFigures() {
     await feed.close();
   }
   const interval = defaults().jmaFeedIntervalMs;
-  const p50 = pct(delays, 50);
-  const p99 = pct(delays, 99);
+  const p50 = percentile(delays, 50);
+  const p99 = percentile(delays, 99);
   console.log(`JMA feed, ${delays.length} entries: poll + ingest + delivery p50 ${ms(p50)}, p99 ${ms(p99)}`);
   console.log(
     `  with the default ${interval / 1000} s interval: entry → client = wait for the poll (uniform 0–${interval / 1000} s) + that:` +
@@ -113,8 +112,8 @@ async function relayFigures() {
     await upstream.close();
     await upstreamDb.drop();
   }
-  const p50 = pct(added, 50);
-  const p99 = pct(added, 99);
+  const p50 = percentile(added, 50);
+  const p99 = percentile(added, 99);
   console.log(
     `upstream relay, ${added.length} telegrams: added latency p50 ${ms(p50)}, p99 ${ms(p99)} (target ≤ 5 ms p50)`,
   );

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitResult } from './result.ts';
 import { BIN } from './namazu-bin.ts';
+import { median } from './stats.ts';
 
 const runs = Number(process.argv[2] ?? 7);
 const dataDir = mkdtempSync(join(tmpdir(), 'namazu-startup-'));
@@ -54,20 +55,18 @@ async function once(port: number): Promise<Start> {
   return { ms, heapMiB, rssMiB };
 }
 
-const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 const port = 18000 + Math.floor(Math.random() * 1000);
 const first = (await once(port)).ms;
 console.log(`first start (creates the database): ${first.toFixed(0)} ms`);
 const starts: Start[] = [];
 for (let i = 0; i < runs; i++) starts.push(await once(port));
 const times = starts.map((s) => s.ms).sort((a, b) => a - b);
-const median = medianOf(times);
-const heapMiB = medianOf(starts.map((s) => s.heapMiB));
-const rssMiB = medianOf(starts.map((s) => s.rssMiB));
-emitResult('startup', { runs, first, median, min: times[0], max: times.at(-1), heapMiB, rssMiB });
+const medianMs = median(times);
+const heapMiB = median(starts.map((s) => s.heapMiB));
+const rssMiB = median(starts.map((s) => s.rssMiB));
+emitResult('startup', { runs, first, median: medianMs, min: times[0], max: times.at(-1), heapMiB, rssMiB });
 console.log(
-  `start on an existing database, ${runs} runs: median ${median.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`,
+  `start on an existing database, ${runs} runs: median ${medianMs.toFixed(0)} ms, min ${times[0]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms`,
 );
 console.log(
   `started and idle ${SETTLE_MS / 1000} s, median of the ${runs} runs: JavaScript heap used ${heapMiB.toFixed(1)} MiB, RSS ${rssMiB.toFixed(0)} MiB`,

@@ -22,6 +22,7 @@ import { fixtureIndex } from '../test/support/fixtures.ts';
 import { emitResult, wrkMs } from './result.ts';
 import { classifications } from '../src/classifications.ts';
 import { BIN } from './namazu-bin.ts';
+import { median } from './stats.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 3);
@@ -170,7 +171,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const bare = median(figures.get(runs[0]![0])!.map((f) => f.perSecond));
   console.log(
     `medians of ${rounds} rounds\n| run | req/s | p50 | p99 | share of bare |\n|---|---|---|---|---|`,

@@ -18,6 +18,7 @@ import { createClient } from '../src/issuer/clients.ts';
 import { defaults } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { emitResult, wrkMs } from './result.ts';
+import { median } from './stats.ts';
 
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 3);
@@ -133,8 +134,6 @@ async function startReference(): Promise<{ url: string; child: ChildProcess }> {
   });
   return { url: `http://127.0.0.1:${port}/account/oauth2/v1/token`, child };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 console.log(`engine ${db.engine}, ${connections} connections, ${seconds} s per run, wrk -t1`);
 const reference = await startReference();

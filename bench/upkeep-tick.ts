@@ -20,6 +20,7 @@ import { recordAlive } from '../src/sessions/process-liveness.ts';
 import { LimitChecks, cutOffSessions, missedChanges, recordPings } from '../src/sessions/socket-sessions.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
+import { median } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -92,7 +93,6 @@ try {
           )[0]!.bytes,
         );
   const checks = new LimitChecks();
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const timed = async (run: () => Promise<unknown>, between: () => Promise<unknown> = async () => {}) => {
     const ms: number[] = [];
     const wal: number[] = [];

@@ -13,6 +13,7 @@ import { Agent, request } from 'undici';
 import { MAX_ATTEMPTS_IN_FLIGHT, MAX_ATTEMPTS_PER_HOST } from '../src/webhooks/service.ts';
 import { emitResult } from './result.ts';
 import { httpPost, postAll, startReceivers } from './webhook-receivers.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '12' } } });
 const ROUNDS = Number(values.rounds);
@@ -58,7 +59,6 @@ for (let r = 0; r < ROUNDS + WARM; r++) {
     await sleep(100);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const summary = Object.fromEntries(
   Object.entries(results).map(([name, rs]) => [
     name,

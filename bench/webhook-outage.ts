@@ -34,6 +34,7 @@ import { startBenchServer } from './in-process-server.ts';
 import { emitResult } from './result.ts';
 import type { SignedArrival } from './webhook-receiver.ts';
 import { startReceivers } from './webhook-receivers.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,8 +57,6 @@ const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_2
 const QUAKE = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/32-35_01_03_100514_VXSE53.xml'));
 const CLASSIFICATIONS = ['eew.forecast', 'eew.warning', 'telegram.earthquake'];
 const now = () => performance.timeOrigin + performance.now();
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 const seconds = (x: number) => `${(x / 1000).toFixed(1)} s`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - now())));
@@ -169,7 +168,7 @@ if (!sanityDone) throw new Error(`the receiver up: ${arrivedOf(sanityIds)} of ${
 const sanityLatency = sanityIds.map((id) => firstArrival.get(id)! - sanity.committed);
 console.log(`Receiver up: an EEW to ${SUBS} subscriptions on ${Math.min(HOSTS, Math.ceil(SUBS / 20))} hosts`);
 console.log(
-  `  commit → arrival p50 ${ms(quantile(sanityLatency, 0.5))}  p99 ${ms(quantile(sanityLatency, 0.99))}  last ${ms(Math.max(...sanityLatency))}`,
+  `  commit → arrival p50 ${ms(percentile(sanityLatency, 50))}  p99 ${ms(percentile(sanityLatency, 99))}  last ${ms(Math.max(...sanityLatency))}`,
 );
 
 // 2. Down; a telegram every EVERY_MS, alternately an early warning and an earthquake report.
@@ -250,7 +249,7 @@ console.log(
 );
 console.log(`  up → first arrival ${seconds(first)}, up → last arrival ${seconds(last)}`);
 console.log(
-  `  arrival − up p50 ${seconds(quantile(sinceUp, 0.5))}  p99 ${seconds(quantile(sinceUp, 0.99))}   (reference, the receiver never down: commit → arrival p50 ${ms(quantile(sanityLatency, 0.5))}  p99 ${ms(quantile(sanityLatency, 0.99))})`,
+  `  arrival − up p50 ${seconds(percentile(sinceUp, 50))}  p99 ${seconds(percentile(sinceUp, 99))}   (reference, the receiver never down: commit → arrival p50 ${ms(percentile(sanityLatency, 50))}  p99 ${ms(percentile(sanityLatency, 99))})`,
 );
 emitResult('webhook-outage', {
   engine: ctx.db.engine,
@@ -269,10 +268,10 @@ emitResult('webhook-outage', {
   failed: rows.failed,
   upToFirstSeconds: first / 1000,
   upToLastSeconds: last / 1000,
-  sinceUpP50Seconds: quantile(sinceUp, 0.5) / 1000,
-  sinceUpP99Seconds: quantile(sinceUp, 0.99) / 1000,
-  referenceP50Ms: quantile(sanityLatency, 0.5),
-  referenceP99Ms: quantile(sanityLatency, 0.99),
+  sinceUpP50Seconds: percentile(sinceUp, 50) / 1000,
+  sinceUpP99Seconds: percentile(sinceUp, 99) / 1000,
+  referenceP50Ms: percentile(sanityLatency, 50),
+  referenceP99Ms: percentile(sanityLatency, 99),
 });
 await bench.close();
 receivers.stop();

@@ -45,6 +45,7 @@ import { serveNamazu } from './namazu-bin.ts';
 import { forkFanoutClients } from './fanout-clients-process.ts';
 import { emitResult } from './result.ts';
 import { httpPost, postAll, startReceivers } from './webhook-receivers.ts';
+import { median, percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -77,9 +78,6 @@ const FIXTURES =
 const EEW = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/77_01_03_240613_VXSE45.xml'));
 const QUAKE = readFileSync(join(FIXTURES, 'jma-xml/jma-official-samples/32-35_01_03_100514_VXSE53.xml'));
 const now = () => performance.timeOrigin + performance.now();
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-const median = (xs: number[]) => quantile(xs, 0.5);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 // One loopback address more, for the stalled receiver.
@@ -170,12 +168,12 @@ async function eewRounds(): Promise<{ ours: Spread; theirs: Spread }> {
   for (let r = 0; r < ROUNDS; r++) {
     const committed = await ingest();
     const got = (await arrivals(SUBS)).map((t) => t - committed);
-    ours.push({ p50: quantile(got, 0.5), p99: quantile(got, 0.99) });
+    ours.push({ p50: percentile(got, 50), p99: percentile(got, 99) });
     // The queue's last slices and the successes' record may still be written: each round alone.
     await sleep(QUIET_MS);
     const ref = await reference(SUBS, body);
     await sleep(QUIET_MS);
-    theirs.push({ p50: quantile(ref, 0.5), p99: quantile(ref, 0.99) });
+    theirs.push({ p50: percentile(ref, 50), p99: percentile(ref, 99) });
   }
   const mid = (xs: Spread[]) => ({ p50: median(xs.map((o) => o.p50)), p99: median(xs.map((o) => o.p99)) });
   return { ours: mid(ours), theirs: mid(theirs) };
@@ -267,7 +265,7 @@ async function liveBesideBurst(socketPort: number): Promise<{ alone: Live[]; bur
     const times = (await round).times as number[][];
     await burst;
     const latencies = times.flatMap((mine) => mine.map((t, k) => t - committed[k]!));
-    return { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   };
   const alone: Live[] = [];
   const burst: Live[] = [];
