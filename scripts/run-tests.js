@@ -110,8 +110,8 @@ try {
     })),
   );
   // --liftoff-only: the embedded database's WebAssembly compiled once, by V8's baseline compiler, not
-  // optimised again in the background (about 0.7 s of CPU per database opened, a quarter of the API
-  // files' time); the processes the tests start get it too (test/support/namazu-bin.ts, NODE_FLAGS).
+  // optimised again in the background (about 1 s of CPU less per test server started); the processes
+  // the tests start get it too (test/support/namazu-bin.ts, NODE_FLAGS).
   results = await runInLanes(jobs, concurrency, [
     '--enable-source-maps',
     '--liftoff-only',

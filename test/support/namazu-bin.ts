@@ -15,7 +15,7 @@ export const NAMAZU_BIN = process.env.NAMAZU_TEST_BIN || SOURCE_BIN;
 /**
  * Node's flags before the executable in every process the tests start, as scripts/run-tests.js starts
  * the test files: WebAssembly compiled by V8's baseline compiler only. Otherwise the embedded
- * database's WebAssembly is compiled a second time, optimised, in the background: about 0.7 s of CPU
- * per start for code a test process runs for seconds. What the code computes is the same.
+ * database's WebAssembly is compiled a second time, optimised, in the background: about 1 s of CPU per
+ * start for code a test process runs for seconds. What the code computes is the same.
  */
 export const NODE_FLAGS = ['--liftoff-only'];

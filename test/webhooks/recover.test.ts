@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { PRIORITY_EEW, backlog, claimDue, recoverFailed } from '../../src/webhooks/deliveries.ts';
+import {
+  PRIORITY_EEW,
+  backlog,
+  claimDue,
+  failedDeliveries,
+  recoverFailed,
+} from '../../src/webhooks/deliveries.ts';
 import { getJson } from '../support/data-api.ts';
 import { fixture } from '../support/fixtures.ts';
 import { ingestVariant } from '../support/ingest-variant.ts';
@@ -62,6 +68,11 @@ test('failed deliveries are listed by state in pages, and those of a time range 
     await waitFor(async () => [...(await statesOf(server, id)).values()].every((s) => s === 'failed'), {
       message: 'the three deliveries failed',
     });
+    // What the console's webhook page counts apart: the telegrams' failures (the test event's aside),
+    // and when the oldest was queued.
+    const counted = await failedDeliveries(server.ctx.db, id);
+    assert.equal(counted.count, 3);
+    assert.ok(Math.abs(counted.oldest!.getTime() - (Date.now() - 72 * HOUR)) < HOUR, String(counted.oldest));
 
     // Listed by state, newest first, in pages whose token leads to the next.
     const deliveries = (query: string, headers = list) =>
