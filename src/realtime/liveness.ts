@@ -23,6 +23,8 @@ export class Liveness {
   private timer: NodeJS.Timeout | null = null;
   /** A beat held up (the pool busy) is not joined by the next ones: one more runs after it. */
   private readonly beats: CoalescedJob;
+  /** The last beat found the record lapsed: the next one opens the sessions again too (see `beat`). */
+  private reinstateAgain = false;
 
   constructor(
     private readonly db: Queryable,
@@ -50,9 +52,12 @@ export class Liveness {
   }
 
   private async beat(): Promise<void> {
-    if (await recordAlive(this.db, this.processId)) {
-      await reinstateSessions(this.db, this.processId, sessionIds(this.hub.connections()));
-      this.onReinstated();
-    }
+    const lapsed = await recordAlive(this.db, this.processId);
+    if (!lapsed && !this.reinstateAgain) return;
+    // Once more on the beat after: a start that read the lapsed record in the same moment as this
+    // beat may commit its closing of these sessions after this beat opened them again.
+    this.reinstateAgain = lapsed;
+    await reinstateSessions(this.db, this.processId, sessionIds(this.hub.connections()));
+    this.onReinstated();
   }
 }

@@ -576,7 +576,48 @@ test("a process unseen for 5 s frees its sessions' slots; its next sign of life 
   // status is not read here: the process's next beat (within a second) may already have reopened it.
   assert.equal(started, 200, "the slot of the unseen process's session is free");
   // The process is alive after all: its next beat finds its record lapsed and opens its session again.
-  await waitFor(async () => (await status()) === 'open', { message: 'the session open again' });
+  await waitFor(async () => (await status()) === 'open', {
+    timeout: 15_000,
+    message: 'the session open again',
+  });
+  client.ws.close(1000);
+  await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
+});
+
+test('a session closed for a lapsed process just after the beat that found the lapse is opened again by the next beat', async () => {
+  const { key } = await accountWith(['telegram.earthquake']);
+  const s = (await start(key, { classifications: ['telegram.earthquake'] })).json;
+  const client = new TestClient(s.websocket.url);
+  assert.equal((await client.next()).type, 'start');
+  const seenAt = async () =>
+    (
+      await server.ctx.db.query<{ seen_at: Date }>('SELECT max(seen_at) AS seen_at FROM server_processes')
+    )[0]!.seen_at.getTime();
+  const status = async () =>
+    (
+      await server.ctx.db.query<{ status: string }>('SELECT status FROM socket_sessions WHERE id = $1', [
+        s.websocket.id,
+      ])
+    )[0]!.status;
+  // The record made old, then the beat that finds it so (and opens again what was closed: nothing yet)…
+  await server.ctx.db.query(
+    "UPDATE server_processes SET seen_at = statement_timestamp() - interval '10 seconds'",
+  );
+  const old = await seenAt();
+  await waitFor(async () => (await seenAt()) > old + 5000, {
+    interval: 5,
+    message: 'the beat after the lapse',
+  });
+  // …and a start that read the lapsed record in the same moment commits its closing just after it.
+  await server.ctx.db.query(`UPDATE socket_sessions SET status = 'closed', end_at = now() WHERE id = $1`, [
+    s.websocket.id,
+  ]);
+  assert.equal(await status(), 'closed');
+  // The next beat (a second on) finds the record fresh, and still opens the session again.
+  await waitFor(async () => (await status()) === 'open', {
+    timeout: 15_000,
+    message: 'the session open again',
+  });
   client.ws.close(1000);
   await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
 });
