@@ -174,7 +174,6 @@ async function underAttack(namazu: Namazu, attack: () => Promise<number[]>) {
   clearInterval(sampler);
   peak = Math.max(peak, rss(pid));
   const serverCpuShare = (cpuSeconds(pid) - cpuBefore) / ((performance.now() - t0) / 1000);
-  latencies.sort((a, b) => a - b);
   closedAfterMs.sort((a, b) => a - b);
   return {
     rssGrowthMiB: (peak - rssBefore) / MiB,

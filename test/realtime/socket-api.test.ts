@@ -556,13 +556,34 @@ test('an open session of a process that stopped recording pongs stops counting a
   client.ws.close(1000);
 });
 
-test("a process unseen for 5 s frees its sessions' slots; its next sign of life opens them again", async () => {
-  const { key } = await accountWith(['telegram.earthquake']); // limit 1
+/**
+ * A socket of the account of `key` held open, its session's status as the API lists it, and the end
+ * both tests of a lapsed process share: the session open again (a beat may run late under load), then
+ * closed by its client.
+ */
+async function heldSocket(key: string) {
   const s = (await start(key, { classifications: ['telegram.earthquake'] })).json;
   const client = new TestClient(s.websocket.url);
   assert.equal((await client.next()).type, 'start');
   const status = async () =>
     (await call('GET', `/v2/socket?id=${s.websocket.id}`, key)).json!.items[0].status as string;
+  return {
+    id: s.websocket.id as number,
+    status,
+    async reopenedThenClosed() {
+      await waitFor(async () => (await status()) === 'open', {
+        timeout: 15_000,
+        message: 'the session open again',
+      });
+      client.ws.close(1000);
+      await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
+    },
+  };
+}
+
+test("a process unseen for 5 s frees its sessions' slots; its next sign of life opens them again", async () => {
+  const { key } = await accountWith(['telegram.earthquake']); // limit 1
+  const held = await heldSocket(key);
   // The process's record made 10 s old, as a dead process's is; its beat (every second) may write a
   // fresh one before the start looks, so this is tried again until the start sees the old one.
   let started = 0;
@@ -576,29 +597,16 @@ test("a process unseen for 5 s frees its sessions' slots; its next sign of life 
   // status is not read here: the process's next beat (within a second) may already have reopened it.
   assert.equal(started, 200, "the slot of the unseen process's session is free");
   // The process is alive after all: its next beat finds its record lapsed and opens its session again.
-  await waitFor(async () => (await status()) === 'open', {
-    timeout: 15_000,
-    message: 'the session open again',
-  });
-  client.ws.close(1000);
-  await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
+  await held.reopenedThenClosed();
 });
 
 test('a session closed for a lapsed process just after the beat that found the lapse is opened again by the next beat', async () => {
   const { key } = await accountWith(['telegram.earthquake']);
-  const s = (await start(key, { classifications: ['telegram.earthquake'] })).json;
-  const client = new TestClient(s.websocket.url);
-  assert.equal((await client.next()).type, 'start');
+  const held = await heldSocket(key);
   const seenAt = async () =>
     (
       await server.ctx.db.query<{ seen_at: Date }>('SELECT max(seen_at) AS seen_at FROM server_processes')
     )[0]!.seen_at.getTime();
-  const status = async () =>
-    (
-      await server.ctx.db.query<{ status: string }>('SELECT status FROM socket_sessions WHERE id = $1', [
-        s.websocket.id,
-      ])
-    )[0]!.status;
   // The record made old, then the beat that finds it so (and opens again what was closed: nothing yet)…
   await server.ctx.db.query(
     "UPDATE server_processes SET seen_at = statement_timestamp() - interval '10 seconds'",
@@ -610,16 +618,11 @@ test('a session closed for a lapsed process just after the beat that found the l
   });
   // …and a start that read the lapsed record in the same moment commits its closing just after it.
   await server.ctx.db.query(`UPDATE socket_sessions SET status = 'closed', end_at = now() WHERE id = $1`, [
-    s.websocket.id,
+    held.id,
   ]);
-  assert.equal(await status(), 'closed');
+  assert.equal(await held.status(), 'closed');
   // The next beat (a second on) finds the record fresh, and still opens the session again.
-  await waitFor(async () => (await status()) === 'open', {
-    timeout: 15_000,
-    message: 'the session open again',
-  });
-  client.ws.close(1000);
-  await waitFor(async () => (await status()) === 'closed', { message: 'closed by its client' });
+  await held.reopenedThenClosed();
 });
 
 test('hostile bodies and parameters get 4xx, never 5xx', async () => {
