@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs (when missing) and starts the servers the tests use, on loopback only:
-# PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium, the real
-# browser the page tests drive (/usr/bin/chromium), and nginx, the load balancer of the multi-node
+# PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium's headless
+# shell, the real browser the page tests drive (test/support/chromium.ts), and nginx, the load balancer of the multi-node
 # tests (they start their own on free ports; the package's own service is not used), and promtool
 # (Debian package prometheus), which checks the alert rules and the dashboard's queries. Prints the
 # environment to export.
@@ -14,7 +14,7 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v curl >/dev/null || need+=(curl)
 command -v jq >/dev/null || need+=(jq)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 NGINX=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null || true)
 [ -n "$NGINX" ] || need+=(nginx)
 # promtool alone: without the exporters and services the package recommends.
