@@ -188,7 +188,12 @@ function begin(/** @type {number} */ id) {
     .finally(() => transactions.delete(id));
 }
 
-const pg = await PGlite.create(workerData.dataDir, { parsers, serializers }).catch((err) => {
+const pg = await PGlite.create(workerData.dataDir, {
+  parsers,
+  serializers,
+  // Compiled once by the process (pglite.ts).
+  pgliteWasmModule: workerData.engine,
+}).catch((err) => {
   port.postMessage({ opened: false, error: asData(err) });
   throw err;
 });

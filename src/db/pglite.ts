@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable, SqlParam } from './types.ts';
 
@@ -52,13 +55,42 @@ const postable = (params: readonly SqlParam[]): readonly SqlParam[] =>
   params.some(isPartialView) ? params.map((p) => (isPartialView(p) ? new Uint8Array(p) : p)) : params;
 
 /**
+ * The engine's WebAssembly, compiled once per process and given to each database thread. PGlite
+ * keeps a compiled engine per thread, and each database here has a thread of its own: a process
+ * that opens several (a backup and its check, the test suite's hundreds) would compile it at each
+ * open, about a fifth of an open's CPU. Shared, a compiled module's code is shared too.
+ */
+let compiledEngine: Promise<WebAssembly.Module> | undefined;
+
+/** The global WebAssembly (the project's TypeScript libraries declare its types, not the global). */
+const wasm = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }
+).WebAssembly;
+
+function engineModule(): Promise<WebAssembly.Module> {
+  const enginePath = new URL(
+    'pglite.wasm',
+    pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')),
+  );
+  compiledEngine ??= readFile(enginePath)
+    .then((bytes) => wasm.compile(bytes))
+    .catch((err: unknown) => {
+      compiledEngine = undefined;
+      throw err;
+    });
+  return compiledEngine;
+}
+
+/**
  * Embedded PostgreSQL (WASM) in a data directory, run in a thread of its own (pglite-worker.js):
  * every statement runs there, and this thread only sends it and receives its rows. One connection:
  * PGlite serialises statements, and holds every other one back while a transaction is open.
  */
 export async function openPglite(dataDir: string): Promise<Db> {
   // Open, it keeps the process alive, as a pooled PostgreSQL connection does, until closed.
-  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDir } });
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+    workerData: { dataDir, engine: await engineModule() },
+  });
   const pending = new Map<number, { resolve(answer: Answer): void; reject(err: Error): void }>();
   let lastId = 0;
   let failure: Error | null = null;
