@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs (when missing) and starts the servers the tests use, on loopback only:
 # PostgreSQL 15 as an unprivileged throwaway cluster, and Redis. Also installs Chromium's headless
-# shell, the real browser the page tests drive (test/support/chromium.ts), and nginx, the load balancer of the multi-node
-# tests (they start their own on free ports; the package's own service is not used), and promtool
-# (Debian package prometheus), which checks the alert rules and the dashboard's queries. Prints the
-# environment to export.
+# shell, the real browser the page tests drive (test/support/chromium.ts), and nginx, the load
+# balancer of the multi-node tests (they start their own on free ports; the package's own service
+# is not used), and promtool (Debian package prometheus), which checks the alert rules and the
+# dashboard's queries. Prints the environment to export.
 # Usage: eval "$(bash .ci/services.sh)"
 set -euo pipefail
 

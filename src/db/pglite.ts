@@ -68,11 +68,10 @@ const wasm = (
 ).WebAssembly;
 
 function engineModule(): Promise<WebAssembly.Module> {
-  const enginePath = new URL(
-    'pglite.wasm',
-    pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')),
-  );
-  compiledEngine ??= readFile(enginePath)
+  // The right side runs only while nothing is compiled or compiling.
+  compiledEngine ??= readFile(
+    new URL('pglite.wasm', pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite'))),
+  )
     .then((bytes) => wasm.compile(bytes))
     .catch((err: unknown) => {
       compiledEngine = undefined;
