@@ -16,6 +16,8 @@ const ALLOWED: Record<string, string> = {
   'src/http/envelope.ts lastTime': 'the last time formatted: a memo of a pure function',
   'src/conversion/validate.ts compiled': 'compiled JSON schemas by name: a memo of constant input',
   'src/telegrams/classify.ts byCode': 'built once at load from the constant lists, never changed after',
+  'src/db/pglite.ts compiledEngine':
+    "the embedded engine's WebAssembly compiled: a memo of a constant file, which PGlite keeps per thread",
   'src/db/postgres.ts statementNames':
     'the prepared-statement name of each SQL text: a memo of a pure function',
   'src/dpop/dpop.ts keyCache': 'imported keys by alg and JWK: a bounded memo of a pure function',
