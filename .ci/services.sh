@@ -14,16 +14,19 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v curl >/dev/null || need+=(curl)
 command -v jq >/dev/null || need+=(jq)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-[ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
+[ -x /usr/lib/chromium/chromium-headless-shell ] || need_headless_shell=1
 NGINX=$(command -v nginx || ls /usr/sbin/nginx 2>/dev/null || true)
 [ -n "$NGINX" ] || need+=(nginx)
 # promtool alone: without the exporters and services the package recommends.
 command -v promtool >/dev/null || need_promtool=1
-if [ ${#need[@]} -gt 0 ] || [ -n "${need_promtool:-}" ]; then
+if [ ${#need[@]} -gt 0 ] || [ -n "${need_promtool:-}" ] || [ -n "${need_headless_shell:-}" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   [ ${#need[@]} -eq 0 ] || apt-get install -y -qq "${need[@]}" >&2
   [ -z "${need_promtool:-}" ] || apt-get install -y -qq --no-install-recommends prometheus >&2
+  # The full Chromium where a mirror has no headless shell (test/support/chromium.ts takes either).
+  [ -z "${need_headless_shell:-}" ] || apt-get install -y -qq chromium-headless-shell >&2 ||
+    [ -x /usr/bin/chromium ] || apt-get install -y -qq chromium >&2
 fi
 
 NGINX=${NGINX:-/usr/sbin/nginx}
