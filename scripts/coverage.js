@@ -9,8 +9,10 @@
 // either arm of a condition, a loop body, the code after an early return: what c8 reports as
 // branches), keyed by where it starts and ends in the source, covered when it ran in any process.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const VLQ_DIGIT = new Int8Array(128).fill(-1);
@@ -109,10 +111,15 @@ function firstMappingFrom(offsets, offset) {
 }
 
 /**
- * Reads every raw coverage file of `rawDir` and returns, per source file under `root`/src (path
- * relative to `root`), its lines and branches: { file: { lines: [covered, total], branches: [covered, total] } }.
+ * What the raw coverage files `paths` say about the scripts they name: { fileNames, scripts }, where
+ * `fileNames` are the source files under `root`/src (relative to `root`) that the scripts' mappings
+ * index. Per script (a bundle's chunk, shared by every process that loaded it): its mappings, and
+ * what the processes did there, merged as each raw file is read: per mapping, whether its innermost
+ * range was counted (1) and ran (2); per branch, keyed by the mappings it spans, whether it ran.
+ * Typed arrays and number keys: a whole run writes over a thousand raw files, each with the
+ * mappings of every chunk it loaded, and source positions are only made once at the end.
  */
-export function summariseCoverage(rawDir, root) {
+export function readRawCoverage(paths, root) {
   const srcUrl = pathToFileURL(`${root}${sep}src${sep}`).href;
   const fileNames = [];
   const fileIds = new Map();
@@ -125,15 +132,9 @@ export function summariseCoverage(rawDir, root) {
     }
     return fileIds.get(name);
   };
-  // Per script (a bundle's chunk, shared by every process that loaded it): its mappings, and what
-  // the processes did there, merged as each raw file is read: per mapping, whether its innermost
-  // range was counted (1) and ran (2); per branch, keyed by the mappings it spans, whether it ran.
-  // Typed arrays and number keys: a whole run writes over a thousand raw files, each with the
-  // mappings of every chunk it loaded, and source positions are only made once at the end.
   const scripts = new Map();
-  for (const name of readdirSync(rawDir)) {
-    if (!name.endsWith('.json')) continue;
-    const raw = JSON.parse(readFileSync(`${rawDir}/${name}`, 'utf8'));
+  for (const path of paths) {
+    const raw = JSON.parse(readFileSync(path, 'utf8'));
     const maps = raw['source-map-cache'] ?? {};
     for (const script of raw.result) {
       const entry = maps[script.url];
@@ -162,6 +163,57 @@ export function summariseCoverage(rawDir, root) {
           else if (!seen.spans.has(span)) seen.spans.set(span, false);
         }
       }
+    }
+  }
+  return { fileNames, scripts };
+}
+
+/** Reads `paths` in a worker thread (scripts/coverage-worker.js). */
+function readInWorker(paths, root) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./coverage-worker.js', import.meta.url), {
+      workerData: { paths, root },
+    });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`coverage worker exited with code ${code}`)));
+  });
+}
+
+/**
+ * Reads every raw coverage file of `rawDir` and returns, per source file under `root`/src (path
+ * relative to `root`), its lines and branches: { file: { lines: [covered, total], branches: [covered, total] } }.
+ * The files are read in a worker per core (reading them is most of the time: gigabytes of JSON
+ * after a whole run), and what the workers found merged here.
+ */
+export async function summariseCoverage(rawDir, root) {
+  const raw = readdirSync(rawDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => `${rawDir}/${name}`);
+  const parts = Array.from({ length: Math.min(availableParallelism(), raw.length) }, (_, i) =>
+    raw.filter((_path, at) => at % availableParallelism() === i),
+  );
+  const fileNames = [];
+  const fileIds = new Map();
+  const scripts = new Map();
+  for (const part of await Promise.all(parts.map((paths) => readInWorker(paths, root)))) {
+    const ids = part.fileNames.map((name) => {
+      if (!fileIds.has(name)) {
+        fileIds.set(name, fileNames.length);
+        fileNames.push(name);
+      }
+      return fileIds.get(name);
+    });
+    for (const [url, found] of part.scripts) {
+      const files = found.mappings.files;
+      for (let m = 0; m < files.length; m++) if (files[m] >= 0) files[m] = ids[files[m]];
+      const seen = scripts.get(url);
+      if (!seen) {
+        scripts.set(url, found);
+        continue;
+      }
+      for (let m = 0; m < seen.ran.length; m++) if (found.ran[m] > seen.ran[m]) seen.ran[m] = found.ran[m];
+      for (const [span, ran] of found.spans) if (ran || !seen.spans.has(span)) seen.spans.set(span, ran);
     }
   }
   // Per file: source position (line * 2^20 + column) -> ran anywhere; branch key -> ran anywhere.

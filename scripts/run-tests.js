@@ -119,7 +119,7 @@ try {
   ]);
   console.log(summaryOf(results));
   if (coverage) {
-    const summary = summariseCoverage(rawCoverage, process.cwd());
+    const summary = await summariseCoverage(rawCoverage, process.cwd());
     mkdirSync('coverage', { recursive: true });
     writeFileSync('coverage/summary.json', `${JSON.stringify(summary, null, 1)}\n`);
     console.log(formatCoverage(summary));
