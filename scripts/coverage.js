@@ -110,6 +110,20 @@ function firstMappingFrom(offsets, offset) {
   return low;
 }
 
+/** Source file names and their numbers, in the order first seen. */
+function fileTable() {
+  const fileNames = [];
+  const ids = new Map();
+  const idOf = (name) => {
+    if (!ids.has(name)) {
+      ids.set(name, fileNames.length);
+      fileNames.push(name);
+    }
+    return ids.get(name);
+  };
+  return { fileNames, idOf };
+}
+
 /**
  * What the raw coverage files `paths` say about the scripts they name: { fileNames, scripts }, where
  * `fileNames` are the source files under `root`/src (relative to `root`) that the scripts' mappings
@@ -121,17 +135,9 @@ function firstMappingFrom(offsets, offset) {
  */
 export function readRawCoverage(paths, root) {
   const srcUrl = pathToFileURL(`${root}${sep}src${sep}`).href;
-  const fileNames = [];
-  const fileIds = new Map();
-  const sourceIndex = (url) => {
-    if (!url.href.startsWith(srcUrl) || !existsSync(url)) return -1;
-    const name = relative(root, fileURLToPath(url));
-    if (!fileIds.has(name)) {
-      fileIds.set(name, fileNames.length);
-      fileNames.push(name);
-    }
-    return fileIds.get(name);
-  };
+  const { fileNames, idOf } = fileTable();
+  const sourceIndex = (url) =>
+    url.href.startsWith(srcUrl) && existsSync(url) ? idOf(relative(root, fileURLToPath(url))) : -1;
   const scripts = new Map();
   for (const path of paths) {
     const raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -193,17 +199,10 @@ export async function summariseCoverage(rawDir, root) {
   const parts = Array.from({ length: Math.min(availableParallelism(), raw.length) }, (_, i) =>
     raw.filter((_path, at) => at % availableParallelism() === i),
   );
-  const fileNames = [];
-  const fileIds = new Map();
+  const { fileNames, idOf } = fileTable();
   const scripts = new Map();
   for (const part of await Promise.all(parts.map((paths) => readInWorker(paths, root)))) {
-    const ids = part.fileNames.map((name) => {
-      if (!fileIds.has(name)) {
-        fileIds.set(name, fileNames.length);
-        fileNames.push(name);
-      }
-      return fileIds.get(name);
-    });
+    const ids = part.fileNames.map(idOf);
     for (const [url, found] of part.scripts) {
       const files = found.mappings.files;
       for (let m = 0; m < files.length; m++) if (files[m] >= 0) files[m] = ids[files[m]];
