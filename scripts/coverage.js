@@ -196,18 +196,18 @@ export async function summariseCoverage(rawDir, root) {
   const raw = readdirSync(rawDir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => `${rawDir}/${name}`);
-  const parts = Array.from({ length: Math.min(availableParallelism(), raw.length) }, (_, i) =>
-    raw.filter((_path, at) => at % availableParallelism() === i),
-  );
+  const workers = Math.min(availableParallelism(), raw.length);
+  const parts = Array.from({ length: workers }, (_, i) => raw.filter((_path, at) => at % workers === i));
   const { fileNames, idOf } = fileTable();
   const scripts = new Map();
   for (const part of await Promise.all(parts.map((paths) => readInWorker(paths, root)))) {
     const ids = part.fileNames.map(idOf);
     for (const [url, found] of part.scripts) {
-      const files = found.mappings.files;
-      for (let m = 0; m < files.length; m++) if (files[m] >= 0) files[m] = ids[files[m]];
       const seen = scripts.get(url);
       if (!seen) {
+        // Kept: its mappings' file numbers become the merged table's.
+        const files = found.mappings.files;
+        for (let m = 0; m < files.length; m++) if (files[m] >= 0) files[m] = ids[files[m]];
         scripts.set(url, found);
         continue;
       }
