@@ -71,6 +71,8 @@ let recoveries: number[] = [];
 /** The same split in two: drop → the new socket's `start` (its open, for bare), and → the telegram. */
 let rejoins: number[] = [];
 let firstAfterRejoin: number[] = [];
+/** The recoveries of the clients that come back through the ticket flow (one in `ticketEvery`). */
+let ticketRecoveries: number[] = [];
 /** When each dropped client's new socket opened (0 until then). */
 let rejoinedAt = new Float64Array(0);
 /** Dropped clients whose socket is not back yet. */
@@ -116,6 +118,7 @@ function onData(i: number, data: Buffer): void {
   lastId[i] = id;
   if (droppedAt[i]! > 0) {
     recoveries.push(t - droppedAt[i]!);
+    if (byTicket(i)) ticketRecoveries.push(t - droppedAt[i]!);
     firstAfterRejoin.push(t - rejoinedAt[i]!);
     if (retriedAfterDrop[i]) recoveredAfterRetry++;
     droppedAt[i] = 0;
@@ -203,12 +206,15 @@ async function ticket(i: number, node: string, body: object): Promise<string> {
   }
 }
 
+/** Whether client i opens its sessions through the ticket flow (the others: the public socket). */
+const byTicket = (i: number) => config!.mode === 'namazu' && i % config!.ticketEvery === 0;
+
 /** Opens client i on its node; resolves once it holds its socket (after `start` for namazu). */
 async function open(i: number): Promise<void> {
   const c = config!;
   const node = c.nodes[nodeOf[i]!]!;
   let url = `ws://${node}/`;
-  if (c.mode === 'namazu' && i % c.ticketEvery !== 0) {
+  if (c.mode === 'namazu' && !byTicket(i)) {
     const query = new URLSearchParams({ classifications: c.classifications.join(',') });
     if (lastId[i]) query.set('after', lastId[i]!);
     url = `ws://${node}/v2/public/websocket?${query}`;
@@ -327,6 +333,7 @@ function reset(): void {
   recoveries = [];
   rejoins = [];
   firstAfterRejoin = [];
+  ticketRecoveries = [];
   recoveredAfterRetry = 0;
   reconnects = 0;
   firstReceipts = 0;
@@ -386,6 +393,7 @@ function report() {
     recoveries: spread(recoveries),
     rejoins: spread(rejoins),
     firstAfterRejoin: spread(firstAfterRejoin),
+    ticketRecoveries: spread(ticketRecoveries),
     recovered: recoveries.length,
     recoveredAfterRetry,
     failedAttempts,

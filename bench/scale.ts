@@ -289,6 +289,8 @@ interface Report {
   recoveries: number[];
   rejoins: number[];
   firstAfterRejoin: number[];
+  /** The same as `recoveries`, of the clients that come back through the ticket flow only. */
+  ticketRecoveries: number[];
   recovered: number;
   /** Of those recovered, the ones whose first attempt to come back failed. */
   recoveredAfterRetry: number;
@@ -421,7 +423,7 @@ const reportAll = (procs: Clients[]) =>
   Promise.all(procs.map((c) => c.ask<Report>({ type: 'report' }, 'report')));
 
 /** Over the client processes' p50 / p99 / largest: the median of the p50s, the largest p99 and largest. */
-function spreadOf(reports: Report[], part: 'recoveries' | 'rejoins' | 'firstAfterRejoin'): number[] {
+function spreadOf(reports: Report[], part: 'recoveries' | 'rejoins' | 'firstAfterRejoin' | 'ticketRecoveries'): number[] {
   const each = reports.flatMap((r) => (r[part].length ? [r[part]] : []));
   return [
     median(each.map((r) => r[0]!)),
@@ -559,6 +561,7 @@ async function runOnce(n: number, run: number) {
     const [recoveryP50Ms, recoveryP99Ms, recoveryMaxMs] = spreadOf(faultReports, 'recoveries');
     const [rejoinP50Ms, rejoinP99Ms] = spreadOf(faultReports, 'rejoins');
     const [firstAfterRejoinP50Ms, firstAfterRejoinP99Ms] = spreadOf(faultReports, 'firstAfterRejoin');
+    const [ticketRecoveryP50Ms, ticketRecoveryP99Ms] = spreadOf(faultReports, 'ticketRecoveries');
     fault = {
       ...summary(rows),
       allReceivedBurst: allBurst,
@@ -576,6 +579,9 @@ async function runOnce(n: number, run: number) {
       rejoinP99Ms,
       firstAfterRejoinP50Ms,
       firstAfterRejoinP99Ms,
+      // The ticket flow's clients (one in TICKET_EVERY) alone: their p99 beside everyone's.
+      ticketRecoveryP50Ms,
+      ticketRecoveryP99Ms,
       afterLastEew: rows.at(-1),
       errors: faultReports.map((r) => r.errors),
     };

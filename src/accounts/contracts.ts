@@ -103,22 +103,27 @@ export interface ConnectionTerms {
   contracted: Set<string>;
 }
 
-/**
- * The connection limit and the contracted classifications, in one statement: it runs in every batch
- * of socket starts and redemptions.
- */
-export async function connectionTerms(q: Queryable, accountId: number): Promise<ConnectionTerms> {
-  const rows = await q.query<{ connection_limit: number | null; plan_ids: number[] }>(
-    `SELECT connection_limit, ARRAY(
-       SELECT plan_id FROM contracts WHERE account_id = $1 AND end_at IS NULL) AS plan_ids
-     FROM accounts WHERE id = $1`,
-    [accountId],
-  );
-  const row = rows[0];
+/** The columns of an account's terms, of `accounts a`: a statement that reads them passes the row to `termsOf`. */
+export const TERMS_COLUMNS = `a.connection_limit, ARRAY(
+  SELECT plan_id FROM contracts WHERE account_id = a.id AND end_at IS NULL) AS plan_ids`;
+
+export interface TermsRow {
+  connection_limit: number | null;
+  plan_ids: number[];
+}
+
+/** The terms of the account whose TERMS_COLUMNS are `row` (none: no such account, nothing allowed). */
+export function termsOf(row: TermsRow | undefined): ConnectionTerms {
   if (!row) return { limit: 0, contracted: new Set() };
   const running = row.plan_ids.flatMap((id) => planById(id) ?? []);
   return {
     limit: row.connection_limit ?? running.reduce((n, plan) => n + plan.connectionCounts, 0),
     contracted: new Set(running.filter((plan) => plan.delivers).map((plan) => plan.classification)),
   };
+}
+
+/** The connection limit and the contracted classifications, in one statement. */
+export async function connectionTerms(q: Queryable, accountId: number): Promise<ConnectionTerms> {
+  const rows = await q.query<TermsRow>(`SELECT ${TERMS_COLUMNS} FROM accounts a WHERE a.id = $1`, [accountId]);
+  return termsOf(rows[0]);
 }

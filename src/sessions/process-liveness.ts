@@ -2,7 +2,7 @@
  * The signs of life of the serving processes (docs/realtime.md "The connection limit"). Each process
  * holding connections records itself every `LIVENESS_BEAT_MS` under an id of its own start; an open
  * session whose process has not been seen for `PROCESS_DEAD_AFTER_MS` belongs to a dead process and
- * stops counting (socket-sessions.ts `liveCount`). Times are the database's own clock, the one clock
+ * stops counting (socket-sessions.ts `termsAndLiveCount`). Times are the database's own clock, the one clock
  * every process shares.
  */
 import type { Queryable } from '../db/types.ts';
@@ -28,9 +28,20 @@ export async function recordAlive(q: Queryable, processId: string): Promise<bool
   return rows[0]?.lapsed ?? true;
 }
 
+/** The processes (in SQL, a set of ids) seen alive. */
+const SEEN_PROCESSES = `SELECT p.id FROM server_processes p
+  WHERE p.seen_at >= statement_timestamp() - make_interval(secs => ${PROCESS_DEAD_AFTER_MS / 1000})`;
+
 /** The condition on a session `s` (in SQL) that its connection's process is alive. */
-export const PROCESS_SEEN = `EXISTS (SELECT 1 FROM server_processes p WHERE p.id = s.process_id
-  AND p.seen_at >= statement_timestamp() - make_interval(secs => ${PROCESS_DEAD_AFTER_MS / 1000}))`;
+export const PROCESS_SEEN = `EXISTS (${SEEN_PROCESSES} AND p.id = s.process_id)`;
+
+/**
+ * The condition on a session `s` with a process that its process is not alive: NOT PROCESS_SEEN,
+ * with the live processes read once per statement (a hashed set) rather than looked up for each
+ * session, for statements over all of an account's sessions (on 297 open sessions, 0.5 ms against
+ * 0.9–1.4 ms).
+ */
+export const PROCESS_UNSEEN = `s.process_id NOT IN (${SEEN_PROCESSES})`;
 
 /** Deletes the records of processes gone for a day (each start of a process adds one). */
 export async function forgetGoneProcesses(q: Queryable): Promise<void> {

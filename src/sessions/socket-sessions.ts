@@ -14,12 +14,19 @@
  * are closed lazily by the next check on that account.
  */
 import { randomBytes } from 'node:crypto';
-import { connectionTerms, contractedClassifications } from '../accounts/contracts.ts';
+import {
+  connectionTerms,
+  contractedClassifications,
+  TERMS_COLUMNS,
+  termsOf,
+  type ConnectionTerms,
+  type TermsRow,
+} from '../accounts/contracts.ts';
 import { plans } from '../accounts/plans.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import { digestSecret } from '../security/secrets.ts';
 import { Batches } from '../batches.ts';
-import { PROCESS_SEEN } from './process-liveness.ts';
+import { PROCESS_SEEN, PROCESS_UNSEEN } from './process-liveness.ts';
 
 export const TICKET_VALIDITY_MS = 300_000;
 /**
@@ -183,31 +190,48 @@ export function sessionStore(db: Db, pepper: Buffer, pingIntervalMs: number): Se
 }
 
 /**
- * Closes the account's open sessions whose process is dead (unseen, or no longer recording pongs),
- * then counts the sessions that hold a connection slot (other than `except`), in one statement (the
- * count reads the rows as they were before the close, so the closed ones are left out by id). Call
- * inside the account lock.
+ * A CTE `closed` that closes the account's ($1) open sessions whose process is dead: unseen, or no
+ * longer recording pongs since $2. The statements that count an account's live sessions start with
+ * it, inside the account lock.
  */
-async function liveCount(
-  q: Queryable,
-  accountId: number,
-  now: number,
-  staleMs: number,
-  except: readonly number[] = [],
-) {
-  const rows = await q.query<{ n: number }>(
-    `WITH closed AS (
-       UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
-        WHERE account_id = $1 AND status = 'open'
-          AND (COALESCE(ping_at, start_at) < $2
-            OR (process_id IS NOT NULL AND NOT ${PROCESS_SEEN}))
-        RETURNING id)
-     SELECT count(*)::int AS n FROM socket_sessions
-      WHERE account_id = $1 AND id <> ALL($3::bigint[]) AND id NOT IN (SELECT id FROM closed)
-        AND (status = 'open' OR (status = 'waiting' AND expires_at > $4))`,
-    [accountId, new Date(now - staleMs), except, new Date(now)],
+const CLOSE_DEAD = `closed AS (
+  UPDATE socket_sessions s SET status = 'closed', end_at = COALESCE(ping_at, start_at)
+   WHERE account_id = $1 AND status = 'open'
+     AND (COALESCE(ping_at, start_at) < $2 OR (process_id IS NOT NULL AND ${PROCESS_UNSEEN}))
+   RETURNING id)`;
+
+/**
+ * The account's ($1) sessions holding a connection slot at $3, but those `closed` (CLOSE_DEAD: the
+ * count reads the rows as they were before the close, so those are left out by id) and those
+ * `besides` leaves out.
+ */
+const liveCount = (besides: string) => `(SELECT count(*)::int FROM socket_sessions
+  WHERE account_id = $1 AND id NOT IN (SELECT id FROM closed) ${besides}
+    AND (status = 'open' OR (status = 'waiting' AND expires_at > $3)))`;
+
+/** What a batch is decided on: the account's terms (contracts.ts `termsOf`) and its live sessions. */
+type Terms = ConnectionTerms & { live: number };
+
+const termsOfRow = (row: (TermsRow & { live: number }) | undefined): Terms => ({
+  ...termsOf(row),
+  live: row?.live ?? 0,
+});
+
+/** The parameters of CLOSE_DEAD and liveCount. */
+const countParams = (accountId: number, now: number, staleMs: number) => [
+  accountId,
+  new Date(now - staleMs),
+  new Date(now),
+];
+
+/** The account's terms and live sessions, in one statement, inside the account lock. */
+async function termsAndLiveCount(q: Queryable, accountId: number, now: number, staleMs: number): Promise<Terms> {
+  const rows = await q.query<TermsRow & { live: number }>(
+    `WITH ${CLOSE_DEAD}
+     SELECT ${TERMS_COLUMNS}, ${liveCount('')} AS live FROM accounts a WHERE a.id = $1`,
+    countParams(accountId, now, staleMs),
   );
-  return rows[0]!.n;
+  return termsOfRow(rows[0]);
 }
 
 async function lockAccount(q: Queryable, accountId: number): Promise<void> {
@@ -257,9 +281,9 @@ async function startBatch(
 ): Promise<StartOutcome[]> {
   return store.db.tx(async (q) => {
     await lockAccount(q, accountId);
-    const { contracted, limit } = await connectionTerms(q, accountId);
     const now = latest(requests);
-    let live = await liveCount(q, accountId, now, store.staleMs);
+    const { contracted, limit, live: liveBefore } = await termsAndLiveCount(q, accountId, now, store.staleMs);
+    let live = liveBefore;
     const outcomes: (StartOutcome | undefined)[] = [];
     const inserts: { at: number; ticket: string; digest: string; row: Record<string, unknown> }[] = [];
     for (const { spec, now: at, credentialDigest } of requests) {
@@ -406,11 +430,12 @@ async function openBatch(
 ): Promise<OpenOutcome[]> {
   return store.db.tx(async (q) => {
     await lockAccount(q, accountId);
-    // A ticket of a credential revoked (or an account disabled) since the start opens nothing.
-    const found = await q.query<Row & { cut_off: boolean }>(
-      `SELECT s.*, ${CUT_OFF} AS cut_off FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
-        WHERE s.ticket_digest = ANY($1::text[]) AND s.status = 'waiting' AND s.account_id = $2`,
-      [requests.map((r) => r.digest), accountId],
+    const { found, terms } = await waitingAndTerms(
+      q,
+      accountId,
+      requests.map((r) => r.digest),
+      latest(requests.map((r) => r.meta)),
+      store.staleMs,
     );
     const byDigest = new Map(found.map((r) => [r.ticket_digest, r]));
     // A session appears once in a batch: a second redemption of its ticket finds it used.
@@ -421,11 +446,11 @@ async function openBatch(
       seen.add(digest);
       return session;
     });
-    const ids = sessions.flatMap((s) => (s ? [s.id] : []));
     const decided = decideOpens(sessions, {
       cut: new Set(found.flatMap((r) => (r.cut_off ? [r.id] : []))),
-      ...(await connectionTerms(q, accountId)),
-      others: await liveCount(q, accountId, latest(requests.map((r) => r.meta)), store.staleMs, ids),
+      contracted: terms.contracted,
+      limit: terms.limit,
+      others: terms.live,
     });
     const { opened, closed } = await writeOpens(q, decided, requests);
     return decided.map(({ session, reason }): OpenOutcome => {
@@ -435,6 +460,34 @@ async function openBatch(
       return row ? { ok: true, session: toSession(row) } : { ok: false, reason: 'unknown' };
     });
   });
+}
+
+/**
+ * The waiting sessions of the account that the batch's tickets name (with whether each was cut off
+ * since its start), the account's terms and its other live sessions, in one statement inside the
+ * account lock. The batch's own sessions are not counted: each holds its slot while the batch is
+ * decided (decideOpens); one whose ticket has expired holds none either way.
+ */
+async function waitingAndTerms(
+  q: Queryable,
+  accountId: number,
+  digests: readonly string[],
+  now: number,
+  staleMs: number,
+): Promise<{ found: (Row & { cut_off: boolean })[]; terms: Terms }> {
+  // One row per session found, each with the terms; one row of terms alone when none is.
+  const rows = await q.query<TermsRow & { live: number } & Row & { cut_off: boolean }>(
+    `WITH ${CLOSE_DEAD},
+     found AS (
+       SELECT s.*, ${CUT_OFF} AS cut_off FROM socket_sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.ticket_digest = ANY($4::text[]) AND s.status = 'waiting' AND s.account_id = $1),
+     terms AS (
+       SELECT ${TERMS_COLUMNS}, ${liveCount('AND id NOT IN (SELECT id FROM found)')} AS live
+         FROM accounts a WHERE a.id = $1)
+     SELECT found.*, terms.* FROM terms LEFT JOIN found ON true`,
+    [...countParams(accountId, now, staleMs), digests],
+  );
+  return { found: rows.filter((r) => r.id !== null), terms: termsOfRow(rows[0]) };
 }
 
 /**
