@@ -55,7 +55,10 @@ const ACCOUNTS = 10;
 const bench = await createBenchDatabase(adminUrl, 'namazu_bench_connect', SECRET);
 const authorizations: string[] = [];
 for (let a = 0; a < ACCOUNTS; a++) {
-  const account = await createAccount(bench.db, { email: `connect${a}@example.test`, password: 'bench-password' });
+  const account = await createAccount(bench.db, {
+    email: `connect${a}@example.test`,
+    password: 'bench-password',
+  });
   for (const p of plans) await addContract(bench.db, account.id, p.classification);
   await setConnectionLimit(bench.db, account.id, clients);
   const { key } = await createApiKey(bench.db, bench.pepper, account.id, [
@@ -117,7 +120,8 @@ function postgresCpu(): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') seconds += cpuSeconds(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        seconds += cpuSeconds(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -126,7 +130,8 @@ function postgresCpu(): number {
 }
 
 /** Client i's source address: 127.0.x.y, a new one for every client of a round. */
-const addressOf = (i: number) => `127.${1 + Math.floor(i / 40_000)}.${1 + (Math.floor(i / 200) % 200)}.${1 + (i % 200)}`;
+const addressOf = (i: number) =>
+  `127.${1 + Math.floor(i / 40_000)}.${1 + (Math.floor(i / 200) % 200)}.${1 + (i % 200)}`;
 
 function ticketFor(port: number, agent: Agent, i: number): Promise<string> {
   const body = JSON.stringify({ classifications: CLASSIFICATIONS, appName: 'connect-cost' });
@@ -220,7 +225,9 @@ for (let r = 0; r < rounds; r++) for (const kind of kinds) results.get(kind)!.pu
 await bench.drop();
 
 const show = (xs: number[], digits: number) => xs.map((x) => x.toFixed(digits)).join(' · ');
-console.log(`${clients} connections, ${concurrency} at once, ${rounds} rounds each (medians; rounds in brackets)`);
+console.log(
+  `${clients} connections, ${concurrency} at once, ${rounds} rounds each (medians; rounds in brackets)`,
+);
 for (const [kind, figures] of results) {
   const server = figures.map((f) => f.serverMs);
   const postgres = figures.map((f) => f.postgresMs);

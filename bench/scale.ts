@@ -423,7 +423,10 @@ const reportAll = (procs: Clients[]) =>
   Promise.all(procs.map((c) => c.ask<Report>({ type: 'report' }, 'report')));
 
 /** Over the client processes' p50 / p99 / largest: the median of the p50s, the largest p99 and largest. */
-function spreadOf(reports: Report[], part: 'recoveries' | 'rejoins' | 'firstAfterRejoin' | 'ticketRecoveries'): number[] {
+function spreadOf(
+  reports: Report[],
+  part: 'recoveries' | 'rejoins' | 'firstAfterRejoin' | 'ticketRecoveries',
+): number[] {
   const each = reports.flatMap((r) => (r[part].length ? [r[part]] : []));
   return [
     median(each.map((r) => r[0]!)),

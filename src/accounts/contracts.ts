@@ -124,6 +124,8 @@ export function termsOf(row: TermsRow | undefined): ConnectionTerms {
 
 /** The connection limit and the contracted classifications, in one statement. */
 export async function connectionTerms(q: Queryable, accountId: number): Promise<ConnectionTerms> {
-  const rows = await q.query<TermsRow>(`SELECT ${TERMS_COLUMNS} FROM accounts a WHERE a.id = $1`, [accountId]);
+  const rows = await q.query<TermsRow>(`SELECT ${TERMS_COLUMNS} FROM accounts a WHERE a.id = $1`, [
+    accountId,
+  ]);
   return termsOf(rows[0]);
 }

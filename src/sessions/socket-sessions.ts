@@ -225,7 +225,12 @@ const countParams = (accountId: number, now: number, staleMs: number) => [
 ];
 
 /** The account's terms and live sessions, in one statement, inside the account lock. */
-async function termsAndLiveCount(q: Queryable, accountId: number, now: number, staleMs: number): Promise<Terms> {
+async function termsAndLiveCount(
+  q: Queryable,
+  accountId: number,
+  now: number,
+  staleMs: number,
+): Promise<Terms> {
   const rows = await q.query<TermsRow & { live: number }>(
     `WITH ${CLOSE_DEAD}
      SELECT ${TERMS_COLUMNS}, ${liveCount('')} AS live FROM accounts a WHERE a.id = $1`,
