@@ -11,9 +11,8 @@
 // Run it with the open-file limit raised (`ulimit -n "$(ulimit -Hn)"`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,8 +24,9 @@ import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
 import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { createBenchDatabase } from './bench-database.ts';
-import { BIN, cleanEnv } from './namazu-bin.ts';
-import { cpuSeconds } from './proc.ts';
+import { freePort } from './free-port.ts';
+import { cleanEnv, serveNamazu } from './namazu-bin.ts';
+import { commandCpuSeconds, cpuSeconds } from './proc.ts';
 import { emitResult } from './result.ts';
 import { median } from './stats.ts';
 
@@ -72,61 +72,37 @@ const scratch = mkdtempSync(join(tmpdir(), 'namazu-connect-'));
 const payloads = join(scratch, 'payloads.json');
 writeFileSync(payloads, '[]');
 
+/** A server of a round: its process and the port it listens on. */
 interface Server {
   child: ChildProcess;
   port: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function start(kind: Kind): Promise<Server> {
-  const port = await freePort();
-  const args =
-    kind === 'bare'
-      ? ['--import', 'tsx', 'bench/scale-bare.ts', String(port), '1', payloads, 'postgres', bench.databaseUrl]
-      : [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'];
-  const child = spawn(process.execPath, args, {
-    env: cleanEnv({
+  if (kind !== 'bare') {
+    const { child, ports } = await serveNamazu({
       NAMAZU_DATABASE_URL: bench.databaseUrl,
       NAMAZU_SECRET: SECRET,
-      NAMAZU_DEMO: '0',
-      NAMAZU_LOG_LEVEL: 'info',
       NAMAZU_PUBLIC_CLASSIFICATIONS: CLASSIFICATIONS.join(','),
       NAMAZU_PUBLIC_MAX_CONNECTIONS: String(clients),
       NAMAZU_PUBLIC_MAX_PER_ADDRESS: String(clients),
       NAMAZU_PUBLIC_CONNECTS_PER_MINUTE: String(clients),
-    }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+    });
+    return { child, port: ports[0]! };
+  }
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/scale-bare.ts', String(port), '1', payloads, 'postgres', bench.databaseUrl],
+    { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
-  while (!/"(?:namazu|bare) listening"/.test(log)) {
-    if (child.exitCode !== null) throw new Error(`the ${kind} server exited:\n${log}`);
+  while (!log.includes('"bare listening"')) {
+    if (child.exitCode !== null) throw new Error(`the bare server exited:\n${log}`);
     await sleep(50);
   }
   return { child, port };
-}
-
-/** CPU seconds of PostgreSQL's processes (the backends serve every statement of the round). */
-function postgresCpu(): number {
-  let seconds = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
-        seconds += cpuSeconds(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return seconds;
 }
 
 /** Client i's source address: 127.0.x.y, a new one for every client of a round. */
@@ -205,13 +181,13 @@ async function round(kind: Kind): Promise<Figures> {
   const { port } = server;
   await sleep(1000);
   const server0 = cpuSeconds(server.child.pid!);
-  const postgres0 = postgresCpu();
+  const postgres0 = commandCpuSeconds('postgres');
   const t0 = performance.now();
   const sockets = await connectAll(kind, port);
   const seconds = (performance.now() - t0) / 1000;
   const figures = {
     serverMs: ((cpuSeconds(server.child.pid!) - server0) * 1000) / clients,
-    postgresMs: ((postgresCpu() - postgres0) * 1000) / clients,
+    postgresMs: ((commandCpuSeconds('postgres') - postgres0) * 1000) / clients,
     perSecond: clients / seconds,
   };
   for (const ws of sockets) ws.terminate();

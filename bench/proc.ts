@@ -33,3 +33,18 @@ export function childrenOf(parent: number): number[] {
     .map(Number)
     .filter((pid) => pid > 0 && Number(statFields(pid)?.[1]) === parent);
 }
+
+/** CPU seconds used by every running process whose command is `command` (e.g. PostgreSQL's). */
+export function commandCpuSeconds(command: string): number {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command)
+        seconds += cpuSeconds(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return seconds;
+}

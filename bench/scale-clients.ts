@@ -214,16 +214,16 @@ async function open(i: number): Promise<void> {
   const c = config!;
   const node = c.nodes[nodeOf[i]!]!;
   let url = `ws://${node}/`;
-  if (c.mode === 'namazu' && !byTicket(i)) {
-    const query = new URLSearchParams({ classifications: c.classifications.join(',') });
-    if (lastId[i]) query.set('after', lastId[i]!);
-    url = `ws://${node}/v2/public/websocket?${query}`;
-  } else if (c.mode === 'namazu') {
+  if (byTicket(i)) {
     const body: Record<string, unknown> = { classifications: c.classifications, appName: 'scale' };
     if (lastId[i]) body.after = lastId[i];
     const asked = now();
     url = `ws://${node}/v2/websocket?ticket=${encodeURIComponent(await ticket(i, node, body))}`;
     ticketMs += now() - asked;
+  } else if (c.mode === 'namazu') {
+    const query = new URLSearchParams({ classifications: c.classifications.join(',') });
+    if (lastId[i]) query.set('after', lastId[i]!);
+    url = `ws://${node}/v2/public/websocket?${query}`;
   }
   const opening = now();
   const ws = new WebSocket(url, c.mode === 'namazu' ? 'service.v2' : [], {

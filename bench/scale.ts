@@ -34,7 +34,6 @@
 // kill on the bare topology.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +48,7 @@ import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { BIN, cleanEnv } from './namazu-bin.ts';
 import { childrenOf, cpuSeconds, rss } from './proc.ts';
 import { createBenchDatabase } from './bench-database.ts';
+import { freePort } from './free-port.ts';
 import { emitResult } from './result.ts';
 import { startingNode } from './scale-placement.ts';
 import { median } from './stats.ts';
@@ -126,15 +126,6 @@ async function accountsFor(clients: number): Promise<void> {
     ]);
     authorizations.push(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** A node (namazu or bare): its own process group, so that SIGKILL takes all its processes. */
