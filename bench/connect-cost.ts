@@ -11,18 +11,14 @@
 // Run it with the open-file limit raised (`ulimit -n "$(ulimit -Hn)"`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
-import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
-import { addContract } from '../src/accounts/contracts.ts';
-import { plans } from '../src/accounts/plans.ts';
+import { createBenchAccount } from './bench-account.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { freePort } from './free-port.ts';
 import { cleanEnv, serveNamazu } from './namazu-bin.ts';
@@ -55,18 +51,15 @@ const ACCOUNTS = 10;
 const bench = await createBenchDatabase(adminUrl, 'namazu_bench_connect', SECRET);
 const authorizations: string[] = [];
 for (let a = 0; a < ACCOUNTS; a++) {
-  const account = await createAccount(bench.db, {
-    email: `connect${a}@example.test`,
-    password: 'bench-password',
-  });
-  for (const p of plans) await addContract(bench.db, account.id, p.classification);
-  await setConnectionLimit(bench.db, account.id, clients);
-  const { key } = await createApiKey(bench.db, bench.pepper, account.id, [
-    'socket.start',
-    'eew.get.forecast',
-    'eew.get.warning',
-  ]);
-  authorizations.push(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+  const scopes = ['socket.start', 'eew.get.forecast', 'eew.get.warning'];
+  const account = await createBenchAccount(
+    bench.db,
+    bench.pepper,
+    `connect${a}@example.test`,
+    scopes,
+    clients,
+  );
+  authorizations.push(account.authorization);
 }
 const scratch = mkdtempSync(join(tmpdir(), 'namazu-connect-'));
 const payloads = join(scratch, 'payloads.json');
@@ -199,6 +192,7 @@ async function round(kind: Kind): Promise<Figures> {
 const results = new Map<Kind, Figures[]>(kinds.map((k) => [k, []]));
 for (let r = 0; r < rounds; r++) for (const kind of kinds) results.get(kind)!.push(await round(kind));
 await bench.drop();
+rmSync(scratch, { recursive: true, force: true });
 
 const show = (xs: number[], digits: number) => xs.map((x) => x.toFixed(digits)).join(' · ');
 console.log(

@@ -27,13 +27,11 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
-import { addContract } from '../src/accounts/contracts.ts';
 import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
 import { sessionStore, startSession } from '../src/sessions/socket-sessions.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
+import { createBenchAccount, type BenchAccount } from './bench-account.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { emitResult } from './result.ts';
 import { serveNamazu } from './namazu-bin.ts';
@@ -123,21 +121,11 @@ function ask<T = Record<string, unknown>>(command: object, answer: string): Prom
 // Accounts with every plan and an API key each; a connection takes the next free slot. Slots are
 // used again once the connections that held them are closed (phase 2).
 const store = sessionStore(db, pepper, 30_000);
-const accounts: { id: number; authorization: string }[] = [];
+const accounts: BenchAccount[] = [];
 async function account(index: number) {
   while (accounts.length <= index) {
-    const created = await createAccount(db, {
-      email: `bench${accounts.length}@example.test`,
-      password: 'bench-password',
-    });
-    for (const p of plans) await addContract(db, created.id, p.classification);
-    const { key } = await createApiKey(db, pepper, created.id, [
-      'socket.start',
-      'eew.get.forecast',
-      'eew.get.warning',
-      'telegram.get.earthquake',
-    ]);
-    accounts.push({ id: created.id, authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` });
+    const scopes = ['socket.start', 'eew.get.forecast', 'eew.get.warning', 'telegram.get.earthquake'];
+    accounts.push(await createBenchAccount(db, pepper, `bench${accounts.length}@example.test`, scopes));
   }
   return accounts[index]!;
 }

@@ -38,15 +38,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createAccount } from '../src/accounts/accounts.ts';
-import { createApiKey } from '../src/accounts/api-keys.ts';
-import { setConnectionLimit } from '../src/accounts/connection-limit.ts';
-import { addContract } from '../src/accounts/contracts.ts';
-import { plans } from '../src/accounts/plans.ts';
 import { openBus } from '../src/bus/open.ts';
 import { ingestTelegram } from '../src/telegrams/ingest.ts';
 import { BIN, cleanEnv } from './namazu-bin.ts';
 import { childrenOf, cpuSeconds, rss } from './proc.ts';
+import { createBenchAccount } from './bench-account.ts';
 import { createBenchDatabase } from './bench-database.ts';
 import { freePort } from './free-port.ts';
 import { emitResult } from './result.ts';
@@ -111,20 +107,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'namazu-scale-'));
 const authorizations: string[] = [];
 async function accountsFor(clients: number): Promise<void> {
   while (authorizations.length * ACCOUNT_SIZE < Math.ceil(clients / TICKET_EVERY)) {
-    const account = await createAccount(db, {
-      email: `scale${authorizations.length}@example.test`,
-      password: 'bench-password',
-    });
-    for (const p of plans) await addContract(db, account.id, p.classification);
+    const scopes = ['socket.start', 'socket.close', 'eew.get.forecast', 'eew.get.warning'];
+    const email = `scale${authorizations.length}@example.test`;
     // Headroom for reconnects: the sessions of a killed node count until it has been unseen for 5 s.
-    await setConnectionLimit(db, account.id, 2 * ACCOUNT_SIZE);
-    const { key } = await createApiKey(db, pepper, account.id, [
-      'socket.start',
-      'socket.close',
-      'eew.get.forecast',
-      'eew.get.warning',
-    ]);
-    authorizations.push(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+    const account = await createBenchAccount(db, pepper, email, scopes, 2 * ACCOUNT_SIZE);
+    authorizations.push(account.authorization);
   }
 }
 
