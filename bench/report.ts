@@ -409,6 +409,14 @@ function simpleRows(name: string, results: R[], rows: Row[], charts: [string, st
         target: '–',
         met: null,
       });
+    for (const r of results.filter((r) => r.firstEewMs !== undefined))
+      rows.push({
+        figure: `the first early warning after a start: its ingest call, median of ${r.runs}`,
+        value: ms(r.firstEewMs),
+        reference: `the next one: ${ms(r.nextEewMs)}`,
+        target: '–',
+        met: null,
+      });
   } else if (name === 'attacks') {
     for (const r of results) {
       if (r.guessesPerAccountPerHour !== undefined) {
