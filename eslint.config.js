@@ -61,7 +61,7 @@ export const layers = {
   'metrics.ts': [],
   // The error catalogue: every layer's errors carry its codes.
   'errors.ts': [],
-  // How a worker thread or process loads its module, from the bundle or the sources (telegrams/, webhooks/).
+  // How a worker thread or process loads its module, from the bundle or the sources (conversion/, telegrams/, webhooks/).
   'worker-code.ts': [],
   db: ['errors.ts'],
   bus: ['config.ts'],
@@ -76,7 +76,8 @@ export const layers = {
   access: ['errors.ts', 'context.ts', 'db', 'bus', 'security', 'accounts', 'dpop', 'issuer'],
   // config.ts: the default size limit of a telegram (telegrams/size.ts).
   telegrams: [...domainBase, 'db', 'bus', 'conversion', 'gd'],
-  conversion: [],
+  // worker-code.ts: the thread that compiles the schema checks (conversion/validate.ts).
+  conversion: ['worker-code.ts'],
   gd: ['errors.ts', 'db'],
   sessions: ['clock.ts', 'batches.ts', 'db', 'security', 'accounts'],
   // JMA's station lists of the parameter API (docs/parameter.md).

@@ -12,7 +12,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const WORKERS = ['src/telegrams/prepare-worker.ts', 'src/webhooks/sender-worker.ts'];
+const WORKERS = [
+  'src/telegrams/prepare-worker.ts',
+  'src/webhooks/sender-worker.ts',
+  'src/conversion/validator-worker.ts',
+];
 
 const sourceUrls = (outdir) => ({
   name: 'source-urls',

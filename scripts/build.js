@@ -43,6 +43,7 @@ await build({
     namazu: 'src/cli/main.ts',
     'prepare-worker': 'src/telegrams/prepare-worker.ts',
     'sender-worker': 'src/webhooks/sender-worker.ts',
+    'validator-worker': 'src/conversion/validator-worker.ts',
     'pglite-worker': 'src/db/pglite-worker.js',
   },
   outdir,

@@ -26,6 +26,14 @@ import { withDatabase } from './database.ts';
  */
 export const STOP_GRACE_MS = 20_000;
 
+/**
+ * The telegrams whose schema checks a server compiles as it starts: early warnings, tsunami warnings
+ * and earthquake reports, those awaited in the minute after a strong earthquake. The first of them
+ * after a start would otherwise wait for its check to be compiled (0.06–0.1 s each); other types'
+ * checks are compiled at the first of each.
+ */
+const URGENT_TYPES = ['VXSE45', 'VTSE41', 'VXSE53'];
+
 const serveFlags = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -57,9 +65,17 @@ export async function serveCommand(argv: string[]): Promise<void> {
       ? openDb({ databaseUrl: null, dataDir: config.dataDir, poolSize: 1 })
       : undefined;
   db?.catch(() => {}); // a failure to open is thrown by startServer, which awaits it
-  const { startServer } = await import('../server.ts');
+  const [{ startServer }, { compileSchemaChecks }] = await Promise.all([
+    import('../server.ts'),
+    import('../conversion/convert.ts'),
+  ]);
   const server = await startServer(config, { db, plugins: [besideTheServer] });
   const { ctx } = server;
+  // In a thread, once the server listens: compiled on this thread, before listening, they made a
+  // start 0.3 s longer (bench/REPORT.md).
+  compileSchemaChecks(URGENT_TYPES).catch((err: unknown) =>
+    ctx.log.warn({ err }, 'the schema checks of urgent telegrams were not compiled ahead'),
+  );
   ctx.log.info(
     {
       port: server.port,

@@ -151,7 +151,7 @@ describe('the bundle (scripts/build.js)', () => {
 
   it('starts each worker from the chunk beside it', () => {
     // By its name beside the chunk's own URL (src/worker-code.ts for the TypeScript workers).
-    for (const worker of ['prepare-worker', 'sender-worker', 'pglite-worker']) {
+    for (const worker of ['prepare-worker', 'sender-worker', 'validator-worker', 'pglite-worker']) {
       assert.ok(readdirSync(out).includes(`${worker}.js`), `${worker} is built`);
       const starters = readdirSync(out).filter(
         (name) =>

@@ -30,6 +30,8 @@ const ALLOWED: Record<string, string> = {
   'src/api/telegram-items.ts v2ItemsBytes':
     'derived from the page it is keyed by (weakly): lives and dies with it',
   'src/conversion/validate.ts ajv': 'the JSON-schema compiler, whose only state is the compiled schemas',
+  'src/conversion/validator-worker.ts ajv':
+    "the schema-check thread's compiler, which compiles each schema it is given once and ends",
   'src/webhooks/address-guard.ts refused': 'the refused address ranges, filled once at load',
   'src/sources/scenario/run.ts lastStartMs':
     'scenarios of one process start a second apart, whichever app starts them, so that their EventIDs differ',
