@@ -158,7 +158,8 @@ test('names whose DNS never answers fail their attempts within the limit and hol
     assert.ok((await gunzipMs()) < 300, "libuv's thread pool is free");
     for (const outcome of await Promise.all(dead)) {
       assert.equal(outcome.error, 'connection failed (DNS_TIMEOUT)');
-      assert.ok(outcome.durationMs < LIMIT_MS + 400, `a dead attempt took ${outcome.durationMs} ms`);
+      // Ended by the lookup's limit, before the attempt's own time-out: timers fire late on a busy machine.
+      assert.ok(outcome.durationMs < TIMEOUT_MS, `a dead attempt took ${outcome.durationMs} ms`);
     }
     // One resolution of a name at a time (A and AAAA, two tries each), none by the system's lookup.
     for (const name of deadNames)
@@ -191,7 +192,7 @@ test("names DNS does not know go to the system's lookup: one per name, two at on
     assert.ok(nas.durationMs < 300, `the post to a LAN name took ${nas.durationMs} ms`);
     for (const outcome of await Promise.all(stuckPosts)) {
       assert.equal(outcome.error, 'connection failed (DNS_TIMEOUT)');
-      assert.ok(outcome.durationMs < LIMIT_MS + 400, `a stuck attempt took ${outcome.durationMs} ms`);
+      assert.ok(outcome.durationMs < TIMEOUT_MS, `a stuck attempt took ${outcome.durationMs} ms`);
     }
     assert.equal(stuck.started(), 1, 'the stuck name is looked up once while its lookup runs');
     // More stuck names than places: two hold a thread each, the others wait and then give up.
