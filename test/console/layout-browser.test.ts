@@ -1,8 +1,10 @@
 /**
  * Every console page in Chromium at a phone's size (390×844) and a desktop's (1280×800), in English
  * and Japanese, signed in as an administrator: no horizontal overflow, the header on one line on
- * the desktop and at most 70 px high on the phone (its menu closed), axe-core passing; screenshots
- * in test-output/screenshots/. Beside it: the phone's menu opened by keyboard, the scope presets of
+ * the desktop and at most 70 px high on the phone (its menu closed); axe-core passing at each size
+ * and in each language (the phone in Japanese, the desktop in English: a rule that depends on the
+ * size is checked at both, one that depends on the language in both, at half the browser's CPU of
+ * all four); screenshots in test-output/screenshots/. Beside it: the phone's menu opened by keyboard, the scope presets of
  * the API key form with and without script, the pointer to the Contracts page of an account without
  * contract, and a training scenario moving the live view's map, marked as training.
  */
@@ -26,8 +28,8 @@ const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-
 const QUAKE_FILE = join(FIXTURES, 'jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
 const CONTRACTS = ['telegram.earthquake', 'eew.forecast', 'eew.warning'];
 const SIZES = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844, checkedIn: 'ja' },
+  { name: 'desktop', width: 1280, height: 800, checkedIn: 'en' },
 ] as const;
 
 let server: TestServer;
@@ -164,7 +166,7 @@ test('every console page fits a phone and a desktop, in both languages; header o
           if (size.name === 'desktop')
             assert.ok(shape.spread <= 4, `${what}: header on one line (${shape.spread})`);
           else assert.ok(shape.height <= 70, `${what}: header ${shape.height} px high`);
-          await assertAccessible(page, what);
+          if (lang === size.checkedIn) await assertAccessible(page, what);
           await page.screenshot({
             path: join(SHOTS, `layout-${shotName(path)}-${size.name}-${lang}.png`),
             fullPage: true,
