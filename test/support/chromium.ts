@@ -45,16 +45,15 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   // Evaluated through the DevTools protocol, which the page's CSP does not govern.
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run(
-            context: Document,
-            options: { resultTypes: string[] },
-          ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe;
+    const { axe, document } = globalThis as unknown as {
+      document: object;
+      axe: {
+        run(
+          context: object,
+          options: { resultTypes: string[] },
+        ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+      };
+    };
     // Every node of every violation; of the rules passed, one node each (axe's detail of passes
     // was a third of its time).
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
