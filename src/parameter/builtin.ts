@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { listVersion, type EarthquakeStation, type StationList, type TsunamiStation } from './stations.ts';
+import {
+  listVersion,
+  stationList,
+  type EarthquakeStation,
+  type StationList,
+  type TsunamiStation,
+} from './stations.ts';
 
 /**
  * The station lists shipped with Namazu (src/parameter/data/stations.json, written by
@@ -121,14 +127,16 @@ export function unpackStations(packed: PackedStations): {
   earthquake: StationList<'earthquake'>;
   tsunami: StationList<'tsunami'>;
 } {
-  const items = unpackItems(packed);
-  const list = <K extends 'earthquake' | 'tsunami'>(kind: K) => ({
-    kind,
-    changeTime: packed[kind].changeTime,
-    version: packed[kind].version,
-    items: items[kind],
-  });
-  return { earthquake: list('earthquake'), tsunami: list('tsunami') };
+  const { earthquake, tsunami } = unpackItems(packed);
+  return {
+    earthquake: stationList(
+      'earthquake',
+      packed.earthquake.changeTime,
+      earthquake,
+      packed.earthquake.version,
+    ),
+    tsunami: stationList('tsunami', packed.tsunami.changeTime, tsunami, packed.tsunami.version),
+  };
 }
 
 export const builtinStationsPath = new URL('./data/stations.json', import.meta.url);

@@ -71,13 +71,14 @@ export function listVersion(changeTime: string, items: readonly object[]): strin
   return createHash('sha256').update(changeTime).update(JSON.stringify(items)).digest('hex').slice(0, 16);
 }
 
-/** A list of `kind` from its items, versioned. */
+/** A list of `kind` from its items, versioned (`version` where it is known already: the shipped lists). */
 export function stationList<K extends StationKind>(
   kind: K,
   changeTime: string,
   items: StationItems[K],
+  version = listVersion(changeTime, items),
 ): StationList<K> {
-  return { kind, changeTime, version: listVersion(changeTime, items), items };
+  return { kind, changeTime, version, items };
 }
 
 /** What identifies a station's published facts: a change in any of them is 変更. */
