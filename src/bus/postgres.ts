@@ -16,6 +16,9 @@ function checkChannel(channel: string): void {
   if (!CHANNEL.test(channel)) throw new Error(`invalid bus channel name: ${channel}`);
 }
 
+/** The listening connection's `application_name`, for an operator to find it among the server's. */
+export const LISTENER_APPLICATION_NAME = 'namazu-bus-listener';
+
 export async function createPostgresBus(
   url: string,
   onError: (err: unknown) => void = () => {},
@@ -33,7 +36,12 @@ export async function createPostgresBus(
   let closed = false;
 
   async function connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: BUS_CONNECT_TIMEOUT_MS });
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: BUS_CONNECT_TIMEOUT_MS,
+      // Named in pg_stat_activity: its last query is the silence check's as often as a LISTEN.
+      application_name: LISTENER_APPLICATION_NAME,
+    });
     client.on('notification', (m) => {
       const payload = m.payload ?? '';
       // This process's own commit notices are handed over by the committing code (types.ts).

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { openBus } from '../../src/bus/open.ts';
+import { LISTENER_APPLICATION_NAME } from '../../src/bus/postgres.ts';
 import type { Bus } from '../../src/bus/types.ts';
 import { ingestTelegram } from '../../src/telegrams/ingest.ts';
 import { testDatabaseUrl } from '../support/database.ts';
@@ -132,7 +133,8 @@ test(
         while (performance.now() < end) {
           const rows = await admin.query(
             `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'`,
+             WHERE datname = current_database() AND application_name = $1`,
+            [LISTENER_APPLICATION_NAME],
           );
           terminated += rows.rowCount ?? 0;
           await sleep(100);
