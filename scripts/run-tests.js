@@ -2,13 +2,14 @@
 // (scripts/build-tests.js) and run as a process of its own, several at once (scripts/test-lanes.js).
 //   node scripts/run-tests.js [substring…]   the files whose path holds one of the substrings (all without)
 //   --engine-dependent   only the files listed in test/engine-dependent.json: those whose behaviour
-//                        depends on the database engine or the bus, run again on PostgreSQL by CI
+//                        depends on the database engine or the bus, run again on PostgreSQL by CI;
+//                        their tests marked `engineFree` (test/support/engine.ts) are skipped
 //   --coverage / --no-coverage   line and branch coverage of src/ (scripts/coverage.js), printed
 //                        after the tests and written to coverage/summary.json; on by default for
 //                        the whole suite only (a subset's coverage says little)
 //   --also-postgres      then the engine-dependent files among them again on the PostgreSQL server
 //                        NAMAZU_TEST_PG_URL names (a role that may create databases), in the same
-//                        lanes, without coverage (CI)
+//                        lanes, without coverage, their `engineFree` tests skipped (CI)
 //   --concurrency=N      test files run at once (2 without: the two cores of a small machine)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -95,7 +96,13 @@ try {
   const bundled = await buildTests(files, testBundle);
   const bundleOf = (file) => bundled[files.indexOf(file)];
   const env = { ...process.env, NAMAZU_TEST_BIN: join(process.cwd(), bundle, 'namazu.js') };
-  const postgresEnv = { ...env, NAMAZU_TEST_DATABASE_URL: postgresUrl };
+  // Where only what depends on the engine runs, the tests marked engine-free are skipped.
+  if (options.has('--engine-dependent')) env.NAMAZU_TEST_ENGINE_DEPENDENT_ONLY = '1';
+  const postgresEnv = {
+    ...env,
+    NAMAZU_TEST_DATABASE_URL: postgresUrl,
+    NAMAZU_TEST_ENGINE_DEPENDENT_ONLY: '1',
+  };
   if (coverage) {
     mkdirSync(rawCoverage, { recursive: true });
     env.NODE_V8_COVERAGE = rawCoverage;

@@ -19,6 +19,7 @@ import { registeredRoutes, startTestServer, type TestServer } from '../support/s
 import { fixture } from '../support/fixtures.ts';
 import { assertResponseSchema } from '../support/schemas.ts';
 import { CHAIN_2008, ingestNamed, REAL_2021 } from './gd-support.ts';
+import { engineFree } from '../support/engine.ts';
 
 /** Longest a request may take before it counts as a hang. */
 const HANG_MS = 5000;
@@ -167,7 +168,7 @@ describe('fuzz: every registered route with bad input', () => {
   });
   after(() => server.close());
 
-  it('Fastify lists the data API routes the test walks', () => {
+  it('Fastify lists the data API routes the test walks', engineFree, () => {
     const paths = registeredRoutes(server).map((r) => r.path);
     for (const p of [
       '/v2/telegram',
@@ -186,59 +187,63 @@ describe('fuzz: every registered route with bad input', () => {
       assert.ok(paths.includes(p), `${p} in ${paths.join(' ')}`);
   });
 
-  it('every route, every method, with and without credentials, with a malformed body: no 5xx; 404/405 as documented', async () => {
-    const before = await snapshot();
-    const routes = registeredRoutes(server).filter((r) => !r.path.includes('*'));
-    // Which route answers a concrete path and method (`/account/clients/new` is `/account/clients/:id`).
-    const router = FindMyWay();
-    for (const r of routes) for (const m of r.methods) router.on(m as 'GET', r.path, () => {});
-    for (const { path: template, methods } of routes) {
-      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-        // A DELETE takes no body and reads none (a client's empty JSON is no error): it names an id
-        // that does not exist, so that it changes nothing whatever it carries.
-        const path = template.replace(/:[A-Za-z]+/g, method === 'DELETE' ? '999999' : '1');
-        // Credentials matter on the data API; elsewhere one pass is enough.
-        for (const withKey of isDataApi(path) || path.startsWith('/v1/') ? [false, true] : [true]) {
-          const body = method === 'GET' || method === 'HEAD' ? undefined : '{"classifications":';
-          const headers = {
-            ...(withKey ? auth : {}),
-            ...(body ? { 'content-type': 'application/json' } : {}),
-          };
-          const a = await send(method, path, { headers, body });
-          if (methods.includes(method) || router.find(method as 'GET', path)) continue;
-          // A known path with another method: 405, whatever the body holds (behaviour.md §3). The
-          // API reference's prefix route (`/reference/`) is not in the method table: 404 there.
-          const where = `${method} ${path} (${methods.join(',')}): ${a.text.slice(0, 120)}`;
-          if (path === '/reference/') assert.ok([404, 405].includes(a.status), where);
-          else assert.equal(a.status, 405, where);
-          if (method === 'HEAD') continue;
-          if (isDataApi(path)) assertEnvelopeError(a, `${method} ${path}`);
-          if (path.startsWith('/v1/')) assert.equal(a.text, 'Method not allowed.', `${method} ${path}`);
+  it(
+    'every route, every method, with and without credentials, with a malformed body: no 5xx; 404/405 as documented',
+    engineFree,
+    async () => {
+      const before = await snapshot();
+      const routes = registeredRoutes(server).filter((r) => !r.path.includes('*'));
+      // Which route answers a concrete path and method (`/account/clients/new` is `/account/clients/:id`).
+      const router = FindMyWay();
+      for (const r of routes) for (const m of r.methods) router.on(m as 'GET', r.path, () => {});
+      for (const { path: template, methods } of routes) {
+        for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
+          // A DELETE takes no body and reads none (a client's empty JSON is no error): it names an id
+          // that does not exist, so that it changes nothing whatever it carries.
+          const path = template.replace(/:[A-Za-z]+/g, method === 'DELETE' ? '999999' : '1');
+          // Credentials matter on the data API; elsewhere one pass is enough.
+          for (const withKey of isDataApi(path) || path.startsWith('/v1/') ? [false, true] : [true]) {
+            const body = method === 'GET' || method === 'HEAD' ? undefined : '{"classifications":';
+            const headers = {
+              ...(withKey ? auth : {}),
+              ...(body ? { 'content-type': 'application/json' } : {}),
+            };
+            const a = await send(method, path, { headers, body });
+            if (methods.includes(method) || router.find(method as 'GET', path)) continue;
+            // A known path with another method: 405, whatever the body holds (behaviour.md §3). The
+            // API reference's prefix route (`/reference/`) is not in the method table: 404 there.
+            const where = `${method} ${path} (${methods.join(',')}): ${a.text.slice(0, 120)}`;
+            if (path === '/reference/') assert.ok([404, 405].includes(a.status), where);
+            else assert.equal(a.status, 405, where);
+            if (method === 'HEAD') continue;
+            if (isDataApi(path)) assertEnvelopeError(a, `${method} ${path}`);
+            if (path.startsWith('/v1/')) assert.equal(a.text, 'Method not allowed.', `${method} ${path}`);
+          }
         }
       }
-    }
-    for (const path of [
-      '/v2/nothing',
-      '/v2/telegram/x',
-      '/telegram/v1/list/x',
-      '/v2/gd/earthquake/1/x',
-      '/v1/a/b',
-    ]) {
-      for (const method of ['GET', 'HEAD', 'PATCH']) {
-        const body = method === 'PATCH' ? '{' : undefined;
-        const a = await send(method, path, {
-          headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-          body,
-        });
-        assert.equal(a.status, 404, `${method} ${path}: ${a.text.slice(0, 120)}`);
-        if (method === 'HEAD') continue;
-        if (path.startsWith('/v1/')) assert.equal(a.text, 'Not found.', `${method} ${path}`);
-        else assertEnvelopeError(a, `${method} ${path}`);
+      for (const path of [
+        '/v2/nothing',
+        '/v2/telegram/x',
+        '/telegram/v1/list/x',
+        '/v2/gd/earthquake/1/x',
+        '/v1/a/b',
+      ]) {
+        for (const method of ['GET', 'HEAD', 'PATCH']) {
+          const body = method === 'PATCH' ? '{' : undefined;
+          const a = await send(method, path, {
+            headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+            body,
+          });
+          assert.equal(a.status, 404, `${method} ${path}: ${a.text.slice(0, 120)}`);
+          if (method === 'HEAD') continue;
+          if (path.startsWith('/v1/')) assert.equal(a.text, 'Not found.', `${method} ${path}`);
+          else assertEnvelopeError(a, `${method} ${path}`);
+        }
       }
-    }
-    assert.deepEqual(failures, []);
-    assert.equal(await snapshot(), before);
-  });
+      assert.deepEqual(failures, []);
+      assert.equal(await snapshot(), before);
+    },
+  );
 
   const ODD_SEGMENTS = [
     '0',
@@ -261,28 +266,35 @@ describe('fuzz: every registered route with bad input', () => {
     'F'.repeat(96),
   ];
 
-  it('path parameters with odd characters: the documented 404 (or 401 without credentials)', async () => {
-    const before = await snapshot();
-    for (const [method, template] of [
-      ['GET', '/v2/gd/earthquake/:x'],
-      ['GET', '/v2/gd/eew/:x'],
-      ['GET', '/v1/:x'],
-      ['DELETE', '/v2/socket/:x'],
-    ] as const) {
-      for (const segment of ODD_SEGMENTS) {
-        const path = template.replace(':x', segment);
-        for (const withKey of [true, false]) {
-          const a = await send(method, path, { headers: withKey ? auth : {} });
-          assert.ok([401, 404].includes(a.status), `${method} ${path} → ${a.status} ${a.text.slice(0, 100)}`);
-          if (withKey) assert.equal(a.status, 404, `${method} ${path}`);
-          if (path.startsWith('/v1/')) assert.match(a.type, /^text\/plain/, `${method} ${path}`);
-          else assertEnvelopeError(a, `${method} ${path}`);
+  it(
+    'path parameters with odd characters: the documented 404 (or 401 without credentials)',
+    engineFree,
+    async () => {
+      const before = await snapshot();
+      for (const [method, template] of [
+        ['GET', '/v2/gd/earthquake/:x'],
+        ['GET', '/v2/gd/eew/:x'],
+        ['GET', '/v1/:x'],
+        ['DELETE', '/v2/socket/:x'],
+      ] as const) {
+        for (const segment of ODD_SEGMENTS) {
+          const path = template.replace(':x', segment);
+          for (const withKey of [true, false]) {
+            const a = await send(method, path, { headers: withKey ? auth : {} });
+            assert.ok(
+              [401, 404].includes(a.status),
+              `${method} ${path} → ${a.status} ${a.text.slice(0, 100)}`,
+            );
+            if (withKey) assert.equal(a.status, 404, `${method} ${path}`);
+            if (path.startsWith('/v1/')) assert.match(a.type, /^text\/plain/, `${method} ${path}`);
+            else assertEnvelopeError(a, `${method} ${path}`);
+          }
         }
       }
-    }
-    assert.deepEqual(failures, []);
-    assert.equal(await snapshot(), before);
-  });
+      assert.deepEqual(failures, []);
+      assert.equal(await snapshot(), before);
+    },
+  );
 
   /** Tokens of every list, direction and position shape, and strings that only look like tokens. */
   const TOKENS = [
@@ -409,7 +421,7 @@ describe('fuzz: every registered route with bad input', () => {
     else assert.fail(`${where}: ${message}`);
   }
 
-  it('every query parameter of every list with every bad value, alone and repeated', async () => {
+  it('every query parameter of every list with every bad value, alone and repeated', engineFree, async () => {
     const before = await snapshot();
     for (const [path, names] of Object.entries(LISTS)) {
       for (const name of names) {
@@ -464,64 +476,68 @@ describe('fuzz: every registered route with bad input', () => {
     assert.equal(await snapshot(), before);
   });
 
-  it('bodies: bad JSON, wrong content types, oversized, deeply nested; the documented 4xx and nothing stored', async () => {
-    const before = await snapshot();
-    const bodies: [string | undefined, string | Buffer][] = [
-      ['application/json', ''],
-      ['application/json', '{'],
-      ['application/json', 'null'],
-      ['application/json', '[]'],
-      ['application/json', '"x"'],
-      ['application/json', '{"classifications":"telegram.earthquake"}'],
-      ['application/json', '{"classifications":[]}'],
-      ['application/json', '{"classifications":[1]}'],
-      ['application/json', `{"classifications":${'['.repeat(10_000)}`],
-      [
-        'application/json',
-        `{"classifications":["telegram.earthquake"],"types":${JSON.stringify(Array(31).fill('VXSE53'))}}`,
-      ],
-      ['application/json', '{"classifications":["telegram.earthquake"],"appName":"あいうえおかきくけ"}'],
-      ['application/json', '{"classifications":["telegram.earthquake"],"formatMode":"xml"}'],
-      ['application/json', '{"classifications":["telegram.earthquake"],"test":"only"}'],
-      ['application/json', '{"classifications":["telegram.earthquake"],"after":"x"}'],
-      ['application/json', '{"classifications":["telegram.earthquake"],"areas":["999999999"]}'],
-      ['application/json', '{"classifications":["telegram.earthquake"],"minIntensity":"8"}'],
-      ['application/json', `{"classifications":["${'x'.repeat(70_000)}"]}`],
-      ['application/json; charset=utf-16', '{"classifications":["telegram.earthquake"],"types":1}'],
-      ['application/xml', '<classifications/>'],
-      ['text/plain', 'classifications=telegram.earthquake'],
-      ['application/x-www-form-urlencoded', 'classifications=%ZZ'],
-      ['multipart/form-data; boundary=x', '--x\r\n'],
-      [undefined, Buffer.from([0xff, 0xfe, 0x00, 0x7b])],
-      ['application/octet-stream', Buffer.alloc(200_000, 0x7b)],
-    ];
-    for (const [type, body] of bodies) {
-      const a = await send('POST', '/v2/socket', {
-        headers: { ...auth, ...(type ? { 'content-type': type } : {}) },
-        body,
-      });
-      assert.ok(
-        [400, 413].includes(a.status),
-        `POST /v2/socket ${type} → ${a.status} ${a.text.slice(0, 150)}`,
-      );
-      assertEnvelopeError(a, `POST /v2/socket ${type} ${String(body).slice(0, 40)}`);
-      // Bodies to routes that take none, and to the admin ingest without the admin scope.
-      for (const [method, path] of [
-        ['DELETE', '/v2/socket/999999'],
-        ['POST', '/admin/v1/telegrams'],
-        ['POST', '/admin/v1/scenarios'],
-      ] as const) {
-        const b = await send(method, path, {
+  it(
+    'bodies: bad JSON, wrong content types, oversized, deeply nested; the documented 4xx and nothing stored',
+    engineFree,
+    async () => {
+      const before = await snapshot();
+      const bodies: [string | undefined, string | Buffer][] = [
+        ['application/json', ''],
+        ['application/json', '{'],
+        ['application/json', 'null'],
+        ['application/json', '[]'],
+        ['application/json', '"x"'],
+        ['application/json', '{"classifications":"telegram.earthquake"}'],
+        ['application/json', '{"classifications":[]}'],
+        ['application/json', '{"classifications":[1]}'],
+        ['application/json', `{"classifications":${'['.repeat(10_000)}`],
+        [
+          'application/json',
+          `{"classifications":["telegram.earthquake"],"types":${JSON.stringify(Array(31).fill('VXSE53'))}}`,
+        ],
+        ['application/json', '{"classifications":["telegram.earthquake"],"appName":"あいうえおかきくけ"}'],
+        ['application/json', '{"classifications":["telegram.earthquake"],"formatMode":"xml"}'],
+        ['application/json', '{"classifications":["telegram.earthquake"],"test":"only"}'],
+        ['application/json', '{"classifications":["telegram.earthquake"],"after":"x"}'],
+        ['application/json', '{"classifications":["telegram.earthquake"],"areas":["999999999"]}'],
+        ['application/json', '{"classifications":["telegram.earthquake"],"minIntensity":"8"}'],
+        ['application/json', `{"classifications":["${'x'.repeat(70_000)}"]}`],
+        ['application/json; charset=utf-16', '{"classifications":["telegram.earthquake"],"types":1}'],
+        ['application/xml', '<classifications/>'],
+        ['text/plain', 'classifications=telegram.earthquake'],
+        ['application/x-www-form-urlencoded', 'classifications=%ZZ'],
+        ['multipart/form-data; boundary=x', '--x\r\n'],
+        [undefined, Buffer.from([0xff, 0xfe, 0x00, 0x7b])],
+        ['application/octet-stream', Buffer.alloc(200_000, 0x7b)],
+      ];
+      for (const [type, body] of bodies) {
+        const a = await send('POST', '/v2/socket', {
           headers: { ...auth, ...(type ? { 'content-type': type } : {}) },
           body,
         });
-        assert.ok(b.status >= 400 && b.status < 500, `${method} ${path} ${type} → ${b.status}`);
-        assertEnvelopeError(b, `${method} ${path} ${type}`);
+        assert.ok(
+          [400, 413].includes(a.status),
+          `POST /v2/socket ${type} → ${a.status} ${a.text.slice(0, 150)}`,
+        );
+        assertEnvelopeError(a, `POST /v2/socket ${type} ${String(body).slice(0, 40)}`);
+        // Bodies to routes that take none, and to the admin ingest without the admin scope.
+        for (const [method, path] of [
+          ['DELETE', '/v2/socket/999999'],
+          ['POST', '/admin/v1/telegrams'],
+          ['POST', '/admin/v1/scenarios'],
+        ] as const) {
+          const b = await send(method, path, {
+            headers: { ...auth, ...(type ? { 'content-type': type } : {}) },
+            body,
+          });
+          assert.ok(b.status >= 400 && b.status < 500, `${method} ${path} ${type} → ${b.status}`);
+          assertEnvelopeError(b, `${method} ${path} ${type}`);
+        }
       }
-    }
-    assert.deepEqual(failures, []);
-    assert.equal(await snapshot(), before);
-  });
+      assert.deepEqual(failures, []);
+      assert.equal(await snapshot(), before);
+    },
+  );
 
   it('valid paging: newest first, default 20, at most 100, nextToken exactly while older items exist', async () => {
     const lists: {
@@ -616,33 +632,41 @@ describe('fuzz: every registered route with bad input', () => {
     }
   });
 
-  it('a request that reaches no route is 404, or 405 on a known path, whatever its body', async () => {
-    for (const [method, path, status, type, body] of [
-      ['PUT', '/v2/telegram', 405, 'application/json', '{'],
-      ['POST', '/v2/contract', 405, 'application/json', '{"a":'],
-      ['PATCH', '/v2/gd/eew', 405, 'application/json', 'x'.repeat(100_000)],
-      ['POST', '/v2/nothing', 404, 'application/json', '{'],
-      ['POST', '/telegram/v1/list/x', 404, 'text/plain', 'x'.repeat(100_000)],
-    ] as const) {
-      const a = await send(method, path, { headers: { ...auth, 'content-type': type }, body });
-      assert.equal(a.status, status, `${method} ${path}: ${a.text.slice(0, 150)}`);
-      assertEnvelopeError(a, `${method} ${path}`);
-      assert.equal(a.json.error.message, status === 404 ? 'Not found.' : 'Method not allowed.');
-    }
-  });
+  it(
+    'a request that reaches no route is 404, or 405 on a known path, whatever its body',
+    engineFree,
+    async () => {
+      for (const [method, path, status, type, body] of [
+        ['PUT', '/v2/telegram', 405, 'application/json', '{'],
+        ['POST', '/v2/contract', 405, 'application/json', '{"a":'],
+        ['PATCH', '/v2/gd/eew', 405, 'application/json', 'x'.repeat(100_000)],
+        ['POST', '/v2/nothing', 404, 'application/json', '{'],
+        ['POST', '/telegram/v1/list/x', 404, 'text/plain', 'x'.repeat(100_000)],
+      ] as const) {
+        const a = await send(method, path, { headers: { ...auth, 'content-type': type }, body });
+        assert.equal(a.status, status, `${method} ${path}: ${a.text.slice(0, 150)}`);
+        assertEnvelopeError(a, `${method} ${path}`);
+        assert.equal(a.json.error.message, status === 404 ? 'Not found.' : 'Method not allowed.');
+      }
+    },
+  );
 
-  it('under /v1/, a request that reaches no route is answered in plain text like a telegram body', async () => {
-    for (const [method, path, status, message] of [
-      ['GET', '/v1/a/b', 404, 'Not found.'],
-      ['PUT', `/v1/${'a'.repeat(96)}`, 405, 'Method not allowed.'],
-      ['DELETE', '/v1/x', 405, 'Method not allowed.'],
-    ] as const) {
-      const a = await send(method, path, { headers: auth });
-      assert.equal(a.status, status, `${method} ${path}`);
-      assert.match(a.type, /^text\/plain/, `${method} ${path}: ${a.type}`);
-      assert.equal(a.text, message, `${method} ${path}`);
-    }
-  });
+  it(
+    'under /v1/, a request that reaches no route is answered in plain text like a telegram body',
+    engineFree,
+    async () => {
+      for (const [method, path, status, message] of [
+        ['GET', '/v1/a/b', 404, 'Not found.'],
+        ['PUT', `/v1/${'a'.repeat(96)}`, 405, 'Method not allowed.'],
+        ['DELETE', '/v1/x', 405, 'Method not allowed.'],
+      ] as const) {
+        const a = await send(method, path, { headers: auth });
+        assert.equal(a.status, status, `${method} ${path}`);
+        assert.match(a.type, /^text\/plain/, `${method} ${path}: ${a.type}`);
+        assert.equal(a.text, message, `${method} ${path}`);
+      }
+    },
+  );
 
   it('a telegram dated outside the years 0001–9999 is refused with its reason on every engine, storing nothing', async () => {
     const before = await snapshot();

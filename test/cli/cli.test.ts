@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { NAMAZU_BIN, SOURCE_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
+import { engineFree } from '../support/engine.ts';
 
 interface Run {
   code: number | null;
@@ -121,7 +122,7 @@ test('domain errors are one line on stderr and exit 1', async () => {
   }
 });
 
-test('bad usage exits 2 with a message', async () => {
+test('bad usage exits 2 with a message', engineFree, async () => {
   for (const args of [
     [],
     ['frobnicate'],
@@ -136,7 +137,7 @@ test('bad usage exits 2 with a message', async () => {
   }
 });
 
-test('bad configuration gives one line naming the setting', async () => {
+test('bad configuration gives one line naming the setting', engineFree, async () => {
   const r = await run(['migrate'], { ...dbEnv, NAMAZU_POLLING_INTERVAL_MS: 'soon' });
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim(), 'namazu migrate: NAMAZU_POLLING_INTERVAL_MS must be an integer, got "soon"');

@@ -16,6 +16,7 @@ import { Browser, parseForms, signInThroughForm } from '../support/browser.ts';
 import { testDatabaseUrl } from '../support/database.ts';
 import { fixture } from '../support/fixtures.ts';
 import { registeredRoutes, startTestServer, type TestServer } from '../support/server.ts';
+import { engineFree } from '../support/engine.ts';
 
 const SEED = 0x6e616d61;
 /**
@@ -699,84 +700,99 @@ describe('hostile inputs on every route', () => {
     assert.equal(await snapshot(), before);
   });
 
-  it('raw requests no HTTP client sends: control bytes, invalid UTF-8, CONNECT, short bodies, hostile upgrades', async () => {
-    const before = await snapshot();
-    const upgrade = (path: string, extra = '') =>
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`;
-    const raws: (string | Buffer)[] = [
-      'GET /v2/telegram?limit=\u0001\u0002 HTTP/1.1\r\nHost: x\r\n\r\n',
-      Buffer.concat([
-        Buffer.from('GET /v2/telegram?type='),
-        Buffer.from([0xc0, 0x80, 0xff]),
-        Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
-      ]),
-      Buffer.concat([
-        Buffer.from('GET /v1/'),
-        Buffer.from([0xed, 0xa0, 0x80]),
-        Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
-      ]),
-      'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n',
-      'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
-      'GET /healthz HTTP/1.1\r\n\r\n',
-      'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
-      'POST /v2/socket HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
-      'POST /v2/socket HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n',
-      'POST /v2/socket HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
-      'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
-      'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
-      'GET * HTTP/1.1\r\nHost: x\r\n\r\n',
-      'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n',
-      'GET http://evil.example/v2/telegram HTTP/1.1\r\nHost: x\r\n\r\n',
-      upgrade('/v2/websocket?ticket=%zz'),
-      upgrade('/v2/websocket?ticket=' + 'a'.repeat(5000)),
-      upgrade('/v2/websocket?ticket=%00&ticket=x'),
-      upgrade('/v2/public/websocket?classifications=%ED%A0%80&formatMode=1e309'),
-      upgrade(
-        '/v2/public/websocket?classifications=telegram.earthquake',
-        'Sec-WebSocket-Protocol: ' + 'x,'.repeat(2000) + '\r\n',
-      ),
-      upgrade('/v2/websocket', 'Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=99\r\n'),
-      upgrade('/v2/telegram'),
-      upgrade('/account/signin'),
-      'GET /v2/websocket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 99\r\n\r\n',
-      'GET /v2/websocket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n',
-    ];
-    for (const raw of raws) {
-      const where = JSON.stringify(raw.toString('latin1').slice(0, 120));
-      const answer = await exchange(port, raw);
-      // Every request gets an answer (a WebSocket handshake may be refused, or accepted then closed).
-      assert.match(answer, /^HTTP\/1\.1 [1-4]\d\d /, `${where}: ${answer.slice(0, 200)}`);
-    }
-    assert.equal(await snapshot(), before);
-    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
-  });
-
-  it('CONNECT is answered 405 in the envelope (Node alone closes the connection without a word)', async () => {
-    const answer = await exchange(port, 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n');
-    assert.match(answer, /^HTTP\/1\.1 405 /, answer.slice(0, 200));
-    assert.match(answer, /\r\nconnection: close\r\n/i);
-    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
-    assert.deepEqual(body.error, { message: 'Method not allowed.', code: 405 });
-  });
-
-  it('a WebSocket path asked without a WebSocket upgrade (none, or h2c) is a 426 envelope saying so', async () => {
-    for (const path of ['/v2/websocket?ticket=x', '/v2/public/websocket']) {
-      for (const upgrade of ['', 'Connection: Upgrade\r\nUpgrade: h2c\r\n']) {
-        const answer = await exchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
-        const where = `${path} ${JSON.stringify(upgrade)}: ${answer.slice(0, 300)}`;
-        assert.match(answer, /^HTTP\/1\.1 426 /, where);
-        assert.match(answer, /\r\nupgrade: websocket\r\n/i, where);
-        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
-        assert.deepEqual(
-          body.error,
-          { message: 'This is a WebSocket endpoint: connect with a WebSocket client.', code: 426 },
-          where,
-        );
+  it(
+    'raw requests no HTTP client sends: control bytes, invalid UTF-8, CONNECT, short bodies, hostile upgrades',
+    engineFree,
+    async () => {
+      const before = await snapshot();
+      const upgrade = (path: string, extra = '') =>
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`;
+      const raws: (string | Buffer)[] = [
+        'GET /v2/telegram?limit=\u0001\u0002 HTTP/1.1\r\nHost: x\r\n\r\n',
+        Buffer.concat([
+          Buffer.from('GET /v2/telegram?type='),
+          Buffer.from([0xc0, 0x80, 0xff]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+        ]),
+        Buffer.concat([
+          Buffer.from('GET /v1/'),
+          Buffer.from([0xed, 0xa0, 0x80]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+        ]),
+        'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n',
+        'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n',
+        'GET /healthz HTTP/1.1\r\n\r\n',
+        'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        'POST /v2/socket HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+        'POST /v2/socket HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n',
+        'POST /v2/socket HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+        'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
+        'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+        'GET * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET http://evil.example/v2/telegram HTTP/1.1\r\nHost: x\r\n\r\n',
+        upgrade('/v2/websocket?ticket=%zz'),
+        upgrade('/v2/websocket?ticket=' + 'a'.repeat(5000)),
+        upgrade('/v2/websocket?ticket=%00&ticket=x'),
+        upgrade('/v2/public/websocket?classifications=%ED%A0%80&formatMode=1e309'),
+        upgrade(
+          '/v2/public/websocket?classifications=telegram.earthquake',
+          'Sec-WebSocket-Protocol: ' + 'x,'.repeat(2000) + '\r\n',
+        ),
+        upgrade(
+          '/v2/websocket',
+          'Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=99\r\n',
+        ),
+        upgrade('/v2/telegram'),
+        upgrade('/account/signin'),
+        'GET /v2/websocket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 99\r\n\r\n',
+        'GET /v2/websocket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n',
+      ];
+      for (const raw of raws) {
+        const where = JSON.stringify(raw.toString('latin1').slice(0, 120));
+        const answer = await exchange(port, raw);
+        // Every request gets an answer (a WebSocket handshake may be refused, or accepted then closed).
+        assert.match(answer, /^HTTP\/1\.1 [1-4]\d\d /, `${where}: ${answer.slice(0, 200)}`);
       }
-    }
-  });
+      assert.equal(await snapshot(), before);
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    },
+  );
 
-  it('a query string of 100 KB is a 431 envelope', async () => {
+  it(
+    'CONNECT is answered 405 in the envelope (Node alone closes the connection without a word)',
+    engineFree,
+    async () => {
+      const answer = await exchange(port, 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n');
+      assert.match(answer, /^HTTP\/1\.1 405 /, answer.slice(0, 200));
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
+      assert.deepEqual(body.error, { message: 'Method not allowed.', code: 405 });
+    },
+  );
+
+  it(
+    'a WebSocket path asked without a WebSocket upgrade (none, or h2c) is a 426 envelope saying so',
+    engineFree,
+    async () => {
+      for (const path of ['/v2/websocket?ticket=x', '/v2/public/websocket']) {
+        for (const upgrade of ['', 'Connection: Upgrade\r\nUpgrade: h2c\r\n']) {
+          const answer = await exchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+          const where = `${path} ${JSON.stringify(upgrade)}: ${answer.slice(0, 300)}`;
+          assert.match(answer, /^HTTP\/1\.1 426 /, where);
+          assert.match(answer, /\r\nupgrade: websocket\r\n/i, where);
+          const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: unknown };
+          assert.deepEqual(
+            body.error,
+            { message: 'This is a WebSocket endpoint: connect with a WebSocket client.', code: 426 },
+            where,
+          );
+        }
+      }
+    },
+  );
+
+  it('a query string of 100 KB is a 431 envelope', engineFree, async () => {
     const answer = await exchange(
       port,
       `GET /v2/telegram?limit=${'9'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
@@ -784,7 +800,7 @@ describe('hostile inputs on every route', () => {
     assert.match(answer, /^HTTP\/1\.1 431 /, answer.slice(0, 200));
   });
 
-  it('a HEAD refused for its headers (431) is answered without a body', async () => {
+  it('a HEAD refused for its headers (431) is answered without a body', engineFree, async () => {
     const answer = await exchange(
       port,
       `HEAD /v2/telegram HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
@@ -793,7 +809,7 @@ describe('hostile inputs on every route', () => {
     assert.equal(answer.slice(answer.indexOf('\r\n\r\n') + 4), '', 'no body after the headers');
   });
 
-  it('HEAD /console/live/events answers (its headers, no stream) at once', async () => {
+  it('HEAD /console/live/events answers (its headers, no stream) at once', engineFree, async () => {
     const a = await send(port, {
       method: 'HEAD',
       path: '/console/live/events',

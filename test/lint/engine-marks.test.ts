@@ -10,7 +10,10 @@
 // tokens, sessions, webhooks, accounts), where a difference of the engine would show through
 // HTTP. A file nobody can place stays on both engines: list it. A file that shows a sign but tests
 // nothing the engine changes (SQL that only sets up rows for a browser test) may run once when
-// `onceDespiteSigns` names it with the reason.
+// `onceDespiteSigns` names it with the reason. Within a listed file, a test that the engine does not
+// change (a browser's parsing, an HTTP shape, a refusal before any store) may be marked `engineFree`
+// (test/support/engine.ts): the PostgreSQL pass skips it. The mark is for listed files only; a file
+// whose every test would carry it comes off the list instead.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { test } from 'node:test';
@@ -71,6 +74,13 @@ test('the list names existing test files, once each, in order', () => {
     `${LIST} lists files that are not test files (moved or removed?)`,
   );
   assert.deepEqual(listed, [...new Set(listed)].sort());
+});
+
+test('tests are marked engine-free only in listed files', () => {
+  const misplaced = testFiles('test')
+    .filter((path) => path !== 'test/lint/engine-marks.test.ts' && !listed.includes(path))
+    .filter((path) => /\bengineFree\b/.test(readFileSync(path, 'utf8')));
+  assert.deepEqual(misplaced, [], 'these files run once already: drop the mark, or list the file');
 });
 
 test('a file run once despite its signs exists, shows a sign, is not also listed, and says why', () => {

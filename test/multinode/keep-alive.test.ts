@@ -26,6 +26,7 @@ import {
   sleep,
   startNginx,
 } from './support.ts';
+import { engineFree } from '../support/engine.ts';
 
 /** Blocks this process's event loop, as a client busy with other work does. */
 function busyFor(ms: number): void {
@@ -89,7 +90,7 @@ function sdkFor(origin: string, apikey: string): DMDATA {
   });
 }
 
-test('default settings: pooled clients busy for 7 s between requests lose nothing', async () => {
+test('default settings: pooled clients busy for 7 s between requests lose nothing', engineFree, async () => {
   const database = await createTestDatabase();
   let node: Node | undefined;
   try {

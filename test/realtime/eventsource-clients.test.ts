@@ -22,6 +22,7 @@ import { fixture } from '../support/fixtures.ts';
 import { SseClient } from '../support/sse.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
+import { engineFree } from '../support/engine.ts';
 
 const EEW = readFileSync(fixture('official', '77_01_03_240613_VXSE45.xml'));
 const QUAKE = readFileSync(fixture('rest', '32-35_06_05_240613_VXSE53.xml'));
@@ -56,6 +57,17 @@ before(async () => {
   await new Promise<void>((resolve) => pageOrigin.listen(0, '127.0.0.1', resolve));
   context = await browser.newContext();
   page = await context.newPage();
+  // Requests the server answered: on a busy machine a restart may outlast the browser's first
+  // reconnection delay, and an attempt that found no server has only the headers the page set.
+  page.on('response', (response) => {
+    const r = response.request();
+    const url = new URL(r.url());
+    if (!url.pathname.startsWith('/v2/')) return;
+    const request: (typeof seen)[number] = { url };
+    seen.push(request);
+    // The header the network stack adds is among allHeaders() alone.
+    void r.allHeaders().then((h) => (request.lastEventId = h['last-event-id'] ?? null));
+  });
   await page.goto(`http://127.0.0.1:${(pageOrigin.address() as AddressInfo).port}/`);
 });
 
@@ -146,76 +158,69 @@ async function restart(): Promise<void> {
   server = await startTestServer({ database, config: serverConfig(port) });
 }
 
-test('Chromium EventSource from another origin: events as documented, resumed after a restart with Last-Event-ID, each telegram once, filters kept', async () => {
-  // Requests the server answered: on a busy machine the restart may outlast the browser's first
-  // reconnection delay, and an attempt that found no server has only the headers the page set.
-  page.on('response', (response) => {
-    const r = response.request();
-    const url = new URL(r.url());
-    if (!url.pathname.startsWith('/v2/')) return;
-    const request: (typeof seen)[number] = { url };
-    seen.push(request);
-    // The header the network stack adds is among allHeaders() alone.
-    void r.allHeaders().then((h) => (request.lastEventId = h['last-event-id'] ?? null));
-  });
-  const publicUrl = `${server.url}/v2/public/stream?classifications=eew.forecast`;
-  const keyUrl = `${server.url}/v2/stream?classifications=eew.forecast,telegram.earthquake&types=VXSE45&key=${key}`;
-  const pub = await open(publicUrl);
-  const auth = await open(keyUrl);
-  await waitFor(async () => (await log(pub)).opens === 1 && (await log(auth)).opens === 1, {
-    message: 'both streams open',
-  });
-
-  // Filtered out by both: an earthquake report (not public; `types` on the other).
-  const e1 = await ingestEew();
-  await ingestQuake();
-  const first = await dataCount(pub, 1);
-  await dataCount(auth, 1);
-  assert.equal(first.data[0]!.id, e1, 'the event id is the telegram id');
-  assert.equal(JSON.parse(first.data[0]!.data).id, e1);
-  assert.equal(JSON.parse(first.data[0]!.data).type, 'data');
-
-  await restart();
-  // The server said why, then the browser lost the connection and is reconnecting by itself.
-  for (const n of [pub, auth]) {
-    const { errors } = await log(n);
-    assert.deepEqual(JSON.parse(errors[0]!.data!), {
-      type: 'error',
-      error: 'The server is restarting; reconnect.',
-      code: 4503,
-      close: true,
+test(
+  'Chromium EventSource from another origin: events as documented, resumed after a restart with Last-Event-ID, each telegram once, filters kept',
+  engineFree,
+  async () => {
+    const publicUrl = `${server.url}/v2/public/stream?classifications=eew.forecast`;
+    const keyUrl = `${server.url}/v2/stream?classifications=eew.forecast,telegram.earthquake&types=VXSE45&key=${key}`;
+    const pub = await open(publicUrl);
+    const auth = await open(keyUrl);
+    await waitFor(async () => (await log(pub)).opens === 1 && (await log(auth)).opens === 1, {
+      message: 'both streams open',
     });
-  }
-  // Committed before the browsers reconnect (in 3 s): the catch-up sends them.
-  const e2 = await ingestEew();
-  await ingestQuake();
-  const e3 = await ingestEew();
-  await dataCount(pub, 3);
-  await dataCount(auth, 3);
-  const e4 = await ingestEew();
-  const pubLog = await dataCount(pub, 4);
-  const authLog = await dataCount(auth, 4);
-  // Nothing more comes (no duplicate from the catch-up and the live stream).
-  await new Promise((r) => setTimeout(r, 300));
-  for (const l of [pubLog, authLog]) {
-    const ids = (await log(l === pubLog ? pub : auth)).data.map((d) => d.id);
-    assert.deepEqual(ids, [e1, e2, e3, e4], 'every telegram once, in order');
-    assert.equal(l.opens, 2, 'reconnected once');
-  }
-  await headersKnown();
-  for (const path of ['/v2/public/stream', '/v2/stream']) {
-    const requests = requestsTo(path);
-    const reconnects = requests.filter((r) => r.lastEventId !== null);
-    assert.ok(reconnects.length >= 1, `${path} reconnected`);
-    for (const r of reconnects) {
-      // e1's id, or the position a keep-alive gave after it (the earthquake report filtered out).
-      assert.ok(r.lastEventId !== e2 && r.lastEventId !== e3, 'resumed from before the restart');
-      assert.equal(r.url.search, requests[0]!.url.search, 'the query string is kept');
+
+    // Filtered out by both: an earthquake report (not public; `types` on the other).
+    const e1 = await ingestEew();
+    await ingestQuake();
+    const first = await dataCount(pub, 1);
+    await dataCount(auth, 1);
+    assert.equal(first.data[0]!.id, e1, 'the event id is the telegram id');
+    assert.equal(JSON.parse(first.data[0]!.data).id, e1);
+    assert.equal(JSON.parse(first.data[0]!.data).type, 'data');
+
+    await restart();
+    // The server said why, then the browser lost the connection and is reconnecting by itself.
+    for (const n of [pub, auth]) {
+      const { errors } = await log(n);
+      assert.deepEqual(JSON.parse(errors[0]!.data!), {
+        type: 'error',
+        error: 'The server is restarting; reconnect.',
+        code: 4503,
+        close: true,
+      });
     }
-  }
-  await close(pub);
-  await close(auth);
-});
+    // Committed before the browsers reconnect (in 3 s): the catch-up sends them.
+    const e2 = await ingestEew();
+    await ingestQuake();
+    const e3 = await ingestEew();
+    await dataCount(pub, 3);
+    await dataCount(auth, 3);
+    const e4 = await ingestEew();
+    const pubLog = await dataCount(pub, 4);
+    const authLog = await dataCount(auth, 4);
+    // Nothing more comes (no duplicate from the catch-up and the live stream).
+    await new Promise((r) => setTimeout(r, 300));
+    for (const l of [pubLog, authLog]) {
+      const ids = (await log(l === pubLog ? pub : auth)).data.map((d) => d.id);
+      assert.deepEqual(ids, [e1, e2, e3, e4], 'every telegram once, in order');
+      assert.equal(l.opens, 2, 'reconnected once');
+    }
+    await headersKnown();
+    for (const path of ['/v2/public/stream', '/v2/stream']) {
+      const requests = requestsTo(path);
+      const reconnects = requests.filter((r) => r.lastEventId !== null);
+      assert.ok(reconnects.length >= 1, `${path} reconnected`);
+      for (const r of reconnects) {
+        // e1's id, or the position a keep-alive gave after it (the earthquake report filtered out).
+        assert.ok(r.lastEventId !== e2 && r.lastEventId !== e3, 'resumed from before the restart');
+        assert.equal(r.url.search, requests[0]!.url.search, 'the query string is kept');
+      }
+    }
+    await close(pub);
+    await close(auth);
+  },
+);
 
 test('a stream that received no event yet resumes from the position its keep-alive gave: nothing committed during a restart is missed', async () => {
   // Only early warnings, and none comes before the restart: an earthquake report moves the position.
@@ -282,85 +287,97 @@ async function gaveUp(n: number): Promise<void> {
   await waitFor(async () => (await readyState(n)) === 2, { message: `stream ${n} closed`, timeout: 10_000 });
 }
 
-test('refusals are not event streams: the EventSource stops at once and does not reconnect', async () => {
-  const { account: bare } = await server.createAccount();
-  const noContract = await server.createApiKey(bare.id, SCOPES);
-  const noScope = await server.createApiKey(
-    (await server.createAccount({ contracts: ['eew.forecast'] })).account.id,
-    ['socket.start'],
-  );
-  const stream = `${server.url}/v2/stream?classifications=eew.forecast`;
-  const cases: [string, number][] = [
-    [`${stream}&key=AKe.not-a-key`, 401],
-    [`${stream}&key=${noContract}`, 402],
-    [`${stream}&key=${noScope}`, 403],
-    [`${stream}&key=${key}&test=maybe`, 400],
-    [`${stream}&key=${key}&after=${'f'.repeat(96)}`, 400],
-    [`${server.url}/v2/public/stream?classifications=telegram.weather`, 400],
-  ];
-  for (const [url, status] of cases) {
-    const res = await headersOf(url, { origin: 'https://page.example', accept: 'text/event-stream' });
-    assert.equal(res.statusCode, status, url);
-    assert.match(res.headers['content-type'] ?? '', /^application\/json/, url);
-    assert.equal(res.headers['access-control-allow-origin'], '*');
-  }
-  const before = seen.length;
-  const opened = await Promise.all(cases.map(([url]) => open(url)));
-  for (const n of opened) await gaveUp(n);
-  // Longer than a browser's reconnection time (3 s): nothing was tried again.
-  await new Promise((r) => setTimeout(r, 3500));
-  assert.equal(seen.length - before, cases.length, 'one request each');
-  for (const n of opened) {
-    const l = await log(n);
-    assert.deepEqual([l.opens, l.data.length, l.errors.length], [0, 0, 1]);
-    assert.equal(l.errors[0]!.data, null, "the browser's own error");
-  }
-});
+test(
+  'refusals are not event streams: the EventSource stops at once and does not reconnect',
+  engineFree,
+  async () => {
+    const { account: bare } = await server.createAccount();
+    const noContract = await server.createApiKey(bare.id, SCOPES);
+    const noScope = await server.createApiKey(
+      (await server.createAccount({ contracts: ['eew.forecast'] })).account.id,
+      ['socket.start'],
+    );
+    const stream = `${server.url}/v2/stream?classifications=eew.forecast`;
+    const cases: [string, number][] = [
+      [`${stream}&key=AKe.not-a-key`, 401],
+      [`${stream}&key=${noContract}`, 402],
+      [`${stream}&key=${noScope}`, 403],
+      [`${stream}&key=${key}&test=maybe`, 400],
+      [`${stream}&key=${key}&after=${'f'.repeat(96)}`, 400],
+      [`${server.url}/v2/public/stream?classifications=telegram.weather`, 400],
+    ];
+    for (const [url, status] of cases) {
+      const res = await headersOf(url, { origin: 'https://page.example', accept: 'text/event-stream' });
+      assert.equal(res.statusCode, status, url);
+      assert.match(res.headers['content-type'] ?? '', /^application\/json/, url);
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+    }
+    const before = seen.length;
+    const opened = await Promise.all(cases.map(([url]) => open(url)));
+    for (const n of opened) await gaveUp(n);
+    // Longer than a browser's reconnection time (3 s): nothing was tried again.
+    await new Promise((r) => setTimeout(r, 3500));
+    assert.equal(seen.length - before, cases.length, 'one request each');
+    for (const n of opened) {
+      const l = await log(n);
+      assert.deepEqual([l.opens, l.data.length, l.errors.length], [0, 0, 1]);
+      assert.equal(l.errors[0]!.data, null, "the browser's own error");
+    }
+  },
+);
 
-test('a refusal that passes (the connection limit full) tells EventSource to retry, and it connects once a slot is free', async () => {
-  const { account } = await server.createAccount({ contracts: ['eew.forecast'] });
-  const oneSlot = await server.createApiKey(account.id, SCOPES);
-  const url = `${server.url}/v2/stream?classifications=eew.forecast&key=${oneSlot}`;
-  const first = await open(url);
-  await waitFor(async () => (await log(first)).opens === 1, { message: 'first open' });
-  const plain = await headersOf(url, { origin: 'https://page.example' });
-  assert.equal(plain.statusCode, 409, 'a client that reads no event stream is answered as before');
-  assert.match(plain.headers['content-type'] ?? '', /^application\/json/);
+test(
+  'a refusal that passes (the connection limit full) tells EventSource to retry, and it connects once a slot is free',
+  engineFree,
+  async () => {
+    const { account } = await server.createAccount({ contracts: ['eew.forecast'] });
+    const oneSlot = await server.createApiKey(account.id, SCOPES);
+    const url = `${server.url}/v2/stream?classifications=eew.forecast&key=${oneSlot}`;
+    const first = await open(url);
+    await waitFor(async () => (await log(first)).opens === 1, { message: 'first open' });
+    const plain = await headersOf(url, { origin: 'https://page.example' });
+    assert.equal(plain.statusCode, 409, 'a client that reads no event stream is answered as before');
+    assert.match(plain.headers['content-type'] ?? '', /^application\/json/);
 
-  const second = await open(url);
-  // The refusal is a short stream (an `open`, the server's `error` event, its end), then the
-  // browser's own error as it waits to try again.
-  await waitFor(async () => (await log(second)).errors.length === 2, { message: 'refused' });
-  const [refused, ended] = (await log(second)).errors;
-  assert.equal(JSON.parse(refused!.data!).error.code, 409, "the refusal as the server's error event");
-  assert.deepEqual(ended, { data: null, readyState: 0 }, 'the browser is to try again');
-  await close(first);
-  // The refusal's short stream was the first `open`; the second is the stream itself.
-  await waitFor(async () => (await log(second)).opens === 2, {
-    timeout: 15_000,
-    message: 'the second stream opens once the first left',
-  });
-  const id = await ingestEew();
-  assert.equal((await dataCount(second, 1)).data[0]!.id, id);
-  await close(second);
-});
-
-test('a stream answers text/event-stream with the CORS header a page of another origin needs', async () => {
-  for (const url of [
-    `${server.url}/v2/public/stream?classifications=eew.forecast`,
-    `${server.url}/v2/stream?classifications=eew.forecast&key=${key}`,
-  ]) {
-    const res = await headersOf(url, {
-      origin: 'https://page.example',
-      accept: 'text/event-stream',
-      'cache-control': 'no-cache',
+    const second = await open(url);
+    // The refusal is a short stream (an `open`, the server's `error` event, its end), then the
+    // browser's own error as it waits to try again.
+    await waitFor(async () => (await log(second)).errors.length === 2, { message: 'refused' });
+    const [refused, ended] = (await log(second)).errors;
+    assert.equal(JSON.parse(refused!.data!).error.code, 409, "the refusal as the server's error event");
+    assert.deepEqual(ended, { data: null, readyState: 0 }, 'the browser is to try again');
+    await close(first);
+    // The refusal's short stream was the first `open`; the second is the stream itself.
+    await waitFor(async () => (await log(second)).opens === 2, {
+      timeout: 15_000,
+      message: 'the second stream opens once the first left',
     });
-    assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['content-type'], 'text/event-stream; charset=utf-8');
-    assert.equal(res.headers['access-control-allow-origin'], '*');
-    assert.equal(res.headers['cache-control'], 'no-store');
-  }
-});
+    const id = await ingestEew();
+    assert.equal((await dataCount(second, 1)).data[0]!.id, id);
+    await close(second);
+  },
+);
+
+test(
+  'a stream answers text/event-stream with the CORS header a page of another origin needs',
+  engineFree,
+  async () => {
+    for (const url of [
+      `${server.url}/v2/public/stream?classifications=eew.forecast`,
+      `${server.url}/v2/stream?classifications=eew.forecast&key=${key}`,
+    ]) {
+      const res = await headersOf(url, {
+        origin: 'https://page.example',
+        accept: 'text/event-stream',
+        'cache-control': 'no-cache',
+      });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], 'text/event-stream; charset=utf-8');
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      assert.equal(res.headers['cache-control'], 'no-store');
+    }
+  },
+);
 
 /**
  * The npm `eventsource` client in this process: its events, its errors (the server's `error` events
@@ -443,7 +460,7 @@ test('the npm eventsource client: Authorization header, resumed after a restart 
   await pub.close();
 });
 
-test('the npm eventsource client stops at a refusal, with its status', async () => {
+test('the npm eventsource client stops at a refusal, with its status', engineFree, async () => {
   const cases: [NodeStream, number][] = [
     [
       new NodeStream(`${server.url}/v2/stream?classifications=eew.forecast`, {
@@ -464,48 +481,56 @@ test('the npm eventsource client stops at a refusal, with its status', async () 
   }
 });
 
-test("a quiet stream outlives the server's idle time-out (NAMAZU_IDLE_TIMEOUT_MS below the 15 s keep-alive)", async () => {
-  const quick = await startTestServer({
-    config: { publicClassifications: PUBLIC as any, idleTimeoutMs: 2000 },
-  });
-  const stream = new NodeStream(`${quick.url}/v2/public/stream?classifications=eew.forecast`);
-  try {
-    await waitFor(() => stream.opens === 1, { message: 'open' });
-    // Twice the idle time-out without a telegram: the keep-alive comments keep the stream open.
-    await new Promise((r) => setTimeout(r, 4500));
-    assert.deepEqual(stream.errors, [], 'not dropped');
-    assert.equal(stream.requests.length, 1, 'never reconnected');
-  } finally {
-    await stream.close();
-    await quick.close();
-  }
-});
+test(
+  "a quiet stream outlives the server's idle time-out (NAMAZU_IDLE_TIMEOUT_MS below the 15 s keep-alive)",
+  engineFree,
+  async () => {
+    const quick = await startTestServer({
+      config: { publicClassifications: PUBLIC as any, idleTimeoutMs: 2000 },
+    });
+    const stream = new NodeStream(`${quick.url}/v2/public/stream?classifications=eew.forecast`);
+    try {
+      await waitFor(() => stream.opens === 1, { message: 'open' });
+      // Twice the idle time-out without a telegram: the keep-alive comments keep the stream open.
+      await new Promise((r) => setTimeout(r, 4500));
+      assert.deepEqual(stream.errors, [], 'not dropped');
+      assert.equal(stream.requests.length, 1, 'never reconnected');
+    } finally {
+      await stream.close();
+      await quick.close();
+    }
+  },
+);
 
-test('over the per-address cap of the public stream the npm client is told to retry after Retry-After, and gets in once the address is under it', async () => {
-  const capped = await startTestServer({
-    config: { publicClassifications: PUBLIC as any, publicMaxPerAddress: 1 },
-  });
-  const url = `${capped.url}/v2/public/stream?classifications=eew.forecast`;
-  const held = new NodeStream(url);
-  try {
-    await waitFor(() => held.opens === 1, { message: 'first open' });
-    const answer = await headersOf(url, {});
-    assert.equal(answer.statusCode, 429, 'without Accept: text/event-stream, the ordinary refusal');
-    assert.equal(answer.headers['retry-after'], '5');
-    assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
-    const waiting = new NodeStream(url);
-    await waitFor(() => waiting.errors.length > 0, { message: 'refused' });
-    const refusedAt = Date.now();
-    assert.equal(JSON.parse(waiting.errors[0]!.data!).error.code, 429);
-    await held.close();
-    await waitFor(() => waiting.requests.length === 2, { timeout: 15_000, message: 'tried again' });
-    // `retry:` of one to two times the 5 s of Retry-After: the crowd comes back spread out.
-    assert.ok(Date.now() - refusedAt >= 4000, 'not before Retry-After');
-    assert.notEqual(waiting.es.readyState, EventSource.CLOSED, 'not given up');
-    await waitFor(() => waiting.opens === 2, { message: 'in' });
-    await waiting.close();
-  } finally {
-    await held.close();
-    await capped.close();
-  }
-});
+test(
+  'over the per-address cap of the public stream the npm client is told to retry after Retry-After, and gets in once the address is under it',
+  engineFree,
+  async () => {
+    const capped = await startTestServer({
+      config: { publicClassifications: PUBLIC as any, publicMaxPerAddress: 1 },
+    });
+    const url = `${capped.url}/v2/public/stream?classifications=eew.forecast`;
+    const held = new NodeStream(url);
+    try {
+      await waitFor(() => held.opens === 1, { message: 'first open' });
+      const answer = await headersOf(url, {});
+      assert.equal(answer.statusCode, 429, 'without Accept: text/event-stream, the ordinary refusal');
+      assert.equal(answer.headers['retry-after'], '5');
+      assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
+      const waiting = new NodeStream(url);
+      await waitFor(() => waiting.errors.length > 0, { message: 'refused' });
+      const refusedAt = Date.now();
+      assert.equal(JSON.parse(waiting.errors[0]!.data!).error.code, 429);
+      await held.close();
+      await waitFor(() => waiting.requests.length === 2, { timeout: 15_000, message: 'tried again' });
+      // `retry:` of one to two times the 5 s of Retry-After: the crowd comes back spread out.
+      assert.ok(Date.now() - refusedAt >= 4000, 'not before Retry-After');
+      assert.notEqual(waiting.es.readyState, EventSource.CLOSED, 'not given up');
+      await waitFor(() => waiting.opens === 2, { message: 'in' });
+      await waiting.close();
+    } finally {
+      await held.close();
+      await capped.close();
+    }
+  },
+);

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { JmaFeedSource } from '../../src/sources/jma-feed.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { REAL, startFeedServer, type FeedServer, type FeedServerOptions } from './feed-server.ts';
+import { engineFree } from '../support/engine.ts';
 
 const FILES = readdirSync(REAL)
   .filter((f) => f.endsWith('.xml'))
@@ -68,11 +69,19 @@ test('a host closing idle connections after 1 s, polls 1.2 s apart: every poll c
   await pollAcross({ keepAliveTimeoutMs: 1000 }, 1200);
 });
 
-test('a host closing idle connections after 5 s, polls 5.2 s apart: every poll complete, nothing fetched twice', async () => {
-  await pollAcross({ keepAliveTimeoutMs: 5000 }, 5200);
-});
+test(
+  'a host closing idle connections after 5 s, polls 5.2 s apart: every poll complete, nothing fetched twice',
+  engineFree,
+  async () => {
+    await pollAcross({ keepAliveTimeoutMs: 5000 }, 5200);
+  },
+);
 
-test('a host dropping each reused connection as the request arrives: every poll complete, nothing fetched twice', async () => {
-  const host = await pollAcross({ dropReused: true, keepAliveTimeoutMs: 60_000 }, 100);
-  assert.ok(host.dropped >= 2, `requests dropped on a reused connection: ${host.dropped}`);
-});
+test(
+  'a host dropping each reused connection as the request arrives: every poll complete, nothing fetched twice',
+  engineFree,
+  async () => {
+    const host = await pollAcross({ dropReused: true, keepAliveTimeoutMs: 60_000 }, 100);
+    assert.ok(host.dropped >= 2, `requests dropped on a reused connection: ${host.dropped}`);
+  },
+);

@@ -21,6 +21,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { REAL } from './feed-server.ts';
 import { listItem, startFakeUpstream, type FakeUpstream } from './fake-upstream.ts';
+import { engineFree } from '../support/engine.ts';
 
 const QUAKE = readFileSync(join(REAL, '20210216071046_0_VXSE53_270000.xml'));
 const quakeXml = (n: string) => Buffer.concat([QUAKE, Buffer.from(`\n<!-- ${n} -->\n`)]);
@@ -98,41 +99,47 @@ async function rssGrowth(run: () => Promise<void>): Promise<number> {
   return (Math.max(peak, process.memoryUsage().rss) - before) / MiB;
 }
 
-test('a 1 GiB gzip bomb as a body is abandoned at the size cap; the next telegram is stored', async () => {
-  upstream = await startFakeUpstream();
-  // Concatenated gzip members decompress as one stream: 16 × 64 MiB of zeros in about 1 MB.
-  const member = gzipSync(Buffer.alloc(64 * MiB), { level: 9 });
-  const bomb = Buffer.concat(Array.from({ length: 16 }, () => member));
-  let bombsServed = 0;
-  upstream.list = (_req, res, url) => {
-    const first = url.searchParams.get('cursorToken') === 'start';
-    const items = first
-      ? [listItem('bomb', `${upstream.origin}/v1/bomb`), listItem('fine', `${upstream.origin}/v1/fine`)]
-      : [];
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: 'ok', items: items.reverse(), nextPooling: 'after' }));
-  };
-  upstream.other = (_req, res, url) => {
-    if (url.pathname === '/v1/bomb') {
-      bombsServed++;
-      return res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' }).end(bomb);
-    }
-    res.writeHead(200, { 'content-type': 'application/xml' }).end(quakeXml('after the bomb'));
-  };
-  const rejectedBefore = await rejections();
-  const growth = await rssGrowth(async () => {
-    await startRelay({}, 'start');
-    await waitFor(async () => (await storedXml()) === 1, {
-      timeout: 20_000,
-      message: 'the telegram after the bomb',
+test(
+  'a 1 GiB gzip bomb as a body is abandoned at the size cap; the next telegram is stored',
+  engineFree,
+  async () => {
+    upstream = await startFakeUpstream();
+    // Concatenated gzip members decompress as one stream: 16 × 64 MiB of zeros in about 1 MB.
+    const member = gzipSync(Buffer.alloc(64 * MiB), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 16 }, () => member));
+    let bombsServed = 0;
+    upstream.list = (_req, res, url) => {
+      const first = url.searchParams.get('cursorToken') === 'start';
+      const items = first
+        ? [listItem('bomb', `${upstream.origin}/v1/bomb`), listItem('fine', `${upstream.origin}/v1/fine`)]
+        : [];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', items: items.reverse(), nextPooling: 'after' }));
+    };
+    upstream.other = (_req, res, url) => {
+      if (url.pathname === '/v1/bomb') {
+        bombsServed++;
+        return res
+          .writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' })
+          .end(bomb);
+      }
+      res.writeHead(200, { 'content-type': 'application/xml' }).end(quakeXml('after the bomb'));
+    };
+    const rejectedBefore = await rejections();
+    const growth = await rssGrowth(async () => {
+      await startRelay({}, 'start');
+      await waitFor(async () => (await storedXml()) === 1, {
+        timeout: 20_000,
+        message: 'the telegram after the bomb',
+      });
     });
-  });
-  assert.equal(bombsServed, 1);
-  assert.equal((await rejections()) - rejectedBefore, 1, 'the bomb is refused and counted');
-  assert.ok(growth < 64, `RSS grew ${growth.toFixed(1)} MiB`);
-});
+    assert.equal(bombsServed, 1);
+    assert.equal((await rejections()) - rejectedBefore, 1, 'the bomb is refused and counted');
+    assert.ok(growth < 64, `RSS grew ${growth.toFixed(1)} MiB`);
+  },
+);
 
-test('a list answer that never ends is abandoned at its cap; live delivery goes on', async () => {
+test('a list answer that never ends is abandoned at its cap; live delivery goes on', engineFree, async () => {
   upstream = await startFakeUpstream();
   let listBytes = 0;
   upstream.list = (_req, res) => {
@@ -187,7 +194,7 @@ test(`pages that never end: one catch-up reads ${MAX_PAGES_PER_CATCH_UP} pages, 
 const socketStarts = () =>
   upstream.requests.filter((r) => r.method === 'POST' && r.path === '/v2/socket').length;
 
-test('a message that is JSON null is ignored; the next telegram is relayed', async () => {
+test('a message that is JSON null is ignored; the next telegram is relayed', engineFree, async () => {
   upstream = await startFakeUpstream();
   await startRelay();
   await waitFor(() => upstream.sockets > 0, { timeout: 10_000, message: 'the relay connected' });
@@ -208,16 +215,20 @@ test('a message that is JSON null is ignored; the next telegram is relayed', asy
 });
 
 for (const code of [4503, 1000]) {
-  test(`an upstream that ends every session as it opens (close ${code}) is not hammered: the wait grows`, async () => {
-    upstream = await startFakeUpstream();
-    upstream.onSocket = (ws) => ws.close(code);
-    await startRelay();
-    await sleep(3000);
-    // Growing waits (0.1, 0.2, 0.4, 0.8, 1.6 s, then 2 s, each with jitter down to half): a handful of
-    // sessions in 3 s. A wait reset after each session would make one every 0.1 s.
-    const starts = socketStarts();
-    assert.ok(starts >= 2 && starts <= 10, `${starts} sessions started in 3 s`);
-  });
+  test(
+    `an upstream that ends every session as it opens (close ${code}) is not hammered: the wait grows`,
+    engineFree,
+    async () => {
+      upstream = await startFakeUpstream();
+      upstream.onSocket = (ws) => ws.close(code);
+      await startRelay();
+      await sleep(3000);
+      // Growing waits (0.1, 0.2, 0.4, 0.8, 1.6 s, then 2 s, each with jitter down to half): a handful of
+      // sessions in 3 s. A wait reset after each session would make one every 0.1 s.
+      const starts = socketStarts();
+      assert.ok(starts >= 2 && starts <= 10, `${starts} sessions started in 3 s`);
+    },
+  );
 }
 
 test('a list answer without nextPooling is a failure: no empty position is stored, no cursor "undefined" sent', async () => {
@@ -242,57 +253,61 @@ test('a list answer without nextPooling is a failure: no empty position is store
   assert.deepEqual(await loadPosition(server.ctx.db, `upstream ${upstream.origin}`), { nextPooling: 'p' });
 });
 
-test('a flood of small messages that decompress to 16 MiB each, while a catch-up runs: memory stays bounded', async () => {
-  upstream = await startFakeUpstream();
-  // The catch-up that `start` begins takes 4 s: everything the socket delivers meanwhile waits.
-  let answerList: () => void = () => {};
-  const listAnswered = new Promise<void>((resolve) => (answerList = resolve));
-  upstream.list = (_req, res, url) => {
-    const first = url.searchParams.get('cursorToken') === 'start';
-    const answer = () =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          status: 'ok',
-          items: first ? [listItem('flood', `${upstream.origin}/v1/gone`)] : [],
-          nextPooling: 'after',
-        }),
-      );
-    if (first) void listAnswered.then(answer);
-    else answer();
-  };
-  // The flood's telegram is gone upstream: once the catch-up has skipped it, every copy is skipped.
-  upstream.other = (_req, res) => res.writeHead(404).end();
-  await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'start' });
-  const body = gzipSync(Buffer.alloc(16 * MiB, 0x20)).toString('base64');
-  const flood = {
-    type: 'data',
-    version: '2.0',
-    id: 'flood',
-    classification: 'telegram.earthquake',
-    head: { type: 'VXSE53', author: 'JPOS', time: '2026-11-23T00:00:00Z', designation: null, test: false },
-    format: 'xml',
-    compression: 'gzip',
-    encoding: 'base64',
-    body,
-  };
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-  try {
-    await startRelay({ timeoutMs: 30_000 });
-    await waitFor(() => upstream.sockets > 0, { timeout: 10_000, message: 'the relay connected' });
-    for (let i = 0; i < 48; i++) upstream.send(flood);
-    await sleep(3000);
-  } finally {
-    clearInterval(sampler);
-  }
-  answerList();
-  const growth = (Math.max(peak, process.memoryUsage().rss) - before) / MiB;
-  // 48 bodies of 16 MiB held at once would be 768 MiB.
-  assert.ok(growth < 256, `RSS grew ${growth.toFixed(0)} MiB`);
-  await waitFor(() => upstream.sockets > 0, { message: 'the relay still connected' });
-});
+test(
+  'a flood of small messages that decompress to 16 MiB each, while a catch-up runs: memory stays bounded',
+  engineFree,
+  async () => {
+    upstream = await startFakeUpstream();
+    // The catch-up that `start` begins takes 4 s: everything the socket delivers meanwhile waits.
+    let answerList: () => void = () => {};
+    const listAnswered = new Promise<void>((resolve) => (answerList = resolve));
+    upstream.list = (_req, res, url) => {
+      const first = url.searchParams.get('cursorToken') === 'start';
+      const answer = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            status: 'ok',
+            items: first ? [listItem('flood', `${upstream.origin}/v1/gone`)] : [],
+            nextPooling: 'after',
+          }),
+        );
+      if (first) void listAnswered.then(answer);
+      else answer();
+    };
+    // The flood's telegram is gone upstream: once the catch-up has skipped it, every copy is skipped.
+    upstream.other = (_req, res) => res.writeHead(404).end();
+    await savePosition(server.ctx.db, `upstream ${upstream.origin}`, { nextPooling: 'start' });
+    const body = gzipSync(Buffer.alloc(16 * MiB, 0x20)).toString('base64');
+    const flood = {
+      type: 'data',
+      version: '2.0',
+      id: 'flood',
+      classification: 'telegram.earthquake',
+      head: { type: 'VXSE53', author: 'JPOS', time: '2026-11-23T00:00:00Z', designation: null, test: false },
+      format: 'xml',
+      compression: 'gzip',
+      encoding: 'base64',
+      body,
+    };
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    try {
+      await startRelay({ timeoutMs: 30_000 });
+      await waitFor(() => upstream.sockets > 0, { timeout: 10_000, message: 'the relay connected' });
+      for (let i = 0; i < 48; i++) upstream.send(flood);
+      await sleep(3000);
+    } finally {
+      clearInterval(sampler);
+    }
+    answerList();
+    const growth = (Math.max(peak, process.memoryUsage().rss) - before) / MiB;
+    // 48 bodies of 16 MiB held at once would be 768 MiB.
+    assert.ok(growth < 256, `RSS grew ${growth.toFixed(0)} MiB`);
+    await waitFor(() => upstream.sockets > 0, { message: 'the relay still connected' });
+  },
+);
 
 test('a listed body that keeps failing (503) stops the catch-ups only for the grace; the telegrams after it are recovered', async () => {
   upstream = await startFakeUpstream();

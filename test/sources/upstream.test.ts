@@ -21,6 +21,7 @@ import {
   subscribe,
   type Subscriber,
 } from './relay-support.ts';
+import { engineFree } from '../support/engine.ts';
 
 let upstreamDb: TestDatabase;
 let upstream: TestServer;
@@ -130,38 +131,42 @@ test('the upstream stopped and restarted mid-stream: the downstream has every te
   }
 });
 
-test('two upstream connections, both answering pings: every telegram once, in order', async () => {
-  const { client, downstream, close } = await downstreamOf(2);
-  try {
-    // Both connections are open before the telegrams are stored.
-    await waitFor(
-      async () =>
-        (
-          await upstream.ctx.db.query(
-            `SELECT 1 FROM socket_sessions WHERE status = 'open' AND app_name LIKE 'namazu-relay-%'`,
-          )
-        ).length >= 2,
-      { timeout: 15_000, message: 'two relay sockets open upstream' },
-    );
-    // Each answers the upstream's pings: the upstream records a valid pong per open session.
-    await waitFor(
-      async () =>
-        (
-          await upstream.ctx.db.query(
-            `SELECT 1 FROM socket_sessions WHERE status = 'open' AND app_name LIKE 'namazu-relay-%' AND ping_at IS NOT NULL`,
-          )
-        ).length >= 2,
-      { timeout: 15_000, message: 'pongs of both relay sockets' },
-    );
-    const bodies = Array.from({ length: 10 }, (_, i) => quake(`pair-${i}`));
-    await ingestInto(upstream, bodies);
-    await receivedExactly(client, bodies, quake('pair-marker'));
-    const stored = await downstream.ctx.db.query(`SELECT 1 FROM telegrams WHERE format = 'xml'`);
-    assert.equal(stored.length, 11);
-  } finally {
-    await close();
-  }
-});
+test(
+  'two upstream connections, both answering pings: every telegram once, in order',
+  engineFree,
+  async () => {
+    const { client, downstream, close } = await downstreamOf(2);
+    try {
+      // Both connections are open before the telegrams are stored.
+      await waitFor(
+        async () =>
+          (
+            await upstream.ctx.db.query(
+              `SELECT 1 FROM socket_sessions WHERE status = 'open' AND app_name LIKE 'namazu-relay-%'`,
+            )
+          ).length >= 2,
+        { timeout: 15_000, message: 'two relay sockets open upstream' },
+      );
+      // Each answers the upstream's pings: the upstream records a valid pong per open session.
+      await waitFor(
+        async () =>
+          (
+            await upstream.ctx.db.query(
+              `SELECT 1 FROM socket_sessions WHERE status = 'open' AND app_name LIKE 'namazu-relay-%' AND ping_at IS NOT NULL`,
+            )
+          ).length >= 2,
+        { timeout: 15_000, message: 'pongs of both relay sockets' },
+      );
+      const bodies = Array.from({ length: 10 }, (_, i) => quake(`pair-${i}`));
+      await ingestInto(upstream, bodies);
+      await receivedExactly(client, bodies, quake('pair-marker'));
+      const stored = await downstream.ctx.db.query(`SELECT 1 FROM telegrams WHERE format = 'xml'`);
+      assert.equal(stored.length, 11);
+    } finally {
+      await close();
+    }
+  },
+);
 
 test('OAuth client credentials: the relay obtains a token for the scopes it needs', async () => {
   const { account } = await upstream.createAccount({ contracts: ['telegram.earthquake'] });

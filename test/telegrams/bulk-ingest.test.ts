@@ -11,6 +11,7 @@ import type { PreparePool } from '../../src/telegrams/prepare-pool.ts';
 import type { IngestHints } from '../../src/telegrams/prepare.ts';
 import { bulkFixtures, RECEIVED, startedPool } from '../support/bulk-fixtures.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { engineFree } from '../support/engine.ts';
 
 const fixtures = bulkFixtures();
 /** Every fixture, then one of them again (a duplicate) and bytes that are no telegram (a rejection). */
@@ -106,37 +107,41 @@ describe('bulk ingest in prepare workers', () => {
     );
   });
 
-  it('compresses telegrams itself while it waits for the worker, and stores them all', async () => {
-    // A worker whose telegrams come back 10 ms apart: this thread then mostly waits, so after the
-    // first read-ahead it asks for telegrams read and converted only.
-    const batch = fixtures.slice(0, 80);
-    const asked: boolean[] = [];
-    let previous: Promise<unknown> = Promise.resolve();
-    const slow = {
-      size: pool.size,
-      prepare: (raw: Buffer, hints: IngestHints, compress = true) => {
-        asked.push(compress);
-        const prepared = pool.prepare(raw, hints, compress)!;
-        const delivered = previous.then(() => prepared).then(async (r) => (await delay(10), r));
-        previous = delivered;
-        return delivered;
-      },
-    };
-    const outcomes: IngestOutcome[] = [];
-    await withFreshDb(async (db) => {
-      // Started once the database is there: a worker idle for 10 s stops (a slow database creation).
-      await started(pool);
-      await ingestInOrder({ db, bus: createMemoryBus() }, batch, (o) => outcomes.push(o), slow);
-    });
-    assert.deepEqual(asked.slice(0, 64), new Array(64).fill(true), 'the first read-ahead, before any wait');
-    assert.ok(asked.slice(64).includes(false), 'compressed here once it waited');
-    assert.deepEqual(
-      outcomes.map((o) => o.ok && !o.stored.duplicate),
-      batch.map(() => true),
-    );
-  });
+  it(
+    'compresses telegrams itself while it waits for the worker, and stores them all',
+    engineFree,
+    async () => {
+      // A worker whose telegrams come back 10 ms apart: this thread then mostly waits, so after the
+      // first read-ahead it asks for telegrams read and converted only.
+      const batch = fixtures.slice(0, 80);
+      const asked: boolean[] = [];
+      let previous: Promise<unknown> = Promise.resolve();
+      const slow = {
+        size: pool.size,
+        prepare: (raw: Buffer, hints: IngestHints, compress = true) => {
+          asked.push(compress);
+          const prepared = pool.prepare(raw, hints, compress)!;
+          const delivered = previous.then(() => prepared).then(async (r) => (await delay(10), r));
+          previous = delivered;
+          return delivered;
+        },
+      };
+      const outcomes: IngestOutcome[] = [];
+      await withFreshDb(async (db) => {
+        // Started once the database is there: a worker idle for 10 s stops (a slow database creation).
+        await started(pool);
+        await ingestInOrder({ db, bus: createMemoryBus() }, batch, (o) => outcomes.push(o), slow);
+      });
+      assert.deepEqual(asked.slice(0, 64), new Array(64).fill(true), 'the first read-ahead, before any wait');
+      assert.ok(asked.slice(64).includes(false), 'compressed here once it waited');
+      assert.deepEqual(
+        outcomes.map((o) => o.ok && !o.stored.duplicate),
+        batch.map(() => true),
+      );
+    },
+  );
 
-  it('reads ahead at most 64 telegrams per worker and 16 MiB', async () => {
+  it('reads ahead at most 64 telegrams per worker and 16 MiB', engineFree, async () => {
     await withFreshDb(async (db) => {
       const largest = fixtures.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
       // Small telegrams are bounded by count, the largest (over 500 KB each) by bytes; the copies
@@ -168,7 +173,7 @@ describe('bulk ingest in prepare workers', () => {
     });
   });
 
-  it('prepares on this thread what a worker fails to', async () => {
+  it('prepares on this thread what a worker fails to', engineFree, async () => {
     await withFreshDb(async (db) => {
       const failing = { size: 1, prepare: () => Promise.reject(new Error('worker gone')) };
       const outcomes: IngestOutcome[] = [];
@@ -183,23 +188,27 @@ describe('bulk ingest in prepare workers', () => {
     });
   });
 
-  it('a failure reading the telegrams ends the ingest once the one being stored is stored', async () => {
-    await withFreshDb(async (db) => {
-      // More telegrams than bulk ingest reads ahead, so that some are stored before the failure.
-      function* unreadableAfter100() {
-        yield* fixtures.slice(0, 100);
-        throw new Error('unreadable file');
-      }
-      const outcomes: IngestOutcome[] = [];
-      await assert.rejects(
-        ingestInOrder({ db, bus: createMemoryBus() }, unreadableAfter100(), (o) => outcomes.push(o), pool),
-        /unreadable file/,
-      );
-      const [xml] = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM telegrams WHERE format = 'xml'`,
-      );
-      assert.ok(outcomes.length > 0, 'telegrams read before the failure were stored');
-      assert.equal(xml!.n, outcomes.length, 'every stored telegram had its outcome reported');
-    });
-  });
+  it(
+    'a failure reading the telegrams ends the ingest once the one being stored is stored',
+    engineFree,
+    async () => {
+      await withFreshDb(async (db) => {
+        // More telegrams than bulk ingest reads ahead, so that some are stored before the failure.
+        function* unreadableAfter100() {
+          yield* fixtures.slice(0, 100);
+          throw new Error('unreadable file');
+        }
+        const outcomes: IngestOutcome[] = [];
+        await assert.rejects(
+          ingestInOrder({ db, bus: createMemoryBus() }, unreadableAfter100(), (o) => outcomes.push(o), pool),
+          /unreadable file/,
+        );
+        const [xml] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM telegrams WHERE format = 'xml'`,
+        );
+        assert.ok(outcomes.length > 0, 'telegrams read before the failure were stored');
+        assert.equal(xml!.n, outcomes.length, 'every stored telegram had its outcome reported');
+      });
+    },
+  );
 });
