@@ -15,6 +15,7 @@ import {
   restFixtureIndex,
 } from '../support/fixtures.ts';
 import { NAMAZU_BIN, NODE_FLAGS } from '../support/namazu-bin.ts';
+import { engineFree } from '../support/engine.ts';
 
 const run = promisify(execFile);
 
@@ -43,38 +44,42 @@ describe('namazu ingest', () => {
     };
   };
 
-  it('ingests directories: every file of the four folders, each as its index says; again, nothing new', async () => {
-    // jma-xml/ (three folders) and jma-xml-rest/ (the rest of the official set, up to 4 MB a file).
-    const index = [...fixtureIndex(), ...restFixtureIndex()];
-    const onDisk = [...allXmlFixtures(), ...allRestXmlFixtures()];
-    assert.deepEqual(index.map((e) => e.path).sort(), onDisk.sort(), 'the indexes cover every file');
-    const first = await ingest(jmaXmlRoot, jmaXmlRestRoot);
-    assert.deepEqual([first.ingested, first.duplicates, first.rejected], [onDisk.length, 0, []]);
-    const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-    try {
-      const rows = await db.query<{ type: string; classification: string; n: number }>(
-        `SELECT type, classification, count(*)::int AS n FROM telegrams WHERE format = 'xml'
+  it(
+    'ingests directories: every file of the four folders, each as its index says; again, nothing new',
+    engineFree,
+    async () => {
+      // jma-xml/ (three folders) and jma-xml-rest/ (the rest of the official set, up to 4 MB a file).
+      const index = [...fixtureIndex(), ...restFixtureIndex()];
+      const onDisk = [...allXmlFixtures(), ...allRestXmlFixtures()];
+      assert.deepEqual(index.map((e) => e.path).sort(), onDisk.sort(), 'the indexes cover every file');
+      const first = await ingest(jmaXmlRoot, jmaXmlRestRoot);
+      assert.deepEqual([first.ingested, first.duplicates, first.rejected], [onDisk.length, 0, []]);
+      const db = await openDb({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
+      try {
+        const rows = await db.query<{ type: string; classification: string; n: number }>(
+          `SELECT type, classification, count(*)::int AS n FROM telegrams WHERE format = 'xml'
           GROUP BY type, classification ORDER BY type, classification`,
-      );
-      const expected = new Map<string, number>();
-      for (const e of index)
-        expected.set(
-          `${e.type} ${e.classification}`,
-          (expected.get(`${e.type} ${e.classification}`) ?? 0) + 1,
         );
-      assert.deepEqual(
-        new Map(rows.map((r) => [`${r.type} ${r.classification}`, r.n])),
-        expected,
-        'stored with the type and classification of the index',
-      );
-    } finally {
-      await db.close();
-    }
+        const expected = new Map<string, number>();
+        for (const e of index)
+          expected.set(
+            `${e.type} ${e.classification}`,
+            (expected.get(`${e.type} ${e.classification}`) ?? 0) + 1,
+          );
+        assert.deepEqual(
+          new Map(rows.map((r) => [`${r.type} ${r.classification}`, r.n])),
+          expected,
+          'stored with the type and classification of the index',
+        );
+      } finally {
+        await db.close();
+      }
 
-    const second = await ingest(jmaXmlRoot);
-    const total = fixtureIndex().length;
-    assert.deepEqual([second.ingested, second.duplicates, second.rejected], [0, total, []]);
-  });
+      const second = await ingest(jmaXmlRoot);
+      const total = fixtureIndex().length;
+      assert.deepEqual([second.ingested, second.duplicates, second.rejected], [0, total, []]);
+    },
+  );
 
   it('reports unreadable input per file and bad usage with status 2', async () => {
     const r = await ingest(

@@ -4,7 +4,7 @@
  * beside each field, nothing created), see the signing secret once, send a test and see it arrive
  * signed, see a telegram's delivery listed, redeliver it under the same webhook-id, delete the
  * webhook after the confirmation page; forms without their CSRF token refused (403); the area's
- * pages fit a phone and a desktop and pass axe-core, in both languages.
+ * pages fit a phone and a desktop in both languages and pass axe-core at each size.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -25,9 +25,10 @@ import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
 const SHOTS = join('test-output', 'screenshots');
 const FIXTURES = join(process.env.NAMAZU_FIXTURES ?? '../shared/fixtures', 'jma-xml');
 const QUAKE_FILE = join(FIXTURES, 'jma-official-samples', '32-35_01_03_240613_VXSE53.xml');
+/** `checkedIn`: the language axe-core checks the pages in at that size (as test/console/layout-browser.test.ts). */
 const SIZES = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844, checkedIn: 'ja' },
+  { name: 'desktop', width: 1280, height: 800, checkedIn: 'en' },
 ] as const;
 
 let server: TestServer;
@@ -671,7 +672,7 @@ test('a Discord mention typed by keyboard: refused beside its field in the wrong
   }
 });
 
-test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both languages', async () => {
+test('the Webhooks pages fit a phone and a desktop in both languages, and pass axe-core at each size', async () => {
   const service = server.app.webhooks;
   const spec = {
     url: `${receiver.url}/${'t'.repeat(40)}`,
@@ -719,7 +720,7 @@ test('the Webhooks pages fit a phone and a desktop and pass axe-core, in both la
             assert.equal(await page.locator('html').getAttribute('lang'), lang, what);
             assert.ok((await overflowOf(page)) <= 0, `${what}: ${await overflowOf(page)} px too wide`);
             assert.ok(!(await page.content()).includes('misskey-token-not-shown'), `${what}: no token`);
-            await assertAccessible(page, what);
+            if (lang === size.checkedIn) await assertAccessible(page, what);
             const name = path.replace(/^\/account\//, '').replace(/[/?=]/g, '-');
             await page.screenshot({ path: join(SHOTS, `${name}-${size.name}-${lang}.png`), fullPage: true });
           }
