@@ -358,7 +358,8 @@ test('password page, Japanese pages and phone width; no CSP violation on any pag
         await p.goto(server.url + path);
         const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
         assert.ok(overflow <= 0, `${path} fits a phone's width (${overflow}px too wide)`);
-        await assertAccessible(p, `${path} at phone width`);
+        // In one language at this size, as the layout test: the Japanese pages passed above.
+        if (lang === 'en') await assertAccessible(p, `${path} at phone width`);
         await shoot(p, `phone-${path.slice(1).replace(/\//g, '-')}-${lang}`);
       }
     }
