@@ -4,7 +4,6 @@
  * outcome recorded under the attempt number it was claimed with, so that a worker whose lease ran
  * out (another took the delivery over) records nothing.
  */
-import { arrayLiteral } from '../db/array-literal.ts';
 import type { Db, Queryable } from '../db/types.ts';
 import type { MentionThreshold } from './formats/mention.ts';
 import type { MisskeyVisibility } from './formats/misskey.ts';
@@ -67,10 +66,10 @@ export async function queueDeliveries(
      SELECT c.n, i.id, i.subscription_id AS sub, i.serial, i.priority
      FROM (SELECT count(*)::int AS n FROM inserted) c LEFT JOIN inserted i ON i.attempts = 1`,
     [
-      arrayLiteral(rows.map((r) => r.subscriptionId)),
-      arrayLiteral(rows.map((r) => r.serial)),
-      arrayLiteral(rows.map((r) => r.priority)),
-      arrayLiteral(rows.map((r) => r.claim)),
+      rows.map((r) => r.subscriptionId),
+      rows.map((r) => r.serial),
+      rows.map((r) => r.priority),
+      rows.map((r) => r.claim),
       leaseMs,
     ],
   );

@@ -49,6 +49,32 @@ test('parameters of every kind round-trip', () =>
     assert.equal((row!.at as Date).getTime(), at.getTime());
   }));
 
+test('lists of numbers and booleans arrive as sent, an empty one and one holding a null too', () =>
+  withDb(async (db) => {
+    const [row] = await db.query<Record<string, unknown>>(
+      `SELECT array_to_string($1::int8[], ',') AS ints, array_to_string($2::float8[], ',') AS floats,
+              array_to_string($3::bool[], ',') AS flags, cardinality($4::int8[]) AS empty,
+              array_to_string($5::int4[], ',', 'null') AS with_null, array_to_string($6::text[], '|') AS texts,
+              7 = ANY($7::int8[]) AS found`,
+      [
+        [9007199254740991, -3, 0],
+        [1.5, -0.25, 1e21],
+        [true, false, true],
+        [],
+        [1, null, 3],
+        [1, 2.5],
+        [5, 6, 7],
+      ],
+    );
+    assert.equal(row!.ints, '9007199254740991,-3,0');
+    assert.equal(row!.floats, '1.5,-0.25,1e+21');
+    assert.equal(row!.flags, 't,f,t');
+    assert.equal(row!.empty, 0);
+    assert.equal(row!.with_null, '1,null,3');
+    assert.equal(row!.texts, '1|2.5');
+    assert.equal(row!.found, true);
+  }));
+
 test('values of every size and encoding arrive as sent, also after a larger one, and a view as its own bytes', () =>
   withDb(async (db) => {
     const echo = 'SELECT $1::text AS text, $2::bytea AS bytes, octet_length($2::bytea)::int AS length';
