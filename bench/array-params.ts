@@ -1,12 +1,15 @@
-// The event loop's time to write a statement's lists of numbers for PostgreSQL: node-postgres's own
-// writing of a JavaScript array (the reference: what every statement did before) beside the
-// adapter's literals (src/db/array-literal.ts), for the lists the service passes — a ping tick's
-// session ids (src/sessions/socket-sessions.ts) and a telegram's webhook queue (src/webhooks/deliveries.ts).
+// The time to write a statement's lists of numbers for the database: each driver's own writing of a
+// JavaScript array (the references: what every statement did before) beside the literals written
+// by src/db/array-literal.js, for the lists the service passes — a ping tick's session ids
+// (src/sessions/socket-sessions.ts) and a telegram's webhook queue (src/webhooks/deliveries.ts).
+// node-postgres writes on the event loop (src/db/postgres.ts); PGlite in the embedded database's
+// thread (src/db/pglite-worker.js), where every statement waits behind it.
 // Each case is timed over --iterations calls after as many to warm up, --rounds times; medians printed.
 // Usage: node --import tsx bench/array-params.ts [--iterations 200] [--rounds 5]
+import { PGlite, types } from '@electric-sql/pglite';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { withArrayLiterals } from '../src/db/array-literal.ts';
+import { numberListLiteral } from '../src/db/array-literal.js';
 import { emitResult } from './result.ts';
 import { median } from './stats.ts';
 
@@ -14,6 +17,12 @@ import { median } from './stats.ts';
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (value: unknown) => unknown;
 };
+// PGlite's serializers by parameter type, as the embedded thread looks them up.
+const pglite = await PGlite.create();
+const serializers = pglite.serializers as Record<number, (value: unknown) => string>;
+const INT8_ARRAY = 1016;
+const INT2_ARRAY = 1005;
+const BOOL_ARRAY = 1000;
 
 const { values: args } = parseArgs({
   options: { iterations: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' } },
@@ -22,16 +31,20 @@ const ITERATIONS = Number(args.iterations);
 const ROUNDS = Number(args.rounds);
 
 const ids = (n: number, from: number) => Array.from({ length: n }, (_, i) => from + i);
-const cases: Record<string, unknown[]> = {
+/** Each case's parameters, with the type the statement gives each. */
+const cases: Record<string, [unknown, number][]> = {
   // One process's 10,000 sessions of a large account, recorded alive at each ping tick.
-  pingTickIds: [ids(10_000, 4_000_000), new Date()],
+  pingTickIds: [
+    [ids(10_000, 4_000_000), INT8_ARRAY],
+    [new Date(), types.TIMESTAMPTZ],
+  ],
   // A telegram queued for 1,000 webhook subscriptions: ids, serial, priority, claimed.
   webhookQueue: [
-    ids(1_000, 1),
-    Array<number>(1_000).fill(123_456),
-    Array<number>(1_000).fill(0),
-    Array.from({ length: 1_000 }, (_, i) => i % 3 === 0),
-    30_000,
+    [ids(1_000, 1), INT8_ARRAY],
+    [Array<number>(1_000).fill(123_456), INT8_ARRAY],
+    [Array<number>(1_000).fill(0), INT2_ARRAY],
+    [Array.from({ length: 1_000 }, (_, i) => i % 3 === 0), BOOL_ARRAY],
+    [30_000, types.INT4],
   ],
 };
 
@@ -47,13 +60,24 @@ function timed(fn: () => unknown): number {
   return median(perCall);
 }
 
-const result: Record<string, { pgMs: number; literalsMs: number }> = {};
+const pgliteWrites = (value: unknown, type: number) => serializers[type]?.(value) ?? String(value);
+const result: Record<string, Record<string, number>> = {};
 for (const [name, params] of Object.entries(cases)) {
-  const pgMs = timed(() => params.map((p) => prepareValue(p)));
-  const literalsMs = timed(() => withArrayLiterals(params).map((p) => prepareValue(p)));
-  result[name] = { pgMs, literalsMs };
+  const figures = {
+    pgMs: timed(() => params.map(([p]) => prepareValue(p))),
+    pgLiteralsMs: timed(() => params.map(([p]) => prepareValue(numberListLiteral(p) ?? p))),
+    pgliteMs: timed(() => params.map(([p, type]) => pgliteWrites(p, type))),
+    pgliteLiteralsMs: timed(() => params.map(([p, type]) => numberListLiteral(p) ?? pgliteWrites(p, type))),
+  };
+  result[name] = figures;
+  const ms = (n: number) => `${n.toFixed(3)} ms`;
+  console.log(`${name}, a statement's parameters written:`);
   console.log(
-    `${name}: literals ${literalsMs.toFixed(3)} ms a statement, pg's own writing ${pgMs.toFixed(3)} ms (reference)`,
+    `  PostgreSQL: literals ${ms(figures.pgLiteralsMs)}, pg's own writing ${ms(figures.pgMs)} (reference)`,
+  );
+  console.log(
+    `  PGlite:     literals ${ms(figures.pgliteLiteralsMs)}, PGlite's own ${ms(figures.pgliteMs)} (reference)`,
   );
 }
+await pglite.close();
 emitResult('array-params', result);

@@ -5,6 +5,7 @@
 // TypeScript loader, about half a second for every database opened.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol, types } from '@electric-sql/pglite';
+import { numberListLiteral } from './array-literal.js';
 import { MAX_NAMED_STATEMENTS } from './named-statements.js';
 
 /** @typedef {{ query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>; exec(sql: string): Promise<unknown> }} Runner */
@@ -115,6 +116,11 @@ async function runNamed(/** @type {string} */ sql, /** @type {unknown[]} */ para
       // Bytes in the binary format, as pg sends a Buffer: as text they would be encoded here and
       // decoded again in the engine, at twice their size.
       if (paramTypes[i] === types.BYTEA && value instanceof Uint8Array) return value;
+      // A list of numbers by one join, as on PostgreSQL (array-literal.js says why); for a json
+      // parameter PGlite's serializer writes it as JSON.
+      const literal =
+        paramTypes[i] === types.JSON || paramTypes[i] === types.JSONB ? undefined : numberListLiteral(value);
+      if (literal !== undefined) return literal;
       const serializer = pg.serializers[/** @type {number} */ (paramTypes[i])];
       return serializer ? serializer(value) : String(value);
     });

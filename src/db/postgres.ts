@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { withArrayLiterals } from './array-literal.ts';
+import { numberListLiteral } from './array-literal.js';
 import { MAX_NAMED_STATEMENTS } from './named-statements.js';
 import type { Db, PoolWaitObserver, Queryable, SqlParam } from './types.ts';
 
@@ -27,7 +27,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
       await client.query(sql);
     },
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const values = withArrayLiterals(params);
+      const values = params.map((p) => numberListLiteral(p) ?? p);
       const name = values.length > 0 ? statementName(sql) : undefined;
       const res = await client.query(name ? { name, text: sql, values } : { text: sql, values });
       return res.rows as T[];
